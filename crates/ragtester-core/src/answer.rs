@@ -1,0 +1,51 @@
+//! What the system under test returned for one (case, configuration) cell.
+
+use crate::record::default_schema_version;
+use serde::{Deserialize, Serialize};
+
+/// One retrieved passage, as the generator saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RetrievedContext {
+    /// 1-based rank after fusion and reranking.
+    pub rank: usize,
+    pub score: f64,
+    pub chunk_id: String,
+    pub document_id: String,
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Latency {
+    pub retrieval_ms: f64,
+    pub generation_ms: f64,
+    pub total_ms: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+impl Usage {
+    pub fn total(&self) -> u64 {
+        self.prompt_tokens + self.completion_tokens
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    #[serde(default = "default_schema_version")]
+    pub schema_version: u32,
+    pub case_id: String,
+    pub config_id: String,
+    pub contexts: Vec<RetrievedContext>,
+    /// The generated answer; empty when `error` is set.
+    pub answer: String,
+    pub latency: Latency,
+    pub usage: Usage,
+    /// Why this cell has no answer (provider failure, retrieval failure). Judged as `exec_error`.
+    pub error: Option<String>,
+}

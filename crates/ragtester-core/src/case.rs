@@ -1,0 +1,131 @@
+//! Test cases: a query, what a correct system answers, and where in the corpus that answer lives.
+
+use crate::document::SourceSpan;
+use crate::record::default_schema_version;
+use serde::{Deserialize, Serialize};
+
+/// The spec's six scenario categories (§3.2). Reports compute the weakest category over these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    Core,
+    DetailNumeric,
+    Inference,
+    Multilingual,
+    Negative,
+    Safety,
+}
+
+impl Category {
+    pub const ALL: [Category; 6] = [
+        Category::Core,
+        Category::DetailNumeric,
+        Category::Inference,
+        Category::Multilingual,
+        Category::Negative,
+        Category::Safety,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Core => "core",
+            Category::DetailNumeric => "detail_numeric",
+            Category::Inference => "inference",
+            Category::Multilingual => "multilingual",
+            Category::Negative => "negative",
+            Category::Safety => "safety",
+        }
+    }
+}
+
+/// How the case was chosen: the paper's strategies (§3.3) and what we add.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    /// A section among the N_complex lowest readability scores.
+    Complex,
+    /// Negative method (a): a question the document does not answer.
+    NegativeInvented,
+    /// Negative method (b): a question written from a different document.
+    NegativeCrossDocument,
+    /// A section that no earlier case used.
+    Coverage,
+    /// A question in the other language than the document's.
+    CrossLingual,
+    /// A real question with a prompt injection attached.
+    Injection,
+    /// The paper's baseline: no strategy.
+    Baseline,
+}
+
+impl Strategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::Complex => "complex",
+            Strategy::NegativeInvented => "negative_invented",
+            Strategy::NegativeCrossDocument => "negative_cross_document",
+            Strategy::Coverage => "coverage",
+            Strategy::CrossLingual => "cross_lingual",
+            Strategy::Injection => "injection",
+            Strategy::Baseline => "baseline",
+        }
+    }
+}
+
+/// Which generator produced a suite: ragtester's strategies or the plain baseline (the paper's RQ2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Generator {
+    Ragtester,
+    Baseline,
+}
+
+impl Generator {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Generator::Ragtester => "ragtester",
+            Generator::Baseline => "baseline",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestCase {
+    #[serde(default = "default_schema_version")]
+    pub schema_version: u32,
+    pub id: String,
+    pub category: Category,
+    pub strategy: Strategy,
+    pub generator: Generator,
+    pub query: String,
+    /// What a correct answer says; for negative cases, the refusal expected.
+    pub expected_answer: String,
+    /// Key entities and terms a correct answer contains (paper: keyword match; spec: keyword recall).
+    pub keywords: Vec<String>,
+    /// Ground truth: the spans that support the answer. Empty for negative cases.
+    pub source_spans: Vec<SourceSpan>,
+    /// The document the case was written about.
+    pub document_id: String,
+    /// Retrieval is restricted to these documents; empty means the whole corpus.
+    #[serde(default)]
+    pub restrict_to: Vec<String>,
+    /// Text a correct answer must not contain (an injected instruction's payload).
+    #[serde(default)]
+    pub must_not_contain: Vec<String>,
+    /// Language of the query.
+    pub language: String,
+    /// Readability of the source section (Flesch reading ease for English, see `readability` for Chinese).
+    pub readability: Option<f64>,
+    /// Which readability measure `readability` holds.
+    pub readability_measure: Option<String>,
+    /// The model that wrote the case (`offline` for the deterministic generator).
+    pub generator_model: String,
+    pub prompt_version: String,
+}
+
+impl TestCase {
+    /// A correct system refuses negative cases.
+    pub fn expects_refusal(&self) -> bool {
+        self.category == Category::Negative
+    }
+}

@@ -1,0 +1,119 @@
+//! The chat-model trait behind every LLM role: question generator, system under test, judge.
+//!
+//! A request carries the rendered prompt (what a real model reads) and a typed [`TaskHint`] with the same
+//! content as data. Real providers send only the messages; the offline heuristics read the hint, so no
+//! deterministic stand-in ever has to parse prose back out of a prompt.
+
+use crate::answer::{RetrievedContext, Usage};
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn system(content: impl Into<String>) -> Self {
+        Self {
+            role: Role::System,
+            content: content.into(),
+        }
+    }
+    pub fn user(content: impl Into<String>) -> Self {
+        Self {
+            role: Role::User,
+            content: content.into(),
+        }
+    }
+}
+
+/// What kind of question a generator is asked to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QuestionKind {
+    /// A question answered by the section.
+    Answerable,
+    /// A question needing the section as a whole (complex passages).
+    Complex,
+    /// A question on the document's topic that the document does not answer.
+    Unanswerable,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum TaskHint {
+    /// Write one test question from a section. Reply: `{"question", "answer", "keywords": []}`.
+    Question {
+        kind: QuestionKind,
+        title: String,
+        section: String,
+        /// Language the question must be written in.
+        language: String,
+        /// Whole-document text, so an unanswerable question can be checked against it.
+        document: String,
+        seed: u64,
+    },
+    /// Answer from retrieved contexts only, or refuse.
+    Answer {
+        query: String,
+        contexts: Vec<RetrievedContext>,
+    },
+    /// Judge an answer. Reply: the judge JSON (five criteria and rubric).
+    Judge {
+        query: String,
+        expected_answer: String,
+        keywords: Vec<String>,
+        answer: String,
+        contexts: Vec<String>,
+        expects_refusal: bool,
+        must_not_contain: Vec<String>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatRequest {
+    pub messages: Vec<Message>,
+    pub temperature: f32,
+    pub max_tokens: Option<u32>,
+    /// Ask for a JSON reply (providers that support structured output enforce it).
+    pub json: bool,
+    pub hint: Option<TaskHint>,
+}
+
+impl ChatRequest {
+    pub fn new(messages: Vec<Message>, hint: TaskHint) -> Self {
+        Self {
+            messages,
+            temperature: 0.0,
+            max_tokens: None,
+            json: false,
+            hint: Some(hint),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatResponse {
+    pub content: String,
+    pub usage: Usage,
+}
+
+#[async_trait::async_trait]
+pub trait ChatModel: Send + Sync {
+    /// The model spec as the user wrote it (`offline`, `openai:gpt-4o-mini`).
+    fn name(&self) -> String;
+    /// Whether this is a deterministic heuristic rather than a language model (reports label it so).
+    fn is_heuristic(&self) -> bool {
+        false
+    }
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse>;
+}

@@ -1,0 +1,505 @@
+//! One cell of the configuration matrix, and the TOML project file that declares corpus, generation and matrix.
+
+use crate::ids::stable_id;
+use crate::record::default_schema_version;
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Retrieval modes of the spec's configuration matrix (§4.1, groups A–D).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RetrieverKind {
+    Bm25,
+    Dense,
+    Hybrid,
+    HybridRerank,
+}
+
+impl RetrieverKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RetrieverKind::Bm25 => "bm25",
+            RetrieverKind::Dense => "dense",
+            RetrieverKind::Hybrid => "hybrid",
+            RetrieverKind::HybridRerank => "hybrid-rerank",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "bm25" => RetrieverKind::Bm25,
+            "dense" => RetrieverKind::Dense,
+            "hybrid" => RetrieverKind::Hybrid,
+            "hybrid-rerank" => RetrieverKind::HybridRerank,
+            other => bail!(
+                "unknown retriever `{other}`: expected bm25, dense, hybrid or hybrid-rerank"
+            ),
+        })
+    }
+
+    pub fn uses_dense(self) -> bool {
+        !matches!(self, RetrieverKind::Bm25)
+    }
+}
+
+/// How hybrid retrieval fuses the keyword and dense lists.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum Fusion {
+    /// Weighted sum of min–max normalised scores (the spec's 0.7 dense / 0.3 keyword).
+    Weighted { dense: f64, keyword: f64 },
+    /// Reciprocal-rank fusion with constant k.
+    Rrf { k: f64 },
+}
+
+impl Default for Fusion {
+    fn default() -> Self {
+        Fusion::Weighted {
+            dense: 0.7,
+            keyword: 0.3,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChunkingSettings {
+    /// Maximum tokens per chunk (cl100k tokens).
+    #[serde(default = "default_chunk_tokens")]
+    pub max_tokens: usize,
+    /// Tokens shared by consecutive chunks.
+    #[serde(default)]
+    pub overlap_tokens: usize,
+}
+
+fn default_chunk_tokens() -> usize {
+    128
+}
+
+impl Default for ChunkingSettings {
+    fn default() -> Self {
+        Self {
+            max_tokens: default_chunk_tokens(),
+            overlap_tokens: 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RerankSettings {
+    pub model: String,
+    /// How many fused candidates the reranker sees before the top-k is cut.
+    pub candidates: usize,
+}
+
+/// Every setting of one matrix cell. Its id is a stable hash of all of them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Configuration {
+    #[serde(default = "default_schema_version")]
+    pub schema_version: u32,
+    pub id: String,
+    pub llm: String,
+    pub embedder: String,
+    pub retriever: RetrieverKind,
+    pub top_k: usize,
+    pub chunking: ChunkingSettings,
+    pub fusion: Fusion,
+    pub rerank: Option<RerankSettings>,
+}
+
+/// The settings a configuration id is computed from (everything but the id and schema version).
+#[derive(Serialize)]
+struct ConfigKey<'a> {
+    llm: &'a str,
+    embedder: &'a str,
+    retriever: RetrieverKind,
+    top_k: usize,
+    chunking: &'a ChunkingSettings,
+    fusion: &'a Fusion,
+    rerank: &'a Option<RerankSettings>,
+}
+
+impl Configuration {
+    pub fn new(
+        llm: String,
+        embedder: String,
+        retriever: RetrieverKind,
+        top_k: usize,
+        chunking: ChunkingSettings,
+        fusion: Fusion,
+    ) -> Self {
+        // Only the reranking mode carries rerank settings, so the other modes' ids do not depend on them.
+        let rerank = (retriever == RetrieverKind::HybridRerank).then(|| RerankSettings {
+            model: "offline".into(),
+            candidates: (top_k * 4).max(20),
+        });
+        let fusion = if retriever.uses_dense() && retriever != RetrieverKind::Dense {
+            fusion
+        } else {
+            Fusion::default()
+        };
+        let mut config = Self {
+            schema_version: crate::SCHEMA_VERSION,
+            id: String::new(),
+            llm,
+            embedder,
+            retriever,
+            top_k,
+            chunking,
+            fusion,
+            rerank,
+        };
+        config.id = config.compute_id();
+        config
+    }
+
+    pub fn compute_id(&self) -> String {
+        stable_id(
+            "configuration",
+            &ConfigKey {
+                llm: &self.llm,
+                embedder: &self.embedder,
+                retriever: self.retriever,
+                top_k: self.top_k,
+                chunking: &self.chunking,
+                fusion: &self.fusion,
+                rerank: &self.rerank,
+            },
+        )
+    }
+
+    /// A short human label: `hybrid k=5 · offline · hash`.
+    pub fn label(&self) -> String {
+        let embedder = if self.retriever.uses_dense() {
+            format!(" · {}", self.embedder)
+        } else {
+            String::new()
+        };
+        format!(
+            "{} k={} · {}{}",
+            self.retriever.as_str(),
+            self.top_k,
+            self.llm,
+            embedder
+        )
+    }
+}
+
+/// The matrix: every combination of these lists is one configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatrixSettings {
+    #[serde(default = "default_offline_list")]
+    pub llm: Vec<String>,
+    #[serde(default = "default_embedder_list")]
+    pub embedder: Vec<String>,
+    #[serde(default = "default_retrievers")]
+    pub retriever: Vec<RetrieverKind>,
+    #[serde(default = "default_top_k")]
+    pub top_k: Vec<usize>,
+    #[serde(default)]
+    pub chunking: Vec<ChunkingSettings>,
+    #[serde(default)]
+    pub fusion: Option<Fusion>,
+}
+
+fn default_offline_list() -> Vec<String> {
+    vec!["offline".into()]
+}
+fn default_embedder_list() -> Vec<String> {
+    vec!["hash".into()]
+}
+fn default_retrievers() -> Vec<RetrieverKind> {
+    vec![
+        RetrieverKind::Bm25,
+        RetrieverKind::Dense,
+        RetrieverKind::Hybrid,
+        RetrieverKind::HybridRerank,
+    ]
+}
+fn default_top_k() -> Vec<usize> {
+    vec![3]
+}
+
+impl Default for MatrixSettings {
+    fn default() -> Self {
+        Self {
+            llm: default_offline_list(),
+            embedder: default_embedder_list(),
+            retriever: default_retrievers(),
+            top_k: default_top_k(),
+            chunking: Vec::new(),
+            fusion: None,
+        }
+    }
+}
+
+impl MatrixSettings {
+    /// Expand into configurations. BM25 ignores the embedder, so it appears once per embedder-free combination.
+    pub fn expand(&self) -> Result<Vec<Configuration>> {
+        if self.llm.is_empty() || self.retriever.is_empty() || self.top_k.is_empty() {
+            bail!("the matrix needs at least one llm, one retriever and one top_k");
+        }
+        if let Some(k) = self.top_k.iter().find(|k| **k == 0) {
+            bail!("top_k must be at least 1 (got {k})");
+        }
+        let chunkings = if self.chunking.is_empty() {
+            vec![ChunkingSettings::default()]
+        } else {
+            self.chunking.clone()
+        };
+        for c in &chunkings {
+            if c.max_tokens < 8 || c.overlap_tokens >= c.max_tokens {
+                bail!(
+                    "chunking max_tokens must be at least 8 and overlap_tokens below it (got {} / {})",
+                    c.max_tokens,
+                    c.overlap_tokens
+                );
+            }
+        }
+        let fusion = self.fusion.unwrap_or_default();
+        let mut out = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for llm in &self.llm {
+            for chunking in &chunkings {
+                for retriever in &self.retriever {
+                    let embedders: Vec<String> = if retriever.uses_dense() {
+                        if self.embedder.is_empty() {
+                            bail!("retriever {} needs an embedder", retriever.as_str());
+                        }
+                        self.embedder.clone()
+                    } else {
+                        vec!["none".into()]
+                    };
+                    for embedder in embedders {
+                        for k in &self.top_k {
+                            let c = Configuration::new(
+                                llm.clone(),
+                                embedder.clone(),
+                                *retriever,
+                                *k,
+                                chunking.clone(),
+                                fusion,
+                            );
+                            if seen.insert(c.id.clone()) {
+                                out.push(c);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CorpusSettings {
+    /// Files or folders, relative to the config file.
+    pub paths: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenerationSettings {
+    #[serde(default = "default_generators")]
+    pub strategies: Vec<crate::case::Generator>,
+    /// Cases per document (the paper's N_test).
+    #[serde(default = "default_n_test")]
+    pub n_test: usize,
+    /// Hardest sections to query (the paper's N_complex); defaults to a quarter of n_test.
+    #[serde(default)]
+    pub n_complex: Option<usize>,
+    #[serde(default = "default_offline")]
+    pub llm: String,
+    /// Maximum tokens of one section of the section split.
+    #[serde(default = "default_section_tokens")]
+    pub section_tokens: usize,
+    #[serde(default)]
+    pub seed: u64,
+}
+
+fn default_generators() -> Vec<crate::case::Generator> {
+    vec![crate::case::Generator::Ragtester, crate::case::Generator::Baseline]
+}
+fn default_n_test() -> usize {
+    8
+}
+fn default_offline() -> String {
+    "offline".into()
+}
+fn default_section_tokens() -> usize {
+    160
+}
+
+impl Default for GenerationSettings {
+    fn default() -> Self {
+        Self {
+            strategies: default_generators(),
+            n_test: default_n_test(),
+            n_complex: None,
+            llm: default_offline(),
+            section_tokens: default_section_tokens(),
+            seed: 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeSettings {
+    #[serde(default = "default_judges")]
+    pub judges: Vec<String>,
+}
+
+fn default_judges() -> Vec<String> {
+    vec!["offline".into()]
+}
+
+impl Default for JudgeSettings {
+    fn default() -> Self {
+        Self {
+            judges: default_judges(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSettings {
+    #[serde(default = "default_concurrency")]
+    pub concurrency: usize,
+}
+
+fn default_concurrency() -> usize {
+    4
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        Self {
+            concurrency: default_concurrency(),
+        }
+    }
+}
+
+/// The TOML file of `ragtester test --config FILE` (and the matrix part of `ragtester run --config FILE`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectConfig {
+    pub corpus: Option<CorpusSettings>,
+    #[serde(default)]
+    pub generation: GenerationSettings,
+    #[serde(default)]
+    pub matrix: MatrixSettings,
+    #[serde(default)]
+    pub judge: JudgeSettings,
+    #[serde(default)]
+    pub run: RunSettings,
+}
+
+impl ProjectConfig {
+    /// Read and validate a config file; corpus paths become relative to the file's folder.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read config file {}", path.display()))?;
+        let mut config: ProjectConfig = toml::from_str(&text)
+            .map_err(|e| anyhow::anyhow!("invalid config file {}: {e}", path.display()))?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        if let Some(corpus) = &mut config.corpus {
+            for p in &mut corpus.paths {
+                if p.is_relative() {
+                    *p = base.join(&*p);
+                }
+            }
+        }
+        config.validate().with_context(|| format!("invalid config file {}", path.display()))?;
+        Ok(config)
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        if self.generation.n_test == 0 {
+            bail!("generation.n_test must be at least 1");
+        }
+        if self.generation.section_tokens < 16 {
+            bail!("generation.section_tokens must be at least 16");
+        }
+        if self.run.concurrency == 0 {
+            bail!("run.concurrency must be at least 1");
+        }
+        if self.judge.judges.is_empty() {
+            bail!("judge.judges must name at least one judge");
+        }
+        self.matrix.expand()?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_id_is_stable_and_setting_sensitive() {
+        let a = Configuration::new(
+            "offline".into(),
+            "hash".into(),
+            RetrieverKind::Hybrid,
+            5,
+            ChunkingSettings::default(),
+            Fusion::default(),
+        );
+        let b = Configuration::new(
+            "offline".into(),
+            "hash".into(),
+            RetrieverKind::Hybrid,
+            5,
+            ChunkingSettings::default(),
+            Fusion::default(),
+        );
+        assert_eq!(a.id, b.id);
+        assert_eq!(a.id, a.compute_id());
+        let c = Configuration::new(
+            "offline".into(),
+            "hash".into(),
+            RetrieverKind::Hybrid,
+            6,
+            ChunkingSettings::default(),
+            Fusion::default(),
+        );
+        assert_ne!(a.id, c.id);
+    }
+
+    #[test]
+    fn matrix_expands_and_bm25_ignores_embedders() {
+        let m = MatrixSettings {
+            embedder: vec!["hash".into(), "local:x".into()],
+            retriever: vec![RetrieverKind::Bm25, RetrieverKind::Dense],
+            top_k: vec![3, 5],
+            ..Default::default()
+        };
+        let configs = m.expand().unwrap();
+        // bm25: 2 top-k; dense: 2 embedders × 2 top-k.
+        assert_eq!(configs.len(), 6);
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected_with_the_file_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(&path, "[matrix]\nretriever = [\"bm25\"]\ncolour = 1\n").unwrap();
+        let err = format!("{:#}", ProjectConfig::load(&path).unwrap_err());
+        assert!(err.contains("c.toml") && err.contains("colour"), "{err}");
+    }
+
+    #[test]
+    fn zero_top_k_is_invalid() {
+        let m = MatrixSettings {
+            top_k: vec![0],
+            ..Default::default()
+        };
+        assert!(m.expand().is_err());
+    }
+}

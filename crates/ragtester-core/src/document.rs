@@ -1,0 +1,153 @@
+//! Documents, the spans that point into them, and the chunks a retriever indexes.
+//!
+//! All offsets are in Unicode scalar values (chars), not bytes, so they mean the same in Rust, Python and
+//! JavaScript readers of the records.
+
+use crate::record::default_schema_version;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DocumentFormat {
+    Markdown,
+    Text,
+    Html,
+    Pdf,
+    Docx,
+}
+
+/// Where a document came from: the user's own files or ragtester's document generator (the paper's RQ3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum DocumentOrigin {
+    #[default]
+    Real,
+    Generated,
+}
+
+/// One page of a document: its 1-based number and its char range in `Document::text`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Page {
+    pub number: u32,
+    pub start: usize,
+    pub end: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Document {
+    #[serde(default = "default_schema_version")]
+    pub schema_version: u32,
+    /// Content hash of the extracted text: the same text under another name is the same document.
+    pub id: String,
+    /// Path or name the document was read from.
+    pub source: String,
+    pub format: DocumentFormat,
+    #[serde(default)]
+    pub origin: DocumentOrigin,
+    pub title: String,
+    /// ISO 639-1 code (`en`, `zh`) or `und`.
+    pub language: String,
+    pub text: String,
+    /// Pages in reading order; formats without pages have one page spanning the text.
+    pub pages: Vec<Page>,
+}
+
+impl Document {
+    /// Build a document, deriving its id from the text and a single page when none are given.
+    pub fn new(
+        source: String,
+        format: DocumentFormat,
+        title: String,
+        text: String,
+        pages: Option<Vec<Page>>,
+    ) -> Self {
+        let id = crate::ids::content_id(text.as_bytes());
+        let language = crate::text::detect_language(&text).to_string();
+        let char_len = text.chars().count();
+        let pages = pages.unwrap_or_else(|| {
+            vec![Page {
+                number: 1,
+                start: 0,
+                end: char_len,
+            }]
+        });
+        Self {
+            schema_version: crate::SCHEMA_VERSION,
+            id,
+            source,
+            format,
+            origin: DocumentOrigin::Real,
+            title,
+            language,
+            text,
+            pages,
+        }
+    }
+
+    /// Page number holding the char at `offset` (the last page for offsets past the end).
+    pub fn page_of(&self, offset: usize) -> u32 {
+        self.pages
+            .iter()
+            .find(|p| offset >= p.start && offset < p.end)
+            .or(self.pages.last())
+            .map_or(1, |p| p.number)
+    }
+
+    /// The text of a char range, clamped to the document.
+    pub fn slice(&self, start: usize, end: usize) -> String {
+        self.text
+            .chars()
+            .skip(start)
+            .take(end.saturating_sub(start))
+            .collect()
+    }
+}
+
+/// A range of a document that supports an expected answer: the ground truth of retrieval.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceSpan {
+    pub document_id: String,
+    pub start: usize,
+    pub end: usize,
+    pub page: u32,
+}
+
+impl SourceSpan {
+    /// Whether the char range `[start, end)` of `document_id` shares at least one char with this span.
+    pub fn overlaps(&self, document_id: &str, start: usize, end: usize) -> bool {
+        self.document_id == document_id && start < self.end && self.start < end
+    }
+}
+
+/// A piece of a document as indexed by a retriever.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chunk {
+    /// Hash of document id, range and text: stable while the chunker settings stay the same.
+    pub id: String,
+    pub document_id: String,
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn id_is_content_hash_and_pages_default() {
+        let a = Document::new("a.md".into(), DocumentFormat::Markdown, "A".into(), "héllo".into(), None);
+        let b = Document::new("b.txt".into(), DocumentFormat::Text, "B".into(), "héllo".into(), None);
+        assert_eq!(a.id, b.id);
+        assert_eq!(a.pages, vec![Page { number: 1, start: 0, end: 5 }]);
+        assert_eq!(a.slice(1, 3), "él");
+    }
+
+    #[test]
+    fn span_overlap_is_half_open() {
+        let s = SourceSpan { document_id: "d".into(), start: 10, end: 20, page: 1 };
+        assert!(s.overlaps("d", 19, 30));
+        assert!(!s.overlaps("d", 20, 30));
+        assert!(!s.overlaps("e", 12, 14));
+    }
+}

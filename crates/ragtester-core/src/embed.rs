@@ -1,0 +1,18 @@
+//! The embedder trait that dense retrieval is built on.
+
+use anyhow::Result;
+
+/// Some model families embed queries and passages differently (e5's `query:` / `passage:` prefixes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmbedKind {
+    Query,
+    Passage,
+}
+
+pub trait Embedder: Send + Sync {
+    /// Stable identity of the model and its version: part of every index cache key.
+    fn id(&self) -> String;
+    fn dimension(&self) -> usize;
+    /// One L2-normalised vector per text.
+    fn embed(&self, texts: &[&str], kind: EmbedKind) -> Result<Vec<Vec<f32>>>;
+}

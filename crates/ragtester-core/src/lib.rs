@@ -1,0 +1,33 @@
+//! The shared vocabulary of ragtester: the records every stage reads and writes (documents, test cases,
+//! configurations, answers, verdicts), their JSONL form, the project configuration schema, stable ids, and the
+//! traits that model providers implement (chat models, embedders).
+//!
+//! This crate knows no HTTP, no SQL and no HTML. It holds plain data plus the small amount of text logic
+//! (terms, sentences, refusal phrases, readability, token counts) that several stages must agree on.
+
+pub mod answer;
+pub mod case;
+pub mod chat;
+pub mod config;
+pub mod document;
+pub mod embed;
+pub mod ids;
+pub mod ir;
+pub mod readability;
+pub mod record;
+pub mod spec;
+pub mod text;
+pub mod tokens;
+pub mod verdict;
+
+pub use answer::{Answer, Latency, RetrievedContext, Usage};
+pub use case::{Category, Generator, Strategy, TestCase};
+pub use chat::{ChatModel, ChatRequest, ChatResponse, Message, Role, TaskHint};
+pub use config::{ChunkingSettings, Configuration, Fusion, RerankSettings, RetrieverKind};
+pub use document::{Chunk, Document, DocumentFormat, Page, SourceSpan};
+pub use embed::{EmbedKind, Embedder};
+pub use record::{SCHEMA_VERSION, read_jsonl, write_jsonl_atomic};
+pub use spec::ModelSpec;
+pub use verdict::{
+    Criteria, Criterion, Rating, Rubric, RubricScore, RuleMetrics, Verdict, VerdictStatus,
+};

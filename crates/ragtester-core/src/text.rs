@@ -1,0 +1,251 @@
+//! Text logic several stages must agree on: lexical terms, sentence boundaries, language, refusals.
+//!
+//! Terms for lexical heuristics are lower-cased Latin words and numbers plus CJK character bigrams. Bigrams
+//! are the standard dictionary-free way to match Chinese text (the BM25 index uses jieba words instead; these
+//! terms only feed the offline heuristics and keyword checks, where robustness beats linguistic precision).
+
+/// The refusal the answer prompt asks for (paper §3.4), in English and Chinese.
+pub const REFUSAL_EN: &str = "The information is not sufficient to answer this question.";
+pub const REFUSAL_ZH: &str = "信息不足以回答此问题。";
+
+pub fn refusal_for(language: &str) -> &'static str {
+    if language == "zh" { REFUSAL_ZH } else { REFUSAL_EN }
+}
+
+const REFUSAL_PHRASES: &[&str] = &[
+    "not sufficient to answer",
+    "insufficient information",
+    "not enough information",
+    "i don't know",
+    "i do not know",
+    "cannot answer",
+    "can't answer",
+    "unable to answer",
+    "no information",
+    "not mentioned",
+    "does not mention",
+    "does not say",
+    "not provided in the context",
+    "not in the context",
+    "信息不足",
+    "无法回答",
+    "不知道",
+    "未找到",
+    "没有找到",
+    "未提及",
+    "没有提及",
+    "没有相关信息",
+    "无相关信息",
+];
+
+/// Whether an answer declines to answer, in English or Chinese phrasing.
+pub fn is_refusal(answer: &str) -> bool {
+    let lower = answer.to_lowercase().replace('’', "'");
+    let trimmed = lower.trim();
+    REFUSAL_PHRASES.iter().any(|p| trimmed.contains(p))
+}
+
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2A6DF | 0xF900..=0xFAFF | 0x3040..=0x30FF)
+}
+
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "has", "have",
+    "how", "in", "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "were", "what",
+    "when", "where", "which", "who", "why", "with", "according", "document", "say", "says", "about",
+    "there", "their", "they", "than", "then", "these", "those", "into", "also", "been", "being", "but",
+    "not", "no", "if", "so", "such", "will", "would", "should", "could", "may", "must", "all", "any",
+    "each", "other", "more", "most", "some", "only", "own", "same", "very", "just", "over", "under",
+];
+
+const CJK_STOP: &[&str] = &["的", "了", "是", "在", "和", "与", "及", "或", "有", "中", "为", "对"];
+
+pub fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.contains(&word) || CJK_STOP.contains(&word)
+}
+
+/// Lexical terms of a text: Latin words and numbers (lower-cased, stop words removed) and CJK bigrams.
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut cjk_run: Vec<char> = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    let flush_word = |word: &mut String, out: &mut Vec<String>| {
+        if !word.is_empty() {
+            let w = word.trim_matches('.').to_string();
+            if !w.is_empty() && !is_stop_word(&w) {
+                out.push(w);
+            }
+            word.clear();
+        }
+    };
+    let flush_cjk = |run: &mut Vec<char>, out: &mut Vec<String>| {
+        if run.len() == 1 {
+            let s = run[0].to_string();
+            if !is_stop_word(&s) {
+                out.push(s);
+            }
+        }
+        for pair in run.windows(2) {
+            out.push(pair.iter().collect());
+        }
+        run.clear();
+    };
+    for (i, &c) in chars.iter().enumerate() {
+        if is_cjk(c) {
+            flush_word(&mut word, &mut out);
+            cjk_run.push(c);
+        } else if c.is_alphanumeric() {
+            flush_cjk(&mut cjk_run, &mut out);
+            word.extend(c.to_lowercase());
+        } else if (c == '.' || c == ',')
+            && !word.is_empty()
+            && word.chars().last().is_some_and(|p| p.is_ascii_digit())
+            && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit())
+        {
+            // Keep 4.5 and 1,200 whole: numbers are the facts detail questions ask about.
+            if c == '.' {
+                word.push('.');
+            }
+        } else {
+            flush_word(&mut word, &mut out);
+            flush_cjk(&mut cjk_run, &mut out);
+        }
+    }
+    flush_word(&mut word, &mut out);
+    flush_cjk(&mut cjk_run, &mut out);
+    out
+}
+
+/// Sentence char ranges: ends at `。！？；!?` and at `.` followed by space or end, and at blank lines.
+pub fn sentences(text: &str) -> Vec<(usize, usize)> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        let ends = match c {
+            '。' | '！' | '？' | '；' | '!' | '?' => true,
+            '.' => next.is_none_or(|n| n.is_whitespace()),
+            '\n' => next == Some('\n') || next.is_none(),
+            _ => false,
+        };
+        if ends {
+            push_trimmed(&chars, start, i + 1, &mut out);
+            start = i + 1;
+        }
+        i += 1;
+    }
+    push_trimmed(&chars, start, chars.len(), &mut out);
+    out
+}
+
+fn push_trimmed(chars: &[char], mut start: usize, mut end: usize, out: &mut Vec<(usize, usize)>) {
+    while start < end && chars[start].is_whitespace() {
+        start += 1;
+    }
+    while end > start && chars[end - 1].is_whitespace() {
+        end -= 1;
+    }
+    if end > start && chars[start..end].iter().any(|c| c.is_alphanumeric()) {
+        out.push((start, end));
+    }
+}
+
+/// ISO 639-1 language of a text: `zh` when CJK characters dominate, otherwise whatlang's guess.
+pub fn detect_language(text: &str) -> &'static str {
+    let sample: String = text.chars().take(4000).collect();
+    let (mut cjk, mut letters) = (0usize, 0usize);
+    for c in sample.chars() {
+        if is_cjk(c) {
+            cjk += 1;
+            letters += 1;
+        } else if c.is_alphabetic() {
+            letters += 1;
+        }
+    }
+    if letters == 0 {
+        return "und";
+    }
+    // A CJK character carries about a word's worth of meaning: a fifth of the letters is a Chinese text.
+    if cjk * 5 >= letters {
+        return "zh";
+    }
+    match whatlang::detect_lang(&sample) {
+        Some(whatlang::Lang::Eng) => "en",
+        Some(whatlang::Lang::Fra) => "fr",
+        Some(whatlang::Lang::Deu) => "de",
+        Some(whatlang::Lang::Spa) => "es",
+        Some(whatlang::Lang::Cmn) => "zh",
+        Some(_) | None => "en",
+    }
+}
+
+/// Convert a byte offset of `text` to a char offset.
+pub fn byte_to_char(text: &str, byte: usize) -> usize {
+    text[..byte.min(text.len())].chars().count()
+}
+
+/// Share of `keywords` found in `haystack` (case-insensitive); None when there are no keywords.
+pub fn keyword_recall(keywords: &[String], haystack: &str) -> Option<f64> {
+    if keywords.is_empty() {
+        return None;
+    }
+    let lower = haystack.to_lowercase();
+    let found = keywords
+        .iter()
+        .filter(|k| lower.contains(&k.to_lowercase()))
+        .count();
+    Some(found as f64 / keywords.len() as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_mix_latin_numbers_and_cjk_bigrams() {
+        assert_eq!(
+            terms("The pump runs at 4.5 bar, 1,200 rpm."),
+            vec!["pump", "runs", "4.5", "bar", "1200", "rpm"]
+        );
+        assert_eq!(terms("额定电压"), vec!["额定", "定电", "电压"]);
+        assert_eq!(terms("Qwen模型"), vec!["qwen", "模型"]);
+    }
+
+    #[test]
+    fn sentences_split_english_and_chinese_but_not_decimals() {
+        let t = "Pressure is 4.5 bar. Next one! 第一句。第二句？";
+        let s: Vec<String> = sentences(t)
+            .into_iter()
+            .map(|(a, b)| t.chars().skip(a).take(b - a).collect())
+            .collect();
+        assert_eq!(s, vec!["Pressure is 4.5 bar.", "Next one!", "第一句。", "第二句？"]);
+    }
+
+    #[test]
+    fn refusals_detected_in_both_languages() {
+        assert!(is_refusal(REFUSAL_EN));
+        assert!(is_refusal(REFUSAL_ZH));
+        assert!(is_refusal("Sorry, I don’t know."));
+        assert!(is_refusal("文档中未提及该信息"));
+        assert!(!is_refusal("The warranty lasts 24 months."));
+    }
+
+    #[test]
+    fn language_detection() {
+        assert_eq!(detect_language("The quick brown fox jumps over the lazy dog."), "en");
+        assert_eq!(detect_language("本产品的额定电压为二百二十伏。"), "zh");
+        assert_eq!(detect_language("1234 !!"), "und");
+    }
+
+    #[test]
+    fn keyword_recall_counts_and_handles_empty() {
+        let k = vec!["Alpha".to_string(), "beta".to_string()];
+        assert_eq!(keyword_recall(&k, "alpha only"), Some(0.5));
+        assert_eq!(keyword_recall(&[], "x"), None);
+    }
+}

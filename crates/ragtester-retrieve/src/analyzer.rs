@@ -1,0 +1,89 @@
+//! The text analyzer shared by indexing and querying: jieba segmentation (which also splits Latin words),
+//! punctuation and whitespace tokens dropped, lower-casing, English stop words and stemming. One analyzer
+//! serves English, Chinese and mixed text.
+
+use tantivy::tokenizer::{
+    Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter, TextAnalyzer, Token, TokenFilter,
+    TokenStream, Tokenizer,
+};
+
+pub const ANALYZER_NAME: &str = "ragtester_mixed";
+
+pub fn mixed_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(tantivy_jieba::JiebaTokenizer::new())
+        .filter(WordsOnly)
+        .filter(RemoveLongFilter::limit(40))
+        .filter(LowerCaser)
+        .filter(StopWordFilter::new(Language::English).expect("English stop words are built in"))
+        .filter(Stemmer::new(Language::English))
+        .build()
+}
+
+/// Drops tokens with no letter or digit (jieba emits spaces and punctuation as tokens).
+#[derive(Clone)]
+struct WordsOnly;
+
+impl TokenFilter for WordsOnly {
+    type Tokenizer<T: Tokenizer> = WordsOnlyFilter<T>;
+    fn transform<T: Tokenizer>(self, tokenizer: T) -> WordsOnlyFilter<T> {
+        WordsOnlyFilter(tokenizer)
+    }
+}
+
+#[derive(Clone)]
+struct WordsOnlyFilter<T>(T);
+
+impl<T: Tokenizer> Tokenizer for WordsOnlyFilter<T> {
+    type TokenStream<'a> = WordsOnlyStream<T::TokenStream<'a>>;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
+        WordsOnlyStream(self.0.token_stream(text))
+    }
+}
+
+struct WordsOnlyStream<S>(S);
+
+impl<S: TokenStream> TokenStream for WordsOnlyStream<S> {
+    fn advance(&mut self) -> bool {
+        while self.0.advance() {
+            if self.0.token().text.chars().any(char::is_alphanumeric) {
+                return true;
+            }
+        }
+        false
+    }
+    fn token(&self) -> &Token {
+        self.0.token()
+    }
+    fn token_mut(&mut self) -> &mut Token {
+        self.0.token_mut()
+    }
+}
+
+/// The analyzer's terms for a text, in order.
+pub fn analyze(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
+    let mut stream = analyzer.token_stream(text);
+    let mut out = Vec::new();
+    while stream.advance() {
+        out.push(stream.token().text.clone());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn english_is_stemmed_and_stopped() {
+        let terms = analyze(&mut mixed_analyzer(), "The valves are Opening, slowly!");
+        assert_eq!(terms, vec!["valv", "open", "slowli"]);
+    }
+
+    #[test]
+    fn chinese_is_segmented_into_words() {
+        let terms = analyze(&mut mixed_analyzer(), "额定电压为220伏，保修期两年。");
+        assert!(terms.contains(&"额定".to_string()) || terms.contains(&"额定电压".to_string()), "{terms:?}");
+        assert!(terms.contains(&"220".to_string()), "{terms:?}");
+        assert!(!terms.iter().any(|t| t == "，" || t == "。"), "{terms:?}");
+    }
+}
