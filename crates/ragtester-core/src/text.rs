@@ -1,6 +1,7 @@
 //! Text logic several stages must agree on: lexical terms, sentence boundaries, language, refusals.
 //!
-//! Terms for lexical heuristics are lower-cased Latin words and numbers plus CJK character bigrams. Bigrams
+//! Terms for lexical heuristics are lower-cased, Snowball-stemmed Latin words and numbers plus CJK character
+//! bigrams. Bigrams
 //! are the standard dictionary-free way to match Chinese text (the BM25 index uses jieba words instead; these
 //! terms only feed the offline heuristics and keyword checks, where robustness beats linguistic precision).
 
@@ -45,6 +46,17 @@ pub fn is_refusal(answer: &str) -> bool {
     REFUSAL_PHRASES.iter().any(|p| trimmed.contains(p))
 }
 
+fn stem(word: &str) -> String {
+    static STEMMER: std::sync::OnceLock<rust_stemmers::Stemmer> = std::sync::OnceLock::new();
+    if !word.chars().all(|c| c.is_ascii_alphabetic()) {
+        return word.to_string();
+    }
+    STEMMER
+        .get_or_init(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English))
+        .stem(word)
+        .into_owned()
+}
+
 pub fn is_cjk(c: char) -> bool {
     matches!(c as u32,
         0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2A6DF | 0xF900..=0xFAFF | 0x3040..=0x30FF)
@@ -75,7 +87,7 @@ pub fn terms(text: &str) -> Vec<String> {
         if !word.is_empty() {
             let w = word.trim_matches('.').to_string();
             if !w.is_empty() && !is_stop_word(&w) {
-                out.push(w);
+                out.push(stem(&w));
             }
             word.clear();
         }
@@ -210,7 +222,7 @@ mod tests {
     fn terms_mix_latin_numbers_and_cjk_bigrams() {
         assert_eq!(
             terms("The pump runs at 4.5 bar, 1,200 rpm."),
-            vec!["pump", "runs", "4.5", "bar", "1200", "rpm"]
+            vec!["pump", "run", "4.5", "bar", "1200", "rpm"]
         );
         assert_eq!(terms("额定电压"), vec!["额定", "定电", "电压"]);
         assert_eq!(terms("Qwen模型"), vec!["qwen", "模型"]);
@@ -247,5 +259,29 @@ mod tests {
         let k = vec!["Alpha".to_string(), "beta".to_string()];
         assert_eq!(keyword_recall(&k, "alpha only"), Some(0.5));
         assert_eq!(keyword_recall(&[], "x"), None);
+    }
+}
+
+/// Content words in order: jieba segmentation for Chinese (it passes Latin words through), lower-cased,
+/// stop words and punctuation dropped. Used where whole words matter (keywords), not bigram matching.
+pub fn words(text: &str) -> Vec<String> {
+    static JIEBA: std::sync::OnceLock<jieba_rs::Jieba> = std::sync::OnceLock::new();
+    let jieba = JIEBA.get_or_init(jieba_rs::Jieba::new);
+    jieba
+        .cut(text, true)
+        .into_iter()
+        .map(|t| t.word.trim().to_lowercase())
+        .filter(|w| w.chars().any(char::is_alphanumeric) && !is_stop_word(w))
+        .collect()
+}
+
+#[cfg(test)]
+mod word_tests {
+    #[test]
+    fn words_segment_chinese_and_keep_latin() {
+        let w = super::words("The pump 额定电压为220伏");
+        assert!(w.contains(&"pump".to_string()), "{w:?}");
+        assert!(w.contains(&"额定电压".to_string()) || w.contains(&"额定".to_string()), "{w:?}");
+        assert!(!w.contains(&"the".to_string()));
     }
 }

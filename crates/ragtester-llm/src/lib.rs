@@ -1,0 +1,38 @@
+//! Chat models for the three LLM roles: question generator, system under test, judge.
+//!
+//! Each provider implements [`ChatModel`]. The offline model is a set of deterministic heuristics (a template
+//! question writer, an extractive reader that refuses below a threshold, a lexical judge) that answers from
+//! the request's typed task hint; reports label its results as heuristics. This crate is the only one that
+//! will know wire protocols; it knows nothing of test strategies, matrices or reports.
+
+pub mod offline;
+
+use anyhow::{Result, bail};
+use ragtester_core::{ChatModel, ModelSpec};
+use std::sync::Arc;
+
+pub use offline::OfflineModel;
+
+/// The chat model a spec names.
+pub fn chat_model_for(spec: &str) -> Result<Arc<dyn ChatModel>> {
+    match ModelSpec::parse(spec)? {
+        ModelSpec::Offline => Ok(Arc::new(OfflineModel)),
+        ModelSpec::Hash => bail!("`hash` is an embedder, not a chat model: use `offline` for the heuristic LLM roles"),
+        other @ (ModelSpec::OpenAi(_) | ModelSpec::Ollama(_) | ModelSpec::Local(_)) => bail!(
+            "chat model `{other}` is not available in this build: the built-in chat model is `offline`"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_resolve_or_explain() {
+        assert_eq!(chat_model_for("offline").unwrap().name(), "offline");
+        let err = chat_model_for("gpt4").err().unwrap().to_string();
+        assert!(err.contains("unknown model spec `gpt4`"), "{err}");
+        assert!(chat_model_for("hash").is_err());
+    }
+}

@@ -1,0 +1,46 @@
+//! The offline model: deterministic heuristics behind the chat-model trait, so the whole pipeline runs with
+//! no server and no weights. Replies have exactly the shape a real model is asked for (JSON for questions and
+//! verdicts, prose for answers), so the same parsers read both.
+
+mod judge;
+mod reader;
+mod writer;
+
+use anyhow::{Result, bail};
+use ragtester_core::tokens::count_tokens;
+use ragtester_core::{ChatModel, ChatRequest, ChatResponse, TaskHint, Usage};
+
+pub use reader::REFUSAL_THRESHOLD;
+
+pub struct OfflineModel;
+
+#[async_trait::async_trait]
+impl ChatModel for OfflineModel {
+    fn name(&self) -> String {
+        "offline".into()
+    }
+
+    fn is_heuristic(&self) -> bool {
+        true
+    }
+
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
+        let Some(hint) = &request.hint else {
+            bail!("the offline model needs a task hint: it answers ragtester's own tasks, not free prompts");
+        };
+        let content = match hint {
+            TaskHint::Question { .. } => writer::write_question(hint)?,
+            TaskHint::Answer { query, contexts } => reader::answer(query, contexts),
+            TaskHint::Judge { .. } => judge::judge(hint)?,
+        };
+        // Usage as a real model would report it: tokens of the prompt it was sent and of its reply.
+        let prompt_tokens = request.messages.iter().map(|m| count_tokens(&m.content)).sum::<usize>();
+        Ok(ChatResponse {
+            usage: Usage {
+                prompt_tokens: prompt_tokens as u64,
+                completion_tokens: count_tokens(&content) as u64,
+            },
+            content,
+        })
+    }
+}
