@@ -26,9 +26,11 @@ pub fn write_question(hint: &TaskHint) -> Result<String> {
     };
     let zh = language == "zh";
     let facts = fact_sentences(section);
-    let Some(first) = facts.first() else {
+    if facts.is_empty() {
         bail!("the section has no sentence to ask about");
-    };
+    }
+    // Seed 0 asks about the section's best fact; other seeds pick another fact sentence.
+    let first = &facts[(*seed as usize) % facts.len()];
     let reply = match kind {
         QuestionKind::Unanswerable => {
             let aspects = if zh { ASPECTS_ZH } else { ASPECTS_EN };
@@ -46,12 +48,12 @@ pub fn write_question(hint: &TaskHint) -> Result<String> {
             };
             json!({ "question": question, "answer": refusal_for(language), "keywords": [] })
         }
-        QuestionKind::Complex if facts.len() >= 2 => {
+        QuestionKind::Complex if facts.len() >= 2 && *seed == 0 => {
             let (a, b) = (&facts[0], &facts[1]);
             let wa = salient(a);
             let wb: Vec<String> = salient(b).into_iter().filter(|w| !wa.contains(w)).collect();
             let (Some(x), Some(y)) = (wa.first(), wb.first()) else {
-                return single_fact(title, first, zh);
+                return single_fact(title, &facts[0], zh);
             };
             let question = if zh {
                 format!("根据《{title}》，请说明“{x}”与“{y}”之间有什么关系。")
