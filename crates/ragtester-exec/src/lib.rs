@@ -1,0 +1,15 @@
+//! Stage 3: execution. Builds the built-in RAG pipeline of every matrix cell (chunks → indexes → retriever →
+//! answer prompt → chat model), sharing indexes between cells that share chunking and embedder, runs every
+//! (case, configuration) cell with bounded concurrency, and commits each answer to the run store as it
+//! finishes, so a killed run resumes where it stopped.
+//!
+//! A failure in one cell (retrieval or model) becomes that cell's recorded error; it never stops the run or
+//! disappears. This crate knows nothing of judging or reporting.
+
+mod pipeline;
+mod prompt;
+mod run;
+
+pub use pipeline::{Pipeline, build_pipelines};
+pub use prompt::answer_messages;
+pub use run::{Progress, execute};

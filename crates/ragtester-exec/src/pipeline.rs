@@ -1,0 +1,89 @@
+//! One built-in RAG pipeline per configuration. Chunks are built once per chunking setting, BM25 once per
+//! chunking setting, dense indexes once per (chunking, embedder); configurations share them.
+
+use anyhow::{Context, Result};
+use ragtester_core::{Chunk, ChunkingSettings, ChatModel, Configuration, Document, RetrieverKind};
+use ragtester_retrieve::{
+    Bm25Index, DenseIndex, HybridRetriever, LexicalReranker, RerankedRetriever, Retriever, embedder_for,
+};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+pub struct Pipeline {
+    pub config: Configuration,
+    pub chunks: Arc<Vec<Chunk>>,
+    pub retriever: Arc<dyn Retriever>,
+    pub model: Arc<dyn ChatModel>,
+}
+
+/// Build every configuration's pipeline. Unknown specs fail here, before any cell runs.
+pub fn build_pipelines(docs: &[Document], configs: &[Configuration]) -> Result<Vec<Pipeline>> {
+    let mut chunk_sets: HashMap<ChunkingSettings, Arc<Vec<Chunk>>> = HashMap::new();
+    let mut bm25: HashMap<ChunkingSettings, Arc<Bm25Index>> = HashMap::new();
+    let mut dense: HashMap<(ChunkingSettings, String), Arc<DenseIndex>> = HashMap::new();
+    let mut models: HashMap<String, Arc<dyn ChatModel>> = HashMap::new();
+    let mut out = Vec::new();
+    for config in configs {
+        let chunks = match chunk_sets.get(&config.chunking) {
+            Some(c) => c.clone(),
+            None => {
+                let mut all = Vec::new();
+                for d in docs {
+                    all.extend(
+                        ragtester_ingest::chunk_document(d, &config.chunking)
+                            .with_context(|| format!("cannot chunk {}", d.source))?,
+                    );
+                }
+                let all = Arc::new(all);
+                chunk_sets.insert(config.chunking.clone(), all.clone());
+                all
+            }
+        };
+        let keyword = match bm25.get(&config.chunking) {
+            Some(i) => i.clone(),
+            None => {
+                let index = Arc::new(Bm25Index::build(&chunks)?);
+                bm25.insert(config.chunking.clone(), index.clone());
+                index
+            }
+        };
+        let dense_index = if config.retriever.uses_dense() {
+            let key = (config.chunking.clone(), config.embedder.clone());
+            Some(match dense.get(&key) {
+                Some(i) => i.clone(),
+                None => {
+                    let embedder = embedder_for(&config.embedder)
+                        .with_context(|| format!("configuration {}", config.label()))?;
+                    let index = Arc::new(DenseIndex::build(&chunks, embedder)?);
+                    dense.insert(key, index.clone());
+                    index
+                }
+            })
+        } else {
+            None
+        };
+        let retriever: Arc<dyn Retriever> = match (config.retriever, dense_index) {
+            (RetrieverKind::Bm25, _) => keyword,
+            (RetrieverKind::Dense, Some(d)) => d,
+            (RetrieverKind::Hybrid, Some(d)) => Arc::new(HybridRetriever { keyword, dense: d, fusion: config.fusion }),
+            (RetrieverKind::HybridRerank, Some(d)) => Arc::new(RerankedRetriever {
+                inner: Arc::new(HybridRetriever { keyword, dense: d, fusion: config.fusion }),
+                reranker: Arc::new(LexicalReranker),
+                chunks: chunks.clone(),
+                candidates: config.rerank.as_ref().map_or(20, |r| r.candidates),
+            }),
+            (_, None) => unreachable!("dense modes always build a dense index"),
+        };
+        let model = match models.get(&config.llm) {
+            Some(m) => m.clone(),
+            None => {
+                let m = ragtester_llm::chat_model_for(&config.llm)
+                    .with_context(|| format!("configuration {}", config.label()))?;
+                models.insert(config.llm.clone(), m.clone());
+                m
+            }
+        };
+        out.push(Pipeline { config: config.clone(), chunks, retriever, model });
+    }
+    Ok(out)
+}

@@ -1,0 +1,30 @@
+//! The answer prompt of the pipeline under test (paper §3.4): answer only from the context, otherwise say
+//! the information is not sufficient.
+
+use ragtester_core::text::{detect_language, refusal_for};
+use ragtester_core::{Message, RetrievedContext};
+
+pub fn answer_messages(query: &str, contexts: &[RetrievedContext]) -> Vec<Message> {
+    let language = detect_language(query);
+    let refusal = refusal_for(language);
+    let context: String = contexts
+        .iter()
+        .map(|c| format!("[{}] {}\n", c.rank, c.text))
+        .collect();
+    if language == "zh" {
+        vec![
+            Message::system(format!(
+                "你是一个问答助手。只根据给定的上下文回答问题。如果上下文没有足够信息，只回答：{refusal}"
+            )),
+            Message::user(format!("上下文：\n{context}\n问题：{query}")),
+        ]
+    } else {
+        vec![
+            Message::system(format!(
+                "You are a question-answering assistant. Answer only from the given context. \
+                 If the context does not hold enough information, reply exactly: {refusal}"
+            )),
+            Message::user(format!("Context:\n{context}\nQuestion: {query}")),
+        ]
+    }
+}

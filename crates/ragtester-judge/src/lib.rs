@@ -1,0 +1,102 @@
+//! Stage 4: the oracle. For every answer, rule metrics (keyword recall in context and answer, hit, MRR,
+//! nDCG over source spans, refusal, answer language) and a judge's verdict: the paper's five criteria with
+//! its fail rule, and the spec's 1–5 rubric. Pass or fail is computed here from the criteria by the paper's
+//! rule, never taken from the judge's say-so.
+//!
+//! A judge reply that cannot be read after a bounded re-ask is a `judge_error` with the raw reply kept; an
+//! answer whose execution failed is an `exec_error`. Neither is ever a pass, a fail or a NaN.
+//! The judge sees the case, the answer and the retrieved text; it never sees a configuration's internals.
+
+mod parse;
+mod prompt;
+mod rules;
+
+pub use parse::{JudgeReply, parse_judge_reply};
+pub use prompt::JUDGE_PROMPT_VERSION;
+pub use rules::rule_metrics;
+
+use futures::StreamExt;
+use ragtester_core::{Answer, ChatModel, ChatRequest, TaskHint, TestCase, Verdict, VerdictStatus};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// How many times an unreadable judge reply is asked again before it becomes a judge error.
+pub const MAX_REASKS: usize = 1;
+
+/// Judge every answer with every judge. Verdicts come back in answer order, judges in the given order.
+pub async fn judge_all(
+    cases: &[TestCase],
+    answers: &[Answer],
+    judges: &[Arc<dyn ChatModel>],
+    concurrency: usize,
+) -> Vec<Verdict> {
+    let by_id: HashMap<&str, &TestCase> = cases.iter().map(|c| (c.id.as_str(), c)).collect();
+    let work: Vec<(&Answer, &Arc<dyn ChatModel>)> =
+        answers.iter().flat_map(|a| judges.iter().map(move |j| (a, j))).collect();
+    futures::stream::iter(work)
+        .map(|(answer, judge)| {
+            let case = by_id.get(answer.case_id.as_str()).copied();
+            async move { judge_one(case, answer, judge.as_ref()).await }
+        })
+        .buffered(concurrency.max(1))
+        .collect()
+        .await
+}
+
+pub async fn judge_one(case: Option<&TestCase>, answer: &Answer, judge: &dyn ChatModel) -> Verdict {
+    let mut verdict = Verdict {
+        schema_version: ragtester_core::SCHEMA_VERSION,
+        case_id: answer.case_id.clone(),
+        config_id: answer.config_id.clone(),
+        judge: judge.name(),
+        status: VerdictStatus::Ok,
+        criteria: None,
+        criteria_mean: None,
+        rubric: None,
+        metrics: Default::default(),
+        passed: None,
+        error: None,
+    };
+    let Some(case) = case else {
+        verdict.status = VerdictStatus::JudgeError;
+        verdict.error = Some(format!("answer refers to case {} which is not in the suite", answer.case_id));
+        return verdict;
+    };
+    verdict.metrics = rule_metrics(case, answer);
+    if let Some(error) = &answer.error {
+        verdict.status = VerdictStatus::ExecError;
+        verdict.error = Some(error.clone());
+        return verdict;
+    }
+    let contexts: Vec<String> = answer.contexts.iter().map(|c| c.text.clone()).collect();
+    let hint = TaskHint::Judge {
+        query: case.query.clone(),
+        expected_answer: case.expected_answer.clone(),
+        keywords: case.keywords.clone(),
+        answer: answer.answer.clone(),
+        contexts: contexts.clone(),
+        expects_refusal: case.expects_refusal(),
+        must_not_contain: case.must_not_contain.clone(),
+    };
+    let mut request = ChatRequest::new(prompt::judge_messages(case, &answer.answer, &contexts), hint);
+    request.json = true;
+    let mut problems = Vec::new();
+    for _attempt in 0..=MAX_REASKS {
+        match judge.chat(&request).await {
+            Err(e) => problems.push(format!("judge call failed: {e:#}")),
+            Ok(response) => match parse_judge_reply(&response.content) {
+                Ok(reply) => {
+                    verdict.criteria_mean = Some(reply.criteria.mean());
+                    verdict.passed = Some(reply.criteria.passes());
+                    verdict.criteria = Some(reply.criteria);
+                    verdict.rubric = Some(reply.rubric);
+                    return verdict;
+                }
+                Err(e) => problems.push(format!("{e}; raw reply: {}", response.content)),
+            },
+        }
+    }
+    verdict.status = VerdictStatus::JudgeError;
+    verdict.error = Some(problems.join(" | "));
+    verdict
+}

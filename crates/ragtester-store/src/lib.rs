@@ -1,0 +1,229 @@
+//! The run store: one SQLite database per run directory (`store.sqlite`) indexing the run's documents, cases,
+//! configurations, answers and verdicts. The JSONL files beside it are the portable record; the store is what
+//! lets a run commit each cell as it finishes, resume, and be queried by the report and UI.
+//!
+//! Only this crate knows SQL. Records go in and come out as the core types, stored as their JSON.
+
+use anyhow::{Context, Result};
+use ragtester_core::{Answer, Configuration, Document, TestCase, Verdict};
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::{Serialize, de::DeserializeOwned};
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Mutex;
+
+pub const STORE_FILE: &str = "store.sqlite";
+
+pub struct RunStore {
+    conn: Mutex<Connection>,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    stage TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    detail TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS documents (id TEXT PRIMARY KEY, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS cases (id TEXT PRIMARY KEY, position INTEGER NOT NULL, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS configs (id TEXT PRIMARY KEY, position INTEGER NOT NULL, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS answers (
+    case_id TEXT NOT NULL,
+    config_id TEXT NOT NULL,
+    json TEXT NOT NULL,
+    PRIMARY KEY (case_id, config_id)
+);
+CREATE TABLE IF NOT EXISTS verdicts (
+    case_id TEXT NOT NULL,
+    config_id TEXT NOT NULL,
+    judge TEXT NOT NULL,
+    status TEXT NOT NULL,
+    passed INTEGER,
+    json TEXT NOT NULL,
+    PRIMARY KEY (case_id, config_id, judge)
+);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+";
+
+impl RunStore {
+    /// Open or create the store of a run directory.
+    pub fn open(run_dir: &Path) -> Result<Self> {
+        std::fs::create_dir_all(run_dir)
+            .with_context(|| format!("cannot create run directory {}", run_dir.display()))?;
+        let path = run_dir.join(STORE_FILE);
+        let conn = Connection::open(&path).with_context(|| format!("cannot open {}", path.display()))?;
+        // WAL: readers (report, UI) never block the writer, and a killed writer loses at most the open cell.
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.execute_batch(SCHEMA).context("cannot create the run store schema")?;
+        Ok(Self { conn: Mutex::new(conn) })
+    }
+
+    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn log_stage(&self, stage: &str, detail: &str) -> Result<()> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        self.conn().execute(
+            "INSERT INTO runs (stage, started_at, detail) VALUES (?1, ?2, ?3)",
+            params![stage, now, detail],
+        )?;
+        Ok(())
+    }
+
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        self.conn().execute(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            params![key, value],
+        )?;
+        Ok(())
+    }
+
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn()
+            .query_row("SELECT value FROM meta WHERE key = ?1", params![key], |r| r.get(0))
+            .optional()?)
+    }
+
+    pub fn put_documents(&self, docs: &[Document]) -> Result<()> {
+        self.put_all("INSERT OR REPLACE INTO documents (id, json) VALUES (?1, ?2)", docs.iter().map(|d| (d.id.as_str(), d)))
+    }
+
+    pub fn put_cases(&self, cases: &[TestCase]) -> Result<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        for (i, c) in cases.iter().enumerate() {
+            tx.execute(
+                "INSERT OR REPLACE INTO cases (id, position, json) VALUES (?1, ?2, ?3)",
+                params![c.id, i as i64, serde_json::to_string(c)?],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    pub fn put_configs(&self, configs: &[Configuration]) -> Result<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        for (i, c) in configs.iter().enumerate() {
+            tx.execute(
+                "INSERT OR REPLACE INTO configs (id, position, json) VALUES (?1, ?2, ?3)",
+                params![c.id, i as i64, serde_json::to_string(c)?],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn put_all<'a, T: Serialize + 'a>(&self, sql: &str, rows: impl Iterator<Item = (&'a str, &'a T)>) -> Result<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        for (id, value) in rows {
+            tx.execute(sql, params![id, serde_json::to_string(value)?])?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Commit one answer the moment it exists.
+    pub fn put_answer(&self, answer: &Answer) -> Result<()> {
+        self.conn().execute(
+            "INSERT OR REPLACE INTO answers (case_id, config_id, json) VALUES (?1, ?2, ?3)",
+            params![answer.case_id, answer.config_id, serde_json::to_string(answer)?],
+        )?;
+        Ok(())
+    }
+
+    /// The (case, configuration) cells already answered, for resuming.
+    pub fn answered(&self) -> Result<HashSet<(String, String)>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare("SELECT case_id, config_id FROM answers")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn answers(&self) -> Result<Vec<Answer>> {
+        self.all("SELECT json FROM answers ORDER BY config_id, case_id")
+    }
+
+    pub fn put_verdicts(&self, verdicts: &[Verdict]) -> Result<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        for v in verdicts {
+            tx.execute(
+                "INSERT OR REPLACE INTO verdicts (case_id, config_id, judge, status, passed, json) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    v.case_id,
+                    v.config_id,
+                    v.judge,
+                    serde_json::to_value(v.status)?.as_str().unwrap_or_default(),
+                    v.passed,
+                    serde_json::to_string(v)?
+                ],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    pub fn verdicts(&self) -> Result<Vec<Verdict>> {
+        self.all("SELECT json FROM verdicts ORDER BY config_id, case_id, judge")
+    }
+
+    pub fn count(&self, table: &str) -> Result<u64> {
+        anyhow::ensure!(
+            ["documents", "cases", "configs", "answers", "verdicts", "runs"].contains(&table),
+            "unknown table {table}"
+        );
+        Ok(self.conn().query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get::<_, i64>(0))? as u64)
+    }
+
+    fn all<T: DeserializeOwned>(&self, sql: &str) -> Result<Vec<T>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(sql)?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        rows.map(|json| Ok(serde_json::from_str(&json?)?)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ragtester_core::{Latency, Usage};
+
+    fn answer(case: &str, config: &str) -> Answer {
+        Answer {
+            schema_version: 1,
+            case_id: case.into(),
+            config_id: config.into(),
+            contexts: vec![],
+            answer: "a".into(),
+            latency: Latency::default(),
+            usage: Usage::default(),
+            error: None,
+        }
+    }
+
+    #[test]
+    fn answers_persist_across_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = RunStore::open(dir.path()).unwrap();
+            store.put_answer(&answer("c1", "k1")).unwrap();
+            store.put_answer(&answer("c2", "k1")).unwrap();
+            store.put_answer(&answer("c1", "k1")).unwrap();
+            store.set_meta("manifest", "abc").unwrap();
+        }
+        let store = RunStore::open(dir.path()).unwrap();
+        assert_eq!(store.count("answers").unwrap(), 2);
+        assert!(store.answered().unwrap().contains(&("c2".to_string(), "k1".to_string())));
+        assert_eq!(store.answers().unwrap()[0], answer("c1", "k1"));
+        assert_eq!(store.meta("manifest").unwrap().as_deref(), Some("abc"));
+        assert!(store.count("x; DROP TABLE answers").is_err());
+    }
+}
