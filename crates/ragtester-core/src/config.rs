@@ -32,9 +32,9 @@ impl RetrieverKind {
             "dense" => RetrieverKind::Dense,
             "hybrid" => RetrieverKind::Hybrid,
             "hybrid-rerank" => RetrieverKind::HybridRerank,
-            other => bail!(
-                "unknown retriever `{other}`: expected bm25, dense, hybrid or hybrid-rerank"
-            ),
+            other => {
+                bail!("unknown retriever `{other}`: expected bm25, dense, hybrid or hybrid-rerank")
+            }
         })
     }
 
@@ -74,7 +74,7 @@ pub struct ChunkingSettings {
 }
 
 fn default_chunk_tokens() -> usize {
-    128
+    64
 }
 
 impl Default for ChunkingSettings {
@@ -322,7 +322,10 @@ pub struct GenerationSettings {
 }
 
 fn default_generators() -> Vec<crate::case::Generator> {
-    vec![crate::case::Generator::Ragtester, crate::case::Generator::Baseline]
+    vec![
+        crate::case::Generator::Ragtester,
+        crate::case::Generator::Baseline,
+    ]
 }
 fn default_n_test() -> usize {
     8
@@ -331,7 +334,7 @@ fn default_offline() -> String {
     "offline".into()
 }
 fn default_section_tokens() -> usize {
-    160
+    96
 }
 
 impl Default for GenerationSettings {
@@ -415,7 +418,9 @@ impl ProjectConfig {
                 }
             }
         }
-        config.validate().with_context(|| format!("invalid config file {}", path.display()))?;
+        config
+            .validate()
+            .with_context(|| format!("invalid config file {}", path.display()))?;
         Ok(config)
     }
 

@@ -136,16 +136,40 @@ mod tests {
 
     #[test]
     fn id_is_content_hash_and_pages_default() {
-        let a = Document::new("a.md".into(), DocumentFormat::Markdown, "A".into(), "héllo".into(), None);
-        let b = Document::new("b.txt".into(), DocumentFormat::Text, "B".into(), "héllo".into(), None);
+        let a = Document::new(
+            "a.md".into(),
+            DocumentFormat::Markdown,
+            "A".into(),
+            "héllo".into(),
+            None,
+        );
+        let b = Document::new(
+            "b.txt".into(),
+            DocumentFormat::Text,
+            "B".into(),
+            "héllo".into(),
+            None,
+        );
         assert_eq!(a.id, b.id);
-        assert_eq!(a.pages, vec![Page { number: 1, start: 0, end: 5 }]);
+        assert_eq!(
+            a.pages,
+            vec![Page {
+                number: 1,
+                start: 0,
+                end: 5
+            }]
+        );
         assert_eq!(a.slice(1, 3), "él");
     }
 
     #[test]
     fn span_overlap_is_half_open() {
-        let s = SourceSpan { document_id: "d".into(), start: 10, end: 20, page: 1 };
+        let s = SourceSpan {
+            document_id: "d".into(),
+            start: 10,
+            end: 20,
+            page: 1,
+        };
         assert!(s.overlaps("d", 19, 30));
         assert!(!s.overlaps("d", 20, 30));
         assert!(!s.overlaps("e", 12, 14));

@@ -80,7 +80,12 @@ mod tests {
     }
 
     fn span(doc: &str, start: usize, end: usize) -> SourceSpan {
-        SourceSpan { document_id: doc.into(), start, end, page: 1 }
+        SourceSpan {
+            document_id: doc.into(),
+            start,
+            end,
+            page: 1,
+        }
     }
 
     #[test]
@@ -101,16 +106,24 @@ mod tests {
 
     #[test]
     fn span_split_over_two_chunks_counts_once() {
-        let m = retrieval_metrics(&[ctx(1, "d", 0, 10), ctx(2, "d", 10, 20)], &[span("d", 5, 15)], 2)
-            .unwrap();
+        let m = retrieval_metrics(
+            &[ctx(1, "d", 0, 10), ctx(2, "d", 10, 20)],
+            &[span("d", 5, 15)],
+            2,
+        )
+        .unwrap();
         assert_eq!(m.ndcg, 1.0);
         assert_eq!(m.precision, 1.0);
     }
 
     #[test]
     fn two_spans_one_found_at_rank_one() {
-        let m = retrieval_metrics(&[ctx(1, "d", 0, 10), ctx(2, "d", 90, 99)], &[span("d", 0, 5), span("d", 40, 45)], 2)
-            .unwrap();
+        let m = retrieval_metrics(
+            &[ctx(1, "d", 0, 10), ctx(2, "d", 90, 99)],
+            &[span("d", 0, 5), span("d", 40, 45)],
+            2,
+        )
+        .unwrap();
         // DCG = 1; IDCG = 1 + 1/log2(3).
         assert!((m.ndcg - 1.0 / (1.0 + 1.0 / 3f64.log2())).abs() < 1e-12);
         assert_eq!(m.recall, 0.5);

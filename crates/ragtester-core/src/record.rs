@@ -38,8 +38,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .with_context(|| format!("{} is not a file path", path.display()))?;
     let tmp = path.with_file_name(format!(".{}.partial", file_name.to_string_lossy()));
     {
-        let file = File::create(&tmp)
-            .with_context(|| format!("cannot create {}", tmp.display()))?;
+        let file =
+            File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
         let mut writer = BufWriter::new(file);
         writer.write_all(bytes)?;
         writer.flush()?;
@@ -71,7 +71,11 @@ pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
             );
         }
         let record = serde_json::from_value(value).with_context(|| {
-            format!("{}:{}: record does not match the expected schema", path.display(), index + 1)
+            format!(
+                "{}:{}: record does not match the expected schema",
+                path.display(),
+                index + 1
+            )
         })?;
         records.push(record);
     }
@@ -93,7 +97,16 @@ mod tests {
     fn round_trip_and_no_partial_file_left() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub/r.jsonl");
-        let rs = vec![R { schema_version: 1, x: 1 }, R { schema_version: 1, x: 2 }];
+        let rs = vec![
+            R {
+                schema_version: 1,
+                x: 1,
+            },
+            R {
+                schema_version: 1,
+                x: 2,
+            },
+        ];
         write_jsonl_atomic(&path, &rs).unwrap();
         assert_eq!(read_jsonl::<R>(&path).unwrap(), rs);
         let names: Vec<_> = std::fs::read_dir(path.parent().unwrap())

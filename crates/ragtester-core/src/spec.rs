@@ -81,9 +81,18 @@ mod tests {
             ModelSpec::parse("local:/m/x.gguf").unwrap().to_string(),
             "local:/m/x.gguf"
         );
-        assert!(matches!(ModelSpec::parse("gpt4"), Err(SpecError::Unknown(_))));
-        assert!(matches!(ModelSpec::parse("foo:bar"), Err(SpecError::Unknown(_))));
-        assert!(matches!(ModelSpec::parse("ollama:"), Err(SpecError::MissingName(_))));
+        assert!(matches!(
+            ModelSpec::parse("gpt4"),
+            Err(SpecError::Unknown(_))
+        ));
+        assert!(matches!(
+            ModelSpec::parse("foo:bar"),
+            Err(SpecError::Unknown(_))
+        ));
+        assert!(matches!(
+            ModelSpec::parse("ollama:"),
+            Err(SpecError::MissingName(_))
+        ));
         assert_eq!(ModelSpec::parse(" "), Err(SpecError::Empty));
     }
 }

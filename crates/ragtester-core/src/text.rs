@@ -10,7 +10,11 @@ pub const REFUSAL_EN: &str = "The information is not sufficient to answer this q
 pub const REFUSAL_ZH: &str = "信息不足以回答此问题。";
 
 pub fn refusal_for(language: &str) -> &'static str {
-    if language == "zh" { REFUSAL_ZH } else { REFUSAL_EN }
+    if language == "zh" {
+        REFUSAL_ZH
+    } else {
+        REFUSAL_EN
+    }
 }
 
 const REFUSAL_PHRASES: &[&str] = &[
@@ -63,15 +67,89 @@ pub fn is_cjk(c: char) -> bool {
 }
 
 const STOP_WORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "has", "have",
-    "how", "in", "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "were", "what",
-    "when", "where", "which", "who", "why", "with", "according", "document", "say", "says", "about",
-    "there", "their", "they", "than", "then", "these", "those", "into", "also", "been", "being", "but",
-    "not", "no", "if", "so", "such", "will", "would", "should", "could", "may", "must", "all", "any",
-    "each", "other", "more", "most", "some", "only", "own", "same", "very", "just", "over", "under",
+    "a",
+    "an",
+    "and",
+    "are",
+    "as",
+    "at",
+    "be",
+    "by",
+    "can",
+    "do",
+    "does",
+    "for",
+    "from",
+    "has",
+    "have",
+    "how",
+    "in",
+    "is",
+    "it",
+    "its",
+    "of",
+    "on",
+    "or",
+    "that",
+    "the",
+    "this",
+    "to",
+    "was",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "who",
+    "why",
+    "with",
+    "according",
+    "document",
+    "say",
+    "says",
+    "about",
+    "there",
+    "their",
+    "they",
+    "than",
+    "then",
+    "these",
+    "those",
+    "into",
+    "also",
+    "been",
+    "being",
+    "but",
+    "not",
+    "no",
+    "if",
+    "so",
+    "such",
+    "will",
+    "would",
+    "should",
+    "could",
+    "may",
+    "must",
+    "all",
+    "any",
+    "each",
+    "other",
+    "more",
+    "most",
+    "some",
+    "only",
+    "own",
+    "same",
+    "very",
+    "just",
+    "over",
+    "under",
 ];
 
-const CJK_STOP: &[&str] = &["的", "了", "是", "在", "和", "与", "及", "或", "有", "中", "为", "对"];
+const CJK_STOP: &[&str] = &[
+    "的", "了", "是", "在", "和", "与", "及", "或", "有", "中", "为", "对",
+];
 
 pub fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.contains(&word) || CJK_STOP.contains(&word)
@@ -167,6 +245,14 @@ fn push_trimmed(chars: &[char], mut start: usize, mut end: usize, out: &mut Vec<
     }
 }
 
+/// A heading line rather than a sentence: no closing punctuation and only a few words.
+pub fn is_heading(s: &str) -> bool {
+    let closed = s
+        .trim_end()
+        .ends_with(['.', '!', '?', '。', '！', '？', '；', ':', '：']);
+    !closed && s.split_whitespace().count() <= 8 && s.chars().count() <= 60
+}
+
 /// ISO 639-1 language of a text: `zh` when CJK characters dominate, otherwise whatlang's guess.
 pub fn detect_language(text: &str) -> &'static str {
     let sample: String = text.chars().take(4000).collect();
@@ -235,7 +321,10 @@ mod tests {
             .into_iter()
             .map(|(a, b)| t.chars().skip(a).take(b - a).collect())
             .collect();
-        assert_eq!(s, vec!["Pressure is 4.5 bar.", "Next one!", "第一句。", "第二句？"]);
+        assert_eq!(
+            s,
+            vec!["Pressure is 4.5 bar.", "Next one!", "第一句。", "第二句？"]
+        );
     }
 
     #[test]
@@ -249,7 +338,10 @@ mod tests {
 
     #[test]
     fn language_detection() {
-        assert_eq!(detect_language("The quick brown fox jumps over the lazy dog."), "en");
+        assert_eq!(
+            detect_language("The quick brown fox jumps over the lazy dog."),
+            "en"
+        );
         assert_eq!(detect_language("本产品的额定电压为二百二十伏。"), "zh");
         assert_eq!(detect_language("1234 !!"), "und");
     }
@@ -281,7 +373,10 @@ mod word_tests {
     fn words_segment_chinese_and_keep_latin() {
         let w = super::words("The pump 额定电压为220伏");
         assert!(w.contains(&"pump".to_string()), "{w:?}");
-        assert!(w.contains(&"额定电压".to_string()) || w.contains(&"额定".to_string()), "{w:?}");
+        assert!(
+            w.contains(&"额定电压".to_string()) || w.contains(&"额定".to_string()),
+            "{w:?}"
+        );
         assert!(!w.contains(&"the".to_string()));
     }
 }

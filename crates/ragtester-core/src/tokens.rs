@@ -6,7 +6,9 @@ use tiktoken_rs::CoreBPE;
 
 pub fn cl100k() -> &'static CoreBPE {
     static BPE: OnceLock<CoreBPE> = OnceLock::new();
-    BPE.get_or_init(|| tiktoken_rs::cl100k_base().expect("cl100k ranks are compiled into tiktoken-rs"))
+    BPE.get_or_init(|| {
+        tiktoken_rs::cl100k_base().expect("cl100k ranks are compiled into tiktoken-rs")
+    })
 }
 
 pub fn count_tokens(text: &str) -> usize {

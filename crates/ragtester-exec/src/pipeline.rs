@@ -2,9 +2,10 @@
 //! chunking setting, dense indexes once per (chunking, embedder); configurations share them.
 
 use anyhow::{Context, Result};
-use ragtester_core::{Chunk, ChunkingSettings, ChatModel, Configuration, Document, RetrieverKind};
+use ragtester_core::{ChatModel, Chunk, ChunkingSettings, Configuration, Document, RetrieverKind};
 use ragtester_retrieve::{
-    Bm25Index, DenseIndex, HybridRetriever, LexicalReranker, RerankedRetriever, Retriever, embedder_for,
+    Bm25Index, DenseIndex, HybridRetriever, LexicalReranker, RerankedRetriever, Retriever,
+    embedder_for,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -65,9 +66,17 @@ pub fn build_pipelines(docs: &[Document], configs: &[Configuration]) -> Result<V
         let retriever: Arc<dyn Retriever> = match (config.retriever, dense_index) {
             (RetrieverKind::Bm25, _) => keyword,
             (RetrieverKind::Dense, Some(d)) => d,
-            (RetrieverKind::Hybrid, Some(d)) => Arc::new(HybridRetriever { keyword, dense: d, fusion: config.fusion }),
+            (RetrieverKind::Hybrid, Some(d)) => Arc::new(HybridRetriever {
+                keyword,
+                dense: d,
+                fusion: config.fusion,
+            }),
             (RetrieverKind::HybridRerank, Some(d)) => Arc::new(RerankedRetriever {
-                inner: Arc::new(HybridRetriever { keyword, dense: d, fusion: config.fusion }),
+                inner: Arc::new(HybridRetriever {
+                    keyword,
+                    dense: d,
+                    fusion: config.fusion,
+                }),
                 reranker: Arc::new(LexicalReranker),
                 chunks: chunks.clone(),
                 candidates: config.rerank.as_ref().map_or(20, |r| r.candidates),
@@ -83,7 +92,12 @@ pub fn build_pipelines(docs: &[Document], configs: &[Configuration]) -> Result<V
                 m
             }
         };
-        out.push(Pipeline { config: config.clone(), chunks, retriever, model });
+        out.push(Pipeline {
+            config: config.clone(),
+            chunks,
+            retriever,
+            model,
+        });
     }
     Ok(out)
 }

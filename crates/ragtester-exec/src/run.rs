@@ -41,12 +41,25 @@ pub async fn execute(
         progress(finished, total, errors);
     }
     let mut answers = store.answers()?;
-    let config_pos: std::collections::HashMap<&str, usize> =
-        pipelines.iter().enumerate().map(|(i, p)| (p.config.id.as_str(), i)).collect();
-    let case_pos: std::collections::HashMap<&str, usize> =
-        cases.iter().enumerate().map(|(i, c)| (c.id.as_str(), i)).collect();
-    answers.retain(|a| config_pos.contains_key(a.config_id.as_str()) && case_pos.contains_key(a.case_id.as_str()));
-    answers.sort_by_key(|a| (config_pos[a.config_id.as_str()], case_pos[a.case_id.as_str()]));
+    let config_pos: std::collections::HashMap<&str, usize> = pipelines
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.config.id.as_str(), i))
+        .collect();
+    let case_pos: std::collections::HashMap<&str, usize> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.id.as_str(), i))
+        .collect();
+    answers.retain(|a| {
+        config_pos.contains_key(a.config_id.as_str()) && case_pos.contains_key(a.case_id.as_str())
+    });
+    answers.sort_by_key(|a| {
+        (
+            config_pos[a.config_id.as_str()],
+            case_pos[a.case_id.as_str()],
+        )
+    });
     Ok(answers)
 }
 
@@ -62,8 +75,13 @@ async fn answer_cell(pipeline: &Pipeline, case: &TestCase) -> Answer {
         usage: Usage::default(),
         error: None,
     };
-    let scope = Scope { documents: &case.restrict_to };
-    let hits = match pipeline.retriever.retrieve(&case.query, pipeline.config.top_k, scope) {
+    let scope = Scope {
+        documents: &case.restrict_to,
+    };
+    let hits = match pipeline
+        .retriever
+        .retrieve(&case.query, pipeline.config.top_k, scope)
+    {
         Ok(h) => h,
         Err(e) => {
             answer.error = Some(format!("retrieval failed: {e:#}"));
@@ -90,7 +108,10 @@ async fn answer_cell(pipeline: &Pipeline, case: &TestCase) -> Answer {
         .collect();
     let request = ChatRequest::new(
         answer_messages(&case.query, &answer.contexts),
-        TaskHint::Answer { query: case.query.clone(), contexts: answer.contexts.clone() },
+        TaskHint::Answer {
+            query: case.query.clone(),
+            contexts: answer.contexts.clone(),
+        },
     );
     let generation_started = Instant::now();
     match pipeline.model.chat(&request).await {
@@ -98,7 +119,12 @@ async fn answer_cell(pipeline: &Pipeline, case: &TestCase) -> Answer {
             answer.answer = response.content;
             answer.usage = response.usage;
         }
-        Err(e) => answer.error = Some(format!("generation failed ({}): {e:#}", pipeline.model.name())),
+        Err(e) => {
+            answer.error = Some(format!(
+                "generation failed ({}): {e:#}",
+                pipeline.model.name()
+            ))
+        }
     }
     answer.latency.generation_ms = ms(generation_started);
     answer.latency.total_ms = ms(started);

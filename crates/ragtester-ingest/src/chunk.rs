@@ -52,22 +52,37 @@ mod tests {
     use ragtester_core::tokens::count_tokens;
 
     fn doc(text: &str) -> Document {
-        Document::new("d".into(), DocumentFormat::Text, "d".into(), text.into(), None)
+        Document::new(
+            "d".into(),
+            DocumentFormat::Text,
+            "d".into(),
+            text.into(),
+            None,
+        )
     }
 
     #[test]
     fn chunks_respect_budget_and_offsets() {
         let para = "The relief valve opens at 4.5 bar and closes at 3.9 bar. ".repeat(6);
-        let text = format!("{para}\n\n{para}\n\n第一段说明额定电压为二百二十伏。第二句话描述保修期限为二十四个月。");
+        let text = format!(
+            "{para}\n\n{para}\n\n第一段说明额定电压为二百二十伏。第二句话描述保修期限为二十四个月。"
+        );
         let d = doc(&text);
-        let settings = ChunkingSettings { max_tokens: 40, overlap_tokens: 0 };
+        let settings = ChunkingSettings {
+            max_tokens: 40,
+            overlap_tokens: 0,
+        };
         let chunks = chunk_document(&d, &settings).unwrap();
         assert!(chunks.len() > 3);
         for c in &chunks {
             assert!(count_tokens(&c.text) <= 40, "{}", c.text);
             assert_eq!(d.slice(c.start, c.end), c.text);
             // Never inside a number.
-            assert!(!c.text.starts_with('5') && !c.text.ends_with("4."), "{}", c.text);
+            assert!(
+                !c.text.starts_with('5') && !c.text.ends_with("4."),
+                "{}",
+                c.text
+            );
         }
         let ids: std::collections::HashSet<_> = chunks.iter().map(|c| &c.id).collect();
         assert_eq!(ids.len(), chunks.len());
@@ -76,7 +91,14 @@ mod tests {
     #[test]
     fn overlap_repeats_text_and_sections_do_not() {
         let text = "Sentence number one is here. ".repeat(30);
-        let with = chunk_document(&doc(&text), &ChunkingSettings { max_tokens: 30, overlap_tokens: 10 }).unwrap();
+        let with = chunk_document(
+            &doc(&text),
+            &ChunkingSettings {
+                max_tokens: 30,
+                overlap_tokens: 10,
+            },
+        )
+        .unwrap();
         assert!(with.windows(2).any(|w| w[1].start < w[0].end));
         let sections = split_sections(&text, 30).unwrap();
         for w in sections.windows(2) {
@@ -86,6 +108,15 @@ mod tests {
 
     #[test]
     fn bad_settings_error() {
-        assert!(chunk_document(&doc("x"), &ChunkingSettings { max_tokens: 10, overlap_tokens: 10 }).is_err());
+        assert!(
+            chunk_document(
+                &doc("x"),
+                &ChunkingSettings {
+                    max_tokens: 10,
+                    overlap_tokens: 10
+                }
+            )
+            .is_err()
+        );
     }
 }

@@ -106,8 +106,10 @@ pub fn load_file(path: &Path) -> Result<Document> {
     let format = format_of(path).with_context(|| {
         format!(
             "unknown format (supported: .md, .markdown, .txt, .html, .htm; got {})",
-            path.extension()
-                .map_or("no extension".into(), |e| format!(".{}", e.to_string_lossy()))
+            path.extension().map_or("no extension".into(), |e| format!(
+                ".{}",
+                e.to_string_lossy()
+            ))
         )
     })?;
     let bytes = std::fs::read(path).context("cannot read file")?;
@@ -126,7 +128,9 @@ pub fn load_file(path: &Path) -> Result<Document> {
         }
         DocumentFormat::Html => html_to_text(&bytes, &stem)?,
         DocumentFormat::Pdf | DocumentFormat::Docx => {
-            bail!("{format:?} documents are not supported by this build yet; convert to Markdown or text")
+            bail!(
+                "{format:?} documents are not supported by this build yet; convert to Markdown or text"
+            )
         }
     };
     let text = normalise(&text);
@@ -140,7 +144,10 @@ fn decode_utf8(bytes: &[u8]) -> Result<String> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     match std::str::from_utf8(bytes) {
         Ok(s) => Ok(s.to_string()),
-        Err(e) => bail!("not valid UTF-8 (first bad byte at offset {})", e.valid_up_to()),
+        Err(e) => bail!(
+            "not valid UTF-8 (first bad byte at offset {})",
+            e.valid_up_to()
+        ),
     }
 }
 
@@ -189,9 +196,9 @@ fn markdown_to_text(markdown: &str, fallback_title: &str) -> (String, String) {
                 out.push_str("\n\n");
             }
             Event::Start(Tag::Item) => out.push_str("- "),
-            Event::End(TagEnd::Item) | Event::End(TagEnd::TableRow) | Event::End(TagEnd::TableHead) => {
-                out.push('\n')
-            }
+            Event::End(TagEnd::Item)
+            | Event::End(TagEnd::TableRow)
+            | Event::End(TagEnd::TableHead) => out.push('\n'),
             Event::End(TagEnd::TableCell) => out.push_str(" | "),
             Event::End(TagEnd::Paragraph)
             | Event::End(TagEnd::List(_))
@@ -245,11 +252,15 @@ mod tests {
         let p = write(
             dir.path(),
             "m.md",
-            "# Pump Manual\n\nIntro text\ncontinues.\n\n## Limits\n\n- max 4.5 bar\n- min 1 bar\n".as_bytes(),
+            "# Pump Manual\n\nIntro text\ncontinues.\n\n## Limits\n\n- max 4.5 bar\n- min 1 bar\n"
+                .as_bytes(),
         );
         let d = load_file(&p).unwrap();
         assert_eq!(d.title, "Pump Manual");
-        assert_eq!(d.text, "Pump Manual\n\nIntro text continues.\n\nLimits\n\n- max 4.5 bar\n- min 1 bar");
+        assert_eq!(
+            d.text,
+            "Pump Manual\n\nIntro text continues.\n\nLimits\n\n- max 4.5 bar\n- min 1 bar"
+        );
         assert_eq!(d.language, "en");
         assert_eq!(d.pages.len(), 1);
     }
@@ -265,7 +276,11 @@ mod tests {
         let d = load_file(&h).unwrap();
         assert_eq!(d.title, "Doc T");
         assert!(d.text.contains("Body text here."), "{}", d.text);
-        let t = write(dir.path(), "t.txt", "\u{feff}标题\r\n\r\n\r\n正文内容。".as_bytes());
+        let t = write(
+            dir.path(),
+            "t.txt",
+            "\u{feff}标题\r\n\r\n\r\n正文内容。".as_bytes(),
+        );
         let d = load_file(&t).unwrap();
         assert_eq!(d.text, "标题\n\n正文内容。");
         assert_eq!(d.language, "zh");
@@ -285,13 +300,35 @@ mod tests {
         let errors: Vec<String> = report
             .failures
             .iter()
-            .map(|f| format!("{}: {}", f.path.file_name().unwrap().to_string_lossy(), f.error))
+            .map(|f| {
+                format!(
+                    "{}: {}",
+                    f.path.file_name().unwrap().to_string_lossy(),
+                    f.error
+                )
+            })
             .collect();
         assert_eq!(errors.len(), 4, "{errors:?}");
-        assert!(errors.iter().any(|e| e.starts_with("empty.txt: file is empty")));
-        assert!(errors.iter().any(|e| e.starts_with("bad.txt: not valid UTF-8")));
-        assert!(errors.iter().any(|e| e.starts_with("missing.md: no such file")));
-        assert!(errors.iter().any(|e| e.starts_with("x.xyz: unknown format")));
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.starts_with("empty.txt: file is empty"))
+        );
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.starts_with("bad.txt: not valid UTF-8"))
+        );
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.starts_with("missing.md: no such file"))
+        );
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.starts_with("x.xyz: unknown format"))
+        );
     }
 
     #[test]

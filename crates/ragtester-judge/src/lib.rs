@@ -31,8 +31,10 @@ pub async fn judge_all(
     concurrency: usize,
 ) -> Vec<Verdict> {
     let by_id: HashMap<&str, &TestCase> = cases.iter().map(|c| (c.id.as_str(), c)).collect();
-    let work: Vec<(&Answer, &Arc<dyn ChatModel>)> =
-        answers.iter().flat_map(|a| judges.iter().map(move |j| (a, j))).collect();
+    let work: Vec<(&Answer, &Arc<dyn ChatModel>)> = answers
+        .iter()
+        .flat_map(|a| judges.iter().map(move |j| (a, j)))
+        .collect();
     futures::stream::iter(work)
         .map(|(answer, judge)| {
             let case = by_id.get(answer.case_id.as_str()).copied();
@@ -59,7 +61,10 @@ pub async fn judge_one(case: Option<&TestCase>, answer: &Answer, judge: &dyn Cha
     };
     let Some(case) = case else {
         verdict.status = VerdictStatus::JudgeError;
-        verdict.error = Some(format!("answer refers to case {} which is not in the suite", answer.case_id));
+        verdict.error = Some(format!(
+            "answer refers to case {} which is not in the suite",
+            answer.case_id
+        ));
         return verdict;
     };
     verdict.metrics = rule_metrics(case, answer);
@@ -78,7 +83,10 @@ pub async fn judge_one(case: Option<&TestCase>, answer: &Answer, judge: &dyn Cha
         expects_refusal: case.expects_refusal(),
         must_not_contain: case.must_not_contain.clone(),
     };
-    let mut request = ChatRequest::new(prompt::judge_messages(case, &answer.answer, &contexts), hint);
+    let mut request = ChatRequest::new(
+        prompt::judge_messages(case, &answer.answer, &contexts),
+        hint,
+    );
     request.json = true;
     let mut problems = Vec::new();
     for _attempt in 0..=MAX_REASKS {

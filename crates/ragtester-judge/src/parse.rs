@@ -12,9 +12,12 @@ pub struct JudgeReply {
 
 pub fn parse_judge_reply(content: &str) -> Result<JudgeReply, String> {
     let start = content.find('{').ok_or("reply holds no JSON object")?;
-    let end = content.rfind('}').filter(|e| *e > start).ok_or("reply holds no complete JSON object")?;
-    let reply: JudgeReply =
-        serde_json::from_str(&content[start..=end]).map_err(|e| format!("judge reply does not match the schema: {e}"))?;
+    let end = content
+        .rfind('}')
+        .filter(|e| *e > start)
+        .ok_or("reply holds no complete JSON object")?;
+    let reply: JudgeReply = serde_json::from_str(&content[start..=end])
+        .map_err(|e| format!("judge reply does not match the schema: {e}"))?;
     for (name, s) in [
         ("correctness", &reply.rubric.correctness),
         ("completeness", &reply.rubric.completeness),
@@ -35,7 +38,10 @@ mod tests {
 
     #[test]
     fn parses_fenced_and_chatty_replies() {
-        let r = parse_judge_reply(&format!("Sure! Here it is:\n```json\n{GOOD}\n```\nHope it helps.")).unwrap();
+        let r = parse_judge_reply(&format!(
+            "Sure! Here it is:\n```json\n{GOOD}\n```\nHope it helps."
+        ))
+        .unwrap();
         // (1 + 0.5 + 1 + 1 + 0) / 5 = 0.7.
         assert!((r.criteria.mean() - 0.7).abs() < 1e-12);
         assert!(r.criteria.passes());
@@ -45,7 +51,11 @@ mod tests {
     fn rejects_garbage_and_out_of_range() {
         assert!(parse_judge_reply("I think it's fine").is_err());
         assert!(parse_judge_reply(&GOOD[..GOOD.len() - 20]).is_err());
-        assert!(parse_judge_reply(&GOOD.replace("\"score\":4", "\"score\":9")).unwrap_err().contains("outside"));
+        assert!(
+            parse_judge_reply(&GOOD.replace("\"score\":4", "\"score\":9"))
+                .unwrap_err()
+                .contains("outside")
+        );
         assert!(parse_judge_reply(&GOOD.replace("faithfulness", "faith")).is_err());
     }
 }

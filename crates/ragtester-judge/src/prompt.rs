@@ -19,7 +19,9 @@ pub fn judge_messages(case: &TestCase, answer: &str, contexts: &[String]) -> Vec
             )),
             Message::user(format!(
                 "【问题类型】: {}\n【用户问题】: {}\n【标准答案】: {}\n【关键词】: {keywords}\n【检索上下文】:\n{context}\n【系统回答】: {answer}",
-                case.category.as_str(), case.query, case.expected_answer
+                case.category.as_str(),
+                case.query,
+                case.expected_answer
             )),
         ]
     } else {
@@ -33,7 +35,9 @@ pub fn judge_messages(case: &TestCase, answer: &str, contexts: &[String]) -> Vec
             )),
             Message::user(format!(
                 "Category: {}\nQuestion: {}\nExpected answer: {}\nKeywords: {keywords}\nRetrieved context:\n{context}\nSystem answer: {answer}",
-                case.category.as_str(), case.query, case.expected_answer
+                case.category.as_str(),
+                case.query,
+                case.expected_answer
             )),
         ]
     }

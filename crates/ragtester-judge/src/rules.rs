@@ -5,8 +5,17 @@ use ragtester_core::text::{detect_language, is_refusal, keyword_recall};
 use ragtester_core::{Answer, RuleMetrics, TestCase};
 
 pub fn rule_metrics(case: &TestCase, answer: &Answer) -> RuleMetrics {
-    let context: String = answer.contexts.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join("\n");
-    let retrieval = retrieval_metrics(&answer.contexts, &case.source_spans, answer.contexts.len().max(1));
+    let context: String = answer
+        .contexts
+        .iter()
+        .map(|c| c.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let retrieval = retrieval_metrics(
+        &answer.contexts,
+        &case.source_spans,
+        answer.contexts.len().max(1),
+    );
     let refused = answer.error.is_none() && is_refusal(&answer.answer);
     let language_match = (!refused && answer.error.is_none() && !answer.answer.trim().is_empty())
         .then(|| detect_language(&answer.answer) == case.language);

@@ -2,8 +2,8 @@
 
 use anyhow::Result;
 use ragtester_core::{
-    Answer, Category, ChatModel, ChatRequest, ChatResponse, Generator, Latency, RetrievedContext, SourceSpan, Strategy,
-    TestCase, Usage, VerdictStatus,
+    Answer, Category, ChatModel, ChatRequest, ChatResponse, Generator, Latency, RetrievedContext,
+    SourceSpan, Strategy, TestCase, Usage, VerdictStatus,
 };
 use ragtester_judge::{judge_all, judge_one};
 use ragtester_llm::OfflineModel;
@@ -20,7 +20,16 @@ fn case(category: Category, expected: &str) -> TestCase {
         query: "At what pressure does the relief valve open?".into(),
         expected_answer: expected.into(),
         keywords: vec!["4.5".into()],
-        source_spans: if category == Category::Negative { vec![] } else { vec![SourceSpan { document_id: "d".into(), start: 100, end: 130, page: 1 }] },
+        source_spans: if category == Category::Negative {
+            vec![]
+        } else {
+            vec![SourceSpan {
+                document_id: "d".into(),
+                start: 100,
+                end: 130,
+                page: 1,
+            }]
+        },
         document_id: "d".into(),
         restrict_to: vec![],
         must_not_contain: vec![],
@@ -38,8 +47,24 @@ fn answer(text: &str, error: Option<&str>) -> Answer {
         case_id: "c1".into(),
         config_id: "k".into(),
         contexts: vec![
-            RetrievedContext { rank: 1, score: 2.0, chunk_id: "x".into(), document_id: "d".into(), start: 0, end: 50, text: "The motor is rated at 2.2 kW.".into() },
-            RetrievedContext { rank: 2, score: 1.0, chunk_id: "y".into(), document_id: "d".into(), start: 90, end: 140, text: "The relief valve opens at 4.5 bar.".into() },
+            RetrievedContext {
+                rank: 1,
+                score: 2.0,
+                chunk_id: "x".into(),
+                document_id: "d".into(),
+                start: 0,
+                end: 50,
+                text: "The motor is rated at 2.2 kW.".into(),
+            },
+            RetrievedContext {
+                rank: 2,
+                score: 1.0,
+                chunk_id: "y".into(),
+                document_id: "d".into(),
+                start: 90,
+                end: 140,
+                text: "The relief valve opens at 4.5 bar.".into(),
+            },
         ],
         answer: text.into(),
         latency: Latency::default(),
@@ -50,7 +75,15 @@ fn answer(text: &str, error: Option<&str>) -> Answer {
 
 #[tokio::test]
 async fn offline_judge_passes_a_correct_answer_with_metrics() {
-    let v = judge_one(Some(&case(Category::DetailNumeric, "The relief valve opens at 4.5 bar.")), &answer("The relief valve opens at 4.5 bar.", None), &OfflineModel).await;
+    let v = judge_one(
+        Some(&case(
+            Category::DetailNumeric,
+            "The relief valve opens at 4.5 bar.",
+        )),
+        &answer("The relief valve opens at 4.5 bar.", None),
+        &OfflineModel,
+    )
+    .await;
     assert_eq!(v.status, VerdictStatus::Ok);
     assert_eq!(v.passed, Some(true));
     assert_eq!(v.metrics.hit, Some(true));
@@ -61,7 +94,12 @@ async fn offline_judge_passes_a_correct_answer_with_metrics() {
 
 #[tokio::test]
 async fn exec_errors_are_never_judged() {
-    let v = judge_one(Some(&case(Category::Core, "x")), &answer("", Some("generation failed: timeout")), &OfflineModel).await;
+    let v = judge_one(
+        Some(&case(Category::Core, "x")),
+        &answer("", Some("generation failed: timeout")),
+        &OfflineModel,
+    )
+    .await;
     assert_eq!(v.status, VerdictStatus::ExecError);
     assert_eq!(v.passed, None);
     assert!(v.error.unwrap().contains("timeout"));
@@ -79,14 +117,24 @@ impl ChatModel for Scripted {
     }
     async fn chat(&self, _request: &ChatRequest) -> Result<ChatResponse> {
         let i = self.calls.fetch_add(1, Ordering::SeqCst);
-        let content = self.replies.get(i).cloned().unwrap_or_else(|| "still not JSON".into());
-        Ok(ChatResponse { content, usage: Usage::default() })
+        let content = self
+            .replies
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| "still not JSON".into());
+        Ok(ChatResponse {
+            content,
+            usage: Usage::default(),
+        })
     }
 }
 
 #[tokio::test]
 async fn unreadable_replies_are_reasked_then_become_judge_errors_with_the_raw_reply() {
-    let judge = Scripted { replies: vec!["I'd say it passes!".into(), "{\"criteria\": 5}".into()], calls: AtomicUsize::new(0) };
+    let judge = Scripted {
+        replies: vec!["I'd say it passes!".into(), "{\"criteria\": 5}".into()],
+        calls: AtomicUsize::new(0),
+    };
     let v = judge_one(Some(&case(Category::Core, "x")), &answer("y", None), &judge).await;
     assert_eq!(v.status, VerdictStatus::JudgeError);
     assert_eq!(v.passed, None);
@@ -98,8 +146,17 @@ async fn unreadable_replies_are_reasked_then_become_judge_errors_with_the_raw_re
 #[tokio::test]
 async fn a_reask_that_succeeds_is_a_verdict() {
     let good = r#"{"criteria":{"faithfulness":{"rating":"False","reason":"r"},"relevance":{"rating":"True","reason":"r"},"completeness":{"rating":"True","reason":"r"},"clarity":{"rating":"True","reason":"r"},"keyword_match":{"rating":"True","reason":"r"}},"rubric":{"correctness":{"score":2,"reason":"r"},"completeness":{"score":3,"reason":"r"},"honesty":{"score":2,"reason":"r"}}}"#;
-    let judge: Arc<dyn ChatModel> = Arc::new(Scripted { replies: vec!["oops".into(), good.into()], calls: AtomicUsize::new(0) });
-    let v = judge_all(&[case(Category::Core, "x")], &[answer("y", None)], &[judge], 2).await;
+    let judge: Arc<dyn ChatModel> = Arc::new(Scripted {
+        replies: vec!["oops".into(), good.into()],
+        calls: AtomicUsize::new(0),
+    });
+    let v = judge_all(
+        &[case(Category::Core, "x")],
+        &[answer("y", None)],
+        &[judge],
+        2,
+    )
+    .await;
     // Mean 0.8, but faithfulness False: the paper's rule fails it.
     assert_eq!(v[0].criteria_mean, Some(0.8));
     assert_eq!(v[0].passed, Some(false));

@@ -17,7 +17,9 @@ pub use offline::OfflineModel;
 pub fn chat_model_for(spec: &str) -> Result<Arc<dyn ChatModel>> {
     match ModelSpec::parse(spec)? {
         ModelSpec::Offline => Ok(Arc::new(OfflineModel)),
-        ModelSpec::Hash => bail!("`hash` is an embedder, not a chat model: use `offline` for the heuristic LLM roles"),
+        ModelSpec::Hash => bail!(
+            "`hash` is an embedder, not a chat model: use `offline` for the heuristic LLM roles"
+        ),
         other @ (ModelSpec::OpenAi(_) | ModelSpec::Ollama(_) | ModelSpec::Local(_)) => bail!(
             "chat model `{other}` is not available in this build: the built-in chat model is `offline`"
         ),

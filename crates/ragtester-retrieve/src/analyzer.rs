@@ -3,8 +3,8 @@
 //! serves English, Chinese and mixed text.
 
 use tantivy::tokenizer::{
-    Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter, TextAnalyzer, Token, TokenFilter,
-    TokenStream, Tokenizer,
+    Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter, TextAnalyzer, Token,
+    TokenFilter, TokenStream, Tokenizer,
 };
 
 pub const ANALYZER_NAME: &str = "ragtester_mixed";
@@ -82,7 +82,10 @@ mod tests {
     #[test]
     fn chinese_is_segmented_into_words() {
         let terms = analyze(&mut mixed_analyzer(), "额定电压为220伏，保修期两年。");
-        assert!(terms.contains(&"额定".to_string()) || terms.contains(&"额定电压".to_string()), "{terms:?}");
+        assert!(
+            terms.contains(&"额定".to_string()) || terms.contains(&"额定电压".to_string()),
+            "{terms:?}"
+        );
         assert!(terms.contains(&"220".to_string()), "{terms:?}");
         assert!(!terms.iter().any(|t| t == "，" || t == "。"), "{terms:?}");
     }

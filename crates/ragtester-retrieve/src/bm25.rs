@@ -8,7 +8,8 @@ use std::sync::Mutex;
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
-    Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
+    Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+    Value,
 };
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{Index, IndexReader, TantivyDocument, Term, doc};
@@ -97,7 +98,10 @@ impl Bm25Index {
         // The filter must match but must not move scores: boost it to zero.
         Some(Box::new(BooleanQuery::new(vec![
             (Occur::Must, text_query),
-            (Occur::Must, Box::new(BoostQuery::new(Box::new(filter), 0.0))),
+            (
+                Occur::Must,
+                Box::new(BoostQuery::new(Box::new(filter), 0.0)),
+            ),
         ])))
     }
 
@@ -169,7 +173,9 @@ mod tests {
             ("b", "设备的额定电压为220伏。"),
         ]))
         .unwrap();
-        let hits = index.retrieve("At what pressure do relief valves open?", 2, Scope::ALL).unwrap();
+        let hits = index
+            .retrieve("At what pressure do relief valves open?", 2, Scope::ALL)
+            .unwrap();
         assert_eq!(hits[0].chunk, 0);
         let hits = index.retrieve("保修期是多久？", 2, Scope::ALL).unwrap();
         assert_eq!(hits[0].chunk, 2);
@@ -177,9 +183,18 @@ mod tests {
 
     #[test]
     fn scope_filters_without_changing_scores() {
-        let index = Bm25Index::build(&chunks(&[("a", "valve data"), ("b", "valve valve data")])).unwrap();
+        let index =
+            Bm25Index::build(&chunks(&[("a", "valve data"), ("b", "valve valve data")])).unwrap();
         let all = index.retrieve("valve", 5, Scope::ALL).unwrap();
-        let only_a = index.retrieve("valve", 5, Scope { documents: &["a".into()] }).unwrap();
+        let only_a = index
+            .retrieve(
+                "valve",
+                5,
+                Scope {
+                    documents: &["a".into()],
+                },
+            )
+            .unwrap();
         assert_eq!(only_a.len(), 1);
         assert_eq!(only_a[0].chunk, 0);
         let a_in_all = all.iter().find(|h| h.chunk == 0).unwrap();

@@ -22,11 +22,20 @@ impl DenseIndex {
             let texts: Vec<&str> = batch.iter().map(|c| c.text.as_str()).collect();
             let embedded = embedder.embed(&texts, EmbedKind::Passage)?;
             if embedded.len() != texts.len() {
-                bail!("embedder {} returned {} vectors for {} texts", embedder.id(), embedded.len(), texts.len());
+                bail!(
+                    "embedder {} returned {} vectors for {} texts",
+                    embedder.id(),
+                    embedded.len(),
+                    texts.len()
+                );
             }
             for v in embedded {
                 if v.len() != dimension {
-                    bail!("embedder {} returned a vector of dimension {} (expected {dimension})", embedder.id(), v.len());
+                    bail!(
+                        "embedder {} returned a vector of dimension {} (expected {dimension})",
+                        embedder.id(),
+                        v.len()
+                    );
                 }
                 vectors.extend(v);
             }
@@ -55,7 +64,11 @@ impl Retriever for DenseIndex {
             .pop()
             .unwrap_or_default();
         if q.len() != self.dimension {
-            bail!("query vector has dimension {} (index has {})", q.len(), self.dimension);
+            bail!(
+                "query vector has dimension {} (index has {})",
+                q.len(),
+                self.dimension
+            );
         }
         if q.iter().all(|x| *x == 0.0) {
             return Ok(Vec::new());
@@ -88,15 +101,33 @@ mod tests {
 
     #[test]
     fn finds_lexically_close_chunk_and_respects_scope() {
-        let chunks: Vec<Chunk> = [("a", "relief valve opens at pressure"), ("b", "motor power rating"), ("b", "valve seals")]
-            .iter()
-            .enumerate()
-            .map(|(i, (d, t))| Chunk { id: i.to_string(), document_id: d.to_string(), start: 0, end: 1, text: t.to_string() })
-            .collect();
+        let chunks: Vec<Chunk> = [
+            ("a", "relief valve opens at pressure"),
+            ("b", "motor power rating"),
+            ("b", "valve seals"),
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, (d, t))| Chunk {
+            id: i.to_string(),
+            document_id: d.to_string(),
+            start: 0,
+            end: 1,
+            text: t.to_string(),
+        })
+        .collect();
         let index = DenseIndex::build(&chunks, Arc::new(HashEmbedder::default())).unwrap();
         let hits = index.retrieve("relief valves", 2, Scope::ALL).unwrap();
         assert_eq!(hits[0].chunk, 0);
-        let hits = index.retrieve("relief valves", 2, Scope { documents: &["b".into()] }).unwrap();
+        let hits = index
+            .retrieve(
+                "relief valves",
+                2,
+                Scope {
+                    documents: &["b".into()],
+                },
+            )
+            .unwrap();
         assert!(hits.iter().all(|h| h.chunk != 0));
         assert!(index.retrieve("", 2, Scope::ALL).unwrap().is_empty());
     }

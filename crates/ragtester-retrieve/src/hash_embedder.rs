@@ -34,7 +34,10 @@ impl HashEmbedder {
         for term in terms(text) {
             let chars: Vec<char> = term.chars().collect();
             if chars.iter().all(|c| c.is_ascii_alphabetic()) && chars.len() > 3 {
-                let padded: Vec<char> = std::iter::once('<').chain(chars).chain(std::iter::once('>')).collect();
+                let padded: Vec<char> = std::iter::once('<')
+                    .chain(chars)
+                    .chain(std::iter::once('>'))
+                    .collect();
                 for tri in padded.windows(3) {
                     out.push((tri.iter().collect(), 0.5));
                 }
@@ -91,12 +94,26 @@ mod tests {
     fn normalised_deterministic_and_lexically_sensible() {
         let e = HashEmbedder::default();
         let v = e
-            .embed(&["relief valves open", "the relief valve opens", "保修期二十四个月"], EmbedKind::Passage)
+            .embed(
+                &[
+                    "relief valves open",
+                    "the relief valve opens",
+                    "保修期二十四个月",
+                ],
+                EmbedKind::Passage,
+            )
             .unwrap();
         assert!((cos(&v[0], &v[0]) - 1.0).abs() < 1e-5);
         assert!(cos(&v[0], &v[1]) > 0.4, "{}", cos(&v[0], &v[1]));
         assert!(cos(&v[0], &v[2]).abs() < 0.2);
-        assert_eq!(v[0], e.embed(&["relief valves open"], EmbedKind::Query).unwrap()[0]);
-        assert!(e.embed(&[""], EmbedKind::Query).unwrap()[0].iter().all(|x| *x == 0.0));
+        assert_eq!(
+            v[0],
+            e.embed(&["relief valves open"], EmbedKind::Query).unwrap()[0]
+        );
+        assert!(
+            e.embed(&[""], EmbedKind::Query).unwrap()[0]
+                .iter()
+                .all(|x| *x == 0.0)
+        );
     }
 }

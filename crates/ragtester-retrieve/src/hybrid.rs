@@ -30,7 +30,10 @@ impl Retriever for HybridRetriever {
 pub fn fuse(keyword: &[Hit], dense: &[Hit], fusion: Fusion) -> Vec<Hit> {
     let mut scores: HashMap<usize, f64> = HashMap::new();
     match fusion {
-        Fusion::Weighted { dense: wd, keyword: wk } => {
+        Fusion::Weighted {
+            dense: wd,
+            keyword: wk,
+        } => {
             for (list, weight) in [(keyword, wk), (dense, wd)] {
                 for (chunk, normalised) in min_max(list) {
                     *scores.entry(chunk).or_default() += weight * normalised;
@@ -45,18 +48,28 @@ pub fn fuse(keyword: &[Hit], dense: &[Hit], fusion: Fusion) -> Vec<Hit> {
             }
         }
     }
-    let mut hits: Vec<Hit> = scores.into_iter().map(|(chunk, score)| Hit { chunk, score }).collect();
+    let mut hits: Vec<Hit> = scores
+        .into_iter()
+        .map(|(chunk, score)| Hit { chunk, score })
+        .collect();
     sort_hits(&mut hits);
     hits
 }
 
 /// Scores mapped to [0, 1]; a list whose scores are all equal maps to 1 (every entry is its list's best).
 fn min_max(list: &[Hit]) -> Vec<(usize, f64)> {
-    let max = list.iter().map(|h| h.score).fold(f64::NEG_INFINITY, f64::max);
+    let max = list
+        .iter()
+        .map(|h| h.score)
+        .fold(f64::NEG_INFINITY, f64::max);
     let min = list.iter().map(|h| h.score).fold(f64::INFINITY, f64::min);
     list.iter()
         .map(|h| {
-            let n = if max > min { (h.score - min) / (max - min) } else { 1.0 };
+            let n = if max > min {
+                (h.score - min) / (max - min)
+            } else {
+                1.0
+            };
             (h.chunk, n)
         })
         .collect()
@@ -67,7 +80,12 @@ mod tests {
     use super::*;
 
     fn hits(v: &[(usize, f64)]) -> Vec<Hit> {
-        v.iter().map(|(c, s)| Hit { chunk: *c, score: *s }).collect()
+        v.iter()
+            .map(|(c, s)| Hit {
+                chunk: *c,
+                score: *s,
+            })
+            .collect()
     }
 
     #[test]
@@ -76,17 +94,27 @@ mod tests {
         let fused = fuse(
             &hits(&[(1, 10.0), (2, 5.0)]),
             &hits(&[(2, 0.9), (3, 0.5)]),
-            Fusion::Weighted { dense: 0.7, keyword: 0.3 },
+            Fusion::Weighted {
+                dense: 0.7,
+                keyword: 0.3,
+            },
         );
         // 2: 0.3·0 + 0.7·1 = 0.7; 1: 0.3·1 = 0.3; 3: 0.
-        assert_eq!(fused.iter().map(|h| h.chunk).collect::<Vec<_>>(), vec![2, 1, 3]);
+        assert_eq!(
+            fused.iter().map(|h| h.chunk).collect::<Vec<_>>(),
+            vec![2, 1, 3]
+        );
         assert!((fused[0].score - 0.7).abs() < 1e-12);
         assert!((fused[1].score - 0.3).abs() < 1e-12);
     }
 
     #[test]
     fn rrf_by_hand() {
-        let fused = fuse(&hits(&[(1, 3.0), (2, 2.0)]), &hits(&[(2, 0.9), (1, 0.1)]), Fusion::Rrf { k: 60.0 });
+        let fused = fuse(
+            &hits(&[(1, 3.0), (2, 2.0)]),
+            &hits(&[(2, 0.9), (1, 0.1)]),
+            Fusion::Rrf { k: 60.0 },
+        );
         // Both get 1/61 + 1/62; tie broken by chunk order.
         assert_eq!(fused[0].chunk, 1);
         assert!((fused[0].score - (1.0 / 61.0 + 1.0 / 62.0)).abs() < 1e-12);

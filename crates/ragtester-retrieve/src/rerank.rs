@@ -35,12 +35,15 @@ impl Reranker for LexicalReranker {
                 if unique.is_empty() {
                     return 0.0;
                 }
-                let coverage = unique.iter().filter(|t| set.contains(*t)).count() as f64 / unique.len() as f64;
-                let adjacent: HashSet<(&String, &String)> = pt.windows(2).map(|w| (&w[0], &w[1])).collect();
+                let coverage =
+                    unique.iter().filter(|t| set.contains(*t)).count() as f64 / unique.len() as f64;
+                let adjacent: HashSet<(&String, &String)> =
+                    pt.windows(2).map(|w| (&w[0], &w[1])).collect();
                 let phrase = if pairs.is_empty() {
                     0.0
                 } else {
-                    pairs.iter().filter(|p| adjacent.contains(p)).count() as f64 / pairs.len() as f64
+                    pairs.iter().filter(|p| adjacent.contains(p)).count() as f64
+                        / pairs.len() as f64
                 };
                 coverage + 0.5 * phrase
             })
@@ -58,12 +61,18 @@ pub struct RerankedRetriever {
 impl Retriever for RerankedRetriever {
     fn retrieve(&self, query: &str, k: usize, scope: Scope<'_>) -> Result<Vec<Hit>> {
         let candidates = self.inner.retrieve(query, self.candidates.max(k), scope)?;
-        let texts: Vec<&str> = candidates.iter().map(|h| self.chunks[h.chunk].text.as_str()).collect();
+        let texts: Vec<&str> = candidates
+            .iter()
+            .map(|h| self.chunks[h.chunk].text.as_str())
+            .collect();
         let scores = self.reranker.score(query, &texts)?;
         let mut hits: Vec<Hit> = candidates
             .iter()
             .zip(scores)
-            .map(|(h, s)| Hit { chunk: h.chunk, score: s })
+            .map(|(h, s)| Hit {
+                chunk: h.chunk,
+                score: s,
+            })
             .collect();
         sort_hits(&mut hits);
         hits.truncate(k);
@@ -78,7 +87,10 @@ mod tests {
     #[test]
     fn coverage_and_phrase_by_hand() {
         let s = LexicalReranker
-            .score("relief valve pressure", &["the relief valve", "pressure relief valve", "nothing"])
+            .score(
+                "relief valve pressure",
+                &["the relief valve", "pressure relief valve", "nothing"],
+            )
             .unwrap();
         // Terms: relief, valve, pressure; pairs: (relief,valve), (valve,pressure).
         assert!((s[0] - (2.0 / 3.0 + 0.5 * 0.5)).abs() < 1e-12);

@@ -52,12 +52,16 @@ impl RunStore {
         std::fs::create_dir_all(run_dir)
             .with_context(|| format!("cannot create run directory {}", run_dir.display()))?;
         let path = run_dir.join(STORE_FILE);
-        let conn = Connection::open(&path).with_context(|| format!("cannot open {}", path.display()))?;
+        let conn =
+            Connection::open(&path).with_context(|| format!("cannot open {}", path.display()))?;
         // WAL: readers (report, UI) never block the writer, and a killed writer loses at most the open cell.
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.execute_batch(SCHEMA).context("cannot create the run store schema")?;
-        Ok(Self { conn: Mutex::new(conn) })
+        conn.execute_batch(SCHEMA)
+            .context("cannot create the run store schema")?;
+        Ok(Self {
+            conn: Mutex::new(conn),
+        })
     }
 
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
@@ -86,12 +90,17 @@ impl RunStore {
     pub fn meta(&self, key: &str) -> Result<Option<String>> {
         Ok(self
             .conn()
-            .query_row("SELECT value FROM meta WHERE key = ?1", params![key], |r| r.get(0))
+            .query_row("SELECT value FROM meta WHERE key = ?1", params![key], |r| {
+                r.get(0)
+            })
             .optional()?)
     }
 
     pub fn put_documents(&self, docs: &[Document]) -> Result<()> {
-        self.put_all("INSERT OR REPLACE INTO documents (id, json) VALUES (?1, ?2)", docs.iter().map(|d| (d.id.as_str(), d)))
+        self.put_all(
+            "INSERT OR REPLACE INTO documents (id, json) VALUES (?1, ?2)",
+            docs.iter().map(|d| (d.id.as_str(), d)),
+        )
     }
 
     pub fn put_cases(&self, cases: &[TestCase]) -> Result<()> {
@@ -120,7 +129,11 @@ impl RunStore {
         Ok(())
     }
 
-    fn put_all<'a, T: Serialize + 'a>(&self, sql: &str, rows: impl Iterator<Item = (&'a str, &'a T)>) -> Result<()> {
+    fn put_all<'a, T: Serialize + 'a>(
+        &self,
+        sql: &str,
+        rows: impl Iterator<Item = (&'a str, &'a T)>,
+    ) -> Result<()> {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
         for (id, value) in rows {
@@ -134,7 +147,11 @@ impl RunStore {
     pub fn put_answer(&self, answer: &Answer) -> Result<()> {
         self.conn().execute(
             "INSERT OR REPLACE INTO answers (case_id, config_id, json) VALUES (?1, ?2, ?3)",
-            params![answer.case_id, answer.config_id, serde_json::to_string(answer)?],
+            params![
+                answer.case_id,
+                answer.config_id,
+                serde_json::to_string(answer)?
+            ],
         )?;
         Ok(())
     }
@@ -177,10 +194,22 @@ impl RunStore {
 
     pub fn count(&self, table: &str) -> Result<u64> {
         anyhow::ensure!(
-            ["documents", "cases", "configs", "answers", "verdicts", "runs"].contains(&table),
+            [
+                "documents",
+                "cases",
+                "configs",
+                "answers",
+                "verdicts",
+                "runs"
+            ]
+            .contains(&table),
             "unknown table {table}"
         );
-        Ok(self.conn().query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get::<_, i64>(0))? as u64)
+        Ok(self
+            .conn()
+            .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| {
+                r.get::<_, i64>(0)
+            })? as u64)
     }
 
     fn all<T: DeserializeOwned>(&self, sql: &str) -> Result<Vec<T>> {
@@ -221,7 +250,12 @@ mod tests {
         }
         let store = RunStore::open(dir.path()).unwrap();
         assert_eq!(store.count("answers").unwrap(), 2);
-        assert!(store.answered().unwrap().contains(&("c2".to_string(), "k1".to_string())));
+        assert!(
+            store
+                .answered()
+                .unwrap()
+                .contains(&("c2".to_string(), "k1".to_string()))
+        );
         assert_eq!(store.answers().unwrap()[0], answer("c1", "k1"));
         assert_eq!(store.meta("manifest").unwrap().as_deref(), Some("abc"));
         assert!(store.count("x; DROP TABLE answers").is_err());

@@ -14,11 +14,17 @@ pub fn locate(doc: &Document, section: &Section, answer: &str) -> Option<Vec<Sou
     let mut spans: Vec<SourceSpan> = Vec::new();
     for (a, b) in sentences(answer) {
         let part: String = answer.chars().skip(a).take(b - a).collect();
-        let range = find_chars(&section_chars, &part).or_else(|| best_overlap(&section, &section_sentences, &part))?;
+        let range = find_chars(&section_chars, &part)
+            .or_else(|| best_overlap(&section, &section_sentences, &part))?;
         let start = section.start + range.0;
         let end = section.start + range.1;
         if !spans.iter().any(|s| s.start == start && s.end == end) {
-            spans.push(SourceSpan { document_id: doc.id.clone(), start, end, page: doc.page_of(start) });
+            spans.push(SourceSpan {
+                document_id: doc.id.clone(),
+                start,
+                end,
+                page: doc.page_of(start),
+            });
         }
     }
     (!spans.is_empty()).then_some(spans)
@@ -35,7 +41,11 @@ fn find_chars(haystack: &[char], needle: &str) -> Option<(usize, usize)> {
         .map(|start| (start, start + needle.len()))
 }
 
-fn best_overlap(section: &Section, candidates: &[(usize, usize)], part: &str) -> Option<(usize, usize)> {
+fn best_overlap(
+    section: &Section,
+    candidates: &[(usize, usize)],
+    part: &str,
+) -> Option<(usize, usize)> {
     let wanted: HashSet<String> = terms(part).into_iter().collect();
     if wanted.is_empty() {
         return None;
@@ -45,7 +55,8 @@ fn best_overlap(section: &Section, candidates: &[(usize, usize)], part: &str) ->
         .map(|&(a, b)| {
             let text: String = section.text.chars().skip(a).take(b - a).collect();
             let have: HashSet<String> = terms(&text).into_iter().collect();
-            let share = wanted.iter().filter(|t| have.contains(*t)).count() as f64 / wanted.len() as f64;
+            let share =
+                wanted.iter().filter(|t| have.contains(*t)).count() as f64 / wanted.len() as f64;
             ((a, b), share)
         })
         .filter(|(_, share)| *share >= 0.5)
@@ -60,13 +71,33 @@ mod tests {
 
     #[test]
     fn verbatim_and_paraphrased_answers_are_located() {
-        let text = "Intro line here.\n\nThe relief valve opens at 4.5 bar. The motor is rated at 2.2 kW.";
-        let doc = Document::new("d".into(), DocumentFormat::Text, "d".into(), text.into(), None);
-        let section = Section { index: 0, start: 0, end: text.chars().count(), text: text.into(), readability: None, measure: None };
+        let text =
+            "Intro line here.\n\nThe relief valve opens at 4.5 bar. The motor is rated at 2.2 kW.";
+        let doc = Document::new(
+            "d".into(),
+            DocumentFormat::Text,
+            "d".into(),
+            text.into(),
+            None,
+        );
+        let section = Section {
+            index: 0,
+            start: 0,
+            end: text.chars().count(),
+            text: text.into(),
+            readability: None,
+            measure: None,
+        };
         let spans = locate(&doc, &section, "The motor is rated at 2.2 kW.").unwrap();
-        assert_eq!(doc.slice(spans[0].start, spans[0].end), "The motor is rated at 2.2 kW.");
+        assert_eq!(
+            doc.slice(spans[0].start, spans[0].end),
+            "The motor is rated at 2.2 kW."
+        );
         let spans = locate(&doc, &section, "Relief valves open at 4.5 bar.").unwrap();
-        assert_eq!(doc.slice(spans[0].start, spans[0].end), "The relief valve opens at 4.5 bar.");
+        assert_eq!(
+            doc.slice(spans[0].start, spans[0].end),
+            "The relief valve opens at 4.5 bar."
+        );
         assert!(locate(&doc, &section, "The company was founded in Oslo.").is_none());
     }
 }

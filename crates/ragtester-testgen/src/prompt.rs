@@ -2,8 +2,8 @@
 //! The rules are the paper's: clear questions, different aspects of the document, never answerable by yes
 //! or no, each with an expected answer and keywords.
 
-use ragtester_core::chat::QuestionKind;
 use ragtester_core::Message;
+use ragtester_core::chat::QuestionKind;
 
 pub const PROMPT_VERSION: &str = "question-v1";
 
@@ -20,17 +20,28 @@ pub fn messages(kind: QuestionKind, title: &str, section: &str, language: &str) 
     let zh = language == "zh";
     let task = match (kind, zh) {
         (QuestionKind::Answerable, false) => "Write one question that this section answers.",
-        (QuestionKind::Complex, false) => "Write one question that needs several sentences of this section to answer.",
-        (QuestionKind::Unanswerable, false) => "Write one question on this document's topic that the document does NOT answer; \
-            its answer must be \"The information is not sufficient to answer this question.\" and keywords empty.",
+        (QuestionKind::Complex, false) => {
+            "Write one question that needs several sentences of this section to answer."
+        }
+        (QuestionKind::Unanswerable, false) => {
+            "Write one question on this document's topic that the document does NOT answer; \
+            its answer must be \"The information is not sufficient to answer this question.\" and keywords empty."
+        }
         (QuestionKind::Answerable, true) => "写一个本章节能够回答的问题。",
         (QuestionKind::Complex, true) => "写一个需要综合本章节多句话才能回答的问题。",
-        (QuestionKind::Unanswerable, true) => "写一个与文档主题相关、但文档没有回答的问题；answer 必须是“信息不足以回答此问题。”，keywords 为空。",
+        (QuestionKind::Unanswerable, true) => {
+            "写一个与文档主题相关、但文档没有回答的问题；answer 必须是“信息不足以回答此问题。”，keywords 为空。"
+        }
     };
     let user = if zh {
         format!("文档：《{title}》\n任务：{task}\n问题语言：中文\n\n章节：\n{section}")
     } else {
-        format!("Document: \"{title}\"\nTask: {task}\nQuestion language: English\n\nSection:\n{section}")
+        format!(
+            "Document: \"{title}\"\nTask: {task}\nQuestion language: English\n\nSection:\n{section}"
+        )
     };
-    vec![Message::system(if zh { SYSTEM_ZH } else { SYSTEM_EN }), Message::user(user)]
+    vec![
+        Message::system(if zh { SYSTEM_ZH } else { SYSTEM_EN }),
+        Message::user(user),
+    ]
 }

@@ -23,5 +23,7 @@ impl SplitMix64 {
 
 /// A seed derived from a base seed and a text (a document id), so each document draws its own sequence.
 pub fn seed_for(base: u64, text: &str) -> u64 {
-    text.bytes().fold(base ^ 0xA076_1D64_78BD_642F, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01B3))
+    text.bytes().fold(base ^ 0xA076_1D64_78BD_642F, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01B3)
+    })
 }

@@ -6,17 +6,46 @@ use ragtester_testgen::{GenerationOptions, generate, sections_of};
 use std::collections::{HashMap, HashSet};
 
 const EN_TOPICS: [&str; 12] = [
-    "anemometer calibration", "rain gauge heating", "barometer drift", "solar panel cleaning", "mast corrosion",
-    "data logger firmware", "radio uplink outages", "snow depth sensors", "humidity probe shielding",
-    "lightning protection", "battery replacement", "visitor access rules",
+    "anemometer calibration",
+    "rain gauge heating",
+    "barometer drift",
+    "solar panel cleaning",
+    "mast corrosion",
+    "data logger firmware",
+    "radio uplink outages",
+    "snow depth sensors",
+    "humidity probe shielding",
+    "lightning protection",
+    "battery replacement",
+    "visitor access rules",
 ];
 const EN_OBJECTS: [&str; 12] = [
-    "technicians", "contractors", "volunteers", "engineers", "inspectors", "students", "rangers", "pilots",
-    "surveyors", "auditors", "electricians", "guards",
+    "technicians",
+    "contractors",
+    "volunteers",
+    "engineers",
+    "inspectors",
+    "students",
+    "rangers",
+    "pilots",
+    "surveyors",
+    "auditors",
+    "electricians",
+    "guards",
 ];
 const ZH_TOPICS: [&str; 12] = [
-    "大坝渗流监测", "闸门启闭检修", "库区水质采样", "防汛物资储备", "泄洪预警广播", "坝顶交通管制",
-    "溢洪道清淤", "水文数据上报", "鱼类增殖放流", "白蚁防治", "电站机组巡检", "库岸滑坡观测",
+    "大坝渗流监测",
+    "闸门启闭检修",
+    "库区水质采样",
+    "防汛物资储备",
+    "泄洪预警广播",
+    "坝顶交通管制",
+    "溢洪道清淤",
+    "水文数据上报",
+    "鱼类增殖放流",
+    "白蚁防治",
+    "电站机组巡检",
+    "库岸滑坡观测",
 ];
 
 fn corpus() -> Vec<Document> {
@@ -30,26 +59,53 @@ fn corpus() -> Vec<Document> {
         .map(|i| format!("{}工作由第{}班组负责，每次持续{}小时。该项工作每年开展{}次，结果报送省水利厅。\n\n", ZH_TOPICS[i], i + 1, i + 3, i * 2 + 5))
         .collect();
     vec![
-        Document::new("en.md".into(), DocumentFormat::Markdown, "Wind Stations".into(), en, None),
-        Document::new("zh.md".into(), DocumentFormat::Markdown, "水库管理".into(), zh, None),
+        Document::new(
+            "en.md".into(),
+            DocumentFormat::Markdown,
+            "Wind Stations".into(),
+            en,
+            None,
+        ),
+        Document::new(
+            "zh.md".into(),
+            DocumentFormat::Markdown,
+            "水库管理".into(),
+            zh,
+            None,
+        ),
     ]
 }
 
 fn options(generator: Generator) -> GenerationOptions {
-    GenerationOptions { generator, n_test: 8, n_complex: None, section_tokens: 60, seed: 7 }
+    GenerationOptions {
+        generator,
+        n_test: 8,
+        n_complex: None,
+        section_tokens: 60,
+        seed: 7,
+    }
 }
 
 #[tokio::test]
 async fn ragtester_strategies_use_each_section_at_most_once() {
     let docs = corpus();
-    let report = generate(&docs, &options(Generator::Ragtester), &OfflineModel, None).await.unwrap();
+    let report = generate(&docs, &options(Generator::Ragtester), &OfflineModel, None)
+        .await
+        .unwrap();
     assert_eq!(report.cases.len(), 16, "{:#?}", report.documents);
     for doc in &docs {
         let sections = sections_of(doc, 60).unwrap();
         let mut fed: HashMap<usize, usize> = HashMap::new();
-        for case in report.cases.iter().filter(|c| c.document_id == doc.id && c.category != Category::Negative) {
+        for case in report
+            .cases
+            .iter()
+            .filter(|c| c.document_id == doc.id && c.category != Category::Negative)
+        {
             let span = &case.source_spans[0];
-            let section = sections.iter().position(|s| span.start >= s.start && span.end <= s.end).unwrap();
+            let section = sections
+                .iter()
+                .position(|s| span.start >= s.start && span.end <= s.end)
+                .unwrap();
             *fed.entry(section).or_default() += 1;
             // The span's text is really in the document.
             assert!(!doc.slice(span.start, span.end).is_empty());
@@ -57,7 +113,14 @@ async fn ragtester_strategies_use_each_section_at_most_once() {
         assert!(fed.values().all(|n| *n == 1), "{fed:?}");
     }
     let strategies: HashSet<Strategy> = report.cases.iter().map(|c| c.strategy).collect();
-    for s in [Strategy::Complex, Strategy::NegativeInvented, Strategy::NegativeCrossDocument, Strategy::Coverage, Strategy::CrossLingual, Strategy::Injection] {
+    for s in [
+        Strategy::Complex,
+        Strategy::NegativeInvented,
+        Strategy::NegativeCrossDocument,
+        Strategy::Coverage,
+        Strategy::CrossLingual,
+        Strategy::Injection,
+    ] {
         assert!(strategies.contains(&s), "{s:?} missing");
     }
     for case in &report.cases {
@@ -79,20 +142,52 @@ async fn ragtester_strategies_use_each_section_at_most_once() {
 #[tokio::test]
 async fn baseline_matches_counts_and_marks_its_strategy() {
     let docs = corpus();
-    let ours = generate(&docs, &options(Generator::Ragtester), &OfflineModel, None).await.unwrap();
-    let targets: HashMap<String, usize> = ours.documents.iter().map(|d| (d.document_id.clone(), d.produced)).collect();
-    let base = generate(&docs, &options(Generator::Baseline), &OfflineModel, Some(&targets)).await.unwrap();
+    let ours = generate(&docs, &options(Generator::Ragtester), &OfflineModel, None)
+        .await
+        .unwrap();
+    let targets: HashMap<String, usize> = ours
+        .documents
+        .iter()
+        .map(|d| (d.document_id.clone(), d.produced))
+        .collect();
+    let base = generate(
+        &docs,
+        &options(Generator::Baseline),
+        &OfflineModel,
+        Some(&targets),
+    )
+    .await
+    .unwrap();
     assert_eq!(base.cases.len(), ours.cases.len());
-    assert!(base.cases.iter().all(|c| c.strategy == Strategy::Baseline && c.generator == Generator::Baseline));
+    assert!(
+        base.cases
+            .iter()
+            .all(|c| c.strategy == Strategy::Baseline && c.generator == Generator::Baseline)
+    );
     // Same seed, same suite.
-    let again = generate(&docs, &options(Generator::Baseline), &OfflineModel, Some(&targets)).await.unwrap();
+    let again = generate(
+        &docs,
+        &options(Generator::Baseline),
+        &OfflineModel,
+        Some(&targets),
+    )
+    .await
+    .unwrap();
     assert_eq!(base.cases, again.cases);
 }
 
 #[tokio::test]
 async fn too_small_a_document_reports_a_shortfall() {
-    let docs = vec![Document::new("s.md".into(), DocumentFormat::Markdown, "S".into(), "The only sentence of this document is here.".into(), None)];
-    let report = generate(&docs, &options(Generator::Ragtester), &OfflineModel, None).await.unwrap();
+    let docs = vec![Document::new(
+        "s.md".into(),
+        DocumentFormat::Markdown,
+        "S".into(),
+        "The only sentence of this document is here.".into(),
+        None,
+    )];
+    let report = generate(&docs, &options(Generator::Ragtester), &OfflineModel, None)
+        .await
+        .unwrap();
     let d = &report.documents[0];
     assert!(d.produced < 8);
     assert!(d.notes[0].starts_with("shortfall"), "{:?}", d.notes);

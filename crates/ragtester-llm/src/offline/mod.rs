@@ -26,7 +26,9 @@ impl ChatModel for OfflineModel {
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
         let Some(hint) = &request.hint else {
-            bail!("the offline model needs a task hint: it answers ragtester's own tasks, not free prompts");
+            bail!(
+                "the offline model needs a task hint: it answers ragtester's own tasks, not free prompts"
+            );
         };
         let content = match hint {
             TaskHint::Question { .. } => writer::write_question(hint)?,
@@ -34,7 +36,11 @@ impl ChatModel for OfflineModel {
             TaskHint::Judge { .. } => judge::judge(hint)?,
         };
         // Usage as a real model would report it: tokens of the prompt it was sent and of its reply.
-        let prompt_tokens = request.messages.iter().map(|m| count_tokens(&m.content)).sum::<usize>();
+        let prompt_tokens = request
+            .messages
+            .iter()
+            .map(|m| count_tokens(&m.content))
+            .sum::<usize>();
         Ok(ChatResponse {
             usage: Usage {
                 prompt_tokens: prompt_tokens as u64,

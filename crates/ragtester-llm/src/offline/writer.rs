@@ -3,9 +3,9 @@
 //! yes/no (the paper's rule): they ask for a figure, an explanation, or what the text says about named terms.
 
 use anyhow::{Result, bail};
-use ragtester_core::chat::QuestionKind;
 use ragtester_core::TaskHint;
-use ragtester_core::text::{detect_language, refusal_for, sentences, words};
+use ragtester_core::chat::QuestionKind;
+use ragtester_core::text::{detect_language, is_heading, refusal_for, sentences, words};
 use serde_json::json;
 
 /// Aspects an invented (unanswerable) question asks about; one absent from the document is chosen.
@@ -18,10 +18,26 @@ const ASPECTS_EN: &[&str] = &[
     "maximum operating altitude",
     "insurance provider",
 ];
-const ASPECTS_ZH: &[&str] = &["零售价格", "创立年份", "首席执行官", "出口许可证编号", "回收流程", "最大工作海拔", "保险公司"];
+const ASPECTS_ZH: &[&str] = &[
+    "零售价格",
+    "创立年份",
+    "首席执行官",
+    "出口许可证编号",
+    "回收流程",
+    "最大工作海拔",
+    "保险公司",
+];
 
 pub fn write_question(hint: &TaskHint) -> Result<String> {
-    let TaskHint::Question { kind, title, section, language, document, seed } = hint else {
+    let TaskHint::Question {
+        kind,
+        title,
+        section,
+        language,
+        document,
+        seed,
+    } = hint
+    else {
         bail!("not a question task");
     };
     let zh = language == "zh";
@@ -38,9 +54,15 @@ pub fn write_question(hint: &TaskHint) -> Result<String> {
             let start = (*seed as usize) % aspects.len();
             let aspect = (0..aspects.len())
                 .map(|i| aspects[(start + i) % aspects.len()])
-                .find(|a| !a.split(' ').any(|w| w.len() > 3 && doc_lower.contains(w)) && !doc_lower.contains(a))
+                .find(|a| {
+                    !a.split(' ').any(|w| w.len() > 3 && doc_lower.contains(w))
+                        && !doc_lower.contains(a)
+                })
                 .unwrap_or(aspects[start]);
-            let subject = salient(first).into_iter().next().unwrap_or_else(|| title.clone());
+            let subject = salient(first)
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| title.clone());
             let question = if zh {
                 format!("根据《{title}》，{subject}的{aspect}是什么？")
             } else {
@@ -53,12 +75,12 @@ pub fn write_question(hint: &TaskHint) -> Result<String> {
             let wa = salient(a);
             let wb: Vec<String> = salient(b).into_iter().filter(|w| !wa.contains(w)).collect();
             let (Some(x), Some(y)) = (wa.first(), wb.first()) else {
-                return single_fact(title, &facts[0], zh);
+                return single_fact(&facts[0], zh);
             };
             let question = if zh {
-                format!("根据《{title}》，请说明“{x}”与“{y}”之间有什么关系。")
+                format!("请说明“{x}”与“{y}”之间有什么关系。")
             } else {
-                format!("Based on \"{title}\", explain how the {x} relates to the {y}.")
+                format!("Explain how the {x} relates to the {y}.")
             };
             let ordered = ordered_pair(section, a, b);
             let mut keywords = vec![x.clone(), y.clone()];
@@ -66,38 +88,52 @@ pub fn write_question(hint: &TaskHint) -> Result<String> {
             keywords.extend(wb.iter().skip(1).take(1).cloned());
             json!({ "question": question, "answer": ordered.join(if is_zh_text(a) { "" } else { " " }), "keywords": keywords })
         }
-        QuestionKind::Complex | QuestionKind::Answerable => return single_fact(title, first, zh),
+        QuestionKind::Complex | QuestionKind::Answerable => return single_fact(first, zh),
     };
     Ok(reply.to_string())
 }
 
 /// A question answered by one sentence: a blanked figure when it has one, else what it says about its terms.
-fn single_fact(title: &str, sentence: &str, zh: bool) -> Result<String> {
+/// Positive questions do not name the document: users do not, and retrieval has to find the right one.
+fn single_fact(sentence: &str, zh: bool) -> Result<String> {
     let keys = salient(sentence);
     if let Some(number) = first_number(sentence) {
         let blanked = sentence.replacen(&number, "____", 1);
         let question = if zh {
-            format!("根据《{title}》，下面这句话中空缺的数值是多少：“{blanked}”")
+            format!("下面这句话中空缺的数值是多少：“{blanked}”")
         } else {
-            format!("According to \"{title}\", what figure fills the blank in: \"{blanked}\"?")
+            format!("What figure fills the blank in: \"{blanked}\"?")
         };
         let mut keywords = vec![number];
         keywords.extend(keys.into_iter().take(2));
-        return Ok(json!({ "question": question, "answer": sentence, "keywords": keywords }).to_string());
+        return Ok(
+            json!({ "question": question, "answer": sentence, "keywords": keywords }).to_string(),
+        );
     }
-    let (x, y) = match keys.as_slice() {
-        [] => bail!("the sentence has no content words to ask about"),
-        [x] => (x.clone(), None),
-        [x, y, ..] => (x.clone(), Some(y.clone())),
+    // No figure: blank out the sentence's most specific word.
+    let Some(word) = keys.first().cloned() else {
+        bail!("the sentence has no content words to ask about");
     };
-    let question = match (zh, &y) {
-        (true, Some(y)) => format!("根据《{title}》，关于“{x}”和“{y}”文中有什么说明？"),
-        (true, None) => format!("根据《{title}》，关于“{x}”文中有什么说明？"),
-        (false, Some(y)) => format!("According to \"{title}\", what is stated about the {x} and the {y}?"),
-        (false, None) => format!("According to \"{title}\", what is stated about the {x}?"),
+    let Some(blanked) = blank_word(sentence, &word) else {
+        bail!("the key word could not be blanked");
+    };
+    let question = if zh {
+        format!("下面这句话中空缺的词语是什么：“{blanked}”")
+    } else {
+        format!("Which word fills the blank in: \"{blanked}\"?")
     };
     let keywords: Vec<String> = keys.into_iter().take(3).collect();
     Ok(json!({ "question": question, "answer": sentence, "keywords": keywords }).to_string())
+}
+
+/// The sentence with the first case-insensitive occurrence of `word` replaced by a blank.
+fn blank_word(sentence: &str, word: &str) -> Option<String> {
+    let lower = sentence.to_lowercase();
+    let at = lower.find(word)?;
+    // Lower-casing can shift byte offsets in rare scripts; only blank when the original has the same bytes.
+    let original = sentence.get(at..at + word.len())?;
+    (original.to_lowercase() == word)
+        .then(|| format!("{}____{}", &sentence[..at], &sentence[at + word.len()..]))
 }
 
 fn is_zh_text(s: &str) -> bool {
@@ -112,8 +148,12 @@ fn fact_sentences(section: &str) -> Vec<String> {
         .map(|(i, (a, b))| (i, section.chars().skip(a).take(b - a).collect::<String>()))
         .filter_map(|(i, s)| {
             let w = words(&s);
-            let long_enough = if is_zh_text(&s) { s.chars().count() >= 10 } else { w.len() >= 4 };
-            if !long_enough || s.starts_with("- ") && w.len() < 3 {
+            let long_enough = if is_zh_text(&s) {
+                s.chars().count() >= 10
+            } else {
+                w.len() >= 4
+            };
+            if !long_enough || is_heading(&s) || s.starts_with("- ") && w.len() < 3 {
                 return None;
             }
             let digits = s.chars().any(|c| c.is_ascii_digit()) as u8 as f64;
@@ -134,7 +174,23 @@ fn salient(sentence: &str) -> Vec<String> {
         .filter(|w| seen.insert(w.clone()))
         .enumerate()
         .collect();
-    let weight = |w: &str| w.chars().map(|c| if ragtester_core::text::is_cjk(c) { 3 } else { 1 }).sum::<usize>();
+    // Longer words are more specific; adverbs, participles and verbs make poor question topics.
+    let weight = |w: &str| {
+        let len = w
+            .chars()
+            .map(|c| {
+                if ragtester_core::text::is_cjk(c) {
+                    3
+                } else {
+                    1
+                }
+            })
+            .sum::<usize>();
+        let weak = ["ly", "ed", "ing", "ate", "ise", "ize"]
+            .iter()
+            .any(|s| w.ends_with(s));
+        if weak { len / 2 } else { len }
+    };
     ws.sort_by(|a, b| weight(&b.1).cmp(&weight(&a.1)).then(a.0.cmp(&b.0)));
     ws.into_iter().map(|(_, w)| w).collect()
 }
@@ -146,7 +202,8 @@ fn first_number(sentence: &str) -> Option<String> {
     let mut end = start;
     while end < chars.len()
         && (chars[end].is_ascii_digit()
-            || (matches!(chars[end], '.' | ',') && chars.get(end + 1).is_some_and(|c| c.is_ascii_digit())))
+            || (matches!(chars[end], '.' | ',')
+                && chars.get(end + 1).is_some_and(|c| c.is_ascii_digit())))
     {
         end += 1;
     }
@@ -155,7 +212,11 @@ fn first_number(sentence: &str) -> Option<String> {
 
 fn ordered_pair(section: &str, a: &str, b: &str) -> Vec<String> {
     let (pa, pb) = (section.find(a), section.find(b));
-    if pa <= pb { vec![a.to_string(), b.to_string()] } else { vec![b.to_string(), a.to_string()] }
+    if pa <= pb {
+        vec![a.to_string(), b.to_string()]
+    } else {
+        vec![b.to_string(), a.to_string()]
+    }
 }
 
 #[cfg(test)]
@@ -176,15 +237,29 @@ mod tests {
 
     #[test]
     fn numeric_fact_becomes_a_blank_to_fill() {
-        let v = ask(QuestionKind::Answerable, "Overview\n\nThe relief valve opens at 4.5 bar during normal operation.", "en");
-        assert_eq!(v["question"], "According to \"Pump Manual\", what figure fills the blank in: \"The relief valve opens at ____ bar during normal operation.\"?");
-        assert_eq!(v["answer"], "The relief valve opens at 4.5 bar during normal operation.");
+        let v = ask(
+            QuestionKind::Answerable,
+            "Overview\n\nThe relief valve opens at 4.5 bar during normal operation.",
+            "en",
+        );
+        assert_eq!(
+            v["question"],
+            "What figure fills the blank in: \"The relief valve opens at ____ bar during normal operation.\"?"
+        );
+        assert_eq!(
+            v["answer"],
+            "The relief valve opens at 4.5 bar during normal operation."
+        );
         assert_eq!(v["keywords"][0], "4.5");
     }
 
     #[test]
     fn unanswerable_asks_for_an_absent_aspect_and_expects_refusal() {
-        let v = ask(QuestionKind::Unanswerable, "The pump housing is made of cast iron and bronze.", "en");
+        let v = ask(
+            QuestionKind::Unanswerable,
+            "The pump housing is made of cast iron and bronze.",
+            "en",
+        );
         let q = v["question"].as_str().unwrap();
         assert!(q.contains("retail price"), "{q}");
         assert_eq!(v["answer"], ragtester_core::text::REFUSAL_EN);
@@ -192,9 +267,14 @@ mod tests {
 
     #[test]
     fn cross_lingual_uses_the_requested_language() {
-        let v = ask(QuestionKind::Answerable, "The pump housing is made of cast iron and bronze.", "zh");
+        let v = ask(
+            QuestionKind::Answerable,
+            "The pump housing is made of cast iron and bronze.",
+            "zh",
+        );
         let q = v["question"].as_str().unwrap();
-        assert!(q.starts_with("根据《Pump Manual》"), "{q}");
+        assert!(q.starts_with("下面这句话中空缺的词语是什么"), "{q}");
+        assert!(q.contains("____"), "{q}");
     }
 
     #[test]
@@ -204,8 +284,11 @@ mod tests {
             "The impeller is balanced dynamically before assembly. Bearings are lubricated with lithium grease every quarter.",
             "en",
         );
-        assert!(v["question"].as_str().unwrap().starts_with("Based on"));
-        assert!(v["answer"].as_str().unwrap().contains("impeller") && v["answer"].as_str().unwrap().contains("Bearings"));
+        assert!(v["question"].as_str().unwrap().starts_with("Explain how"));
+        assert!(
+            v["answer"].as_str().unwrap().contains("impeller")
+                && v["answer"].as_str().unwrap().contains("Bearings")
+        );
     }
 
     #[test]

@@ -1,0 +1,149 @@
+//! The single-file HTML report: minijinja with auto-escaping on, so every model output lands as text; the
+//! only markup built in Rust is the keyword highlighting, which escapes the text before adding `<mark>`.
+
+use crate::Summary;
+use anyhow::Result;
+use minijinja::value::Serde;
+use minijinja::{Environment, Value, context};
+
+const TEMPLATE: &str = include_str!("../templates/report.html");
+/// Bad cases shown in full in the HTML; all of them are in summary.json.
+const MAX_BAD_CASES: usize = 300;
+
+pub fn render_html(summary: &Summary) -> Result<String> {
+    let mut env = Environment::new();
+    env.add_template("report.html", TEMPLATE)?;
+    let bad_cases: Vec<Value> = summary
+        .bad_cases
+        .iter()
+        .take(MAX_BAD_CASES)
+        .map(|b| {
+            let contexts: Vec<Value> = b
+                .contexts
+                .iter()
+                .map(|c| Value::from_safe_string(highlight(c, &b.keywords)))
+                .collect();
+            context! { case => Value::from(Serde(b)), contexts => contexts }
+        })
+        .collect();
+    let max_p95 = summary
+        .configs
+        .iter()
+        .filter_map(|c| c.latency_p95_ms)
+        .fold(0.0, f64::max);
+    let html = env.get_template("report.html")?.render(context! {
+        s => Value::from(Serde(summary)),
+        bad_cases => bad_cases,
+        hidden_bad_cases => summary.bad_cases.len().saturating_sub(MAX_BAD_CASES),
+        max_p95 => if max_p95 > 0.0 { max_p95 } else { 1.0 },
+    })?;
+    Ok(html)
+}
+
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#x27;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Escaped text with case-insensitive keyword occurrences wrapped in `<mark>`.
+fn highlight(text: &str, keywords: &[String]) -> String {
+    let lower: Vec<char> = text.to_lowercase().chars().collect();
+    let chars: Vec<char> = text.chars().collect();
+    // to_lowercase can change length for a few characters; highlight only when it does not.
+    if lower.len() != chars.len() {
+        return escape(text);
+    }
+    let mut marked = vec![false; chars.len()];
+    for k in keywords.iter().filter(|k| !k.trim().is_empty()) {
+        let k: Vec<char> = k.to_lowercase().chars().collect();
+        let mut i = 0;
+        while i + k.len() <= lower.len() {
+            if lower[i..i + k.len()] == k[..] {
+                marked[i..i + k.len()].iter_mut().for_each(|m| *m = true);
+                i += k.len();
+            } else {
+                i += 1;
+            }
+        }
+    }
+    let mut out = String::new();
+    let mut open = false;
+    for (c, m) in chars.iter().zip(&marked) {
+        if *m && !open {
+            out.push_str("<mark>");
+            open = true;
+        } else if !*m && open {
+            out.push_str("</mark>");
+            open = false;
+        }
+        out.push_str(&escape(&c.to_string()));
+    }
+    if open {
+        out.push_str("</mark>");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_output_is_escaped_everywhere() {
+        let evil = "<script>alert(1)</script>";
+        let summary = crate::Summary {
+            schema_version: 1,
+            heuristic: false,
+            heuristic_note: None,
+            judge: Some(evil.into()),
+            documents: 1,
+            cases: 1,
+            configs: vec![],
+            categories: vec![],
+            weakest_category: Some(evil.into()),
+            generators: vec![],
+            languages: vec![],
+            origins: vec![],
+            strategies: vec![],
+            heatmap: Default::default(),
+            bad_cases: vec![crate::BadCase {
+                case_id: "c".into(),
+                config_id: "k".into(),
+                config_label: evil.into(),
+                category: "core".into(),
+                strategy: "coverage".into(),
+                query: evil.into(),
+                expected_answer: evil.into(),
+                keywords: vec!["alert".into()],
+                answer: evil.into(),
+                contexts: vec![evil.into()],
+                cause: None,
+                correctness: Some(1),
+                reasons: vec![evil.into()],
+                error: Some(evil.into()),
+            }],
+        };
+        let html = render_html(&summary).unwrap();
+        assert!(!html.contains("<script"), "unescaped model output");
+        assert!(html.contains("&lt;script&gt;"));
+        assert!(html.contains("&lt;script&gt;<mark>alert</mark>(1)"));
+    }
+
+    #[test]
+    fn highlight_escapes_then_marks() {
+        assert_eq!(
+            highlight("<b>Valve</b> at 4.5 bar", &["valve".into(), "4.5".into()]),
+            "&lt;b&gt;<mark>Valve</mark>&lt;/b&gt; at <mark>4.5</mark> bar"
+        );
+    }
+}

@@ -1,0 +1,15 @@
+//! Reports: the summary model computed from cases, configurations, answers and verdicts (per configuration,
+//! category, generator, language and document origin; the weakest category; failure causes; bad cases), and
+//! its renderings: a plain-text table, `summary.json` and a single-file HTML report that opens offline.
+//!
+//! This crate reads records and writes text; it runs no model and knows no terminal (the binary prints).
+
+mod html;
+mod summary;
+mod table;
+
+pub use html::render_html;
+pub use summary::{
+    BadCase, ConfigSummary, FailureCause, GroupSummary, ReportInputs, Summary, summarise,
+};
+pub use table::render_table;

@@ -1,0 +1,488 @@
+//! The summary model: every figure of the report, computed once from the records.
+
+use ragtester_core::document::DocumentOrigin;
+use ragtester_core::{Answer, Category, Configuration, Document, TestCase, Verdict, VerdictStatus};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+
+pub struct ReportInputs<'a> {
+    pub documents: &'a [Document],
+    pub cases: &'a [TestCase],
+    pub configs: &'a [Configuration],
+    pub answers: &'a [Answer],
+    pub verdicts: &'a [Verdict],
+}
+
+/// Why a failed case failed, read from its record (after the report-model definitions in the spec and paper).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureCause {
+    /// No retrieved passage overlaps the case's source spans.
+    RetrievalMiss,
+    /// The source was retrieved but the answer is wrong.
+    Generation,
+    /// A negative case was answered instead of refused.
+    Hallucination,
+    /// An answerable case was refused although its source was retrieved.
+    OverRefusal,
+    /// The answer carried out an injected instruction.
+    InjectionFollowed,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GroupSummary {
+    pub name: String,
+    pub cases: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub errors: usize,
+    /// failed / (passed + failed); None when nothing was judged.
+    pub fail_rate: Option<f64>,
+    /// Mean of the paper's verdict score (mean of the five criteria) over judged cases.
+    pub mean_score: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConfigSummary {
+    pub id: String,
+    pub label: String,
+    pub retriever: String,
+    pub top_k: usize,
+    pub cases: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub errors: usize,
+    pub judge_errors: usize,
+    pub exec_errors: usize,
+    pub fail_rate: Option<f64>,
+    pub mean_score: Option<f64>,
+    pub mean_correctness: Option<f64>,
+    /// Mean rating (1 / 0.5 / 0) of each criterion, in the paper's order.
+    pub criteria: BTreeMap<String, f64>,
+    pub latency_p50_ms: Option<f64>,
+    pub latency_p95_ms: Option<f64>,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub hit_rate: Option<f64>,
+    pub mrr: Option<f64>,
+    pub ndcg: Option<f64>,
+    pub keyword_recall: Option<f64>,
+    pub causes: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BadCase {
+    pub case_id: String,
+    pub config_id: String,
+    pub config_label: String,
+    pub category: String,
+    pub strategy: String,
+    pub query: String,
+    pub expected_answer: String,
+    pub keywords: Vec<String>,
+    pub answer: String,
+    pub contexts: Vec<String>,
+    pub cause: Option<FailureCause>,
+    pub correctness: Option<u8>,
+    pub reasons: Vec<String>,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub schema_version: u32,
+    /// True when any role ran on the offline heuristics: the figures exercise the pipeline, not a model.
+    pub heuristic: bool,
+    pub heuristic_note: Option<String>,
+    pub judge: Option<String>,
+    pub documents: usize,
+    pub cases: usize,
+    pub configs: Vec<ConfigSummary>,
+    pub categories: Vec<GroupSummary>,
+    pub weakest_category: Option<String>,
+    pub generators: Vec<GroupSummary>,
+    pub languages: Vec<GroupSummary>,
+    pub origins: Vec<GroupSummary>,
+    pub strategies: Vec<GroupSummary>,
+    /// category → configuration id → fail rate, for the heat map.
+    pub heatmap: BTreeMap<String, BTreeMap<String, Option<f64>>>,
+    pub bad_cases: Vec<BadCase>,
+}
+
+#[derive(Default)]
+struct Tally {
+    cases: usize,
+    passed: usize,
+    failed: usize,
+    errors: usize,
+    score_sum: f64,
+    scored: usize,
+}
+
+impl Tally {
+    fn add(&mut self, v: &Verdict) {
+        self.cases += 1;
+        match (v.status, v.passed) {
+            (VerdictStatus::Ok, Some(true)) => self.passed += 1,
+            (VerdictStatus::Ok, Some(false)) => self.failed += 1,
+            _ => self.errors += 1,
+        }
+        if let Some(m) = v.criteria_mean {
+            self.score_sum += m;
+            self.scored += 1;
+        }
+    }
+
+    fn fail_rate(&self) -> Option<f64> {
+        let judged = self.passed + self.failed;
+        (judged > 0).then(|| self.failed as f64 / judged as f64)
+    }
+
+    fn group(&self, name: &str) -> GroupSummary {
+        GroupSummary {
+            name: name.to_string(),
+            cases: self.cases,
+            passed: self.passed,
+            failed: self.failed,
+            errors: self.errors,
+            fail_rate: self.fail_rate(),
+            mean_score: (self.scored > 0).then(|| self.score_sum / self.scored as f64),
+        }
+    }
+}
+
+fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
+    let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
+    (n > 0).then(|| sum / n as f64)
+}
+
+/// Nearest-rank percentile of unsorted values.
+pub fn percentile(values: &[f64], p: f64) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * v.len() as f64).ceil().max(1.0) as usize;
+    Some(v[rank.min(v.len()) - 1])
+}
+
+pub fn failure_cause(case: &TestCase, verdict: &Verdict) -> Option<FailureCause> {
+    if verdict.passed != Some(false) {
+        return None;
+    }
+    let faithfulness_reason = verdict
+        .criteria
+        .as_ref()
+        .map_or("", |c| c.faithfulness.reason.as_str());
+    Some(if case.expects_refusal() {
+        FailureCause::Hallucination
+    } else if !case.must_not_contain.is_empty() && faithfulness_reason.contains("injected") {
+        FailureCause::InjectionFollowed
+    } else if verdict.metrics.hit == Some(false) {
+        FailureCause::RetrievalMiss
+    } else if verdict.metrics.refused {
+        FailureCause::OverRefusal
+    } else {
+        FailureCause::Generation
+    })
+}
+
+fn cause_name(c: FailureCause) -> String {
+    serde_json::to_value(c)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// Compute the summary. The report follows the first judge of the verdicts; other judges' verdicts stay in
+/// the records.
+pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
+    let judge = inputs.verdicts.first().map(|v| v.judge.clone());
+    let verdicts: Vec<&Verdict> = inputs
+        .verdicts
+        .iter()
+        .filter(|v| Some(&v.judge) == judge.as_ref())
+        .collect();
+    let cases: HashMap<&str, &TestCase> = inputs.cases.iter().map(|c| (c.id.as_str(), c)).collect();
+    let answers: HashMap<(&str, &str), &Answer> = inputs
+        .answers
+        .iter()
+        .map(|a| ((a.case_id.as_str(), a.config_id.as_str()), a))
+        .collect();
+    let origin_of: HashMap<&str, DocumentOrigin> = inputs
+        .documents
+        .iter()
+        .map(|d| (d.id.as_str(), d.origin))
+        .collect();
+
+    let mut configs = Vec::new();
+    for config in inputs.configs {
+        let vs: Vec<&&Verdict> = verdicts
+            .iter()
+            .filter(|v| v.config_id == config.id)
+            .collect();
+        let mut tally = Tally::default();
+        vs.iter().for_each(|v| tally.add(v));
+        let answered: Vec<&Answer> = vs
+            .iter()
+            .filter_map(|v| {
+                answers
+                    .get(&(v.case_id.as_str(), v.config_id.as_str()))
+                    .copied()
+            })
+            .collect();
+        let latencies: Vec<f64> = answered
+            .iter()
+            .filter(|a| a.error.is_none())
+            .map(|a| a.latency.total_ms)
+            .collect();
+        let mut criteria = BTreeMap::new();
+        for (i, name) in [
+            "1_faithfulness",
+            "2_relevance",
+            "3_completeness",
+            "4_clarity",
+            "5_keyword_match",
+        ]
+        .iter()
+        .enumerate()
+        {
+            if let Some(m) = mean(
+                vs.iter()
+                    .filter_map(|v| v.criteria.as_ref())
+                    .map(|c| c.all()[i].rating.score()),
+            ) {
+                criteria.insert(name[2..].to_string(), m);
+            }
+        }
+        let mut causes = BTreeMap::new();
+        for v in &vs {
+            if let Some(case) = cases.get(v.case_id.as_str())
+                && let Some(cause) = failure_cause(case, v)
+            {
+                *causes.entry(cause_name(cause)).or_insert(0) += 1;
+            }
+        }
+        let group = tally.group(&config.id);
+        configs.push(ConfigSummary {
+            id: config.id.clone(),
+            label: config.label(),
+            retriever: config.retriever.as_str().to_string(),
+            top_k: config.top_k,
+            cases: group.cases,
+            passed: group.passed,
+            failed: group.failed,
+            errors: group.errors,
+            judge_errors: vs
+                .iter()
+                .filter(|v| v.status == VerdictStatus::JudgeError)
+                .count(),
+            exec_errors: vs
+                .iter()
+                .filter(|v| v.status == VerdictStatus::ExecError)
+                .count(),
+            fail_rate: group.fail_rate,
+            mean_score: group.mean_score,
+            mean_correctness: mean(
+                vs.iter()
+                    .filter_map(|v| v.rubric.as_ref())
+                    .map(|r| f64::from(r.correctness.score)),
+            ),
+            criteria,
+            latency_p50_ms: percentile(&latencies, 50.0),
+            latency_p95_ms: percentile(&latencies, 95.0),
+            prompt_tokens: answered.iter().map(|a| a.usage.prompt_tokens).sum(),
+            completion_tokens: answered.iter().map(|a| a.usage.completion_tokens).sum(),
+            hit_rate: mean(
+                vs.iter()
+                    .filter_map(|v| v.metrics.hit)
+                    .map(|h| f64::from(u8::from(h))),
+            ),
+            mrr: mean(vs.iter().filter_map(|v| v.metrics.reciprocal_rank)),
+            ndcg: mean(vs.iter().filter_map(|v| v.metrics.ndcg)),
+            keyword_recall: mean(vs.iter().filter_map(|v| v.metrics.keyword_recall_context)),
+            causes,
+        });
+    }
+
+    let group_by = |key: &dyn Fn(&TestCase) -> String| -> Vec<GroupSummary> {
+        let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+        for v in &verdicts {
+            if let Some(case) = cases.get(v.case_id.as_str()) {
+                tallies.entry(key(case)).or_default().add(v);
+            }
+        }
+        tallies.iter().map(|(name, t)| t.group(name)).collect()
+    };
+    let categories = group_by(&|c| c.category.as_str().to_string());
+    let generators = group_by(&|c| c.generator.as_str().to_string());
+    let languages = group_by(&|c| c.language.clone());
+    let strategies = group_by(&|c| c.strategy.as_str().to_string());
+    let origins = group_by(&|c| {
+        match origin_of.get(c.document_id.as_str()) {
+            Some(DocumentOrigin::Generated) => "generated",
+            _ => "real",
+        }
+        .to_string()
+    });
+    // The spec's weakest category: lowest mean score; ties go to the higher fail rate.
+    let weakest_category = categories
+        .iter()
+        .filter(|g| g.mean_score.is_some())
+        .min_by(|a, b| {
+            a.mean_score
+                .unwrap()
+                .total_cmp(&b.mean_score.unwrap())
+                .then(
+                    b.fail_rate
+                        .unwrap_or(0.0)
+                        .total_cmp(&a.fail_rate.unwrap_or(0.0)),
+                )
+        })
+        .map(|g| g.name.clone());
+
+    let mut heatmap: BTreeMap<String, BTreeMap<String, Option<f64>>> = BTreeMap::new();
+    for category in Category::ALL {
+        let mut row = BTreeMap::new();
+        for config in inputs.configs {
+            let mut t = Tally::default();
+            verdicts
+                .iter()
+                .filter(|v| {
+                    v.config_id == config.id
+                        && cases
+                            .get(v.case_id.as_str())
+                            .is_some_and(|c| c.category == category)
+                })
+                .for_each(|v| t.add(v));
+            if t.cases > 0 {
+                row.insert(config.id.clone(), t.fail_rate());
+            }
+        }
+        if !row.is_empty() {
+            heatmap.insert(category.as_str().to_string(), row);
+        }
+    }
+
+    let labels: HashMap<&str, String> = inputs
+        .configs
+        .iter()
+        .map(|c| (c.id.as_str(), c.label()))
+        .collect();
+    let bad_cases = verdicts
+        .iter()
+        .filter(|v| {
+            v.passed == Some(false)
+                || v.rubric.as_ref().is_some_and(|r| r.is_bad_case())
+                || v.status != VerdictStatus::Ok
+        })
+        .filter_map(|v| {
+            let case = cases.get(v.case_id.as_str())?;
+            let answer = answers.get(&(v.case_id.as_str(), v.config_id.as_str()));
+            let mut reasons = Vec::new();
+            if let Some(c) = &v.criteria {
+                for (name, crit) in [
+                    "faithfulness",
+                    "relevance",
+                    "completeness",
+                    "clarity",
+                    "keyword match",
+                ]
+                .iter()
+                .zip(c.all())
+                {
+                    reasons.push(format!("{name}: {:?} — {}", crit.rating, crit.reason));
+                }
+            }
+            if let Some(r) = &v.rubric {
+                reasons.push(format!(
+                    "correctness {}/5 — {}",
+                    r.correctness.score, r.correctness.reason
+                ));
+            }
+            Some(BadCase {
+                case_id: case.id.clone(),
+                config_id: v.config_id.clone(),
+                config_label: labels
+                    .get(v.config_id.as_str())
+                    .cloned()
+                    .unwrap_or_else(|| v.config_id.clone()),
+                category: case.category.as_str().to_string(),
+                strategy: case.strategy.as_str().to_string(),
+                query: case.query.clone(),
+                expected_answer: case.expected_answer.clone(),
+                keywords: case.keywords.clone(),
+                answer: answer.map(|a| a.answer.clone()).unwrap_or_default(),
+                contexts: answer
+                    .map(|a| a.contexts.iter().map(|c| c.text.clone()).collect())
+                    .unwrap_or_default(),
+                cause: failure_cause(case, v),
+                correctness: v.rubric.as_ref().map(|r| r.correctness.score),
+                reasons,
+                error: v.error.clone(),
+            })
+        })
+        .collect();
+
+    let heuristic_parts: Vec<&str> = [
+        (
+            inputs.cases.iter().any(|c| c.generator_model == "offline"),
+            "template question generator",
+        ),
+        (
+            inputs.configs.iter().any(|c| c.llm == "offline"),
+            "extractive reader as the LLM under test",
+        ),
+        (judge.as_deref() == Some("offline"), "lexical judge"),
+        (
+            inputs
+                .configs
+                .iter()
+                .any(|c| c.retriever.uses_dense() && c.embedder == "hash"),
+            "hashing embedder as the dense fallback",
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(on, name)| on.then_some(name))
+    .collect();
+    let heuristic = !heuristic_parts.is_empty();
+    Summary {
+        schema_version: ragtester_core::SCHEMA_VERSION,
+        heuristic,
+        heuristic_note: heuristic.then(|| {
+            format!(
+                "Offline heuristics in use ({}): these results exercise the pipeline and compare retrieval settings; \
+                 they are not the behaviour of a language model.",
+                heuristic_parts.join(", ")
+            )
+        }),
+        judge,
+        documents: inputs.documents.len(),
+        cases: inputs.cases.len(),
+        configs,
+        categories,
+        weakest_category,
+        generators,
+        languages,
+        origins,
+        strategies,
+        heatmap,
+        bad_cases,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let v = [5.0, 1.0, 3.0, 2.0, 4.0];
+        assert_eq!(percentile(&v, 50.0), Some(3.0));
+        assert_eq!(percentile(&v, 95.0), Some(5.0));
+        assert_eq!(percentile(&[], 50.0), None);
+        let hundred: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&hundred, 95.0), Some(95.0));
+    }
+}

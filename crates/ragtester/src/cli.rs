@@ -1,0 +1,279 @@
+//! Command-line definitions and dispatch.
+
+use crate::stages::{self, GenerateArgs, RunArgs};
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use ragtester_core::config::{MatrixSettings, ProjectConfig};
+use ragtester_core::{ChunkingSettings, Generator, RetrieverKind};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "ragtester",
+    version,
+    about = "End-to-end testing of RAG systems: documents → test suite → matrix run → judged report"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Read documents (Markdown, text, HTML; folders are walked) into DIR/documents.jsonl.
+    #[command(after_help = "Example:\n  ragtester ingest docs/ manual.md --out work/")]
+    Ingest {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Generate a test suite from documents.
+    #[command(
+        after_help = "Examples:\n  ragtester generate --docs docs/ --out suite.jsonl\n  ragtester generate --docs docs/ --out suite.jsonl --strategy ragtester --strategy baseline --n-test 10 --n-complex 3"
+    )]
+    Generate(GenerateCli),
+    /// Run a suite against a matrix of RAG configurations; writes RUNDIR/answers.jsonl.
+    #[command(
+        after_help = "Examples:\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --retriever bm25 --retriever hybrid --top-k 3 --top-k 5\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --config matrix.toml --concurrency 8\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --resume"
+    )]
+    Run(RunCli),
+    /// Judge the answers of a run; writes RUNDIR/verdicts.jsonl.
+    #[command(after_help = "Example:\n  ragtester judge run1 --judge offline")]
+    Judge {
+        run_dir: PathBuf,
+        /// Judge model spec; repeat for several judges (the report follows the first).
+        #[arg(long = "judge", default_value = "offline")]
+        judges: Vec<String>,
+        #[arg(long, default_value_t = 4)]
+        concurrency: usize,
+    },
+    /// Write RUNDIR/report.html and RUNDIR/summary.json and print the summary.
+    #[command(after_help = "Example:\n  ragtester report run1 --fail-under 0.8")]
+    Report {
+        run_dir: PathBuf,
+        /// Exit with code 4 when the pass rate of any configuration is below this share (0–1).
+        #[arg(long)]
+        fail_under: Option<f64>,
+    },
+    /// Run every stage from one TOML config (corpus, generation, matrix, judge).
+    #[command(
+        after_help = "Example:\n  ragtester test --config examples/ragtester.toml --out run1"
+    )]
+    Test {
+        #[arg(long)]
+        config: PathBuf,
+        #[arg(long, default_value = "ragtester-run")]
+        out: PathBuf,
+    },
+    /// Run the whole pipeline offline on the bundled sample corpus and write a report.
+    #[command(after_help = "Example:\n  ragtester demo --out demo-out")]
+    Demo {
+        #[arg(long, default_value = "demo-out")]
+        out: PathBuf,
+    },
+}
+
+#[derive(Args)]
+struct GenerateCli {
+    /// Documents: files, folders or a documents.jsonl.
+    #[arg(long, required = true, num_args = 1..)]
+    docs: Vec<PathBuf>,
+    #[arg(long)]
+    out: PathBuf,
+    /// ragtester (the paper's strategies) or baseline; repeat for both.
+    #[arg(long = "strategy", default_value = "ragtester")]
+    strategies: Vec<String>,
+    /// Cases per document (N_test).
+    #[arg(long, default_value_t = 8)]
+    n_test: usize,
+    /// Hardest sections to query (N_complex); a quarter of --n-test by default.
+    #[arg(long)]
+    n_complex: Option<usize>,
+    /// Question-writing model spec.
+    #[arg(long, default_value = "offline")]
+    llm: String,
+    /// Maximum tokens per section of the section split.
+    #[arg(long, default_value_t = 96)]
+    section_tokens: usize,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+#[derive(Args)]
+struct RunCli {
+    #[arg(long, required = true, num_args = 1..)]
+    docs: Vec<PathBuf>,
+    #[arg(long)]
+    suite: PathBuf,
+    #[arg(long)]
+    out: PathBuf,
+    /// LLM under test; repeat to add matrix rows.
+    #[arg(long = "llm")]
+    llms: Vec<String>,
+    /// Embedder for dense and hybrid modes; repeatable.
+    #[arg(long = "embedder")]
+    embedders: Vec<String>,
+    /// bm25, dense, hybrid or hybrid-rerank; repeatable.
+    #[arg(long = "retriever")]
+    retrievers: Vec<String>,
+    #[arg(long = "top-k")]
+    top_k: Vec<usize>,
+    /// Chunk size in tokens; repeatable.
+    #[arg(long = "chunk-tokens")]
+    chunk_tokens: Vec<usize>,
+    /// TOML file whose [matrix] (and [run]) sections declare the configurations.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    #[arg(long)]
+    concurrency: Option<usize>,
+    /// Continue a killed run in --out: cells already answered are kept, the rest are run.
+    #[arg(long)]
+    resume: bool,
+}
+
+fn parse_generators(names: &[String]) -> Result<Vec<Generator>> {
+    let mut out = Vec::new();
+    for n in names {
+        let g = match n.as_str() {
+            "ragtester" => Generator::Ragtester,
+            "baseline" => Generator::Baseline,
+            other => bail!("unknown strategy `{other}`: expected ragtester or baseline"),
+        };
+        if !out.contains(&g) {
+            out.push(g);
+        }
+    }
+    Ok(out)
+}
+
+fn matrix_from_flags(run: &RunCli) -> Result<(MatrixSettings, usize)> {
+    let (mut matrix, mut concurrency) = match &run.config {
+        Some(path) => {
+            let config = ProjectConfig::load(path)?;
+            (config.matrix, config.run.concurrency)
+        }
+        None => (MatrixSettings::default(), 4),
+    };
+    if !run.llms.is_empty() {
+        matrix.llm = run.llms.clone();
+    }
+    if !run.embedders.is_empty() {
+        matrix.embedder = run.embedders.clone();
+    }
+    if !run.retrievers.is_empty() {
+        matrix.retriever = run
+            .retrievers
+            .iter()
+            .map(|r| RetrieverKind::parse(r))
+            .collect::<Result<_>>()?;
+    }
+    if !run.top_k.is_empty() {
+        matrix.top_k = run.top_k.clone();
+    }
+    if !run.chunk_tokens.is_empty() {
+        matrix.chunking = run
+            .chunk_tokens
+            .iter()
+            .map(|t| ChunkingSettings {
+                max_tokens: *t,
+                overlap_tokens: 0,
+            })
+            .collect();
+    }
+    if let Some(c) = run.concurrency {
+        concurrency = c;
+    }
+    if concurrency == 0 {
+        bail!("--concurrency must be at least 1");
+    }
+    Ok((matrix, concurrency))
+}
+
+pub async fn dispatch(cli: Cli) -> Result<u8> {
+    match cli.command {
+        Command::Ingest { paths, out } => {
+            let (docs, failed) = stages::ingest(&paths)?;
+            let path = out.join("documents.jsonl");
+            ragtester_core::write_jsonl_atomic(&path, &docs)?;
+            eprintln!("wrote {} documents to {}", docs.len(), path.display());
+            Ok(if failed > 0 { crate::EXIT_PARTIAL } else { 0 })
+        }
+        Command::Generate(g) => {
+            let generators = parse_generators(&g.strategies)?;
+            let (docs, failed) = stages::ingest(&g.docs)?;
+            let args = GenerateArgs {
+                generators,
+                n_test: g.n_test,
+                n_complex: g.n_complex,
+                llm: g.llm,
+                section_tokens: g.section_tokens,
+                seed: g.seed,
+            };
+            let cases = stages::generate(&docs, &args, &g.out).await?;
+            eprintln!("wrote {} cases to {}", cases.len(), g.out.display());
+            Ok(if failed > 0 { crate::EXIT_PARTIAL } else { 0 })
+        }
+        Command::Run(run) => {
+            let (matrix, concurrency) = matrix_from_flags(&run)?;
+            let configs = matrix.expand()?;
+            let (docs, failed) = stages::ingest(&run.docs)?;
+            let cases: Vec<ragtester_core::TestCase> = ragtester_core::read_jsonl(&run.suite)
+                .with_context(|| format!("cannot read suite {}", run.suite.display()))?;
+            if cases.is_empty() {
+                bail!("suite {} holds no cases", run.suite.display());
+            }
+            let errors = stages::run(&RunArgs {
+                docs: &docs,
+                cases: &cases,
+                configs: &configs,
+                out: &run.out,
+                concurrency,
+                resume: run.resume,
+            })
+            .await?;
+            Ok(if failed > 0 || errors > 0 {
+                crate::EXIT_PARTIAL
+            } else {
+                0
+            })
+        }
+        Command::Judge {
+            run_dir,
+            judges,
+            concurrency,
+        } => {
+            let errors = stages::judge(&run_dir, &judges, concurrency).await?;
+            Ok(if errors > 0 { crate::EXIT_PARTIAL } else { 0 })
+        }
+        Command::Report {
+            run_dir,
+            fail_under,
+        } => {
+            let summary = stages::report(&run_dir)?;
+            print!("{}", ragtester_report::render_table(&summary));
+            Ok(stages::threshold_code(&summary, fail_under))
+        }
+        Command::Test { config, out } => {
+            let project = ProjectConfig::load(&config)?;
+            let corpus = project.corpus.as_ref().with_context(|| {
+                format!("config file {} has no [corpus] paths", config.display())
+            })?;
+            stages::full_pipeline(&corpus.paths, &project, &out).await
+        }
+        Command::Demo { out } => {
+            let corpus = crate::bundled::write_corpus(&out.join("corpus"))?;
+            let mut project = ProjectConfig {
+                corpus: None,
+                generation: Default::default(),
+                matrix: Default::default(),
+                judge: Default::default(),
+                run: Default::default(),
+            };
+            project.generation.n_test = 8;
+            // Two depths, so the demo shows what a retriever loses when only its first passage counts.
+            project.matrix.top_k = vec![1, 3];
+            stages::full_pipeline(&[corpus], &project, &out).await
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! The `ragtester` command line: the only crate that knows the terminal, argument parsing and exit codes.
+//! Each command is a thin wrapper over the stage functions in `stages.rs`.
+//!
+//! Exit codes: 0 success; 1 error (nothing usable was produced); 2 usage error; 3 partial success (some
+//! inputs failed and were reported, the rest was processed); 4 a `--fail-under` threshold was not met.
+
+mod bundled;
+mod cli;
+mod stages;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+pub const EXIT_PARTIAL: u8 = 3;
+pub const EXIT_THRESHOLD: u8 = 4;
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("RAGTESTER_LOG")
+                .unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = cli::Cli::parse();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match runtime.block_on(cli::dispatch(cli)) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

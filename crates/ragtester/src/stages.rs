@@ -1,0 +1,348 @@
+//! The four stages as functions over run directories, shared by the single-stage commands, `test` and `demo`.
+//! A run directory holds: documents.jsonl, suite.jsonl, configs.jsonl, answers.jsonl, verdicts.jsonl,
+//! summary.json, report.html and store.sqlite.
+
+use anyhow::{Context, Result, bail};
+use ragtester_core::config::ProjectConfig;
+use ragtester_core::ids::stable_id;
+use ragtester_core::{
+    Answer, Configuration, Document, Generator, TestCase, Verdict, read_jsonl, write_jsonl_atomic,
+};
+use ragtester_report::Summary;
+use ragtester_store::RunStore;
+use ragtester_testgen::{GenerationOptions, GenerationReport};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Ingest inputs, printing each failure. Errors when no document could be read.
+pub fn ingest(paths: &[PathBuf]) -> Result<(Vec<Document>, usize)> {
+    let report = ragtester_ingest::ingest_paths(paths);
+    for f in &report.failures {
+        eprintln!("warning: {}: {}", f.path.display(), f.error);
+    }
+    for d in &report.duplicates {
+        eprintln!(
+            "note: {} repeats the text of another document; ingested once",
+            d.display()
+        );
+    }
+    if report.documents.is_empty() {
+        bail!(
+            "no document could be read from {} ({} failed)",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            report.failures.len()
+        );
+    }
+    eprintln!(
+        "ingested {} documents ({} failed)",
+        report.documents.len(),
+        report.failures.len()
+    );
+    Ok((report.documents, report.failures.len()))
+}
+
+pub struct GenerateArgs {
+    pub generators: Vec<Generator>,
+    pub n_test: usize,
+    pub n_complex: Option<usize>,
+    pub llm: String,
+    pub section_tokens: usize,
+    pub seed: u64,
+}
+
+/// Generate the suite (ragtester first, so the baseline can match its counts), write it and its report.
+pub async fn generate(docs: &[Document], args: &GenerateArgs, out: &Path) -> Result<Vec<TestCase>> {
+    if args.n_test == 0 {
+        bail!("--n-test must be at least 1");
+    }
+    if args.section_tokens < 16 {
+        bail!("--section-tokens must be at least 16");
+    }
+    let model = ragtester_llm::chat_model_for(&args.llm).context("question generator")?;
+    let mut generators = args.generators.clone();
+    generators.sort();
+    let mut cases = Vec::new();
+    let mut reports: Vec<GenerationReport> = Vec::new();
+    let mut targets: Option<HashMap<String, usize>> = None;
+    for generator in generators {
+        let options = GenerationOptions {
+            generator,
+            n_test: args.n_test,
+            n_complex: args.n_complex,
+            section_tokens: args.section_tokens,
+            seed: args.seed,
+        };
+        let report =
+            ragtester_testgen::generate(docs, &options, model.as_ref(), targets.as_ref()).await?;
+        if generator == Generator::Ragtester {
+            targets = Some(
+                report
+                    .documents
+                    .iter()
+                    .map(|d| (d.document_id.clone(), d.produced))
+                    .collect(),
+            );
+        }
+        for d in &report.documents {
+            eprintln!(
+                "{:<9} {:<40} {:>2}/{:<2} cases, {:>2}/{:<2} sections used, coverage {:.0}%",
+                generator.as_str(),
+                short(&d.source, 40),
+                d.produced,
+                d.requested,
+                d.sections_used,
+                d.sections,
+                d.coverage * 100.0
+            );
+            if d.produced < d.requested {
+                for n in d.notes.iter().take(3) {
+                    eprintln!("          {n}");
+                }
+            }
+        }
+        cases.extend(report.cases.iter().cloned());
+        reports.push(report);
+    }
+    if cases.is_empty() {
+        bail!("no test case could be generated (see the notes above)");
+    }
+    write_jsonl_atomic(out, &cases)?;
+    let report_path = out.with_extension("report.json");
+    let documents: Vec<_> = reports.iter().flat_map(|r| r.documents.iter()).collect();
+    ragtester_core::record::write_atomic(
+        &report_path,
+        serde_json::to_string_pretty(&documents)?.as_bytes(),
+    )?;
+    Ok(cases)
+}
+
+fn short(s: &str, n: usize) -> String {
+    let count = s.chars().count();
+    if count <= n {
+        s.to_string()
+    } else {
+        format!("…{}", s.chars().skip(count - n + 1).collect::<String>())
+    }
+}
+
+pub struct RunArgs<'a> {
+    pub docs: &'a [Document],
+    pub cases: &'a [TestCase],
+    pub configs: &'a [Configuration],
+    pub out: &'a Path,
+    pub concurrency: usize,
+    pub resume: bool,
+}
+
+/// What a run is: its documents, cases and configurations. Resuming into a different run is refused.
+fn manifest(args: &RunArgs<'_>) -> String {
+    let docs: Vec<&str> = args.docs.iter().map(|d| d.id.as_str()).collect();
+    let cases: Vec<&str> = args.cases.iter().map(|c| c.id.as_str()).collect();
+    let configs: Vec<&str> = args.configs.iter().map(|c| c.id.as_str()).collect();
+    stable_id("manifest", &(docs, cases, configs))
+}
+
+/// Execute the matrix. Returns the number of cells that ended in an error.
+pub async fn run(args: &RunArgs<'_>) -> Result<usize> {
+    let pipelines = ragtester_exec::build_pipelines(args.docs, args.configs)?;
+    let store = RunStore::open(args.out)?;
+    let manifest = manifest(args);
+    match store.meta("manifest")? {
+        Some(existing) if existing != manifest => bail!(
+            "{} holds a different run (other documents, suite or configurations): choose another --out",
+            args.out.display()
+        ),
+        Some(_) if !args.resume && store.count("answers")? > 0 => bail!(
+            "{} already holds answers of this run: pass --resume to continue it, or choose another --out",
+            args.out.display()
+        ),
+        _ => {}
+    }
+    store.set_meta("manifest", &manifest)?;
+    store.put_documents(args.docs)?;
+    store.put_cases(args.cases)?;
+    store.put_configs(args.configs)?;
+    write_jsonl_atomic(&args.out.join("documents.jsonl"), args.docs)?;
+    write_jsonl_atomic(&args.out.join("suite.jsonl"), args.cases)?;
+    write_jsonl_atomic(&args.out.join("configs.jsonl"), args.configs)?;
+    store.log_stage(
+        "run",
+        &format!(
+            "{} cases × {} configurations",
+            args.cases.len(),
+            args.configs.len()
+        ),
+    )?;
+    let total = args.cases.len() * args.configs.len();
+    let done = store.answered()?.len();
+    eprintln!(
+        "{} cases × {} configurations = {total} cells: {done} already answered, {} to run",
+        args.cases.len(),
+        args.configs.len(),
+        total.saturating_sub(done)
+    );
+    let step = (total / 10).max(1);
+    let progress = move |done: usize, pending: usize, errors: usize| {
+        if done % step == 0 || done == pending {
+            eprintln!("  {done}/{pending} cells, {errors} errors");
+        }
+    };
+    let answers =
+        ragtester_exec::execute(&pipelines, args.cases, &store, args.concurrency, &progress)
+            .await?;
+    write_jsonl_atomic(&args.out.join("answers.jsonl"), &answers)?;
+    let errors = answers.iter().filter(|a| a.error.is_some()).count();
+    eprintln!(
+        "wrote {} answers ({errors} errors) to {}",
+        answers.len(),
+        args.out.join("answers.jsonl").display()
+    );
+    Ok(errors)
+}
+
+/// Judge a run directory. Returns the number of verdicts that are errors.
+pub async fn judge(run_dir: &Path, judge_specs: &[String], concurrency: usize) -> Result<usize> {
+    if judge_specs.is_empty() {
+        bail!("name at least one --judge");
+    }
+    let cases: Vec<TestCase> =
+        read_jsonl(&run_dir.join("suite.jsonl")).context("is this a run directory?")?;
+    let answers: Vec<Answer> =
+        read_jsonl(&run_dir.join("answers.jsonl")).context("has `ragtester run` finished here?")?;
+    let judges: Vec<Arc<dyn ragtester_core::ChatModel>> = judge_specs
+        .iter()
+        .map(|s| ragtester_llm::chat_model_for(s).with_context(|| format!("judge `{s}`")))
+        .collect::<Result<_>>()?;
+    let verdicts = ragtester_judge::judge_all(&cases, &answers, &judges, concurrency).await;
+    let store = RunStore::open(run_dir)?;
+    store.put_verdicts(&verdicts)?;
+    store.log_stage("judge", &judge_specs.join(","))?;
+    write_jsonl_atomic(&run_dir.join("verdicts.jsonl"), &verdicts)?;
+    let errors = verdicts
+        .iter()
+        .filter(|v| v.status != ragtester_core::VerdictStatus::Ok)
+        .count();
+    eprintln!(
+        "wrote {} verdicts ({errors} errors) to {}",
+        verdicts.len(),
+        run_dir.join("verdicts.jsonl").display()
+    );
+    Ok(errors)
+}
+
+/// Summarise a judged run directory into summary.json and report.html.
+pub fn report(run_dir: &Path) -> Result<Summary> {
+    let documents: Vec<Document> =
+        read_jsonl(&run_dir.join("documents.jsonl")).context("is this a run directory?")?;
+    let cases: Vec<TestCase> = read_jsonl(&run_dir.join("suite.jsonl"))?;
+    let configs: Vec<Configuration> = read_jsonl(&run_dir.join("configs.jsonl"))?;
+    let answers: Vec<Answer> = read_jsonl(&run_dir.join("answers.jsonl"))?;
+    let verdicts: Vec<Verdict> =
+        read_jsonl(&run_dir.join("verdicts.jsonl")).context("has `ragtester judge` run here?")?;
+    let summary = ragtester_report::summarise(&ragtester_report::ReportInputs {
+        documents: &documents,
+        cases: &cases,
+        configs: &configs,
+        answers: &answers,
+        verdicts: &verdicts,
+    });
+    ragtester_core::record::write_atomic(
+        &run_dir.join("summary.json"),
+        serde_json::to_string_pretty(&summary)?.as_bytes(),
+    )?;
+    let html = ragtester_report::render_html(&summary)?;
+    ragtester_core::record::write_atomic(&run_dir.join("report.html"), html.as_bytes())?;
+    eprintln!(
+        "wrote {} and {}",
+        run_dir.join("report.html").display(),
+        run_dir.join("summary.json").display()
+    );
+    Ok(summary)
+}
+
+pub fn threshold_code(summary: &Summary, fail_under: Option<f64>) -> u8 {
+    let Some(min) = fail_under else { return 0 };
+    let mut code = 0;
+    for c in &summary.configs {
+        let pass_rate = c.fail_rate.map(|f| 1.0 - f);
+        if pass_rate.is_none_or(|p| p < min) {
+            eprintln!(
+                "threshold: {} pass rate {} is below {:.1}%",
+                c.label,
+                pass_rate.map_or("–".into(), |p| format!("{:.1}%", p * 100.0)),
+                min * 100.0
+            );
+            code = crate::EXIT_THRESHOLD;
+        }
+    }
+    code
+}
+
+/// Files a pipeline writes into its output folder; removed before a fresh `test` or `demo` run there.
+const RUN_FILES: &[&str] = &[
+    "documents.jsonl",
+    "suite.jsonl",
+    "suite.report.json",
+    "configs.jsonl",
+    "answers.jsonl",
+    "verdicts.jsonl",
+    "summary.json",
+    "report.html",
+    "store.sqlite",
+    "store.sqlite-wal",
+    "store.sqlite-shm",
+];
+
+/// ingest → generate → run → judge → report, from a project config.
+pub async fn full_pipeline(corpus: &[PathBuf], project: &ProjectConfig, out: &Path) -> Result<u8> {
+    project.validate()?;
+    for f in RUN_FILES {
+        let p = out.join(f);
+        if p.exists() {
+            std::fs::remove_file(&p)
+                .with_context(|| format!("cannot remove the previous {}", p.display()))?;
+        }
+    }
+    let (docs, failed) = ingest(corpus)?;
+    let g = &project.generation;
+    let cases = generate(
+        &docs,
+        &GenerateArgs {
+            generators: g.strategies.clone(),
+            n_test: g.n_test,
+            n_complex: g.n_complex,
+            llm: g.llm.clone(),
+            section_tokens: g.section_tokens,
+            seed: g.seed,
+        },
+        &out.join("suite.jsonl"),
+    )
+    .await?;
+    let configs = project.matrix.expand()?;
+    let exec_errors = run(&RunArgs {
+        docs: &docs,
+        cases: &cases,
+        configs: &configs,
+        out,
+        concurrency: project.run.concurrency,
+        resume: false,
+    })
+    .await?;
+    let judge_errors = judge(out, &project.judge.judges, project.run.concurrency).await?;
+    let summary = report(out)?;
+    println!();
+    print!("{}", ragtester_report::render_table(&summary));
+    println!();
+    println!("report: {}", out.join("report.html").display());
+    println!("summary: {}", out.join("summary.json").display());
+    Ok(if failed + exec_errors + judge_errors > 0 {
+        crate::EXIT_PARTIAL
+    } else {
+        0
+    })
+}

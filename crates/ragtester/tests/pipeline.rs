@@ -1,0 +1,293 @@
+//! The whole pipeline through the real binary, in temporary directories, asserting on the records.
+
+use ragtester_core::{
+    Answer, Category, Configuration, Document, Generator, TestCase, Verdict, VerdictStatus,
+    read_jsonl,
+};
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn ragtester(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ragtester"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn demo(dir: &Path) {
+    let out = ragtester(&["demo", "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "demo failed: {}", stderr(&out));
+}
+
+#[test]
+fn demo_records_hold_together() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    demo(&dir);
+    let docs: Vec<Document> = read_jsonl(&dir.join("documents.jsonl")).unwrap();
+    let cases: Vec<TestCase> = read_jsonl(&dir.join("suite.jsonl")).unwrap();
+    let configs: Vec<Configuration> = read_jsonl(&dir.join("configs.jsonl")).unwrap();
+    let answers: Vec<Answer> = read_jsonl(&dir.join("answers.jsonl")).unwrap();
+    let verdicts: Vec<Verdict> = read_jsonl(&dir.join("verdicts.jsonl")).unwrap();
+    assert_eq!(docs.len(), 6);
+    assert!(docs.iter().any(|d| d.language == "zh") && docs.iter().any(|d| d.language == "en"));
+    assert!(configs.len() >= 3);
+    assert_eq!(answers.len(), cases.len() * configs.len());
+    assert_eq!(verdicts.len(), answers.len());
+
+    // Every section feeds at most one ragtester case.
+    for doc in &docs {
+        let sections = ragtester_testgen::sections_of(doc, 96).unwrap();
+        // A complex case may cite two spans of its one section; count cases, not spans.
+        let mut by_case: HashMap<usize, std::collections::HashSet<&str>> = HashMap::new();
+        for case in cases
+            .iter()
+            .filter(|c| c.generator == Generator::Ragtester && c.document_id == doc.id)
+        {
+            for span in &case.source_spans {
+                let s = sections
+                    .iter()
+                    .position(|s| span.start >= s.start && span.end <= s.end)
+                    .unwrap();
+                by_case.entry(s).or_default().insert(case.id.as_str());
+            }
+        }
+        assert!(
+            by_case.values().all(|c| c.len() == 1),
+            "a section fed two cases in {}",
+            doc.source
+        );
+    }
+
+    // Negative cases expect a refusal and have no ground-truth span.
+    let negatives: Vec<&TestCase> = cases
+        .iter()
+        .filter(|c| c.category == Category::Negative)
+        .collect();
+    assert!(!negatives.is_empty());
+    for c in negatives {
+        assert!(
+            ragtester_core::text::is_refusal(&c.expected_answer),
+            "{}",
+            c.expected_answer
+        );
+        assert!(c.source_spans.is_empty());
+    }
+
+    // Baseline and ragtester suites have the same size.
+    let ours = cases
+        .iter()
+        .filter(|c| c.generator == Generator::Ragtester)
+        .count();
+    let base = cases
+        .iter()
+        .filter(|c| c.generator == Generator::Baseline)
+        .count();
+    assert_eq!(ours, base);
+    assert!(ours > 0);
+
+    // Coverage is computed per document and generator.
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("suite.report.json")).unwrap()).unwrap();
+    let reports = report.as_array().unwrap();
+    assert_eq!(reports.len(), 12);
+    for r in reports {
+        let coverage = r["coverage"].as_f64().unwrap();
+        assert!(coverage > 0.0 && coverage <= 1.0, "{r}");
+    }
+
+    // The summary adds up to the verdicts.
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    let mut total = 0;
+    for c in summary["configs"].as_array().unwrap() {
+        let id = c["id"].as_str().unwrap();
+        let vs: Vec<&Verdict> = verdicts.iter().filter(|v| v.config_id == id).collect();
+        let passed = vs.iter().filter(|v| v.passed == Some(true)).count() as u64;
+        let failed = vs.iter().filter(|v| v.passed == Some(false)).count() as u64;
+        let errors = vs.iter().filter(|v| v.status != VerdictStatus::Ok).count() as u64;
+        assert_eq!(c["passed"].as_u64().unwrap(), passed);
+        assert_eq!(c["failed"].as_u64().unwrap(), failed);
+        assert_eq!(c["errors"].as_u64().unwrap(), errors);
+        assert_eq!(c["cases"].as_u64().unwrap(), passed + failed + errors);
+        total += passed + failed + errors;
+    }
+    assert_eq!(total as usize, verdicts.len());
+    assert!(summary["weakest_category"].is_string());
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("Weakest category") && html.contains("Offline heuristics in use"));
+    assert!(!html.contains("<script"), "the report carries no script");
+}
+
+#[test]
+fn configuration_ids_and_suites_are_stable_across_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    demo(&a);
+    demo(&b);
+    let ca: Vec<Configuration> = read_jsonl(&a.join("configs.jsonl")).unwrap();
+    let cb: Vec<Configuration> = read_jsonl(&b.join("configs.jsonl")).unwrap();
+    assert_eq!(
+        ca.iter().map(|c| &c.id).collect::<Vec<_>>(),
+        cb.iter().map(|c| &c.id).collect::<Vec<_>>()
+    );
+    let sa: Vec<TestCase> = read_jsonl(&a.join("suite.jsonl")).unwrap();
+    let sb: Vec<TestCase> = read_jsonl(&b.join("suite.jsonl")).unwrap();
+    assert_eq!(sa, sb);
+}
+
+#[test]
+fn stages_run_alone_and_resume_refuses_mixing_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = tmp.path().join("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    std::fs::write(corpus.join("a.md"), "# Alpha\n\nThe alpha valve opens at 4.5 bar in normal service.\n\nThe alpha motor is rated at 2.2 kW for continuous duty.\n\nService intervals are 500 hours for the alpha seals.").unwrap();
+    std::fs::write(corpus.join("b.md"), "# Beta\n\nThe beta tank holds 300 litres of treated water.\n\nThe beta heater needs 16 amperes at 230 volts.\n\nBeta filters are replaced every 90 days by the operator.").unwrap();
+    let c = corpus.to_str().unwrap();
+    let work = tmp.path().join("work");
+    let w = work.to_str().unwrap();
+    let out = ragtester(&["ingest", c, "--out", w]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let suite = tmp.path().join("suite.jsonl");
+    let s = suite.to_str().unwrap();
+    let docs = work.join("documents.jsonl");
+    let out = ragtester(&[
+        "generate",
+        "--docs",
+        docs.to_str().unwrap(),
+        "--out",
+        s,
+        "--n-test",
+        "3",
+        "--strategy",
+        "ragtester",
+        "--strategy",
+        "baseline",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run = tmp.path().join("run");
+    let r = run.to_str().unwrap();
+    let args = [
+        "run",
+        "--docs",
+        c,
+        "--suite",
+        s,
+        "--out",
+        r,
+        "--retriever",
+        "bm25",
+        "--retriever",
+        "hybrid",
+        "--top-k",
+        "2",
+    ];
+    let out = ragtester(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let first: Vec<Answer> = read_jsonl(&run.join("answers.jsonl")).unwrap();
+
+    // A second run into the same folder needs --resume; resuming a finished run runs nothing again.
+    let out = ragtester(&args);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--resume"), "{}", stderr(&out));
+    let mut resume = args.to_vec();
+    resume.push("--resume");
+    let out = ragtester(&resume);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("0 to run"), "{}", stderr(&out));
+    let again: Vec<Answer> = read_jsonl(&run.join("answers.jsonl")).unwrap();
+    assert_eq!(first, again);
+
+    // Resuming with another matrix is refused.
+    let mut other = resume.clone();
+    let k = other.iter().position(|a| *a == "2").unwrap();
+    other[k] = "3";
+    let out = ragtester(&other);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("different run"), "{}", stderr(&out));
+
+    for stage in [vec!["judge", r], vec!["report", r]] {
+        let out = ragtester(&stage);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    assert!(run.join("report.html").exists() && run.join("summary.json").exists());
+    let out = ragtester(&["report", r, "--fail-under", "1.01"]);
+    assert_eq!(out.status.code(), Some(4));
+}
+
+#[test]
+fn bad_input_gets_one_clear_message_and_a_nonzero_exit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("nope.md");
+    let out = ragtester(&[
+        "ingest",
+        missing.to_str().unwrap(),
+        "--out",
+        tmp.path().to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("nope.md") && stderr(&out).contains("no such file"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!tmp.path().join("documents.jsonl").exists());
+
+    let odd = tmp.path().join("data.xyz");
+    std::fs::write(&odd, "x").unwrap();
+    let good = tmp.path().join("good.md");
+    std::fs::write(&good, "# Good\n\nA real sentence with content.").unwrap();
+    let out = ragtester(&[
+        "ingest",
+        odd.to_str().unwrap(),
+        good.to_str().unwrap(),
+        "--out",
+        tmp.path().to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "partial success: {}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("data.xyz: unknown format"),
+        "{}",
+        stderr(&out)
+    );
+
+    let config = tmp.path().join("bad.toml");
+    std::fs::write(&config, "[matrix]\nretriever = [\"bm99\"]\n").unwrap();
+    let out = ragtester(&[
+        "test",
+        "--config",
+        config.to_str().unwrap(),
+        "--out",
+        tmp.path().join("o").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("bad.toml"), "{}", stderr(&out));
+
+    let suite = tmp.path().join("s.jsonl");
+    let out = ragtester(&[
+        "generate",
+        "--docs",
+        good.to_str().unwrap(),
+        "--out",
+        suite.to_str().unwrap(),
+        "--llm",
+        "gpt-4",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("unknown model spec `gpt-4`"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!suite.exists());
+}
