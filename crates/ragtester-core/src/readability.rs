@@ -62,12 +62,10 @@ pub fn count_syllables(word: &str) -> usize {
     }
     let n = w.len();
     let ends = |s: &str| w.iter().collect::<String>().ends_with(s);
-    if w[n - 1] == 'e' && !ends("le") && !ends("ee") && !ends("ye") && count > 1 {
-        count -= 1;
-    } else if (ends("ed") || ends("es"))
-        && count > 1
-        && !matches!(w[n - 3], 't' | 'd' | 's' | 'x' | 'z' | 'c' | 'g' | 'h')
-    {
+    let silent_e = w[n - 1] == 'e' && !ends("le") && !ends("ee") && !ends("ye");
+    let silent_ending = (ends("ed") || ends("es"))
+        && !matches!(w[n - 3], 't' | 'd' | 's' | 'x' | 'z' | 'c' | 'g' | 'h');
+    if (silent_e || silent_ending) && count > 1 {
         count -= 1;
     }
     count.max(1)

@@ -15,7 +15,7 @@ pub fn locate(doc: &Document, section: &Section, answer: &str) -> Option<Vec<Sou
     for (a, b) in sentences(answer) {
         let part: String = answer.chars().skip(a).take(b - a).collect();
         let range = find_chars(&section_chars, &part)
-            .or_else(|| best_overlap(&section, &section_sentences, &part))?;
+            .or_else(|| best_overlap(section, &section_sentences, &part))?;
         let start = section.start + range.0;
         let end = section.start + range.1;
         if !spans.iter().any(|s| s.start == start && s.end == end) {

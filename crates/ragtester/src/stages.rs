@@ -188,7 +188,7 @@ pub async fn run(args: &RunArgs<'_>) -> Result<usize> {
     );
     let step = (total / 10).max(1);
     let progress = move |done: usize, pending: usize, errors: usize| {
-        if done % step == 0 || done == pending {
+        if done.is_multiple_of(step) || done == pending {
             eprintln!("  {done}/{pending} cells, {errors} errors");
         }
     };
