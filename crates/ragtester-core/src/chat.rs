@@ -84,6 +84,8 @@ pub struct ChatRequest {
     pub messages: Vec<Message>,
     pub temperature: f32,
     pub max_tokens: Option<u32>,
+    /// Sampling seed, for providers that accept one.
+    pub seed: Option<u64>,
     /// Ask for a JSON reply (providers that support structured output enforce it).
     pub json: bool,
     pub hint: Option<TaskHint>,
@@ -95,6 +97,7 @@ impl ChatRequest {
             messages,
             temperature: 0.0,
             max_tokens: None,
+            seed: None,
             json: false,
             hint: Some(hint),
         }

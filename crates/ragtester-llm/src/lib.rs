@@ -1,17 +1,23 @@
 //! Chat models for the three LLM roles: question generator, system under test, judge.
 //!
-//! Each provider implements [`ChatModel`]. The offline model is a set of deterministic heuristics (a template
+//! Each provider implements [`ChatModel`]: OpenAI-compatible servers (`openai:MODEL`), Ollama's native API
+//! (`ollama:MODEL`), and the offline model. The offline model is a set of deterministic heuristics (a template
 //! question writer, an extractive reader that refuses below a threshold, a lexical judge) that answers from
 //! the request's typed task hint; reports label its results as heuristics. This crate is the only one that
 //! will know wire protocols; it knows nothing of test strategies, matrices or reports.
 
+pub mod http;
 pub mod offline;
+pub mod ollama;
+pub mod openai;
 
 use anyhow::{Result, bail};
 use ragtester_core::{ChatModel, ModelSpec};
 use std::sync::Arc;
 
 pub use offline::OfflineModel;
+pub use ollama::OllamaChat;
+pub use openai::OpenAiChat;
 
 /// The chat model a spec names.
 pub fn chat_model_for(spec: &str) -> Result<Arc<dyn ChatModel>> {
@@ -20,8 +26,10 @@ pub fn chat_model_for(spec: &str) -> Result<Arc<dyn ChatModel>> {
         ModelSpec::Hash => bail!(
             "`hash` is an embedder, not a chat model: use `offline` for the heuristic LLM roles"
         ),
-        other @ (ModelSpec::OpenAi(_) | ModelSpec::Ollama(_) | ModelSpec::Local(_)) => bail!(
-            "chat model `{other}` is not available in this build: the built-in chat model is `offline`"
+        ModelSpec::OpenAi(model) => Ok(Arc::new(OpenAiChat::from_env(model)?)),
+        ModelSpec::Ollama(model) => Ok(Arc::new(OllamaChat::from_env(model)?)),
+        other @ ModelSpec::Local(_) => bail!(
+            "chat model `{other}` is not available in this build: use offline, openai:MODEL or ollama:MODEL"
         ),
     }
 }

@@ -150,7 +150,11 @@ fn manifest(args: &RunArgs<'_>) -> String {
 /// Execute the matrix. Returns the number of cells that ended in an error.
 pub async fn run(args: &RunArgs<'_>) -> Result<usize> {
     let known: std::collections::HashSet<&str> = args.docs.iter().map(|d| d.id.as_str()).collect();
-    let foreign = args.cases.iter().filter(|c| !known.contains(c.document_id.as_str())).count();
+    let foreign = args
+        .cases
+        .iter()
+        .filter(|c| !known.contains(c.document_id.as_str()))
+        .count();
     if foreign > 0 {
         bail!(
             "{foreign} of {} cases were written about documents not in --docs: pass the documents the suite was generated from",

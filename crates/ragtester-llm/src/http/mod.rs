@@ -1,0 +1,126 @@
+//! The HTTP client every provider shares: JSON POST with a per-request timeout and retries with exponential
+//! back-off and jitter that honour `Retry-After`. What is retried: connection failures, timeouts, 408, 429,
+//! 5xx, and bodies that are not the JSON they claim to be (proxies truncate). What is not: other 4xx, which
+//! a retry cannot fix.
+
+mod retry;
+
+pub use retry::{RetryPolicy, parse_retry_after};
+
+use anyhow::{Result, anyhow};
+use serde_json::Value;
+use std::time::Duration;
+
+pub struct HttpClient {
+    client: reqwest::Client,
+    policy: RetryPolicy,
+}
+
+enum Attempt {
+    Done(Value),
+    Retry {
+        error: String,
+        after: Option<Duration>,
+    },
+    Fatal(String),
+}
+
+impl HttpClient {
+    pub fn new(policy: RetryPolicy) -> Result<Self> {
+        let client = reqwest::Client::builder()
+            .timeout(policy.timeout)
+            .connect_timeout(policy.timeout.min(Duration::from_secs(10)))
+            .build()
+            .map_err(|e| anyhow!("cannot build the HTTP client: {e}"))?;
+        Ok(Self { client, policy })
+    }
+
+    /// POST `body` as JSON and return the JSON reply, retrying as the policy allows.
+    pub async fn post_json(&self, url: &str, bearer: Option<&str>, body: &Value) -> Result<Value> {
+        let mut last = String::new();
+        for attempt in 1..=self.policy.max_attempts {
+            match self.attempt(url, bearer, body).await {
+                Attempt::Done(v) => return Ok(v),
+                Attempt::Fatal(e) => return Err(anyhow!("{url}: {e}")),
+                Attempt::Retry { error, after } => {
+                    last = error;
+                    if attempt < self.policy.max_attempts {
+                        let delay = self.policy.delay(attempt, after);
+                        tracing::debug!(%url, attempt, ?delay, error = %last, "retrying");
+                        tokio::time::sleep(delay).await;
+                    }
+                }
+            }
+        }
+        Err(anyhow!(
+            "{url}: gave up after {} attempts: {last}",
+            self.policy.max_attempts
+        ))
+    }
+
+    async fn attempt(&self, url: &str, bearer: Option<&str>, body: &Value) -> Attempt {
+        let mut request = self.client.post(url).json(body);
+        if let Some(key) = bearer {
+            request = request.bearer_auth(key);
+        }
+        let response = match request.send().await {
+            Ok(r) => r,
+            Err(e) if e.is_timeout() => {
+                return Attempt::Retry {
+                    error: "request timed out".into(),
+                    after: None,
+                };
+            }
+            Err(e) => {
+                return Attempt::Retry {
+                    error: format!("request failed: {e}"),
+                    after: None,
+                };
+            }
+        };
+        let status = response.status();
+        let after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(parse_retry_after);
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        let text = match response.text().await {
+            Ok(t) => t,
+            Err(e) if e.is_timeout() => {
+                return Attempt::Retry {
+                    error: "reading the reply timed out".into(),
+                    after: None,
+                };
+            }
+            Err(e) => {
+                return Attempt::Retry {
+                    error: format!("reading the reply failed: {e}"),
+                    after: None,
+                };
+            }
+        };
+        let snippet: String = text.chars().take(300).collect();
+        if status.as_u16() == 429 || status.as_u16() == 408 || status.is_server_error() {
+            return Attempt::Retry {
+                error: format!("HTTP {status}: {snippet}"),
+                after,
+            };
+        }
+        if !status.is_success() {
+            return Attempt::Fatal(format!("HTTP {status}: {snippet}"));
+        }
+        match serde_json::from_str::<Value>(&text) {
+            Ok(v) => Attempt::Done(v),
+            Err(e) => Attempt::Retry {
+                error: format!("malformed reply (content type `{content_type}`, {e}): {snippet}"),
+                after: None,
+            },
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! The HTTP providers against a real scripted server on 127.0.0.1.
+
+use ragtester_core::{ChatModel, ChatRequest, Message};
+use ragtester_llm::http::RetryPolicy;
+use ragtester_llm::{OllamaChat, OpenAiChat};
+use ragtester_testkit::{Reply, ScriptedServer};
+use std::time::{Duration, Instant};
+
+fn fast_policy() -> RetryPolicy {
+    RetryPolicy {
+        max_attempts: 3,
+        base_delay: Duration::from_millis(20),
+        max_delay: Duration::from_millis(50),
+        max_retry_after: Duration::from_secs(5),
+        timeout: Duration::from_millis(800),
+    }
+}
+
+fn request(json: bool) -> ChatRequest {
+    ChatRequest {
+        messages: vec![
+            Message::system("Answer from the context."),
+            Message::user("Context:\n[1] x\nQuestion: What is x?"),
+        ],
+        temperature: 0.2,
+        max_tokens: Some(64),
+        seed: Some(7),
+        json,
+        hint: None,
+    }
+}
+
+fn openai(server: &ScriptedServer) -> OpenAiChat {
+    OpenAiChat::new(
+        "test-model".into(),
+        server.openai_base(),
+        Some("sk-test".into()),
+        fast_policy(),
+    )
+    .unwrap()
+}
+
+#[tokio::test]
+async fn openai_request_shape_and_reply() {
+    let server = ScriptedServer::start().await;
+    let reply = openai(&server).chat(&request(true)).await.unwrap();
+    assert_eq!(reply.content, "echo: Question: What is x?");
+    assert_eq!(
+        (reply.usage.prompt_tokens, reply.usage.completion_tokens),
+        (11, 7)
+    );
+    let seen = &server.seen()[0];
+    assert_eq!(seen.path, "/v1/chat/completions");
+    assert_eq!(seen.headers["authorization"], "Bearer sk-test");
+    assert!(
+        seen.headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("application/json")
+    );
+    assert_eq!(seen.body["model"], "test-model");
+    assert_eq!(seen.body["messages"][0]["role"], "system");
+    assert_eq!(
+        seen.body["messages"][1]["content"],
+        "Context:\n[1] x\nQuestion: What is x?"
+    );
+    assert_eq!(seen.body["max_tokens"], 64);
+    assert_eq!(seen.body["seed"], 7);
+    assert_eq!(seen.body["response_format"]["type"], "json_object");
+    assert!((seen.body["temperature"].as_f64().unwrap() - 0.2).abs() < 1e-6);
+}
+
+#[tokio::test]
+async fn rate_limits_honour_retry_after() {
+    let server = ScriptedServer::start().await;
+    server.push(Reply::too_many("1"));
+    server.push(Reply::too_many("0"));
+    let started = Instant::now();
+    let reply = openai(&server).chat(&request(false)).await.unwrap();
+    assert!(reply.content.starts_with("echo:"));
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "waited {:?}",
+        started.elapsed()
+    );
+    assert_eq!(server.seen().len(), 3);
+}
+
+#[tokio::test]
+async fn server_errors_and_malformed_bodies_are_retried() {
+    let server = ScriptedServer::start().await;
+    server.push(Reply::status(500, r#"{"error":"boom"}"#));
+    server.push(Reply::Raw {
+        status: 200,
+        content_type: "application/json".into(),
+        body: r#"{"choices": [{"mess"#.into(),
+        retry_after: None,
+    });
+    let reply = openai(&server).chat(&request(false)).await.unwrap();
+    assert!(reply.content.starts_with("echo:"));
+    assert_eq!(server.seen().len(), 3);
+}
+
+#[tokio::test]
+async fn persistent_failure_is_an_error_naming_the_cause() {
+    let server = ScriptedServer::start().await;
+    for _ in 0..3 {
+        server.push(Reply::status(503, r#"{"error":"overloaded"}"#));
+    }
+    let err = format!(
+        "{:#}",
+        openai(&server).chat(&request(false)).await.unwrap_err()
+    );
+    assert!(
+        err.contains("gave up after 3 attempts") && err.contains("503"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn client_errors_are_not_retried() {
+    let server = ScriptedServer::start().await;
+    server.push(Reply::status(
+        401,
+        r#"{"error":{"message":"invalid api key"}}"#,
+    ));
+    let err = format!(
+        "{:#}",
+        openai(&server).chat(&request(false)).await.unwrap_err()
+    );
+    assert!(
+        err.contains("401") && err.contains("invalid api key"),
+        "{err}"
+    );
+    assert_eq!(server.seen().len(), 1);
+}
+
+#[tokio::test]
+async fn wrong_content_type_and_missing_fields_are_reported() {
+    let server = ScriptedServer::start().await;
+    for _ in 0..3 {
+        server.push(Reply::Raw {
+            status: 200,
+            content_type: "text/html".into(),
+            body: "<html>proxy login</html>".into(),
+            retry_after: None,
+        });
+    }
+    let err = format!(
+        "{:#}",
+        openai(&server).chat(&request(false)).await.unwrap_err()
+    );
+    assert!(
+        err.contains("malformed reply") && err.contains("text/html"),
+        "{err}"
+    );
+    server.push(Reply::status(200, r#"{"choices": []}"#));
+    let err = format!(
+        "{:#}",
+        openai(&server).chat(&request(false)).await.unwrap_err()
+    );
+    assert!(err.contains("no choices[0].message.content"), "{err}");
+}
+
+#[tokio::test]
+async fn stalled_connections_time_out_and_are_retried() {
+    let server = ScriptedServer::start().await;
+    server.push(Reply::Stall(Duration::from_secs(3)));
+    let started = Instant::now();
+    let reply = openai(&server).chat(&request(false)).await.unwrap();
+    assert!(reply.content.starts_with("echo:"));
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn ollama_native_request_and_reply() {
+    let server = ScriptedServer::start().await;
+    let model =
+        OllamaChat::new("qwen3:8b".into(), &server.addr.to_string(), fast_policy()).unwrap();
+    let reply = model.chat(&request(true)).await.unwrap();
+    assert_eq!(reply.content, "echo: Question: What is x?");
+    assert_eq!(
+        (reply.usage.prompt_tokens, reply.usage.completion_tokens),
+        (13, 5)
+    );
+    let seen = &server.seen()[0];
+    assert_eq!(seen.path, "/api/chat");
+    assert_eq!(seen.body["stream"], false);
+    assert_eq!(seen.body["format"], "json");
+    assert_eq!(seen.body["options"]["num_predict"], 64);
+    assert_eq!(seen.body["options"]["seed"], 7);
+    assert!(seen.headers.get("authorization").is_none());
+}

@@ -1,0 +1,227 @@
+//! A real HTTP server on 127.0.0.1 that speaks the OpenAI (`/v1/chat/completions`) and Ollama (`/api/chat`)
+//! chat protocols with scripted replies: errors, 429 with Retry-After, stalls, truncated and malformed bodies,
+//! wrong content types. Used by tests only; it records every request it receives.
+//!
+//! With nothing scripted, it answers deterministically by echoing the last user message's question line, so
+//! two runs against it give the same answers.
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::routing::post;
+use serde_json::{Value, json};
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// One scripted reply.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// A well-formed completion with this content.
+    Content(String),
+    /// Any status with a raw body and content type.
+    Raw {
+        status: u16,
+        content_type: String,
+        body: String,
+        retry_after: Option<String>,
+    },
+    /// Wait, then give the next reply (or the echo).
+    Stall(Duration),
+}
+
+impl Reply {
+    pub fn status(status: u16, body: &str) -> Self {
+        Reply::Raw {
+            status,
+            content_type: "application/json".into(),
+            body: body.into(),
+            retry_after: None,
+        }
+    }
+    pub fn too_many(retry_after: &str) -> Self {
+        Reply::Raw {
+            status: 429,
+            content_type: "application/json".into(),
+            body: r#"{"error":{"message":"rate limited"}}"#.into(),
+            retry_after: Some(retry_after.into()),
+        }
+    }
+}
+
+/// A request as the server saw it.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub path: String,
+    pub headers: HeaderMap,
+    pub body: Value,
+}
+
+#[derive(Default)]
+struct Shared {
+    script: Mutex<VecDeque<Reply>>,
+    seen: Mutex<Vec<Seen>>,
+    /// Milliseconds every echo reply waits before answering.
+    latency_ms: Mutex<u64>,
+}
+
+pub struct ScriptedServer {
+    pub addr: SocketAddr,
+    shared: Arc<Shared>,
+}
+
+impl ScriptedServer {
+    /// Start on an ephemeral loopback port, on the current tokio runtime.
+    pub async fn start() -> Self {
+        let shared = Arc::new(Shared::default());
+        let app = Router::new()
+            .route("/v1/chat/completions", post(openai))
+            .route("/api/chat", post(ollama))
+            .with_state(shared.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind loopback");
+        let addr = listener.local_addr().expect("local addr");
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Self { addr, shared }
+    }
+
+    /// Start on a runtime of its own thread, for tests that are not async (spawning the binary).
+    pub fn start_in_background() -> Self {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .expect("runtime");
+            rt.block_on(async move {
+                let server = ScriptedServer::start().await;
+                tx.send((server.addr, server.shared.clone()))
+                    .expect("send addr");
+                std::future::pending::<()>().await;
+            });
+        });
+        let (addr, shared) = rx.recv().expect("server started");
+        Self { addr, shared }
+    }
+
+    pub fn openai_base(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    pub fn ollama_host(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn push(&self, reply: Reply) {
+        self.shared.script.lock().unwrap().push_back(reply);
+    }
+
+    pub fn set_latency(&self, latency: Duration) {
+        *self.shared.latency_ms.lock().unwrap() = latency.as_millis() as u64;
+    }
+
+    pub fn seen(&self) -> Vec<Seen> {
+        self.shared.seen.lock().unwrap().clone()
+    }
+}
+
+/// The deterministic echo: "echo: " and the question line of the last user message.
+pub fn echo_content(body: &Value) -> String {
+    let last_user = body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or("");
+    let question = last_user
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("Question:") || l.starts_with("问题："))
+        .unwrap_or(last_user);
+    format!("echo: {question}")
+}
+
+async fn next_reply(
+    shared: &Shared,
+    path: &str,
+    headers: HeaderMap,
+    body: &str,
+) -> (Option<Reply>, Value) {
+    let value: Value = serde_json::from_str(body).unwrap_or(Value::Null);
+    shared.seen.lock().unwrap().push(Seen {
+        path: path.into(),
+        headers,
+        body: value.clone(),
+    });
+    loop {
+        let reply = shared.script.lock().unwrap().pop_front();
+        match reply {
+            Some(Reply::Stall(d)) => tokio::time::sleep(d).await,
+            other => return (other, value),
+        }
+    }
+}
+
+fn respond(status: u16, content_type: &str, body: String, retry_after: Option<String>) -> Response {
+    let mut builder = Response::builder()
+        .status(StatusCode::from_u16(status).expect("valid status"))
+        .header("content-type", content_type);
+    if let Some(r) = retry_after {
+        builder = builder.header("retry-after", r);
+    }
+    builder.body(Body::from(body)).expect("response")
+}
+
+async fn openai(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: String) -> Response {
+    let (reply, request) = next_reply(&shared, "/v1/chat/completions", headers, &body).await;
+    let content = match reply {
+        Some(Reply::Raw {
+            status,
+            content_type,
+            body,
+            retry_after,
+        }) => return respond(status, &content_type, body, retry_after),
+        Some(Reply::Content(c)) => c,
+        _ => {
+            let ms = *shared.latency_ms.lock().unwrap();
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            echo_content(&request)
+        }
+    };
+    let body = json!({
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "model": request["model"],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+    });
+    respond(200, "application/json", body.to_string(), None)
+}
+
+async fn ollama(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: String) -> Response {
+    let (reply, request) = next_reply(&shared, "/api/chat", headers, &body).await;
+    let content = match reply {
+        Some(Reply::Raw {
+            status,
+            content_type,
+            body,
+            retry_after,
+        }) => return respond(status, &content_type, body, retry_after),
+        Some(Reply::Content(c)) => c,
+        _ => echo_content(&request),
+    };
+    let body = json!({
+        "model": request["model"],
+        "message": {"role": "assistant", "content": content},
+        "done": true,
+        "prompt_eval_count": 13,
+        "eval_count": 5
+    });
+    respond(200, "application/json", body.to_string(), None)
+}

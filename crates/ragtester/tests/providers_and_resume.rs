@@ -1,0 +1,218 @@
+//! The binary against a scripted OpenAI-compatible server: a run killed with SIGKILL resumes with nothing lost
+//! and nothing committed twice, and provider failures become recorded errors.
+
+use ragtester_core::{Answer, VerdictStatus, read_jsonl};
+use ragtester_store::RunStore;
+use ragtester_testkit::ScriptedServer;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/corpus")
+}
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ragtester"))
+}
+
+fn suite(dir: &Path) -> PathBuf {
+    let suite = dir.join("suite.jsonl");
+    let out = bin()
+        .args([
+            "generate",
+            "--docs",
+            corpus().to_str().unwrap(),
+            "--out",
+            suite.to_str().unwrap(),
+            "--n-test",
+            "4",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    suite
+}
+
+fn run_args(suite: &Path, out: &Path) -> Vec<String> {
+    [
+        "run",
+        "--docs",
+        corpus().to_str().unwrap(),
+        "--suite",
+        suite.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--llm",
+        "openai:scripted",
+        "--retriever",
+        "bm25",
+        "--retriever",
+        "hybrid",
+        "--top-k",
+        "2",
+        "--concurrency",
+        "2",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// (case, configuration, answer, retrieved chunk ids, error).
+type Cell = (String, String, String, Vec<String>, Option<String>);
+
+/// Answers without their timings, sorted: what must be equal between runs.
+fn comparable(dir: &Path) -> Vec<Cell> {
+    let answers: Vec<Answer> = read_jsonl(&dir.join("answers.jsonl")).unwrap();
+    let mut v: Vec<_> = answers
+        .into_iter()
+        .map(|a| {
+            (
+                a.case_id,
+                a.config_id,
+                a.answer,
+                a.contexts.into_iter().map(|c| c.chunk_id).collect(),
+                a.error,
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn killed_run_resumes_to_the_same_records() {
+    let server = ScriptedServer::start_in_background();
+    server.set_latency(Duration::from_millis(120));
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite(tmp.path());
+
+    let whole = tmp.path().join("whole");
+    let out = bin()
+        .args(run_args(&suite, &whole))
+        .env("OPENAI_BASE_URL", server.openai_base())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cells = comparable(&whole).len();
+    assert!(cells >= 20, "{cells} cells");
+    let requests_before = server.seen().len();
+
+    let killed = tmp.path().join("killed");
+    let mut child = bin()
+        .args(run_args(&suite, &killed))
+        .env("OPENAI_BASE_URL", server.openai_base())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    loop {
+        std::thread::sleep(Duration::from_millis(50));
+        let committed = RunStore::open(&killed)
+            .ok()
+            .and_then(|s| s.count("answers").ok())
+            .unwrap_or(0);
+        if committed >= (cells / 3) as u64 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "run never progressed"
+        );
+    }
+    child.kill().unwrap(); // SIGKILL on Unix: no chance to flush anything.
+    child.wait().unwrap();
+    let committed = RunStore::open(&killed).unwrap().count("answers").unwrap() as usize;
+    assert!(committed < cells, "the run finished before it was killed");
+    assert!(
+        !killed.join("answers.jsonl").exists(),
+        "no final file may look complete"
+    );
+
+    let mut resume = run_args(&suite, &killed);
+    resume.push("--resume".into());
+    let out = bin()
+        .args(&resume)
+        .env("OPENAI_BASE_URL", server.openai_base())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&format!("{committed} already answered"))
+    );
+    assert_eq!(comparable(&killed), comparable(&whole));
+    // Committed cells were not asked again: only cells in flight at the kill (at most the concurrency) repeat.
+    let requests = server.seen().len() - requests_before;
+    assert!(
+        requests <= cells + 2,
+        "{requests} requests for {cells} cells"
+    );
+}
+
+#[test]
+fn provider_failures_are_recorded_errors_not_lost_cells() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite(tmp.path());
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", dead.local_addr().unwrap());
+    drop(dead); // Nothing listens there now: every connection is refused.
+    let run = tmp.path().join("run");
+    let out = bin()
+        .args(run_args(&suite, &run))
+        .env("OPENAI_BASE_URL", &base)
+        .env("RAGTESTER_HTTP_ATTEMPTS", "2")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let answers = comparable(&run);
+    assert!(!answers.is_empty());
+    assert!(
+        answers.iter().all(|a| a
+            .4
+            .as_deref()
+            .is_some_and(|e| e.contains("gave up after 2 attempts"))),
+        "{:?}",
+        answers[0]
+    );
+    let out = bin()
+        .args(["judge", run.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let verdicts: Vec<ragtester_core::Verdict> = read_jsonl(&run.join("verdicts.jsonl")).unwrap();
+    assert!(
+        verdicts
+            .iter()
+            .all(|v| v.status == VerdictStatus::ExecError && v.passed.is_none())
+    );
+    let out = bin()
+        .args(["report", run.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.join("summary.json")).unwrap()).unwrap();
+    for c in summary["configs"].as_array().unwrap() {
+        assert_eq!(c["errors"], c["cases"]);
+        assert_eq!(c["passed"], 0);
+        assert!(c["fail_rate"].is_null());
+    }
+}
