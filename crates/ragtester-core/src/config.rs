@@ -14,6 +14,8 @@ pub enum RetrieverKind {
     Dense,
     Hybrid,
     HybridRerank,
+    /// The user's own RAG service: retrieval happens inside it.
+    External,
 }
 
 impl RetrieverKind {
@@ -23,6 +25,7 @@ impl RetrieverKind {
             RetrieverKind::Dense => "dense",
             RetrieverKind::Hybrid => "hybrid",
             RetrieverKind::HybridRerank => "hybrid-rerank",
+            RetrieverKind::External => "external",
         }
     }
 
@@ -39,7 +42,10 @@ impl RetrieverKind {
     }
 
     pub fn uses_dense(self) -> bool {
-        !matches!(self, RetrieverKind::Bm25)
+        matches!(
+            self,
+            RetrieverKind::Dense | RetrieverKind::Hybrid | RetrieverKind::HybridRerank
+        )
     }
 }
 
@@ -106,6 +112,111 @@ pub struct Configuration {
     pub chunking: ChunkingSettings,
     pub fusion: Fusion,
     pub rerank: Option<RerankSettings>,
+    /// Set when the system under test is an external RAG service rather than the built-in pipeline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<TargetSettings>,
+}
+
+/// How a command target receives the query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CommandInput {
+    #[default]
+    Stdin,
+    Argument,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetKind {
+    Http,
+    Command,
+}
+
+/// The user's own RAG service as the system under test (`[[target]]` in the project file).
+///
+/// `http`: `url`, `method` (POST), `headers`, and a JSON `body` template in which `{{query}}` becomes the query
+/// (JSON-escaped); `${VAR}` in the URL and headers is read from the environment. `command`: `command` as
+/// program and arguments, the query on stdin or as the last argument, JSON on stdout. Both: JSON pointers
+/// (RFC 6901) to the answer and, optionally, to the returned contexts (an array of strings, or of objects
+/// whose text `context_text_pointer` names).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetSettings {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: TargetKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub headers: std::collections::BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<Vec<String>>,
+    #[serde(default)]
+    pub input: CommandInput,
+    pub answer_pointer: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contexts_pointer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_text_pointer: Option<String>,
+    #[serde(default = "default_target_timeout")]
+    pub timeout_s: f64,
+}
+
+fn default_target_timeout() -> f64 {
+    60.0
+}
+
+impl TargetSettings {
+    pub fn validate(&self) -> Result<()> {
+        let name = &self.name;
+        if name.trim().is_empty() {
+            bail!("a target needs a name");
+        }
+        match self.kind {
+            TargetKind::Http => {
+                let url = self.url.as_deref().unwrap_or("");
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    bail!(
+                        "target `{name}`: type http needs a url starting with http:// or https://"
+                    );
+                }
+                if self.command.is_some() {
+                    bail!("target `{name}`: `command` belongs to type command");
+                }
+            }
+            TargetKind::Command => {
+                if self.command.as_ref().is_none_or(|c| c.is_empty()) {
+                    bail!(
+                        "target `{name}`: type command needs `command = [\"program\", \"arg\", ...]`"
+                    );
+                }
+                if self.url.is_some() || self.body.is_some() {
+                    bail!("target `{name}`: `url` and `body` belong to type http");
+                }
+            }
+        }
+        for p in [
+            Some(&self.answer_pointer),
+            self.contexts_pointer.as_ref(),
+            self.context_text_pointer.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if !p.is_empty() && !p.starts_with('/') {
+                bail!("target `{name}`: JSON pointer `{p}` must be empty or start with /");
+            }
+        }
+        if !(self.timeout_s.is_finite() && self.timeout_s > 0.0) {
+            bail!("target `{name}`: timeout_s must be positive");
+        }
+        Ok(())
+    }
 }
 
 /// The settings a configuration id is computed from (everything but the id and schema version).
@@ -118,6 +229,8 @@ struct ConfigKey<'a> {
     chunking: &'a ChunkingSettings,
     fusion: &'a Fusion,
     rerank: &'a Option<RerankSettings>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    target: &'a Option<TargetSettings>,
 }
 
 impl Configuration {
@@ -149,6 +262,25 @@ impl Configuration {
             chunking,
             fusion,
             rerank,
+            target: None,
+        };
+        config.id = config.compute_id();
+        config
+    }
+
+    /// The configuration that sends every case to an external RAG service.
+    pub fn for_target(target: TargetSettings) -> Self {
+        let mut config = Self {
+            schema_version: crate::SCHEMA_VERSION,
+            id: String::new(),
+            llm: format!("target:{}", target.name),
+            embedder: "none".into(),
+            retriever: RetrieverKind::External,
+            top_k: 0,
+            chunking: ChunkingSettings::default(),
+            fusion: Fusion::default(),
+            rerank: None,
+            target: Some(target),
         };
         config.id = config.compute_id();
         config
@@ -165,12 +297,24 @@ impl Configuration {
                 chunking: &self.chunking,
                 fusion: &self.fusion,
                 rerank: &self.rerank,
+                target: &self.target,
             },
         )
     }
 
     /// A short human label: `hybrid k=5 · offline · hash`.
     pub fn label(&self) -> String {
+        if let Some(t) = &self.target {
+            return format!(
+                "target {} ({})",
+                t.name,
+                if t.kind == TargetKind::Http {
+                    "http"
+                } else {
+                    "command"
+                }
+            );
+        }
         let embedder = if self.retriever.uses_dense() {
             format!(" · {}", self.embedder)
         } else {
@@ -395,8 +539,12 @@ pub struct ProjectConfig {
     pub corpus: Option<CorpusSettings>,
     #[serde(default)]
     pub generation: GenerationSettings,
+    /// The built-in pipeline's matrix. Absent: the default matrix, unless targets are declared.
     #[serde(default)]
-    pub matrix: MatrixSettings,
+    pub matrix: Option<MatrixSettings>,
+    /// External RAG services to test, each one configuration.
+    #[serde(default)]
+    pub target: Vec<TargetSettings>,
     #[serde(default)]
     pub judge: JudgeSettings,
     #[serde(default)]
@@ -437,8 +585,26 @@ impl ProjectConfig {
         if self.judge.judges.is_empty() {
             bail!("judge.judges must name at least one judge");
         }
-        self.matrix.expand()?;
+        self.configurations()?;
         Ok(())
+    }
+
+    /// Every configuration to run: the matrix's, then one per target.
+    pub fn configurations(&self) -> Result<Vec<Configuration>> {
+        let mut configs = match (&self.matrix, self.target.is_empty()) {
+            (Some(m), _) => m.expand()?,
+            (None, true) => MatrixSettings::default().expand()?,
+            (None, false) => Vec::new(),
+        };
+        let mut names = std::collections::HashSet::new();
+        for t in &self.target {
+            t.validate()?;
+            if !names.insert(t.name.clone()) {
+                bail!("two targets are named `{}`", t.name);
+            }
+            configs.push(Configuration::for_target(t.clone()));
+        }
+        Ok(configs)
     }
 }
 
@@ -497,6 +663,29 @@ mod tests {
         std::fs::write(&path, "[matrix]\nretriever = [\"bm25\"]\ncolour = 1\n").unwrap();
         let err = format!("{:#}", ProjectConfig::load(&path).unwrap_err());
         assert!(err.contains("c.toml") && err.contains("colour"), "{err}");
+    }
+
+    #[test]
+    fn targets_become_configurations_and_are_validated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.toml");
+        std::fs::write(
+            &path,
+            "[[target]]\nname = \"svc\"\ntype = \"http\"\nurl = \"http://127.0.0.1:9/q\"\nbody = '{\"q\": \"{{query}}\"}'\nanswer_pointer = \"/answer\"\n",
+        )
+        .unwrap();
+        let config = ProjectConfig::load(&path).unwrap();
+        let configs = config.configurations().unwrap();
+        assert_eq!(configs.len(), 1);
+        assert_eq!(configs[0].retriever, RetrieverKind::External);
+        assert_eq!(configs[0].label(), "target svc (http)");
+        std::fs::write(
+            &path,
+            "[[target]]\nname = \"c\"\ntype = \"command\"\nanswer_pointer = \"answer\"\n",
+        )
+        .unwrap();
+        let err = format!("{:#}", ProjectConfig::load(&path).unwrap_err());
+        assert!(err.contains("needs `command"), "{err}");
     }
 
     #[test]

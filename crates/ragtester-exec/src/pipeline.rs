@@ -3,6 +3,7 @@
 
 use anyhow::{Context, Result};
 use ragtester_core::{ChatModel, Chunk, ChunkingSettings, Configuration, Document, RetrieverKind};
+use ragtester_llm::RagTarget;
 use ragtester_retrieve::{
     Bm25Index, DenseIndex, HybridRetriever, LexicalReranker, RerankedRetriever, Retriever,
     embedder_for,
@@ -12,9 +13,22 @@ use std::sync::Arc;
 
 pub struct Pipeline {
     pub config: Configuration,
-    pub chunks: Arc<Vec<Chunk>>,
-    pub retriever: Arc<dyn Retriever>,
-    pub model: Arc<dyn ChatModel>,
+    pub system: System,
+}
+
+/// What answers the cases of one configuration.
+pub enum System {
+    /// The built-in RAG pipeline: retriever over chunks, then a chat model.
+    BuiltIn {
+        chunks: Arc<Vec<Chunk>>,
+        retriever: Arc<dyn Retriever>,
+        model: Arc<dyn ChatModel>,
+    },
+    /// The user's own RAG service; the documents let returned contexts be located for retrieval metrics.
+    External {
+        target: Arc<dyn RagTarget>,
+        documents: Arc<Vec<Document>>,
+    },
 }
 
 /// Build every configuration's pipeline. Unknown specs fail here, before any cell runs.
@@ -24,7 +38,20 @@ pub fn build_pipelines(docs: &[Document], configs: &[Configuration]) -> Result<V
     let mut dense: HashMap<(ChunkingSettings, String), Arc<DenseIndex>> = HashMap::new();
     let mut models: HashMap<String, Arc<dyn ChatModel>> = HashMap::new();
     let mut out = Vec::new();
+    let documents = Arc::new(docs.to_vec());
     for config in configs {
+        if let Some(target) = &config.target {
+            let target = ragtester_llm::target_for(target)
+                .with_context(|| format!("configuration {}", config.label()))?;
+            out.push(Pipeline {
+                config: config.clone(),
+                system: System::External {
+                    target,
+                    documents: documents.clone(),
+                },
+            });
+            continue;
+        }
         let chunks = match chunk_sets.get(&config.chunking) {
             Some(c) => c.clone(),
             None => {
@@ -81,7 +108,11 @@ pub fn build_pipelines(docs: &[Document], configs: &[Configuration]) -> Result<V
                 chunks: chunks.clone(),
                 candidates: config.rerank.as_ref().map_or(20, |r| r.candidates),
             }),
-            (_, None) => unreachable!("dense modes always build a dense index"),
+            (RetrieverKind::External, _) | (_, None) => {
+                unreachable!(
+                    "external configurations return above; dense modes always build a dense index"
+                )
+            }
         };
         let model = match models.get(&config.llm) {
             Some(m) => m.clone(),
@@ -94,9 +125,11 @@ pub fn build_pipelines(docs: &[Document], configs: &[Configuration]) -> Result<V
         };
         out.push(Pipeline {
             config: config.clone(),
-            chunks,
-            retriever,
-            model,
+            system: System::BuiltIn {
+                chunks,
+                retriever,
+                model,
+            },
         });
     }
     Ok(out)

@@ -1,6 +1,6 @@
 //! The run loop: every (case, configuration) cell, bounded concurrency, each answer committed on completion.
 
-use crate::pipeline::Pipeline;
+use crate::pipeline::{Pipeline, System};
 use crate::prompt::answer_messages;
 use anyhow::Result;
 use futures::StreamExt;
@@ -64,7 +64,6 @@ pub async fn execute(
 }
 
 async fn answer_cell(pipeline: &Pipeline, case: &TestCase) -> Answer {
-    let started = Instant::now();
     let mut answer = Answer {
         schema_version: ragtester_core::SCHEMA_VERSION,
         case_id: case.id.clone(),
@@ -75,18 +74,57 @@ async fn answer_cell(pipeline: &Pipeline, case: &TestCase) -> Answer {
         usage: Usage::default(),
         error: None,
     };
+    let started = Instant::now();
+    match &pipeline.system {
+        System::BuiltIn {
+            chunks,
+            retriever,
+            model,
+        } => {
+            built_in(
+                &mut answer,
+                case,
+                pipeline.config.top_k,
+                chunks,
+                retriever.as_ref(),
+                model.as_ref(),
+            )
+            .await
+        }
+        System::External { target, documents } => match target.ask(&case.query).await {
+            Ok(reply) => {
+                answer.answer = reply.answer;
+                answer.contexts = reply
+                    .contexts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, text)| locate_context(documents, i + 1, text))
+                    .collect();
+            }
+            Err(e) => answer.error = Some(format!("target {} failed: {e:#}", target.name())),
+        },
+    }
+    answer.latency.total_ms = ms(started);
+    answer
+}
+
+async fn built_in(
+    answer: &mut Answer,
+    case: &TestCase,
+    top_k: usize,
+    chunks: &[ragtester_core::Chunk],
+    retriever: &dyn ragtester_retrieve::Retriever,
+    model: &dyn ragtester_core::ChatModel,
+) {
+    let started = Instant::now();
     let scope = Scope {
         documents: &case.restrict_to,
     };
-    let hits = match pipeline
-        .retriever
-        .retrieve(&case.query, pipeline.config.top_k, scope)
-    {
+    let hits = match retriever.retrieve(&case.query, top_k, scope) {
         Ok(h) => h,
         Err(e) => {
             answer.error = Some(format!("retrieval failed: {e:#}"));
-            answer.latency.total_ms = ms(started);
-            return answer;
+            return;
         }
     };
     answer.latency.retrieval_ms = ms(started);
@@ -94,7 +132,7 @@ async fn answer_cell(pipeline: &Pipeline, case: &TestCase) -> Answer {
         .iter()
         .enumerate()
         .map(|(i, h)| {
-            let chunk = &pipeline.chunks[h.chunk];
+            let chunk = &chunks[h.chunk];
             RetrievedContext {
                 rank: i + 1,
                 score: h.score,
@@ -114,23 +152,95 @@ async fn answer_cell(pipeline: &Pipeline, case: &TestCase) -> Answer {
         },
     );
     let generation_started = Instant::now();
-    match pipeline.model.chat(&request).await {
+    match model.chat(&request).await {
         Ok(response) => {
             answer.answer = response.content;
             answer.usage = response.usage;
         }
-        Err(e) => {
-            answer.error = Some(format!(
-                "generation failed ({}): {e:#}",
-                pipeline.model.name()
-            ))
-        }
+        Err(e) => answer.error = Some(format!("generation failed ({}): {e:#}", model.name())),
     }
     answer.latency.generation_ms = ms(generation_started);
-    answer.latency.total_ms = ms(started);
-    answer
+}
+
+/// A context returned by an external service, placed in the corpus where its text occurs (whitespace runs
+/// compared as one space), so retrieval metrics work for black-box targets too. Unplaced contexts keep an
+/// empty document id and never count as relevant.
+pub fn locate_context(
+    documents: &[ragtester_core::Document],
+    rank: usize,
+    text: &str,
+) -> RetrievedContext {
+    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let needle = squash(text);
+    let mut placed = None;
+    if !needle.is_empty() {
+        for doc in documents {
+            // Map each char of the squashed document back to its char offset in the original.
+            let mut squashed = String::new();
+            let mut offsets = Vec::new();
+            let mut last_space = true;
+            for (i, c) in doc.text.chars().enumerate() {
+                if c.is_whitespace() {
+                    if !last_space {
+                        squashed.push(' ');
+                        offsets.push(i);
+                    }
+                    last_space = true;
+                } else {
+                    squashed.push(c);
+                    offsets.push(i);
+                    last_space = false;
+                }
+            }
+            if let Some(byte) = squashed.find(&needle) {
+                let start_char = squashed[..byte].chars().count();
+                let len = needle.chars().count();
+                placed = Some((
+                    doc.id.clone(),
+                    offsets[start_char],
+                    offsets[start_char + len - 1] + 1,
+                ));
+                break;
+            }
+        }
+    }
+    let (document_id, start, end) = placed.unwrap_or_default();
+    RetrievedContext {
+        rank,
+        score: 0.0,
+        chunk_id: ragtester_core::ids::content_id(text.as_bytes()),
+        document_id,
+        start,
+        end,
+        text: text.to_string(),
+    }
 }
 
 fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ragtester_core::{Document, DocumentFormat};
+
+    #[test]
+    fn contexts_are_located_despite_whitespace() {
+        let doc = Document::new(
+            "d".into(),
+            DocumentFormat::Text,
+            "d".into(),
+            "Intro.\n\nThe valve opens\nat 4.5 bar. End.".into(),
+            None,
+        );
+        let c = locate_context(
+            std::slice::from_ref(&doc),
+            1,
+            "The valve  opens at 4.5 bar.",
+        );
+        assert_eq!(c.document_id, doc.id);
+        assert_eq!(doc.slice(c.start, c.end), "The valve opens\nat 4.5 bar.");
+        assert_eq!(locate_context(&[doc], 2, "elsewhere").document_id, "");
+    }
 }

@@ -10,6 +10,7 @@ pub mod http;
 pub mod offline;
 pub mod ollama;
 pub mod openai;
+pub mod target;
 
 use anyhow::{Result, bail};
 use ragtester_core::{ChatModel, ModelSpec};
@@ -18,6 +19,7 @@ use std::sync::Arc;
 pub use offline::OfflineModel;
 pub use ollama::OllamaChat;
 pub use openai::OpenAiChat;
+pub use target::{RagTarget, TargetReply, target_for};
 
 /// The chat model a spec names.
 pub fn chat_model_for(spec: &str) -> Result<Arc<dyn ChatModel>> {

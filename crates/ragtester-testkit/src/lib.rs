@@ -80,6 +80,7 @@ impl ScriptedServer {
         let app = Router::new()
             .route("/v1/chat/completions", post(openai))
             .route("/api/chat", post(ollama))
+            .route("/rag", post(rag))
             .with_state(shared.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -125,6 +126,11 @@ impl ScriptedServer {
 
     pub fn set_latency(&self, latency: Duration) {
         *self.shared.latency_ms.lock().unwrap() = latency.as_millis() as u64;
+    }
+
+    /// The URL of the mock RAG service (`POST {"question": …}` → `{"answer", "contexts": [{"text"}]}`).
+    pub fn rag_url(&self) -> String {
+        format!("http://{}/rag", self.addr)
     }
 
     pub fn seen(&self) -> Vec<Seen> {
@@ -223,5 +229,22 @@ async fn ollama(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Str
         "prompt_eval_count": 13,
         "eval_count": 5
     });
+    respond(200, "application/json", body.to_string(), None)
+}
+
+/// A mock RAG service: answers `echo: QUESTION` and returns the question as its one context.
+async fn rag(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: String) -> Response {
+    let (reply, request) = next_reply(&shared, "/rag", headers, &body).await;
+    if let Some(Reply::Raw {
+        status,
+        content_type,
+        body,
+        retry_after,
+    }) = reply
+    {
+        return respond(status, &content_type, body, retry_after);
+    }
+    let question = request["question"].as_str().unwrap_or("").to_string();
+    let body = json!({ "result": { "answer": format!("echo: {question}"), "contexts": [{ "text": question }] } });
     respond(200, "application/json", body.to_string(), None)
 }

@@ -4,7 +4,7 @@ use crate::stages::{self, GenerateArgs, RunArgs};
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use ragtester_core::config::{MatrixSettings, ProjectConfig};
-use ragtester_core::{ChunkingSettings, Generator, RetrieverKind};
+use ragtester_core::{ChunkingSettings, Configuration, Generator, RetrieverKind};
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -147,14 +147,45 @@ fn parse_generators(names: &[String]) -> Result<Vec<Generator>> {
     Ok(out)
 }
 
-fn matrix_from_flags(run: &RunCli) -> Result<(MatrixSettings, usize)> {
-    let (mut matrix, mut concurrency) = match &run.config {
+/// The configurations of a `run`: the config file's matrix and targets, with flags overriding the matrix.
+fn configurations_from_flags(run: &RunCli) -> Result<(Vec<Configuration>, usize)> {
+    let flags_given = !(run.llms.is_empty()
+        && run.embedders.is_empty()
+        && run.retrievers.is_empty()
+        && run.top_k.is_empty()
+        && run.chunk_tokens.is_empty());
+    let (matrix, targets, concurrency) = match &run.config {
         Some(path) => {
             let config = ProjectConfig::load(path)?;
-            (config.matrix, config.run.concurrency)
+            // A file that declares only targets runs only them, unless matrix flags ask for the built-in too.
+            let matrix = match (config.matrix, config.target.is_empty(), flags_given) {
+                (Some(m), _, _) => Some(m),
+                (None, false, false) => None,
+                (None, _, _) => Some(MatrixSettings::default()),
+            };
+            (matrix, config.target, config.run.concurrency)
         }
-        None => (MatrixSettings::default(), 4),
+        None => (Some(MatrixSettings::default()), Vec::new(), 4),
     };
+    let mut configs = match matrix {
+        Some(mut m) => {
+            apply_flags(&mut m, run)?;
+            m.expand()?
+        }
+        None => Vec::new(),
+    };
+    for t in targets {
+        t.validate()?;
+        configs.push(Configuration::for_target(t));
+    }
+    let concurrency = run.concurrency.unwrap_or(concurrency);
+    if concurrency == 0 {
+        bail!("--concurrency must be at least 1");
+    }
+    Ok((configs, concurrency))
+}
+
+fn apply_flags(matrix: &mut MatrixSettings, run: &RunCli) -> Result<()> {
     if !run.llms.is_empty() {
         matrix.llm = run.llms.clone();
     }
@@ -181,13 +212,7 @@ fn matrix_from_flags(run: &RunCli) -> Result<(MatrixSettings, usize)> {
             })
             .collect();
     }
-    if let Some(c) = run.concurrency {
-        concurrency = c;
-    }
-    if concurrency == 0 {
-        bail!("--concurrency must be at least 1");
-    }
-    Ok((matrix, concurrency))
+    Ok(())
 }
 
 pub async fn dispatch(cli: Cli) -> Result<u8> {
@@ -215,8 +240,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             Ok(if failed > 0 { crate::EXIT_PARTIAL } else { 0 })
         }
         Command::Run(run) => {
-            let (matrix, concurrency) = matrix_from_flags(&run)?;
-            let configs = matrix.expand()?;
+            let (configs, concurrency) = configurations_from_flags(&run)?;
             let (docs, failed) = stages::ingest(&run.docs)?;
             let cases: Vec<ragtester_core::TestCase> = ragtester_core::read_jsonl(&run.suite)
                 .with_context(|| format!("cannot read suite {}", run.suite.display()))?;
@@ -266,13 +290,16 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             let mut project = ProjectConfig {
                 corpus: None,
                 generation: Default::default(),
-                matrix: Default::default(),
+                matrix: Some(MatrixSettings {
+                    // Two depths, so the demo shows what a retriever loses when only its first passage counts.
+                    top_k: vec![1, 3],
+                    ..Default::default()
+                }),
+                target: Vec::new(),
                 judge: Default::default(),
                 run: Default::default(),
             };
             project.generation.n_test = 8;
-            // Two depths, so the demo shows what a retriever loses when only its first passage counts.
-            project.matrix.top_k = vec![1, 3];
             stages::full_pipeline(&[corpus], &project, &out).await
         }
     }

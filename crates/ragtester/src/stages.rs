@@ -335,7 +335,7 @@ pub async fn full_pipeline(corpus: &[PathBuf], project: &ProjectConfig, out: &Pa
         &out.join("suite.jsonl"),
     )
     .await?;
-    let configs = project.matrix.expand()?;
+    let configs = project.configurations()?;
     let exec_errors = run(&RunArgs {
         docs: &docs,
         cases: &cases,

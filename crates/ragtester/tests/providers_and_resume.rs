@@ -216,3 +216,94 @@ fn provider_failures_are_recorded_errors_not_lost_cells() {
         assert!(c["fail_rate"].is_null());
     }
 }
+
+#[test]
+fn external_targets_over_http_and_command() {
+    let server = ScriptedServer::start_in_background();
+    let tmp = tempfile::tempdir().unwrap();
+    // The command target answers with one sentence of the corpus, so retrieval metrics can be computed.
+    let config = format!(
+        r#"
+[corpus]
+paths = ["{corpus}"]
+
+[generation]
+strategies = ["ragtester"]
+n_test = 2
+
+[[target]]
+name = "svc"
+type = "http"
+url = "{url}"
+headers = {{ Authorization = "Bearer ${{RAGTESTER_TEST_SVC_TOKEN}}" }}
+body = '{{"question": "{{{{query}}}}", "k": 3}}'
+answer_pointer = "/result/answer"
+contexts_pointer = "/result/contexts"
+context_text_pointer = "/text"
+
+[[target]]
+name = "cli"
+type = "command"
+command = ["sh", "-c", "cat > /dev/null; printf '%s' '{{\"answer\": \"36 months\", \"contexts\": [\"Harbor Marine Systems warrants the HX-40 against defects in materials and workmanship for 36 months from the date of purchase.\"]}}'"]
+answer_pointer = "/answer"
+contexts_pointer = "/contexts"
+"#,
+        corpus = corpus().display(),
+        url = server.rag_url(),
+    );
+    let path = tmp.path().join("targets.toml");
+    std::fs::write(&path, config).unwrap();
+    let run = tmp.path().join("run");
+    let out = bin()
+        .args([
+            "test",
+            "--config",
+            path.to_str().unwrap(),
+            "--out",
+            run.to_str().unwrap(),
+        ])
+        .env("RAGTESTER_TEST_SVC_TOKEN", "tok")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let configs: Vec<ragtester_core::Configuration> =
+        read_jsonl(&run.join("configs.jsonl")).unwrap();
+    assert_eq!(
+        configs.iter().map(|c| c.label()).collect::<Vec<_>>(),
+        vec!["target svc (http)", "target cli (command)"]
+    );
+    let answers: Vec<Answer> = read_jsonl(&run.join("answers.jsonl")).unwrap();
+    let cases: Vec<ragtester_core::TestCase> = read_jsonl(&run.join("suite.jsonl")).unwrap();
+    assert_eq!(answers.len(), 2 * cases.len());
+    let seen = server.seen();
+    assert_eq!(seen.len(), cases.len());
+    assert_eq!(seen[0].headers["authorization"], "Bearer tok");
+    assert_eq!(seen[0].body["k"], 3);
+    let svc = answers
+        .iter()
+        .find(|a| a.config_id == configs[0].id)
+        .unwrap();
+    assert!(
+        svc.answer.starts_with("echo: ") && svc.error.is_none(),
+        "{svc:?}"
+    );
+    let cli = answers
+        .iter()
+        .find(|a| a.config_id == configs[1].id)
+        .unwrap();
+    assert_eq!(cli.answer, "36 months");
+    assert!(
+        !cli.contexts[0].document_id.is_empty(),
+        "the context was located in the corpus"
+    );
+    let verdicts: Vec<ragtester_core::Verdict> = read_jsonl(&run.join("verdicts.jsonl")).unwrap();
+    assert!(
+        verdicts
+            .iter()
+            .any(|v| v.config_id == configs[1].id && v.metrics.hit.is_some())
+    );
+}

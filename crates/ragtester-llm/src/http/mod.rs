@@ -37,9 +37,28 @@ impl HttpClient {
 
     /// POST `body` as JSON and return the JSON reply, retrying as the policy allows.
     pub async fn post_json(&self, url: &str, bearer: Option<&str>, body: &Value) -> Result<Value> {
+        let mut headers = vec![("content-type".to_string(), "application/json".to_string())];
+        if let Some(key) = bearer {
+            headers.push(("authorization".into(), format!("Bearer {key}")));
+        }
+        self.send_json(reqwest::Method::POST, url, &headers, Some(body.to_string()))
+            .await
+    }
+
+    /// Send a request with a ready body and return the JSON reply, retrying as the policy allows.
+    pub async fn send_json(
+        &self,
+        method: reqwest::Method,
+        url: &str,
+        headers: &[(String, String)],
+        body: Option<String>,
+    ) -> Result<Value> {
         let mut last = String::new();
         for attempt in 1..=self.policy.max_attempts {
-            match self.attempt(url, bearer, body).await {
+            match self
+                .attempt(method.clone(), url, headers, body.clone())
+                .await
+            {
                 Attempt::Done(v) => return Ok(v),
                 Attempt::Fatal(e) => return Err(anyhow!("{url}: {e}")),
                 Attempt::Retry { error, after } => {
@@ -58,10 +77,19 @@ impl HttpClient {
         ))
     }
 
-    async fn attempt(&self, url: &str, bearer: Option<&str>, body: &Value) -> Attempt {
-        let mut request = self.client.post(url).json(body);
-        if let Some(key) = bearer {
-            request = request.bearer_auth(key);
+    async fn attempt(
+        &self,
+        method: reqwest::Method,
+        url: &str,
+        headers: &[(String, String)],
+        body: Option<String>,
+    ) -> Attempt {
+        let mut request = self.client.request(method, url);
+        for (name, value) in headers {
+            request = request.header(name.as_str(), value.as_str());
+        }
+        if let Some(body) = body {
+            request = request.body(body);
         }
         let response = match request.send().await {
             Ok(r) => r,

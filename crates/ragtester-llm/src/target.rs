@@ -1,0 +1,307 @@
+//! External targets: the user's own RAG service as the system under test, over HTTP or as a command.
+//! Both return an answer and, when the service exposes them, the contexts it retrieved.
+
+use crate::http::{HttpClient, RetryPolicy};
+use anyhow::{Context, Result, anyhow, bail};
+use ragtester_core::config::{CommandInput, TargetKind, TargetSettings};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::AsyncWriteExt;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetReply {
+    pub answer: String,
+    pub contexts: Vec<String>,
+}
+
+#[async_trait::async_trait]
+pub trait RagTarget: Send + Sync {
+    fn name(&self) -> String;
+    async fn ask(&self, query: &str) -> Result<TargetReply>;
+}
+
+pub fn target_for(settings: &TargetSettings) -> Result<Arc<dyn RagTarget>> {
+    settings.validate()?;
+    Ok(match settings.kind {
+        TargetKind::Http => Arc::new(HttpTarget::new(settings.clone())?),
+        TargetKind::Command => Arc::new(CommandTarget {
+            settings: settings.clone(),
+        }),
+    })
+}
+
+/// Replace `${VAR}` with the environment's value; a missing variable is an error naming it.
+pub fn interpolate_env(text: &str) -> Result<String> {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after
+            .find('}')
+            .ok_or_else(|| anyhow!("unclosed `${{` in `{text}`"))?;
+        let name = &after[..end];
+        let value =
+            std::env::var(name).map_err(|_| anyhow!("environment variable {name} is not set"))?;
+        out.push_str(&value);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// The request body: the template with `{{query}}` replaced by the JSON-escaped query.
+pub fn render_body(template: &str, query: &str) -> Result<String> {
+    let escaped = serde_json::to_string(query)?;
+    let body = template.replace("{{query}}", &escaped[1..escaped.len() - 1]);
+    serde_json::from_str::<Value>(&body)
+        .with_context(|| format!("the body template does not give valid JSON: {body}"))?;
+    Ok(body)
+}
+
+/// Answer and contexts out of a reply, by the target's JSON pointers.
+pub fn extract(settings: &TargetSettings, reply: &Value) -> Result<TargetReply> {
+    let answer = match reply.pointer(&settings.answer_pointer) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => bail!(
+            "reply has nothing at answer_pointer `{}`: {}",
+            settings.answer_pointer,
+            reply.to_string().chars().take(300).collect::<String>()
+        ),
+        Some(other) => other.to_string(),
+    };
+    let mut contexts = Vec::new();
+    if let Some(pointer) = &settings.contexts_pointer {
+        let items = reply
+            .pointer(pointer)
+            .and_then(Value::as_array)
+            .ok_or_else(|| anyhow!("reply has no array at contexts_pointer `{pointer}`"))?;
+        for item in items {
+            let text = match (item, &settings.context_text_pointer) {
+                (Value::String(s), _) => s.clone(),
+                (other, Some(p)) => other
+                    .pointer(p)
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| anyhow!("a context has no text at context_text_pointer `{p}`"))?
+                    .to_string(),
+                (other, None) => bail!("contexts are objects ({other}); set context_text_pointer"),
+            };
+            contexts.push(text);
+        }
+    }
+    Ok(TargetReply { answer, contexts })
+}
+
+struct HttpTarget {
+    settings: TargetSettings,
+    url: String,
+    method: reqwest::Method,
+    headers: Vec<(String, String)>,
+    http: HttpClient,
+}
+
+impl HttpTarget {
+    fn new(settings: TargetSettings) -> Result<Self> {
+        let name = settings.name.clone();
+        let ctx = || format!("target `{name}`");
+        let url = interpolate_env(settings.url.as_deref().unwrap_or_default()).with_context(ctx)?;
+        let method = reqwest::Method::from_bytes(
+            settings
+                .method
+                .as_deref()
+                .unwrap_or("POST")
+                .to_uppercase()
+                .as_bytes(),
+        )
+        .with_context(ctx)?;
+        let mut headers = vec![("content-type".to_string(), "application/json".to_string())];
+        for (k, v) in &settings.headers {
+            headers.push((k.clone(), interpolate_env(v).with_context(ctx)?));
+        }
+        let mut policy = RetryPolicy::from_env()?;
+        policy.timeout = Duration::from_secs_f64(settings.timeout_s);
+        Ok(Self {
+            url,
+            method,
+            headers,
+            http: HttpClient::new(policy)?,
+            settings,
+        })
+    }
+}
+
+#[async_trait::async_trait]
+impl RagTarget for HttpTarget {
+    fn name(&self) -> String {
+        self.settings.name.clone()
+    }
+
+    async fn ask(&self, query: &str) -> Result<TargetReply> {
+        let template = self
+            .settings
+            .body
+            .as_deref()
+            .unwrap_or(r#"{"query": "{{query}}"}"#);
+        let body = render_body(template, query)?;
+        let reply = self
+            .http
+            .send_json(self.method.clone(), &self.url, &self.headers, Some(body))
+            .await?;
+        extract(&self.settings, &reply)
+    }
+}
+
+struct CommandTarget {
+    settings: TargetSettings,
+}
+
+#[async_trait::async_trait]
+impl RagTarget for CommandTarget {
+    fn name(&self) -> String {
+        self.settings.name.clone()
+    }
+
+    async fn ask(&self, query: &str) -> Result<TargetReply> {
+        let argv = self.settings.command.as_deref().unwrap_or_default();
+        let (program, args) = argv.split_first().ok_or_else(|| anyhow!("empty command"))?;
+        let mut command = tokio::process::Command::new(program);
+        command
+            .args(args)
+            .kill_on_drop(true)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        match self.settings.input {
+            CommandInput::Argument => {
+                command.arg(query).stdin(std::process::Stdio::null());
+            }
+            CommandInput::Stdin => {
+                command.stdin(std::process::Stdio::piped());
+            }
+        }
+        let mut child = command
+            .spawn()
+            .with_context(|| format!("cannot start `{program}`"))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            stdin
+                .write_all(query.as_bytes())
+                .await
+                .context("cannot write the query to the command")?;
+        }
+        let timeout = Duration::from_secs_f64(self.settings.timeout_s);
+        let output = tokio::time::timeout(timeout, child.wait_with_output())
+            .await
+            .map_err(|_| {
+                anyhow!(
+                    "`{program}` did not finish within {:.0} s",
+                    timeout.as_secs_f64()
+                )
+            })??;
+        if !output.status.success() {
+            let stderr: String = String::from_utf8_lossy(&output.stderr)
+                .chars()
+                .take(300)
+                .collect();
+            bail!("`{program}` exited with {}: {stderr}", output.status);
+        }
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let reply: Value = serde_json::from_str(stdout.trim()).with_context(|| {
+            format!(
+                "`{program}` did not print JSON: {}",
+                stdout.chars().take(300).collect::<String>()
+            )
+        })?;
+        extract(&self.settings, &reply)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(kind: TargetKind) -> TargetSettings {
+        TargetSettings {
+            name: "t".into(),
+            kind,
+            url: None,
+            method: None,
+            headers: Default::default(),
+            body: None,
+            command: None,
+            input: CommandInput::Stdin,
+            answer_pointer: "/data/answer".into(),
+            contexts_pointer: Some("/data/docs".into()),
+            context_text_pointer: Some("/text".into()),
+            timeout_s: 5.0,
+        }
+    }
+
+    #[test]
+    fn body_escapes_the_query() {
+        let body = render_body(r#"{"q": "{{query}}", "k": 3}"#, "say \"hi\"\n").unwrap();
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v["q"], "say \"hi\"\n");
+        assert!(render_body(r#"{"q": {{query}}}"#, "x").is_err());
+    }
+
+    #[test]
+    fn env_interpolation() {
+        // SAFETY: this test owns the variable name; no other test reads or writes it.
+        unsafe { std::env::set_var("RAGTESTER_TEST_TOKEN", "abc") };
+        assert_eq!(
+            interpolate_env("Bearer ${RAGTESTER_TEST_TOKEN}!").unwrap(),
+            "Bearer abc!"
+        );
+        assert!(
+            interpolate_env("${RAGTESTER_SURELY_UNSET}")
+                .unwrap_err()
+                .to_string()
+                .contains("RAGTESTER_SURELY_UNSET")
+        );
+    }
+
+    #[test]
+    fn extraction_by_pointers() {
+        let reply =
+            serde_json::json!({"data": {"answer": "42", "docs": [{"text": "a"}, {"text": "b"}]}});
+        let r = extract(&settings(TargetKind::Http), &reply).unwrap();
+        assert_eq!(
+            r,
+            TargetReply {
+                answer: "42".into(),
+                contexts: vec!["a".into(), "b".into()]
+            }
+        );
+        let err = extract(&settings(TargetKind::Http), &serde_json::json!({"x": 1})).unwrap_err();
+        assert!(err.to_string().contains("/data/answer"));
+    }
+
+    #[tokio::test]
+    async fn command_target_reads_stdin_and_prints_json() {
+        let mut s = settings(TargetKind::Command);
+        s.command = Some(vec![
+            "sh".into(),
+            "-c".into(),
+            r#"read q; printf '{"data": {"answer": "got %s", "docs": ["ctx"]}}' "$q""#.into(),
+        ]);
+        let target = target_for(&s).unwrap();
+        let reply = target.ask("hello").await.unwrap();
+        assert_eq!(reply.answer, "got hello");
+        assert_eq!(reply.contexts, vec!["ctx".to_string()]);
+        s.command = Some(vec![
+            "sh".into(),
+            "-c".into(),
+            "echo oops >&2; exit 3".into(),
+        ]);
+        let err = target_for(&s)
+            .unwrap()
+            .ask("x")
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("exit status: 3") && err.contains("oops"),
+            "{err}"
+        );
+    }
+}
