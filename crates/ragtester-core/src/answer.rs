@@ -46,6 +46,9 @@ pub struct Answer {
     pub answer: String,
     pub latency: Latency,
     pub usage: Usage,
+    /// The generation came from the response cache (its latency is the cache's, not the model's).
+    #[serde(default)]
+    pub cached: bool,
     /// Why this cell has no answer (provider failure, retrieval failure). Judged as `exec_error`.
     pub error: Option<String>,
 }

@@ -108,6 +108,14 @@ impl ChatRequest {
 pub struct ChatResponse {
     pub content: String,
     pub usage: Usage,
+    /// Served from the response cache rather than by the model.
+    pub cached: bool,
+}
+
+/// A persistent store of model replies, keyed by everything that determines a reply.
+pub trait ResponseCache: Send + Sync {
+    fn get(&self, key: &str) -> Result<Option<ChatResponse>>;
+    fn put(&self, key: &str, response: &ChatResponse) -> Result<()>;
 }
 
 #[async_trait::async_trait]

@@ -10,7 +10,7 @@ mod pipeline;
 mod prompt;
 mod run;
 
-pub use pipeline::{Pipeline, System, build_pipelines};
+pub use pipeline::{ModelFactory, Pipeline, System, build_pipelines};
 pub use prompt::answer_messages;
 pub use run::locate_context;
 pub use run::{Progress, execute};

@@ -32,7 +32,14 @@ pub enum System {
 }
 
 /// Build every configuration's pipeline. Unknown specs fail here, before any cell runs.
-pub fn build_pipelines(docs: &[Document], configs: &[Configuration]) -> Result<Vec<Pipeline>> {
+/// Builds a chat model from a spec; the binary passes one that adds the response cache.
+pub type ModelFactory<'a> = &'a dyn Fn(&str) -> Result<Arc<dyn ChatModel>>;
+
+pub fn build_pipelines(
+    docs: &[Document],
+    configs: &[Configuration],
+    models_for: ModelFactory<'_>,
+) -> Result<Vec<Pipeline>> {
     let mut chunk_sets: HashMap<ChunkingSettings, Arc<Vec<Chunk>>> = HashMap::new();
     let mut bm25: HashMap<ChunkingSettings, Arc<Bm25Index>> = HashMap::new();
     let mut dense: HashMap<(ChunkingSettings, String), Arc<DenseIndex>> = HashMap::new();
@@ -117,7 +124,7 @@ pub fn build_pipelines(docs: &[Document], configs: &[Configuration]) -> Result<V
         let model = match models.get(&config.llm) {
             Some(m) => m.clone(),
             None => {
-                let m = ragtester_llm::chat_model_for(&config.llm)
+                let m = models_for(&config.llm)
                     .with_context(|| format!("configuration {}", config.label()))?;
                 models.insert(config.llm.clone(), m.clone());
                 m

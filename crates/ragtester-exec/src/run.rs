@@ -72,6 +72,7 @@ async fn answer_cell(pipeline: &Pipeline, case: &TestCase) -> Answer {
         answer: String::new(),
         latency: Latency::default(),
         usage: Usage::default(),
+        cached: false,
         error: None,
     };
     let started = Instant::now();
@@ -156,6 +157,7 @@ async fn built_in(
         Ok(response) => {
             answer.answer = response.content;
             answer.usage = response.usage;
+            answer.cached = response.cached;
         }
         Err(e) => answer.error = Some(format!("generation failed ({}): {e:#}", model.name())),
     }

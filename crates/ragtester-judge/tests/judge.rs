@@ -69,6 +69,7 @@ fn answer(text: &str, error: Option<&str>) -> Answer {
         answer: text.into(),
         latency: Latency::default(),
         usage: Usage::default(),
+        cached: false,
         error: error.map(str::to_string),
     }
 }
@@ -125,6 +126,7 @@ impl ChatModel for Scripted {
         Ok(ChatResponse {
             content,
             usage: Usage::default(),
+            cached: false,
         })
     }
 }

@@ -6,6 +6,7 @@
 //! the request's typed task hint; reports label its results as heuristics. This crate is the only one that
 //! will know wire protocols; it knows nothing of test strategies, matrices or reports.
 
+pub mod cache;
 pub mod http;
 pub mod offline;
 pub mod ollama;
@@ -16,6 +17,7 @@ use anyhow::{Result, bail};
 use ragtester_core::{ChatModel, ModelSpec};
 use std::sync::Arc;
 
+pub use cache::{CachedChat, cache_key};
 pub use offline::OfflineModel;
 pub use ollama::OllamaChat;
 pub use openai::OpenAiChat;

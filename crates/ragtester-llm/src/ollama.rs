@@ -72,6 +72,7 @@ impl ChatModel for OllamaChat {
             .to_string();
         Ok(ChatResponse {
             content,
+            cached: false,
             usage: Usage {
                 prompt_tokens: reply["prompt_eval_count"].as_u64().unwrap_or(0),
                 completion_tokens: reply["eval_count"].as_u64().unwrap_or(0),

@@ -82,6 +82,7 @@ impl ChatModel for OpenAiChat {
         let usage = &reply["usage"];
         Ok(ChatResponse {
             content,
+            cached: false,
             usage: Usage {
                 prompt_tokens: usage["prompt_tokens"].as_u64().unwrap_or(0),
                 completion_tokens: usage["completion_tokens"].as_u64().unwrap_or(0),

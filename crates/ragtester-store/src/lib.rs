@@ -234,6 +234,7 @@ mod tests {
             answer: "a".into(),
             latency: Latency::default(),
             usage: Usage::default(),
+            cached: false,
             error: None,
         }
     }
@@ -259,5 +260,102 @@ mod tests {
         assert_eq!(store.answers().unwrap()[0], answer("c1", "k1"));
         assert_eq!(store.meta("manifest").unwrap().as_deref(), Some("abc"));
         assert!(store.count("x; DROP TABLE answers").is_err());
+    }
+}
+
+/// The response cache on disk: one SQLite file shared by all runs (by default under the user's cache
+/// folder), so a reply paid for once is never paid for again.
+pub struct ResponseStore {
+    conn: Mutex<Connection>,
+}
+
+impl ResponseStore {
+    pub fn open(path: &Path) -> Result<Self> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create cache folder {}", dir.display()))?;
+        }
+        let conn = Connection::open(path)
+            .with_context(|| format!("cannot open response cache {}", path.display()))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS responses (
+                key TEXT PRIMARY KEY,
+                content TEXT NOT NULL,
+                prompt_tokens INTEGER NOT NULL,
+                completion_tokens INTEGER NOT NULL
+            );",
+        )?;
+        Ok(Self {
+            conn: Mutex::new(conn),
+        })
+    }
+}
+
+impl ragtester_core::ResponseCache for ResponseStore {
+    fn get(&self, key: &str) -> Result<Option<ragtester_core::ChatResponse>> {
+        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(conn
+            .query_row(
+                "SELECT content, prompt_tokens, completion_tokens FROM responses WHERE key = ?1",
+                params![key],
+                |r| {
+                    Ok(ragtester_core::ChatResponse {
+                        content: r.get(0)?,
+                        usage: ragtester_core::Usage {
+                            prompt_tokens: r.get::<_, i64>(1)? as u64,
+                            completion_tokens: r.get::<_, i64>(2)? as u64,
+                        },
+                        cached: true,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    fn put(&self, key: &str, response: &ragtester_core::ChatResponse) -> Result<()> {
+        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        conn.execute(
+            "INSERT OR REPLACE INTO responses (key, content, prompt_tokens, completion_tokens) VALUES (?1, ?2, ?3, ?4)",
+            params![
+                key,
+                response.content,
+                response.usage.prompt_tokens as i64,
+                response.usage.completion_tokens as i64
+            ],
+        )?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::*;
+    use ragtester_core::ResponseCache;
+
+    #[test]
+    fn responses_round_trip_and_persist() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c/responses.sqlite");
+        let response = ragtester_core::ChatResponse {
+            content: "hi".into(),
+            usage: ragtester_core::Usage {
+                prompt_tokens: 3,
+                completion_tokens: 1,
+            },
+            cached: false,
+        };
+        ResponseStore::open(&path)
+            .unwrap()
+            .put("k", &response)
+            .unwrap();
+        let store = ResponseStore::open(&path).unwrap();
+        let hit = store.get("k").unwrap().unwrap();
+        assert_eq!(
+            (hit.content.as_str(), hit.usage.prompt_tokens, hit.cached),
+            ("hi", 3, true)
+        );
+        assert!(store.get("other").unwrap().is_none());
     }
 }

@@ -16,6 +16,12 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Do not read or write the response cache.
+    #[arg(long, global = true)]
+    no_cache: bool,
+    /// Ask models again and overwrite what the response cache holds.
+    #[arg(long, global = true, conflicts_with = "no_cache")]
+    refresh_cache: bool,
 }
 
 #[derive(Subcommand)]
@@ -216,6 +222,8 @@ fn apply_flags(matrix: &mut MatrixSettings, run: &RunCli) -> Result<()> {
 }
 
 pub async fn dispatch(cli: Cli) -> Result<u8> {
+    let models = stages::Models::new(!cli.no_cache, cli.refresh_cache)?;
+    let models = &models;
     match cli.command {
         Command::Ingest { paths, out } => {
             let (docs, failed) = stages::ingest(&paths)?;
@@ -235,7 +243,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 section_tokens: g.section_tokens,
                 seed: g.seed,
             };
-            let cases = stages::generate(&docs, &args, &g.out).await?;
+            let cases = stages::generate(&docs, &args, &g.out, models).await?;
             eprintln!("wrote {} cases to {}", cases.len(), g.out.display());
             Ok(if failed > 0 { crate::EXIT_PARTIAL } else { 0 })
         }
@@ -247,14 +255,17 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             if cases.is_empty() {
                 bail!("suite {} holds no cases", run.suite.display());
             }
-            let errors = stages::run(&RunArgs {
-                docs: &docs,
-                cases: &cases,
-                configs: &configs,
-                out: &run.out,
-                concurrency,
-                resume: run.resume,
-            })
+            let errors = stages::run(
+                &RunArgs {
+                    docs: &docs,
+                    cases: &cases,
+                    configs: &configs,
+                    out: &run.out,
+                    concurrency,
+                    resume: run.resume,
+                },
+                models,
+            )
             .await?;
             Ok(if failed > 0 || errors > 0 {
                 crate::EXIT_PARTIAL
@@ -267,7 +278,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             judges,
             concurrency,
         } => {
-            let errors = stages::judge(&run_dir, &judges, concurrency).await?;
+            let errors = stages::judge(&run_dir, &judges, concurrency, models).await?;
             Ok(if errors > 0 { crate::EXIT_PARTIAL } else { 0 })
         }
         Command::Report {
@@ -283,7 +294,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             let corpus = project.corpus.as_ref().with_context(|| {
                 format!("config file {} has no [corpus] paths", config.display())
             })?;
-            stages::full_pipeline(&corpus.paths, &project, &out).await
+            stages::full_pipeline(&corpus.paths, &project, &out, models).await
         }
         Command::Demo { out } => {
             let corpus = crate::bundled::write_corpus(&out.join("corpus"))?;
@@ -300,7 +311,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 run: Default::default(),
             };
             project.generation.n_test = 8;
-            stages::full_pipeline(&[corpus], &project, &out).await
+            stages::full_pipeline(&[corpus], &project, &out, models).await
         }
     }
 }

@@ -15,6 +15,50 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// Chat models by spec, behind the persistent response cache unless it is switched off.
+pub struct Models {
+    cache: Option<Arc<ragtester_store::ResponseStore>>,
+    refresh: bool,
+}
+
+impl Models {
+    pub fn new(use_cache: bool, refresh: bool) -> Result<Self> {
+        let cache = if use_cache {
+            let path = cache_dir().join("responses.sqlite");
+            Some(Arc::new(ragtester_store::ResponseStore::open(&path)?))
+        } else {
+            None
+        };
+        Ok(Self { cache, refresh })
+    }
+
+    pub fn get(&self, spec: &str) -> Result<Arc<dyn ragtester_core::ChatModel>> {
+        let model = ragtester_llm::chat_model_for(spec)?;
+        Ok(match &self.cache {
+            Some(cache) => Arc::new(ragtester_llm::CachedChat {
+                inner: model,
+                cache: cache.clone(),
+                refresh: self.refresh,
+            }),
+            None => model,
+        })
+    }
+}
+
+/// `RAGTESTER_CACHE_DIR`, else `$XDG_CACHE_HOME/ragtester`, else `~/.cache/ragtester`.
+fn cache_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("RAGTESTER_CACHE_DIR") {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(dir).join("ragtester");
+    }
+    std::env::var_os("HOME").map_or_else(
+        || PathBuf::from(".ragtester-cache"),
+        |h| PathBuf::from(h).join(".cache/ragtester"),
+    )
+}
+
 /// Ingest inputs, printing each failure. Errors when no document could be read.
 pub fn ingest(paths: &[PathBuf]) -> Result<(Vec<Document>, usize)> {
     let report = ragtester_ingest::ingest_paths(paths);
@@ -56,14 +100,19 @@ pub struct GenerateArgs {
 }
 
 /// Generate the suite (ragtester first, so the baseline can match its counts), write it and its report.
-pub async fn generate(docs: &[Document], args: &GenerateArgs, out: &Path) -> Result<Vec<TestCase>> {
+pub async fn generate(
+    docs: &[Document],
+    args: &GenerateArgs,
+    out: &Path,
+    models: &Models,
+) -> Result<Vec<TestCase>> {
     if args.n_test == 0 {
         bail!("--n-test must be at least 1");
     }
     if args.section_tokens < 16 {
         bail!("--section-tokens must be at least 16");
     }
-    let model = ragtester_llm::chat_model_for(&args.llm).context("question generator")?;
+    let model = models.get(&args.llm).context("question generator")?;
     let mut generators = args.generators.clone();
     generators.sort();
     let mut cases = Vec::new();
@@ -148,7 +197,7 @@ fn manifest(args: &RunArgs<'_>) -> String {
 }
 
 /// Execute the matrix. Returns the number of cells that ended in an error.
-pub async fn run(args: &RunArgs<'_>) -> Result<usize> {
+pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<usize> {
     let known: std::collections::HashSet<&str> = args.docs.iter().map(|d| d.id.as_str()).collect();
     let foreign = args
         .cases
@@ -161,7 +210,8 @@ pub async fn run(args: &RunArgs<'_>) -> Result<usize> {
             args.cases.len()
         );
     }
-    let pipelines = ragtester_exec::build_pipelines(args.docs, args.configs)?;
+    let pipelines =
+        ragtester_exec::build_pipelines(args.docs, args.configs, &|spec| models.get(spec))?;
     let store = RunStore::open(args.out)?;
     let manifest = manifest(args);
     match store.meta("manifest")? {
@@ -218,7 +268,12 @@ pub async fn run(args: &RunArgs<'_>) -> Result<usize> {
 }
 
 /// Judge a run directory. Returns the number of verdicts that are errors.
-pub async fn judge(run_dir: &Path, judge_specs: &[String], concurrency: usize) -> Result<usize> {
+pub async fn judge(
+    run_dir: &Path,
+    judge_specs: &[String],
+    concurrency: usize,
+    models: &Models,
+) -> Result<usize> {
     if judge_specs.is_empty() {
         bail!("name at least one --judge");
     }
@@ -228,7 +283,7 @@ pub async fn judge(run_dir: &Path, judge_specs: &[String], concurrency: usize) -
         read_jsonl(&run_dir.join("answers.jsonl")).context("has `ragtester run` finished here?")?;
     let judges: Vec<Arc<dyn ragtester_core::ChatModel>> = judge_specs
         .iter()
-        .map(|s| ragtester_llm::chat_model_for(s).with_context(|| format!("judge `{s}`")))
+        .map(|s| models.get(s).with_context(|| format!("judge `{s}`")))
         .collect::<Result<_>>()?;
     let verdicts = ragtester_judge::judge_all(&cases, &answers, &judges, concurrency).await;
     let store = RunStore::open(run_dir)?;
@@ -311,7 +366,12 @@ const RUN_FILES: &[&str] = &[
 ];
 
 /// ingest → generate → run → judge → report, from a project config.
-pub async fn full_pipeline(corpus: &[PathBuf], project: &ProjectConfig, out: &Path) -> Result<u8> {
+pub async fn full_pipeline(
+    corpus: &[PathBuf],
+    project: &ProjectConfig,
+    out: &Path,
+    models: &Models,
+) -> Result<u8> {
     project.validate()?;
     for f in RUN_FILES {
         let p = out.join(f);
@@ -333,19 +393,23 @@ pub async fn full_pipeline(corpus: &[PathBuf], project: &ProjectConfig, out: &Pa
             seed: g.seed,
         },
         &out.join("suite.jsonl"),
+        models,
     )
     .await?;
     let configs = project.configurations()?;
-    let exec_errors = run(&RunArgs {
-        docs: &docs,
-        cases: &cases,
-        configs: &configs,
-        out,
-        concurrency: project.run.concurrency,
-        resume: false,
-    })
+    let exec_errors = run(
+        &RunArgs {
+            docs: &docs,
+            cases: &cases,
+            configs: &configs,
+            out,
+            concurrency: project.run.concurrency,
+            resume: false,
+        },
+        models,
+    )
     .await?;
-    let judge_errors = judge(out, &project.judge.judges, project.run.concurrency).await?;
+    let judge_errors = judge(out, &project.judge.judges, project.run.concurrency, models).await?;
     let summary = report(out)?;
     println!();
     print!("{}", ragtester_report::render_table(&summary));

@@ -12,8 +12,12 @@ fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/corpus")
 }
 
+/// The binary with a response cache of its own, so runs of one test never answer from another's.
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_ragtester"))
+    let cache = tempfile::tempdir().unwrap().keep();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ragtester"));
+    command.env("RAGTESTER_CACHE_DIR", cache);
+    command
 }
 
 fn suite(dir: &Path) -> PathBuf {
@@ -306,4 +310,52 @@ contexts_pointer = "/contexts"
             .iter()
             .any(|v| v.config_id == configs[1].id && v.metrics.hit.is_some())
     );
+}
+
+#[test]
+fn the_response_cache_answers_reruns_and_can_be_refreshed() {
+    let server = ScriptedServer::start_in_background();
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite(tmp.path());
+    let cache = tmp.path().join("cache");
+    let run = |name: &str, extra: &[&str]| {
+        let out_dir = tmp.path().join(name);
+        let mut args = run_args(&suite, &out_dir);
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let out = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+            .args(&args)
+            .env("OPENAI_BASE_URL", server.openai_base())
+            .env("RAGTESTER_CACHE_DIR", &cache)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        read_jsonl::<Answer>(&out_dir.join("answers.jsonl")).unwrap()
+    };
+    let first = run("first", &[]);
+    let asked = server.seen().len();
+    // Configurations that retrieve the same passages send the same prompt: asked once, then served cached.
+    let cached_first = first.iter().filter(|a| a.cached).count();
+    assert_eq!(asked + cached_first, first.len());
+    assert!(asked > 0);
+
+    let second = run("second", &[]);
+    assert_eq!(server.seen().len(), asked, "a rerun asks the model nothing");
+    assert!(second.iter().all(|a| a.cached));
+    let texts = |v: &[Answer]| v.iter().map(|a| a.answer.clone()).collect::<Vec<_>>();
+    assert_eq!(texts(&first), texts(&second));
+
+    let n = first.len();
+    run("refreshed", &["--refresh-cache"]);
+    assert_eq!(
+        server.seen().len(),
+        asked + n,
+        "a refresh asks every cell again"
+    );
+    let uncached = run("uncached", &["--no-cache"]);
+    assert_eq!(server.seen().len(), asked + 2 * n);
+    assert!(uncached.iter().all(|a| !a.cached));
 }

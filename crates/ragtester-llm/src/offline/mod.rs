@@ -42,6 +42,7 @@ impl ChatModel for OfflineModel {
             .map(|m| count_tokens(&m.content))
             .sum::<usize>();
         Ok(ChatResponse {
+            cached: false,
             usage: Usage {
                 prompt_tokens: prompt_tokens as u64,
                 completion_tokens: count_tokens(&content) as u64,
