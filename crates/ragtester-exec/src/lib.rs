@@ -13,4 +13,4 @@ mod run;
 pub use pipeline::{ModelFactory, Pipeline, System, build_pipelines};
 pub use prompt::answer_messages;
 pub use run::locate_context;
-pub use run::{Progress, execute};
+pub use run::{Counts, Progress, execute};

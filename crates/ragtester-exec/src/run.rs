@@ -10,8 +10,16 @@ use ragtester_store::RunStore;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Called after each finished cell with (done, total, errors so far).
-pub type Progress = dyn Fn(usize, usize, usize) + Send + Sync;
+/// Called after each finished cell with the counts so far.
+pub type Progress = dyn Fn(&Counts) + Send + Sync;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub done: usize,
+    pub total: usize,
+    pub errors: usize,
+    pub cached: usize,
+}
 
 /// Run all cells not yet in the store; returns every answer of the run (earlier ones included), in
 /// configuration order, then case order.
@@ -27,18 +35,20 @@ pub async fn execute(
         .flat_map(|p| (0..cases.len()).map(move |c| (p, c)))
         .filter(|&(p, c)| !done.contains(&(cases[c].id.clone(), pipelines[p].config.id.clone())))
         .collect();
-    let total = pending.len();
+    let mut counts = Counts {
+        total: pending.len(),
+        ..Counts::default()
+    };
     let store = Arc::new(store);
-    let mut finished = 0usize;
-    let mut errors = 0usize;
     let mut stream = futures::stream::iter(pending)
         .map(|(p, c)| answer_cell(&pipelines[p], &cases[c]))
         .buffer_unordered(concurrency.max(1));
     while let Some(answer) = stream.next().await {
         store.put_answer(&answer)?;
-        finished += 1;
-        errors += usize::from(answer.error.is_some());
-        progress(finished, total, errors);
+        counts.done += 1;
+        counts.errors += usize::from(answer.error.is_some());
+        counts.cached += usize::from(answer.cached);
+        progress(&counts);
     }
     let mut answers = store.answers()?;
     let config_pos: std::collections::HashMap<&str, usize> = pipelines

@@ -66,6 +66,9 @@ struct Shared {
     seen: Mutex<Vec<Seen>>,
     /// Milliseconds every echo reply waits before answering.
     latency_ms: Mutex<u64>,
+    /// Share of unscripted requests (in percent) that fail: a fixed rotation of 429, 500 and a stall.
+    fail_percent: Mutex<u64>,
+    requests: Mutex<u64>,
 }
 
 pub struct ScriptedServer {
@@ -133,6 +136,10 @@ impl ScriptedServer {
         format!("http://{}/rag", self.addr)
     }
 
+    pub fn set_fail_percent(&self, percent: u64) {
+        *self.shared.fail_percent.lock().unwrap() = percent.min(100);
+    }
+
     pub fn seen(&self) -> Vec<Seen> {
         self.shared.seen.lock().unwrap().clone()
     }
@@ -169,7 +176,33 @@ async fn next_reply(
         let reply = shared.script.lock().unwrap().pop_front();
         match reply {
             Some(Reply::Stall(d)) => tokio::time::sleep(d).await,
+            None => return (injected_failure(shared).await, value),
             other => return (other, value),
+        }
+    }
+}
+
+/// Deterministic failure injection: request n fails when (n·37 mod 100) < fail_percent, as 429 (with
+/// Retry-After 0), 500, or a 30-second stall in turn.
+async fn injected_failure(shared: &Shared) -> Option<Reply> {
+    let percent = *shared.fail_percent.lock().unwrap();
+    if percent == 0 {
+        return None;
+    }
+    let n = {
+        let mut r = shared.requests.lock().unwrap();
+        *r += 1;
+        *r
+    };
+    if (n * 37) % 100 >= percent {
+        return None;
+    }
+    match n % 3 {
+        0 => Some(Reply::too_many("0")),
+        1 => Some(Reply::status(500, r#"{"error":"injected"}"#)),
+        _ => {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            None
         }
     }
 }

@@ -136,6 +136,12 @@ struct RunCli {
     /// Continue a killed run in --out: cells already answered are kept, the rest are run.
     #[arg(long)]
     resume: bool,
+    /// No progress bar or progress lines.
+    #[arg(long)]
+    quiet: bool,
+    /// Print the cells and an estimate of the tokens the run would use, and run nothing.
+    #[arg(long)]
+    dry_run: bool,
 }
 
 fn parse_generators(names: &[String]) -> Result<Vec<Generator>> {
@@ -255,8 +261,13 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             if cases.is_empty() {
                 bail!("suite {} holds no cases", run.suite.display());
             }
+            if run.dry_run {
+                print!("{}", stages::estimate(&cases, &configs));
+                return Ok(0);
+            }
             let errors = stages::run(
                 &RunArgs {
+                    quiet: run.quiet,
                     docs: &docs,
                     cases: &cases,
                     configs: &configs,

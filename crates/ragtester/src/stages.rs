@@ -180,6 +180,7 @@ fn short(s: &str, n: usize) -> String {
 }
 
 pub struct RunArgs<'a> {
+    pub quiet: bool,
     pub docs: &'a [Document],
     pub cases: &'a [TestCase],
     pub configs: &'a [Configuration],
@@ -248,15 +249,15 @@ pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<usize> {
         args.configs.len(),
         total.saturating_sub(done)
     );
-    let step = (total / 10).max(1);
-    let progress = move |done: usize, pending: usize, errors: usize| {
-        if done.is_multiple_of(step) || done == pending {
-            eprintln!("  {done}/{pending} cells, {errors} errors");
-        }
-    };
-    let answers =
-        ragtester_exec::execute(&pipelines, args.cases, &store, args.concurrency, &progress)
-            .await?;
+    let progress = progress_reporter(args.quiet);
+    let answers = ragtester_exec::execute(
+        &pipelines,
+        args.cases,
+        &store,
+        args.concurrency,
+        progress.as_ref(),
+    )
+    .await?;
     write_jsonl_atomic(&args.out.join("answers.jsonl"), &answers)?;
     let errors = answers.iter().filter(|a| a.error.is_some()).count();
     eprintln!(
@@ -265,6 +266,80 @@ pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<usize> {
         args.out.join("answers.jsonl").display()
     );
     Ok(errors)
+}
+
+/// A progress bar with rate, ETA, errors and cache hits on a terminal; a plain line every tenth otherwise;
+/// nothing with `--quiet`.
+fn progress_reporter(quiet: bool) -> Box<ragtester_exec::Progress> {
+    use std::io::IsTerminal;
+    if quiet {
+        return Box::new(|_| {});
+    }
+    if std::io::stderr().is_terminal() {
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} cells · {per_sec} · ETA {eta} · {msg}",
+            )
+            .expect("valid progress template"),
+        );
+        return Box::new(move |c: &ragtester_exec::Counts| {
+            bar.set_length(c.total as u64);
+            bar.set_position(c.done as u64);
+            bar.set_message(format!("{} errors · {} cached", c.errors, c.cached));
+            if c.done == c.total {
+                bar.finish();
+            }
+        });
+    }
+    Box::new(|c: &ragtester_exec::Counts| {
+        let step = (c.total / 10).max(1);
+        if c.done.is_multiple_of(step) || c.done == c.total {
+            eprintln!(
+                "  {}/{} cells, {} errors, {} cached",
+                c.done, c.total, c.errors, c.cached
+            );
+        }
+    })
+}
+
+/// What a run would cost, before it runs: cells, and prompt tokens estimated from the query, the answer
+/// prompt and top-k chunks of the configured size, plus an allowance for the reply.
+pub fn estimate(cases: &[TestCase], configs: &[Configuration]) -> String {
+    use ragtester_core::tokens::count_tokens;
+    /// Tokens assumed for each reply: the extractive answers of the spec's rubric rarely need more.
+    const REPLY_TOKENS: usize = 96;
+    let frame = count_tokens(
+        &ragtester_exec::answer_messages("", &[])
+            .iter()
+            .map(|m| m.content.as_str())
+            .collect::<String>(),
+    );
+    let queries: usize = cases.iter().map(|c| count_tokens(&c.query)).sum();
+    let mut out = String::new();
+    let (mut all_prompt, mut all_reply) = (0usize, 0usize);
+    for c in configs {
+        let per_case_context = c.top_k * c.chunking.max_tokens;
+        let prompt = queries + cases.len() * (frame + per_case_context);
+        let reply = cases.len() * REPLY_TOKENS;
+        all_prompt += prompt;
+        all_reply += reply;
+        out.push_str(&format!(
+            "{:<44} {:>6} cells  ~{:>9} prompt tokens  ~{:>8} reply tokens\n",
+            c.label(),
+            cases.len(),
+            prompt,
+            reply
+        ));
+    }
+    out.push_str(&format!(
+        "total: {} cells, ~{} prompt tokens, ~{} reply tokens (upper bound for built-in configurations; \
+         external targets count their own)\n",
+        cases.len() * configs.len(),
+        all_prompt,
+        all_reply
+    ));
+    out
 }
 
 /// Judge a run directory. Returns the number of verdicts that are errors.
@@ -399,6 +474,7 @@ pub async fn full_pipeline(
     let configs = project.configurations()?;
     let exec_errors = run(
         &RunArgs {
+            quiet: false,
             docs: &docs,
             cases: &cases,
             configs: &configs,

@@ -172,6 +172,25 @@ fn stages_run_alone_and_resume_refuses_mixing_runs() {
     assert!(out.status.success(), "{}", stderr(&out));
     let run = tmp.path().join("run");
     let r = run.to_str().unwrap();
+    let out = ragtester(&[
+        "run",
+        "--docs",
+        c,
+        "--suite",
+        s,
+        "--out",
+        r,
+        "--dry-run",
+        "--top-k",
+        "2",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let plan = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        plan.contains("total: ") && plan.contains("prompt tokens"),
+        "{plan}"
+    );
+    assert!(!run.join("store.sqlite").exists(), "a dry run runs nothing");
     let args = [
         "run",
         "--docs",
