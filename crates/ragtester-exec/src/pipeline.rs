@@ -39,7 +39,7 @@ pub fn build_pipelines(
     docs: &[Document],
     configs: &[Configuration],
     models_for: ModelFactory<'_>,
-) -> Result<Vec<Pipeline>> {
+) -> Result<Vec<Arc<Pipeline>>> {
     let mut chunk_sets: HashMap<ChunkingSettings, Arc<Vec<Chunk>>> = HashMap::new();
     let mut bm25: HashMap<ChunkingSettings, Arc<Bm25Index>> = HashMap::new();
     let mut dense: HashMap<(ChunkingSettings, String), Arc<DenseIndex>> = HashMap::new();
@@ -50,13 +50,13 @@ pub fn build_pipelines(
         if let Some(target) = &config.target {
             let target = ragtester_llm::target_for(target)
                 .with_context(|| format!("configuration {}", config.label()))?;
-            out.push(Pipeline {
+            out.push(Arc::new(Pipeline {
                 config: config.clone(),
                 system: System::External {
                     target,
                     documents: documents.clone(),
                 },
-            });
+            }));
             continue;
         }
         let chunks = match chunk_sets.get(&config.chunking) {
@@ -130,14 +130,14 @@ pub fn build_pipelines(
                 m
             }
         };
-        out.push(Pipeline {
+        out.push(Arc::new(Pipeline {
             config: config.clone(),
             system: System::BuiltIn {
                 chunks,
                 retriever,
                 model,
             },
-        });
+        }));
     }
     Ok(out)
 }

@@ -23,8 +23,11 @@ pub struct Counts {
 
 /// Run all cells not yet in the store; returns every answer of the run (earlier ones included), in
 /// configuration order, then case order.
+///
+/// Each cell runs as a task of its own, so retrieval and prompt building (CPU) spread over the runtime's
+/// workers instead of delaying the network waits of the cells polled beside them.
 pub async fn execute(
-    pipelines: &[Pipeline],
+    pipelines: &[Arc<Pipeline>],
     cases: &[TestCase],
     store: &RunStore,
     concurrency: usize,
@@ -39,11 +42,15 @@ pub async fn execute(
         total: pending.len(),
         ..Counts::default()
     };
-    let store = Arc::new(store);
     let mut stream = futures::stream::iter(pending)
-        .map(|(p, c)| answer_cell(&pipelines[p], &cases[c]))
+        .map(|(p, c)| {
+            let pipeline = pipelines[p].clone();
+            let case = cases[c].clone();
+            tokio::spawn(async move { answer_cell(&pipeline, &case).await })
+        })
         .buffer_unordered(concurrency.max(1));
-    while let Some(answer) = stream.next().await {
+    while let Some(joined) = stream.next().await {
+        let answer = joined.map_err(|e| anyhow::anyhow!("a cell task failed: {e}"))?;
         store.put_answer(&answer)?;
         counts.done += 1;
         counts.errors += usize::from(answer.error.is_some());
