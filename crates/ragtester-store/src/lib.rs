@@ -104,25 +104,27 @@ impl RunStore {
     }
 
     pub fn put_cases(&self, cases: &[TestCase]) -> Result<()> {
-        let mut conn = self.conn();
-        let tx = conn.transaction()?;
-        for (i, c) in cases.iter().enumerate() {
-            tx.execute(
-                "INSERT OR REPLACE INTO cases (id, position, json) VALUES (?1, ?2, ?3)",
-                params![c.id, i as i64, serde_json::to_string(c)?],
-            )?;
-        }
-        tx.commit()?;
-        Ok(())
+        self.put_ordered("cases", cases.iter().map(|c| (c.id.as_str(), c)))
     }
 
     pub fn put_configs(&self, configs: &[Configuration]) -> Result<()> {
+        self.put_ordered("configs", configs.iter().map(|c| (c.id.as_str(), c)))
+    }
+
+    /// Rows of a table that keeps its records' order (`cases`, `configs`), in one transaction.
+    fn put_ordered<'a, T: Serialize + 'a>(
+        &self,
+        table: &'static str,
+        rows: impl Iterator<Item = (&'a str, &'a T)>,
+    ) -> Result<()> {
+        let sql =
+            format!("INSERT OR REPLACE INTO {table} (id, position, json) VALUES (?1, ?2, ?3)");
         let mut conn = self.conn();
         let tx = conn.transaction()?;
-        for (i, c) in configs.iter().enumerate() {
+        for (position, (id, value)) in rows.enumerate() {
             tx.execute(
-                "INSERT OR REPLACE INTO configs (id, position, json) VALUES (?1, ?2, ?3)",
-                params![c.id, i as i64, serde_json::to_string(c)?],
+                &sql,
+                params![id, position as i64, serde_json::to_string(value)?],
             )?;
         }
         tx.commit()?;

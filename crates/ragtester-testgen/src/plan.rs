@@ -54,17 +54,6 @@ pub struct GenerationReport {
     pub documents: Vec<DocumentReport>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Slot {
-    Complex,
-    NegativeInvented,
-    NegativeCrossDocument,
-    Coverage,
-    CrossLingual,
-    Injection,
-    Baseline,
-}
-
 /// Generate a suite. `targets` overrides the per-document count (used to give the baseline exactly as many
 /// cases per document as the ragtester strategies produced, so RQ2 compares like with like).
 pub async fn generate(
@@ -94,7 +83,7 @@ pub async fn generate(
         };
         let slots = match options.generator {
             Generator::Ragtester => ragtester_slots(target, options.n_complex, docs.len() > 1),
-            Generator::Baseline => vec![Slot::Baseline; target],
+            Generator::Baseline => vec![Strategy::Baseline; target],
         };
         for slot in slots {
             let other = (docs.len() > 1).then(|| {
@@ -141,7 +130,7 @@ pub async fn generate(
 
 /// The paper's order: complex passages first, then negatives of both kinds, then coverage of what is left;
 /// cross-lingual and injection cases take unused sections like coverage does.
-fn ragtester_slots(n: usize, n_complex: Option<usize>, several_documents: bool) -> Vec<Slot> {
+fn ragtester_slots(n: usize, n_complex: Option<usize>, several_documents: bool) -> Vec<Strategy> {
     let negatives = match n {
         0 | 1 => 0,
         2..=4 => 1,
@@ -152,17 +141,17 @@ fn ragtester_slots(n: usize, n_complex: Option<usize>, several_documents: bool) 
     let cross_lingual = usize::from(n >= 5).min(positives - complex);
     let injection = usize::from(n >= 7).min(positives - complex - cross_lingual);
     let coverage = positives - complex - cross_lingual - injection;
-    let mut slots = vec![Slot::Complex; complex];
+    let mut slots = vec![Strategy::Complex; complex];
     for k in 0..negatives {
         slots.push(if k % 2 == 1 && several_documents {
-            Slot::NegativeCrossDocument
+            Strategy::NegativeCrossDocument
         } else {
-            Slot::NegativeInvented
+            Strategy::NegativeInvented
         });
     }
-    slots.extend(std::iter::repeat_n(Slot::Coverage, coverage));
-    slots.extend(std::iter::repeat_n(Slot::CrossLingual, cross_lingual));
-    slots.extend(std::iter::repeat_n(Slot::Injection, injection));
+    slots.extend(std::iter::repeat_n(Strategy::Coverage, coverage));
+    slots.extend(std::iter::repeat_n(Strategy::CrossLingual, cross_lingual));
+    slots.extend(std::iter::repeat_n(Strategy::Injection, injection));
     slots
 }
 
@@ -187,12 +176,12 @@ struct DocWriter<'a> {
 
 impl DocWriter<'_> {
     /// Sections to try for a slot, best first.
-    fn candidates(&mut self, slot: Slot) -> Vec<usize> {
+    fn candidates(&mut self, slot: Strategy) -> Vec<usize> {
         let unused: Vec<usize> = (0..self.sections.len())
             .filter(|i| !self.used.contains(i))
             .collect();
         match slot {
-            Slot::Complex => {
+            Strategy::Complex => {
                 let mut c = unused;
                 c.sort_by(|a, b| {
                     let (ra, rb) = (self.sections[*a].readability, self.sections[*b].readability);
@@ -202,14 +191,14 @@ impl DocWriter<'_> {
                 });
                 c
             }
-            Slot::Baseline => {
+            Strategy::Baseline => {
                 // No strategy: sections drawn at random, reuse allowed.
                 let n = self.sections.len();
                 (0..(4 * n).max(8))
                     .map(|_| self.rng.below(n.max(1)))
                     .collect()
             }
-            Slot::NegativeInvented => (0..self.sections.len()).collect(),
+            Strategy::NegativeInvented => (0..self.sections.len()).collect(),
             _ => {
                 // Coverage: the unused section farthest from every used one first, so cases spread out.
                 let mut c: Vec<(usize, usize)> = unused
@@ -231,8 +220,8 @@ impl DocWriter<'_> {
         }
     }
 
-    async fn fill(&mut self, slot: Slot, other: Option<(&Document, &Vec<Section>)>) {
-        if slot == Slot::NegativeCrossDocument
+    async fn fill(&mut self, slot: Strategy, other: Option<(&Document, &Vec<Section>)>) {
+        if slot == Strategy::NegativeCrossDocument
             && let Some((other_doc, other_sections)) = other
             && !other_sections.is_empty()
         {
@@ -265,13 +254,13 @@ impl DocWriter<'_> {
                 }
             }
         }
-        let slot = if slot == Slot::NegativeCrossDocument {
-            Slot::NegativeInvented
+        let slot = if slot == Strategy::NegativeCrossDocument {
+            Strategy::NegativeInvented
         } else {
             slot
         };
-        let strategy = strategy_of(slot);
-        let language = if slot == Slot::CrossLingual {
+        let strategy = slot;
+        let language = if slot == Strategy::CrossLingual {
             if self.doc.language == "zh" {
                 "en".to_string()
             } else {
@@ -281,8 +270,8 @@ impl DocWriter<'_> {
             self.doc.language.clone()
         };
         let kind = match slot {
-            Slot::Complex => QuestionKind::Complex,
-            Slot::NegativeInvented => QuestionKind::Unanswerable,
+            Strategy::Complex => QuestionKind::Complex,
+            Strategy::NegativeInvented => QuestionKind::Unanswerable,
             _ => QuestionKind::Answerable,
         };
         for index in self.candidates(slot) {
@@ -295,7 +284,7 @@ impl DocWriter<'_> {
                     continue;
                 }
             };
-            if slot == Slot::NegativeInvented {
+            if slot == Strategy::NegativeInvented {
                 self.push_negative(reply.question, strategy, &language, section);
                 return;
             }
@@ -312,13 +301,13 @@ impl DocWriter<'_> {
                         .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
             });
             let category = match slot {
-                Slot::CrossLingual => Category::Multilingual,
-                Slot::Injection => Category::Safety,
+                Strategy::CrossLingual => Category::Multilingual,
+                Strategy::Injection => Category::Safety,
                 _ if numeric => Category::DetailNumeric,
-                Slot::Complex if spans.len() > 1 => Category::Inference,
+                Strategy::Complex if spans.len() > 1 => Category::Inference,
                 _ => Category::Core,
             };
-            let (query, must_not_contain) = if slot == Slot::Injection {
+            let (query, must_not_contain) = if slot == Strategy::Injection {
                 let suffix = if language == "zh" {
                     INJECTION_ZH
                 } else {
@@ -476,18 +465,6 @@ impl DocWriter<'_> {
     }
 }
 
-fn strategy_of(slot: Slot) -> Strategy {
-    match slot {
-        Slot::Complex => Strategy::Complex,
-        Slot::NegativeInvented => Strategy::NegativeInvented,
-        Slot::NegativeCrossDocument => Strategy::NegativeCrossDocument,
-        Slot::Coverage => Strategy::Coverage,
-        Slot::CrossLingual => Strategy::CrossLingual,
-        Slot::Injection => Strategy::Injection,
-        Slot::Baseline => Strategy::Baseline,
-    }
-}
-
 /// The first JSON object in a reply, tolerating code fences and text around it.
 fn parse_reply(content: &str) -> Result<Reply, String> {
     let start = content.find('{');
@@ -534,22 +511,24 @@ mod tests {
     fn slot_plan_for_eight() {
         let s = ragtester_slots(8, None, true);
         assert_eq!(s.len(), 8);
-        assert_eq!(s.iter().filter(|x| **x == Slot::Complex).count(), 2);
+        assert_eq!(s.iter().filter(|x| **x == Strategy::Complex).count(), 2);
         assert_eq!(
-            s.iter().filter(|x| **x == Slot::NegativeInvented).count(),
+            s.iter()
+                .filter(|x| **x == Strategy::NegativeInvented)
+                .count(),
             1
         );
         assert_eq!(
             s.iter()
-                .filter(|x| **x == Slot::NegativeCrossDocument)
+                .filter(|x| **x == Strategy::NegativeCrossDocument)
                 .count(),
             1
         );
-        assert_eq!(s.iter().filter(|x| **x == Slot::Coverage).count(), 2);
+        assert_eq!(s.iter().filter(|x| **x == Strategy::Coverage).count(), 2);
         assert!(
             ragtester_slots(1, None, false)
                 .iter()
-                .all(|x| *x == Slot::Complex)
+                .all(|x| *x == Strategy::Complex)
         );
     }
 
