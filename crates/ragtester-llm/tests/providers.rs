@@ -195,3 +195,23 @@ async fn ollama_native_request_and_reply() {
     assert_eq!(seen.body["options"]["seed"], 7);
     assert!(seen.headers.get("authorization").is_none());
 }
+
+#[tokio::test]
+async fn a_429_storm_halves_requests_in_flight_then_success_grows_them() {
+    let server = ScriptedServer::start().await;
+    for _ in 0..3 {
+        server.push(Reply::too_many("0"));
+    }
+    let policy = RetryPolicy { max_attempts: 5, ..fast_policy() };
+    let client = ragtester_llm::http::HttpClient::new(policy).unwrap();
+    let url = format!("{}/chat/completions", server.openai_base());
+    let body = serde_json::json!({"model": "m", "messages": [{"role": "user", "content": "Question: q"}]});
+    client.post_json(&url, None, &body).await.unwrap();
+    let max = ragtester_llm::http::MAX_IN_FLIGHT;
+    // Three 429s: max → max/8; the success that ends the storm is the first of a new window.
+    assert_eq!(client.in_flight_limit(), max / 8);
+    for _ in 0..max / 8 {
+        client.post_json(&url, None, &body).await.unwrap();
+    }
+    assert_eq!(client.in_flight_limit(), max / 8 + 1);
+}

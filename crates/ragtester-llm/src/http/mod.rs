@@ -1,10 +1,12 @@
 //! The HTTP client every provider shares: JSON POST with a per-request timeout and retries with exponential
 //! back-off and jitter that honour `Retry-After`. What is retried: connection failures, timeouts, 408, 429,
 //! 5xx, and bodies that are not the JSON they claim to be (proxies truncate). What is not: other 4xx, which
-//! a retry cannot fix.
+//! a retry cannot fix. Requests in flight per client adapt: halved on 429, grown back on success.
 
+mod limit;
 mod retry;
 
+pub use limit::AdaptiveLimit;
 pub use retry::{RetryPolicy, parse_retry_after};
 
 use anyhow::{Result, anyhow};
@@ -14,7 +16,11 @@ use std::time::Duration;
 pub struct HttpClient {
     client: reqwest::Client,
     policy: RetryPolicy,
+    limit: AdaptiveLimit,
 }
+
+/// Requests one provider may have in flight before any 429 says otherwise.
+pub const MAX_IN_FLIGHT: usize = 64;
 
 enum Attempt {
     Done(Value),
@@ -26,13 +32,22 @@ enum Attempt {
 }
 
 impl HttpClient {
+    /// How many requests this client currently lets into flight.
+    pub fn in_flight_limit(&self) -> usize {
+        self.limit.limit()
+    }
+
     pub fn new(policy: RetryPolicy) -> Result<Self> {
         let client = reqwest::Client::builder()
             .timeout(policy.timeout)
             .connect_timeout(policy.timeout.min(Duration::from_secs(10)))
             .build()
             .map_err(|e| anyhow!("cannot build the HTTP client: {e}"))?;
-        Ok(Self { client, policy })
+        Ok(Self {
+            client,
+            policy,
+            limit: AdaptiveLimit::new(MAX_IN_FLIGHT),
+        })
     }
 
     /// POST `body` as JSON and return the JSON reply, retrying as the policy allows.
@@ -55,13 +70,23 @@ impl HttpClient {
     ) -> Result<Value> {
         let mut last = String::new();
         for attempt in 1..=self.policy.max_attempts {
-            match self
-                .attempt(method.clone(), url, headers, body.clone())
-                .await
-            {
-                Attempt::Done(v) => return Ok(v),
+            let outcome = {
+                // Held only while the request is out: back-off waits do not occupy a place in flight.
+                let _slot = self.limit.acquire().await;
+                self.attempt(method.clone(), url, headers, body.clone())
+                    .await
+            };
+            match outcome {
+                Attempt::Done(v) => {
+                    self.limit.on_success();
+                    return Ok(v);
+                }
                 Attempt::Fatal(e) => return Err(anyhow!("{url}: {e}")),
                 Attempt::Retry { error, after } => {
+                    if error.starts_with("HTTP 429") {
+                        self.limit.on_rate_limited();
+                        tracing::debug!(%url, limit = self.limit.limit(), "rate limited: fewer requests in flight");
+                    }
                     last = error;
                     if attempt < self.policy.max_attempts {
                         let delay = self.policy.delay(attempt, after);
