@@ -202,10 +202,14 @@ async fn a_429_storm_halves_requests_in_flight_then_success_grows_them() {
     for _ in 0..3 {
         server.push(Reply::too_many("0"));
     }
-    let policy = RetryPolicy { max_attempts: 5, ..fast_policy() };
+    let policy = RetryPolicy {
+        max_attempts: 5,
+        ..fast_policy()
+    };
     let client = ragtester_llm::http::HttpClient::new(policy).unwrap();
     let url = format!("{}/chat/completions", server.openai_base());
-    let body = serde_json::json!({"model": "m", "messages": [{"role": "user", "content": "Question: q"}]});
+    let body =
+        serde_json::json!({"model": "m", "messages": [{"role": "user", "content": "Question: q"}]});
     client.post_json(&url, None, &body).await.unwrap();
     let max = ragtester_llm::http::MAX_IN_FLIGHT;
     // Three 429s: max → max/8; the success that ends the storm is the first of a new window.

@@ -5,6 +5,7 @@ use crate::prompt::{PROMPT_VERSION, messages};
 use crate::rng::{SplitMix64, seed_for};
 use crate::sections::{Section, sections_of};
 use anyhow::Result;
+use futures::StreamExt;
 use ragtester_core::chat::QuestionKind;
 use ragtester_core::ids::stable_id;
 use ragtester_core::text::{refusal_for, terms};
@@ -29,6 +30,8 @@ pub struct GenerationOptions {
     pub n_complex: Option<usize>,
     pub section_tokens: usize,
     pub seed: u64,
+    /// Documents written at the same time.
+    pub concurrency: usize,
 }
 
 /// What generation did per document: nothing is silently short.
@@ -56,76 +59,100 @@ pub struct GenerationReport {
 
 /// Generate a suite. `targets` overrides the per-document count (used to give the baseline exactly as many
 /// cases per document as the ragtester strategies produced, so RQ2 compares like with like).
+///
+/// Documents are written concurrently (up to `options.concurrency`); within a document the slots run in
+/// order, because each one depends on the sections the earlier ones used. Output order is corpus order.
 pub async fn generate(
     docs: &[Document],
     options: &GenerationOptions,
     model: &dyn ChatModel,
     targets: Option<&HashMap<String, usize>>,
 ) -> Result<GenerationReport> {
-    let mut report = GenerationReport::default();
     let sections: Vec<Vec<Section>> = docs
         .iter()
         .map(|d| sections_of(d, options.section_tokens))
         .collect::<Result<_>>()?;
-    for (i, doc) in docs.iter().enumerate() {
-        let target = targets
-            .and_then(|t| t.get(&doc.id).copied())
-            .unwrap_or(options.n_test);
-        let mut writer = DocWriter {
-            doc,
-            sections: &sections[i],
-            options,
-            model,
-            used: HashSet::new(),
-            cases: Vec::new(),
-            notes: Vec::new(),
-            rng: SplitMix64::new(seed_for(options.seed, &doc.id)),
-        };
-        let slots = match options.generator {
-            Generator::Ragtester => ragtester_slots(target, options.n_complex, docs.len() > 1),
-            Generator::Baseline => vec![Strategy::Baseline; target],
-        };
-        for slot in slots {
-            let other = (docs.len() > 1).then(|| {
-                let j = (i + 1 + writer.rng.below(docs.len() - 1)) % docs.len();
-                (&docs[j], &sections[j])
-            });
-            writer.fill(slot, other).await;
-        }
-        let used_chars: usize = writer
-            .used
-            .iter()
-            .map(|&s| sections[i][s].end - sections[i][s].start)
-            .sum();
-        let total_chars: usize = sections[i].iter().map(|s| s.end - s.start).sum();
-        if writer.cases.len() < target {
-            writer.notes.insert(
-                0,
-                format!(
-                    "shortfall: {} of {} cases produced",
-                    writer.cases.len(),
-                    target
-                ),
-            );
-        }
-        report.documents.push(DocumentReport {
-            document_id: doc.id.clone(),
-            source: doc.source.clone(),
-            generator: options.generator,
-            sections: sections[i].len(),
-            sections_used: writer.used.len(),
-            coverage: if total_chars == 0 {
-                0.0
-            } else {
-                used_chars as f64 / total_chars as f64
-            },
-            requested: target,
-            produced: writer.cases.len(),
-            notes: writer.notes,
-        });
-        report.cases.extend(writer.cases);
+    let sections = &sections;
+    let per_document: Vec<(DocumentReport, Vec<TestCase>)> = futures::stream::iter(0..docs.len())
+        .map(|i| {
+            let target = targets
+                .and_then(|t| t.get(&docs[i].id).copied())
+                .unwrap_or(options.n_test);
+            generate_document(docs, sections, i, target, options, model)
+        })
+        .buffered(options.concurrency.max(1))
+        .collect()
+        .await;
+    let mut report = GenerationReport::default();
+    for (document, cases) in per_document {
+        report.documents.push(document);
+        report.cases.extend(cases);
     }
     Ok(report)
+}
+
+async fn generate_document(
+    docs: &[Document],
+    sections: &[Vec<Section>],
+    i: usize,
+    target: usize,
+    options: &GenerationOptions,
+    model: &dyn ChatModel,
+) -> (DocumentReport, Vec<TestCase>) {
+    let doc = &docs[i];
+    let mut writer = DocWriter {
+        doc,
+        sections: &sections[i],
+        options,
+        model,
+        used: HashSet::new(),
+        cases: Vec::new(),
+        notes: Vec::new(),
+        rng: SplitMix64::new(seed_for(options.seed, &doc.id)),
+    };
+    let slots = match options.generator {
+        Generator::Ragtester => ragtester_slots(target, options.n_complex, docs.len() > 1),
+        Generator::Baseline => vec![Strategy::Baseline; target],
+    };
+    for slot in slots {
+        let other = (docs.len() > 1).then(|| {
+            let j = (i + 1 + writer.rng.below(docs.len() - 1)) % docs.len();
+            (&docs[j], &sections[j])
+        });
+        writer.fill(slot, other).await;
+    }
+    let used_chars: usize = writer
+        .used
+        .iter()
+        .map(|&s| sections[i][s].end - sections[i][s].start)
+        .sum();
+    let total_chars: usize = sections[i].iter().map(|s| s.end - s.start).sum();
+    if writer.cases.len() < target {
+        writer.notes.insert(
+            0,
+            format!(
+                "shortfall: {} of {} cases produced",
+                writer.cases.len(),
+                target
+            ),
+        );
+    }
+    let report = DocumentReport {
+        document_id: doc.id.clone(),
+        source: doc.source.clone(),
+        generator: options.generator,
+        sections: sections[i].len(),
+        sections_used: writer.used.len(),
+        coverage: if total_chars == 0 {
+            0.0
+        } else {
+            used_chars as f64 / total_chars as f64
+        },
+        requested: target,
+        produced: writer.cases.len(),
+        notes: writer.notes,
+    };
+    (report, writer.cases)
 }
 
 /// The paper's order: complex passages first, then negatives of both kinds, then coverage of what is left;

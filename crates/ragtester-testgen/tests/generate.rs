@@ -83,6 +83,7 @@ fn options(generator: Generator) -> GenerationOptions {
         n_complex: None,
         section_tokens: 60,
         seed: 7,
+        concurrency: 2,
     }
 }
 

@@ -104,6 +104,9 @@ struct GenerateCli {
     section_tokens: usize,
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Documents whose questions are written at the same time.
+    #[arg(long, default_value_t = 4)]
+    concurrency: usize,
 }
 
 #[derive(Args)]
@@ -248,6 +251,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 llm: g.llm,
                 section_tokens: g.section_tokens,
                 seed: g.seed,
+                concurrency: g.concurrency,
             };
             let cases = stages::generate(&docs, &args, &g.out, models).await?;
             eprintln!("wrote {} cases to {}", cases.len(), g.out.display());

@@ -97,6 +97,7 @@ pub struct GenerateArgs {
     pub llm: String,
     pub section_tokens: usize,
     pub seed: u64,
+    pub concurrency: usize,
 }
 
 /// Generate the suite (ragtester first, so the baseline can match its counts), write it and its report.
@@ -125,6 +126,7 @@ pub async fn generate(
             n_complex: args.n_complex,
             section_tokens: args.section_tokens,
             seed: args.seed,
+            concurrency: args.concurrency,
         };
         let report =
             ragtester_testgen::generate(docs, &options, model.as_ref(), targets.as_ref()).await?;
@@ -466,6 +468,7 @@ pub async fn full_pipeline(
             llm: g.llm.clone(),
             section_tokens: g.section_tokens,
             seed: g.seed,
+            concurrency: project.run.concurrency,
         },
         &out.join("suite.jsonl"),
         models,
