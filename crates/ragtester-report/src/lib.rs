@@ -1,14 +1,17 @@
 //! Reports: the summary model computed from cases, configurations, answers and verdicts (per configuration,
 //! category, generator, language and document origin; the weakest category; failure causes; bad cases), and
-//! its renderings: a plain-text table, `summary.json` and a single-file HTML report that opens offline.
+//! its renderings: a plain-text table, `summary.json`, a single-file HTML report that opens offline, a CSV of
+//! every verdict and JUnit XML.
 //!
 //! This crate reads records and writes text; it runs no model and knows no terminal (the binary prints).
 
 mod html;
+mod machine;
 mod summary;
 mod table;
 
 pub use html::render_html;
+pub use machine::{render_csv, render_junit};
 pub use summary::{
     BadCase, ConfigSummary, FailureCause, GroupSummary, ReportInputs, Summary, summarise,
 };

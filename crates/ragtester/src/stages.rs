@@ -1,6 +1,6 @@
 //! The four stages as functions over run directories, shared by the single-stage commands, `test` and `demo`.
 //! A run directory holds: documents.jsonl, suite.jsonl, configs.jsonl, answers.jsonl, verdicts.jsonl,
-//! summary.json, report.html and store.sqlite.
+//! summary.json, report.html, results.csv, junit.xml and store.sqlite.
 
 use anyhow::{Context, Result, bail};
 use ragtester_core::config::ProjectConfig;
@@ -379,7 +379,7 @@ pub async fn judge(
     Ok(errors)
 }
 
-/// Summarise a judged run directory into summary.json and report.html.
+/// Summarise a judged run directory into summary.json, report.html, results.csv and junit.xml.
 pub fn report(run_dir: &Path) -> Result<Summary> {
     let documents: Vec<Document> =
         read_jsonl(&run_dir.join("documents.jsonl")).context("is this a run directory?")?;
@@ -388,23 +388,31 @@ pub fn report(run_dir: &Path) -> Result<Summary> {
     let answers: Vec<Answer> = read_jsonl(&run_dir.join("answers.jsonl"))?;
     let verdicts: Vec<Verdict> =
         read_jsonl(&run_dir.join("verdicts.jsonl")).context("has `ragtester judge` run here?")?;
-    let summary = ragtester_report::summarise(&ragtester_report::ReportInputs {
+    let inputs = ragtester_report::ReportInputs {
         documents: &documents,
         cases: &cases,
         configs: &configs,
         answers: &answers,
         verdicts: &verdicts,
-    });
+    };
+    let summary = ragtester_report::summarise(&inputs);
     ragtester_core::record::write_atomic(
         &run_dir.join("summary.json"),
         serde_json::to_string_pretty(&summary)?.as_bytes(),
     )?;
+    ragtester_core::record::write_atomic(
+        &run_dir.join("results.csv"),
+        ragtester_report::render_csv(&inputs)?.as_bytes(),
+    )?;
+    ragtester_core::record::write_atomic(
+        &run_dir.join("junit.xml"),
+        ragtester_report::render_junit(&inputs)?.as_bytes(),
+    )?;
     let html = ragtester_report::render_html(&summary)?;
     ragtester_core::record::write_atomic(&run_dir.join("report.html"), html.as_bytes())?;
     eprintln!(
-        "wrote {} and {}",
-        run_dir.join("report.html").display(),
-        run_dir.join("summary.json").display()
+        "wrote report.html, summary.json, results.csv and junit.xml to {}",
+        run_dir.display()
     );
     Ok(summary)
 }
@@ -437,6 +445,8 @@ const RUN_FILES: &[&str] = &[
     "verdicts.jsonl",
     "summary.json",
     "report.html",
+    "results.csv",
+    "junit.xml",
     "store.sqlite",
     "store.sqlite-wal",
     "store.sqlite-shm",

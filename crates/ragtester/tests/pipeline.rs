@@ -234,7 +234,9 @@ fn stages_run_alone_and_resume_refuses_mixing_runs() {
         let out = ragtester(&stage);
         assert!(out.status.success(), "{}", stderr(&out));
     }
-    assert!(run.join("report.html").exists() && run.join("summary.json").exists());
+    for file in ["report.html", "summary.json", "results.csv", "junit.xml"] {
+        assert!(run.join(file).exists(), "{file} missing");
+    }
     let out = ragtester(&["report", r, "--fail-under", "1.01"]);
     assert_eq!(out.status.code(), Some(4));
 }

@@ -1,0 +1,329 @@
+//! Machine formats of a judged run: one CSV row per verdict, and JUnit XML (a test suite per configuration,
+//! a test case per case) so CI systems show ragtester results like any other test report.
+
+use crate::ReportInputs;
+use crate::summary::failure_cause;
+use anyhow::Result;
+use quick_xml::Writer;
+use quick_xml::events::BytesText;
+use ragtester_core::{TestCase, Verdict, VerdictStatus};
+use std::collections::HashMap;
+
+fn case_index<'a>(inputs: &'a ReportInputs<'_>) -> HashMap<&'a str, &'a TestCase> {
+    inputs.cases.iter().map(|c| (c.id.as_str(), c)).collect()
+}
+
+fn status(v: &Verdict) -> &'static str {
+    match (v.status, v.passed) {
+        (VerdictStatus::Ok, Some(true)) => "passed",
+        (VerdictStatus::Ok, _) => "failed",
+        (VerdictStatus::JudgeError, _) => "judge_error",
+        (VerdictStatus::ExecError, _) => "exec_error",
+    }
+}
+
+fn opt<T: ToString>(x: Option<T>) -> String {
+    x.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// One row per verdict, with the case, the configuration label, the outcome and the answer.
+pub fn render_csv(inputs: &ReportInputs<'_>) -> Result<String> {
+    let cases = case_index(inputs);
+    let labels: HashMap<&str, String> = inputs
+        .configs
+        .iter()
+        .map(|c| (c.id.as_str(), c.label()))
+        .collect();
+    let answers: HashMap<(&str, &str), &str> = inputs
+        .answers
+        .iter()
+        .map(|a| {
+            (
+                (a.case_id.as_str(), a.config_id.as_str()),
+                a.answer.as_str(),
+            )
+        })
+        .collect();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "case_id",
+        "config_id",
+        "configuration",
+        "judge",
+        "category",
+        "strategy",
+        "generator",
+        "language",
+        "status",
+        "criteria_mean",
+        "correctness",
+        "cause",
+        "hit",
+        "reciprocal_rank",
+        "ndcg",
+        "keyword_recall_context",
+        "refused",
+        "query",
+        "expected_answer",
+        "answer",
+        "error",
+    ])?;
+    for v in inputs.verdicts {
+        let Some(case) = cases.get(v.case_id.as_str()) else {
+            continue;
+        };
+        let cause = failure_cause(case, v)
+            .map(|c| format!("{c:?}"))
+            .unwrap_or_default();
+        w.write_record([
+            v.case_id.as_str(),
+            v.config_id.as_str(),
+            labels.get(v.config_id.as_str()).map_or("", String::as_str),
+            v.judge.as_str(),
+            case.category.as_str(),
+            case.strategy.as_str(),
+            case.generator.as_str(),
+            case.language.as_str(),
+            status(v),
+            &opt(v.criteria_mean),
+            &opt(v.rubric.as_ref().map(|r| r.correctness.score)),
+            &cause,
+            &opt(v.metrics.hit),
+            &opt(v.metrics.reciprocal_rank),
+            &opt(v.metrics.ndcg),
+            &opt(v.metrics.keyword_recall_context),
+            &v.metrics.refused.to_string(),
+            case.query.as_str(),
+            case.expected_answer.as_str(),
+            answers
+                .get(&(v.case_id.as_str(), v.config_id.as_str()))
+                .copied()
+                .unwrap_or(""),
+            v.error.as_deref().unwrap_or(""),
+        ])?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// Characters XML 1.0 cannot carry at all (most C0 controls): model output may hold them.
+fn xml_safe(s: &str) -> String {
+    s.chars()
+        .filter(|c| {
+            matches!(*c, '\t' | '\n' | '\r') || (*c >= ' ' && *c != '\u{FFFE}' && *c != '\u{FFFF}')
+        })
+        .collect()
+}
+
+/// JUnit XML: failed verdicts are `<failure>`, judge and execution errors are `<error>`.
+pub fn render_junit(inputs: &ReportInputs<'_>) -> Result<String> {
+    let cases = case_index(inputs);
+    let mut writer = Writer::new_with_indent(Vec::new(), b' ', 2);
+    let judge = inputs.verdicts.first().map(|v| v.judge.clone());
+    let verdicts: Vec<&Verdict> = inputs
+        .verdicts
+        .iter()
+        .filter(|v| Some(&v.judge) == judge.as_ref())
+        .collect();
+    writer
+        .create_element("testsuites")
+        .with_attribute(("name", "ragtester"))
+        .write_inner_content(|w| {
+            for config in inputs.configs {
+                let vs: Vec<&&Verdict> = verdicts
+                    .iter()
+                    .filter(|v| v.config_id == config.id)
+                    .collect();
+                let failures = vs
+                    .iter()
+                    .filter(|v| v.status == VerdictStatus::Ok && v.passed == Some(false))
+                    .count();
+                let errors = vs.iter().filter(|v| v.status != VerdictStatus::Ok).count();
+                let label = xml_safe(&config.label());
+                w.create_element("testsuite")
+                    .with_attribute(("name", label.as_str()))
+                    .with_attribute(("id", config.id.as_str()))
+                    .with_attribute(("tests", vs.len().to_string().as_str()))
+                    .with_attribute(("failures", failures.to_string().as_str()))
+                    .with_attribute(("errors", errors.to_string().as_str()))
+                    .write_inner_content(|w| {
+                        for v in &vs {
+                            let Some(case) = cases.get(v.case_id.as_str()) else {
+                                continue;
+                            };
+                            let name =
+                                xml_safe(&format!("[{}] {}", case.category.as_str(), case.query));
+                            let element = w
+                                .create_element("testcase")
+                                .with_attribute(("name", name.as_str()))
+                                .with_attribute(("classname", label.as_str()))
+                                .with_attribute(("id", case.id.as_str()));
+                            match (v.status, v.passed) {
+                                (VerdictStatus::Ok, Some(true)) => {
+                                    element.write_empty()?;
+                                }
+                                (VerdictStatus::Ok, _) => {
+                                    let reasons: Vec<String> = v
+                                        .criteria
+                                        .iter()
+                                        .flat_map(|c| {
+                                            c.all().map(|k| format!("{:?}: {}", k.rating, k.reason))
+                                        })
+                                        .collect();
+                                    let cause = failure_cause(case, v)
+                                        .map(|c| format!("{c:?}"))
+                                        .unwrap_or_default();
+                                    let message = xml_safe(&format!(
+                                        "{cause}; mean {:.2}",
+                                        v.criteria_mean.unwrap_or(0.0)
+                                    ));
+                                    let body = xml_safe(&reasons.join("\n"));
+                                    element.write_inner_content(|w| {
+                                        w.create_element("failure")
+                                            .with_attribute(("message", message.as_str()))
+                                            .write_text_content(BytesText::new(&body))?;
+                                        Ok(())
+                                    })?;
+                                }
+                                _ => {
+                                    let message = xml_safe(v.error.as_deref().unwrap_or("error"));
+                                    let kind = status(v);
+                                    element.write_inner_content(|w| {
+                                        w.create_element("error")
+                                            .with_attribute(("type", kind))
+                                            .with_attribute(("message", message.as_str()))
+                                            .write_empty()?;
+                                        Ok(())
+                                    })?;
+                                }
+                            }
+                        }
+                        Ok(())
+                    })?;
+            }
+            Ok(())
+        })?;
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.push_str(&String::from_utf8(writer.into_inner())?);
+    out.push('\n');
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ragtester_core::{
+        Category, ChunkingSettings, Configuration, Criteria, Criterion, Fusion, Generator, Rating,
+        RetrieverKind, RuleMetrics, Strategy,
+    };
+
+    fn case(id: &str, query: &str) -> TestCase {
+        TestCase {
+            schema_version: 1,
+            id: id.into(),
+            category: Category::Core,
+            strategy: Strategy::Coverage,
+            generator: Generator::Ragtester,
+            query: query.into(),
+            expected_answer: "e".into(),
+            keywords: vec![],
+            source_spans: vec![],
+            document_id: "d".into(),
+            restrict_to: vec![],
+            must_not_contain: vec![],
+            language: "en".into(),
+            readability: None,
+            readability_measure: None,
+            generator_model: "offline".into(),
+            prompt_version: "v".into(),
+        }
+    }
+
+    fn verdict(case: &str, config: &str, passed: Option<bool>, status: VerdictStatus) -> Verdict {
+        let c = |r| Criterion {
+            rating: r,
+            reason: "why <b>\u{0}".into(),
+        };
+        Verdict {
+            schema_version: 1,
+            case_id: case.into(),
+            config_id: config.into(),
+            judge: "offline".into(),
+            status,
+            criteria: passed.map(|p| Criteria {
+                faithfulness: c(if p { Rating::True } else { Rating::False }),
+                relevance: c(Rating::True),
+                completeness: c(Rating::True),
+                clarity: c(Rating::True),
+                keyword_match: c(Rating::True),
+            }),
+            criteria_mean: passed.map(|p| if p { 1.0 } else { 0.8 }),
+            rubric: None,
+            metrics: RuleMetrics::default(),
+            passed,
+            error: (status != VerdictStatus::Ok).then(|| "boom \"quoted\"".into()),
+        }
+    }
+
+    #[test]
+    fn csv_and_junit_are_well_formed_and_count_right() {
+        let config = Configuration::new(
+            "offline".into(),
+            "none".into(),
+            RetrieverKind::Bm25,
+            3,
+            ChunkingSettings::default(),
+            Fusion::default(),
+        );
+        let cases = vec![
+            case("a", "What, \"exactly\"?\n<script>"),
+            case("b", "b?"),
+            case("c", "c\u{1}?"),
+        ];
+        let verdicts = vec![
+            verdict("a", &config.id, Some(true), VerdictStatus::Ok),
+            verdict("b", &config.id, Some(false), VerdictStatus::Ok),
+            verdict("c", &config.id, None, VerdictStatus::ExecError),
+        ];
+        let inputs = ReportInputs {
+            documents: &[],
+            cases: &cases,
+            configs: std::slice::from_ref(&config),
+            answers: &[],
+            verdicts: &verdicts,
+        };
+        let csv_text = render_csv(&inputs).unwrap();
+        let rows: Vec<csv::StringRecord> = csv::Reader::from_reader(csv_text.as_bytes())
+            .records()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(rows.len(), 3);
+        assert_eq!(&rows[0][17], "What, \"exactly\"?\n<script>");
+        assert_eq!(&rows[1][8], "failed");
+        assert_eq!(&rows[2][8], "exec_error");
+
+        let xml = render_junit(&inputs).unwrap();
+        let mut reader = quick_xml::Reader::from_str(&xml);
+        let (mut testcases, mut failures, mut errors) = (0, 0, 0);
+        loop {
+            match reader.read_event().expect("well-formed XML") {
+                quick_xml::events::Event::Eof => break,
+                quick_xml::events::Event::Start(e) | quick_xml::events::Event::Empty(e) => {
+                    match e.name().as_ref() {
+                        "testcase" => testcases += 1,
+                        "failure" => failures += 1,
+                        "error" => errors += 1,
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        assert_eq!((testcases, failures, errors), (3, 1, 1));
+        assert!(
+            xml.contains("failures=\"1\"")
+                && xml.contains("errors=\"1\"")
+                && !xml.contains('\u{0}')
+        );
+        assert!(!xml.contains("<script>"));
+    }
+}
