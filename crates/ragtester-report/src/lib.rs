@@ -5,11 +5,13 @@
 //!
 //! This crate reads records and writes text; it runs no model and knows no terminal (the binary prints).
 
+mod diff;
 mod html;
 mod machine;
 mod summary;
 mod table;
 
+pub use diff::{RunDiff, diff_runs, render_diff};
 pub use html::render_html;
 pub use machine::{render_csv, render_junit};
 pub use summary::{

@@ -62,6 +62,18 @@ enum Command {
         #[arg(long)]
         fail_under: Option<f64>,
     },
+    /// Compare two judged runs: regressions and fixes per case and per configuration.
+    #[command(after_help = "Example:\n  ragtester diff run-main run-branch --fail-on-regression")]
+    Diff {
+        before: PathBuf,
+        after: PathBuf,
+        /// Write the comparison as JSON here too.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Exit with code 4 when any cell that passed before fails now.
+        #[arg(long)]
+        fail_on_regression: bool,
+    },
     /// Run every stage from one TOML config (corpus, generation, matrix, judge).
     #[command(
         after_help = "Example:\n  ragtester test --config examples/ragtester.toml --out run1"
@@ -303,6 +315,35 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             let summary = stages::report(&run_dir)?;
             print!("{}", ragtester_report::render_table(&summary));
             Ok(stages::threshold_code(&summary, fail_under))
+        }
+        Command::Diff {
+            before,
+            after,
+            json,
+            fail_on_regression,
+        } => {
+            let load =
+                |dir: &PathBuf| -> Result<(Vec<Configuration>, Vec<ragtester_core::Verdict>)> {
+                    let configs = ragtester_core::read_jsonl(&dir.join("configs.jsonl"))
+                        .with_context(|| format!("{} is not a run directory", dir.display()))?;
+                    let verdicts = ragtester_core::read_jsonl(&dir.join("verdicts.jsonl"))
+                        .with_context(|| format!("{} has not been judged", dir.display()))?;
+                    Ok((configs, verdicts))
+                };
+            let (b, a) = (load(&before)?, load(&after)?);
+            let diff = ragtester_report::diff_runs((&b.0, &b.1), (&a.0, &a.1));
+            print!("{}", ragtester_report::render_diff(&diff));
+            if let Some(path) = json {
+                ragtester_core::record::write_atomic(
+                    &path,
+                    serde_json::to_string_pretty(&diff)?.as_bytes(),
+                )?;
+            }
+            Ok(if fail_on_regression && !diff.regressions.is_empty() {
+                crate::EXIT_THRESHOLD
+            } else {
+                0
+            })
         }
         Command::Test { config, out } => {
             let project = ProjectConfig::load(&config)?;

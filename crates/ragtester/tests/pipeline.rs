@@ -139,6 +139,10 @@ fn configuration_ids_and_suites_are_stable_across_runs() {
     let sa: Vec<TestCase> = read_jsonl(&a.join("suite.jsonl")).unwrap();
     let sb: Vec<TestCase> = read_jsonl(&b.join("suite.jsonl")).unwrap();
     assert_eq!(sa, sb);
+    // Identical runs: nothing regressed, and the diff says so.
+    let out = ragtester(&["diff", a.to_str().unwrap(), b.to_str().unwrap(), "--fail-on-regression"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("0 regressions, 0 fixes"));
 }
 
 #[test]

@@ -1,0 +1,222 @@
+//! Comparing two judged runs cell by cell: which (case, configuration) cells regressed (passed, now fail),
+//! were fixed, or changed error state, and how each configuration's pass rate moved. Cells are matched by
+//! case id and configuration id, both stable hashes, so the same suite and settings line up across runs.
+
+use ragtester_core::{Configuration, Verdict, VerdictStatus};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Passed,
+    Failed,
+    Error,
+}
+
+fn outcome(v: &Verdict) -> Outcome {
+    match (v.status, v.passed) {
+        (VerdictStatus::Ok, Some(true)) => Outcome::Passed,
+        (VerdictStatus::Ok, Some(false)) => Outcome::Failed,
+        _ => Outcome::Error,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CellChange {
+    pub case_id: String,
+    pub config_id: String,
+    pub before: Outcome,
+    pub after: Outcome,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConfigDelta {
+    pub config_id: String,
+    pub label: String,
+    pub pass_rate_before: Option<f64>,
+    pub pass_rate_after: Option<f64>,
+    pub regressions: usize,
+    pub fixes: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunDiff {
+    pub regressions: Vec<CellChange>,
+    pub fixes: Vec<CellChange>,
+    /// Cells whose error state changed (now an error, or no longer one).
+    pub error_changes: Vec<CellChange>,
+    /// Cells present in only one of the runs.
+    pub only_before: usize,
+    pub only_after: usize,
+    pub configs: Vec<ConfigDelta>,
+}
+
+fn pass_rate(verdicts: &[&Verdict]) -> Option<f64> {
+    let judged: Vec<_> = verdicts
+        .iter()
+        .filter(|v| outcome(v) != Outcome::Error)
+        .collect();
+    (!judged.is_empty()).then(|| {
+        judged
+            .iter()
+            .filter(|v| outcome(v) == Outcome::Passed)
+            .count() as f64
+            / judged.len() as f64
+    })
+}
+
+/// Compare run `before` with run `after` (each: its configurations and the first judge's verdicts).
+pub fn diff_runs(
+    before: (&[Configuration], &[Verdict]),
+    after: (&[Configuration], &[Verdict]),
+) -> RunDiff {
+    let primary = |vs: &[Verdict]| -> Vec<Verdict> {
+        let judge = vs.first().map(|v| v.judge.clone());
+        vs.iter()
+            .filter(|v| Some(&v.judge) == judge.as_ref())
+            .cloned()
+            .collect()
+    };
+    let (b, a) = (primary(before.1), primary(after.1));
+    let index = |vs: &[Verdict]| -> HashMap<(String, String), Outcome> {
+        vs.iter()
+            .map(|v| ((v.case_id.clone(), v.config_id.clone()), outcome(v)))
+            .collect()
+    };
+    let (bi, ai) = (index(&b), index(&a));
+    let mut diff = RunDiff {
+        regressions: vec![],
+        fixes: vec![],
+        error_changes: vec![],
+        only_before: bi.keys().filter(|k| !ai.contains_key(*k)).count(),
+        only_after: ai.keys().filter(|k| !bi.contains_key(*k)).count(),
+        configs: vec![],
+    };
+    let mut keys: Vec<&(String, String)> = bi.keys().filter(|k| ai.contains_key(*k)).collect();
+    keys.sort();
+    for key in keys {
+        let (x, y) = (bi[key], ai[key]);
+        let change = CellChange {
+            case_id: key.0.clone(),
+            config_id: key.1.clone(),
+            before: x,
+            after: y,
+        };
+        match (x, y) {
+            (Outcome::Passed, Outcome::Failed) => diff.regressions.push(change),
+            (Outcome::Failed, Outcome::Passed) => diff.fixes.push(change),
+            (p, q) if p != q => diff.error_changes.push(change),
+            _ => {}
+        }
+    }
+    let mut labels: BTreeMap<String, String> = BTreeMap::new();
+    for c in before.0.iter().chain(after.0) {
+        labels.entry(c.id.clone()).or_insert_with(|| c.label());
+    }
+    for (id, label) in labels {
+        let vb: Vec<&Verdict> = b.iter().filter(|v| v.config_id == id).collect();
+        let va: Vec<&Verdict> = a.iter().filter(|v| v.config_id == id).collect();
+        diff.configs.push(ConfigDelta {
+            pass_rate_before: pass_rate(&vb),
+            pass_rate_after: pass_rate(&va),
+            regressions: diff
+                .regressions
+                .iter()
+                .filter(|c| c.config_id == id)
+                .count(),
+            fixes: diff.fixes.iter().filter(|c| c.config_id == id).count(),
+            config_id: id,
+            label,
+        });
+    }
+    diff
+}
+
+pub fn render_diff(diff: &RunDiff) -> String {
+    let pct = |x: Option<f64>| x.map_or("–".to_string(), |v| format!("{:.1}%", v * 100.0));
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<40} {:>10} {:>10} {:>12} {:>6}",
+        "configuration", "pass rate", "→ now", "regressions", "fixes"
+    );
+    for c in &diff.configs {
+        let _ = writeln!(
+            out,
+            "{:<40} {:>10} {:>10} {:>12} {:>6}",
+            c.label.chars().take(40).collect::<String>(),
+            pct(c.pass_rate_before),
+            pct(c.pass_rate_after),
+            c.regressions,
+            c.fixes
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n{} regressions, {} fixes, {} error changes; {} cells only before, {} only after",
+        diff.regressions.len(),
+        diff.fixes.len(),
+        diff.error_changes.len(),
+        diff.only_before,
+        diff.only_after
+    );
+    for c in &diff.regressions {
+        let _ = writeln!(
+            out,
+            "regressed: case {} in configuration {}",
+            c.case_id, c.config_id
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ragtester_core::RuleMetrics;
+
+    fn v(case: &str, passed: Option<bool>) -> Verdict {
+        Verdict {
+            schema_version: 1,
+            case_id: case.into(),
+            config_id: "k".into(),
+            judge: "j".into(),
+            status: if passed.is_some() {
+                VerdictStatus::Ok
+            } else {
+                VerdictStatus::ExecError
+            },
+            criteria: None,
+            criteria_mean: None,
+            rubric: None,
+            metrics: RuleMetrics::default(),
+            passed,
+            error: None,
+        }
+    }
+
+    #[test]
+    fn regressions_fixes_errors_and_rates() {
+        let before = vec![
+            v("a", Some(true)),
+            v("b", Some(false)),
+            v("c", Some(true)),
+            v("d", Some(true)),
+        ];
+        let after = vec![
+            v("a", Some(false)),
+            v("b", Some(true)),
+            v("c", None),
+            v("e", Some(true)),
+        ];
+        let d = diff_runs((&[], &before), (&[], &after));
+        assert_eq!(d.regressions.len(), 1);
+        assert_eq!(d.regressions[0].case_id, "a");
+        assert_eq!(d.fixes[0].case_id, "b");
+        assert_eq!(d.error_changes[0].after, Outcome::Error);
+        assert_eq!((d.only_before, d.only_after), (1, 1));
+        assert!(render_diff(&d).contains("1 regressions, 1 fixes, 1 error changes"));
+    }
+}
