@@ -532,6 +532,25 @@ impl Default for RunSettings {
     }
 }
 
+/// What a model costs, in US dollars per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    pub input_per_million: f64,
+    pub output_per_million: f64,
+}
+
+impl Price {
+    pub fn cost(&self, prompt_tokens: u64, completion_tokens: u64) -> f64 {
+        (prompt_tokens as f64 * self.input_per_million
+            + completion_tokens as f64 * self.output_per_million)
+            / 1e6
+    }
+}
+
+/// Prices by model spec (`"openai:gpt-4o-mini"`), for cost per configuration.
+pub type PriceTable = std::collections::BTreeMap<String, Price>;
+
 /// The TOML file of `ragtester test --config FILE` (and the matrix part of `ragtester run --config FILE`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -549,6 +568,9 @@ pub struct ProjectConfig {
     pub judge: JudgeSettings,
     #[serde(default)]
     pub run: RunSettings,
+    /// `[prices]`: `"openai:gpt-4o-mini" = { input_per_million = 0.15, output_per_million = 0.6 }`.
+    #[serde(default)]
+    pub prices: PriceTable,
 }
 
 impl ProjectConfig {
@@ -584,6 +606,11 @@ impl ProjectConfig {
         }
         if self.judge.judges.is_empty() {
             bail!("judge.judges must name at least one judge");
+        }
+        for (model, p) in &self.prices {
+            if !(p.input_per_million >= 0.0 && p.output_per_million >= 0.0) {
+                bail!("prices for `{model}` must be non-negative numbers");
+            }
         }
         self.configurations()?;
         Ok(())
@@ -686,6 +713,16 @@ mod tests {
         .unwrap();
         let err = format!("{:#}", ProjectConfig::load(&path).unwrap_err());
         assert!(err.contains("needs `command"), "{err}");
+    }
+
+    #[test]
+    fn prices_cost_tokens() {
+        let p = Price {
+            input_per_million: 0.15,
+            output_per_million: 0.6,
+        };
+        // 2M prompt tokens and 0.5M reply tokens: 0.30 + 0.30.
+        assert!((p.cost(2_000_000, 500_000) - 0.6).abs() < 1e-12);
     }
 
     #[test]

@@ -285,6 +285,7 @@ mod tests {
             verdict("c", &config.id, None, VerdictStatus::ExecError),
         ];
         let inputs = ReportInputs {
+            prices: &Default::default(),
             documents: &[],
             cases: &cases,
             configs: std::slice::from_ref(&config),

@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
 pub struct ReportInputs<'a> {
+    /// Model prices; configurations whose model has none get no cost.
+    pub prices: &'a ragtester_core::config::PriceTable,
     pub documents: &'a [Document],
     pub cases: &'a [TestCase],
     pub configs: &'a [Configuration],
@@ -63,6 +65,8 @@ pub struct ConfigSummary {
     pub latency_p95_ms: Option<f64>,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// US dollars for the answers of this configuration (cached answers cost nothing); None without a price.
+    pub cost_usd: Option<f64>,
     pub hit_rate: Option<f64>,
     pub mrr: Option<f64>,
     pub ndcg: Option<f64>,
@@ -294,6 +298,13 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
             latency_p95_ms: percentile(&latencies, 95.0),
             prompt_tokens: answered.iter().map(|a| a.usage.prompt_tokens).sum(),
             completion_tokens: answered.iter().map(|a| a.usage.completion_tokens).sum(),
+            cost_usd: inputs.prices.get(&config.llm).map(|p| {
+                answered
+                    .iter()
+                    .filter(|a| !a.cached)
+                    .map(|a| p.cost(a.usage.prompt_tokens, a.usage.completion_tokens))
+                    .sum()
+            }),
             hit_rate: mean(
                 vs.iter()
                     .filter_map(|v| v.metrics.hit)

@@ -3,7 +3,7 @@
 use crate::stages::{self, GenerateArgs, RunArgs};
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
-use ragtester_core::config::{MatrixSettings, ProjectConfig};
+use ragtester_core::config::{MatrixSettings, PriceTable, ProjectConfig};
 use ragtester_core::{ChunkingSettings, Configuration, Generator, RetrieverKind};
 use std::path::PathBuf;
 
@@ -175,13 +175,13 @@ fn parse_generators(names: &[String]) -> Result<Vec<Generator>> {
 }
 
 /// The configurations of a `run`: the config file's matrix and targets, with flags overriding the matrix.
-fn configurations_from_flags(run: &RunCli) -> Result<(Vec<Configuration>, usize)> {
+fn configurations_from_flags(run: &RunCli) -> Result<(Vec<Configuration>, usize, PriceTable)> {
     let flags_given = !(run.llms.is_empty()
         && run.embedders.is_empty()
         && run.retrievers.is_empty()
         && run.top_k.is_empty()
         && run.chunk_tokens.is_empty());
-    let (matrix, targets, concurrency) = match &run.config {
+    let (matrix, targets, concurrency, prices) = match &run.config {
         Some(path) => {
             let config = ProjectConfig::load(path)?;
             // A file that declares only targets runs only them, unless matrix flags ask for the built-in too.
@@ -190,9 +190,14 @@ fn configurations_from_flags(run: &RunCli) -> Result<(Vec<Configuration>, usize)
                 (None, false, false) => None,
                 (None, _, _) => Some(MatrixSettings::default()),
             };
-            (matrix, config.target, config.run.concurrency)
+            (matrix, config.target, config.run.concurrency, config.prices)
         }
-        None => (Some(MatrixSettings::default()), Vec::new(), 4),
+        None => (
+            Some(MatrixSettings::default()),
+            Vec::new(),
+            4,
+            PriceTable::new(),
+        ),
     };
     let mut configs = match matrix {
         Some(mut m) => {
@@ -209,7 +214,7 @@ fn configurations_from_flags(run: &RunCli) -> Result<(Vec<Configuration>, usize)
     if concurrency == 0 {
         bail!("--concurrency must be at least 1");
     }
-    Ok((configs, concurrency))
+    Ok((configs, concurrency, prices))
 }
 
 fn apply_flags(matrix: &mut MatrixSettings, run: &RunCli) -> Result<()> {
@@ -270,7 +275,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             Ok(if failed > 0 { crate::EXIT_PARTIAL } else { 0 })
         }
         Command::Run(run) => {
-            let (configs, concurrency) = configurations_from_flags(&run)?;
+            let (configs, concurrency, prices) = configurations_from_flags(&run)?;
             let (docs, failed) = stages::ingest(&run.docs)?;
             let cases: Vec<ragtester_core::TestCase> = ragtester_core::read_jsonl(&run.suite)
                 .with_context(|| format!("cannot read suite {}", run.suite.display()))?;
@@ -278,9 +283,10 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 bail!("suite {} holds no cases", run.suite.display());
             }
             if run.dry_run {
-                print!("{}", stages::estimate(&cases, &configs));
+                print!("{}", stages::estimate(&cases, &configs, &prices));
                 return Ok(0);
             }
+            stages::save_prices(&run.out, &prices)?;
             let errors = stages::run(
                 &RunArgs {
                     quiet: run.quiet,
@@ -365,6 +371,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 target: Vec::new(),
                 judge: Default::default(),
                 run: Default::default(),
+                prices: Default::default(),
             };
             project.generation.n_test = 8;
             stages::full_pipeline(&[corpus], &project, &out, models).await

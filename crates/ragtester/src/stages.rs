@@ -307,7 +307,11 @@ fn progress_reporter(quiet: bool) -> Box<ragtester_exec::Progress> {
 
 /// What a run would cost, before it runs: cells, and prompt tokens estimated from the query, the answer
 /// prompt and top-k chunks of the configured size, plus an allowance for the reply.
-pub fn estimate(cases: &[TestCase], configs: &[Configuration]) -> String {
+pub fn estimate(
+    cases: &[TestCase],
+    configs: &[Configuration],
+    prices: &ragtester_core::config::PriceTable,
+) -> String {
     use ragtester_core::tokens::count_tokens;
     /// Tokens assumed for each reply: the extractive answers of the spec's rubric rarely need more.
     const REPLY_TOKENS: usize = 96;
@@ -319,27 +323,35 @@ pub fn estimate(cases: &[TestCase], configs: &[Configuration]) -> String {
     );
     let queries: usize = cases.iter().map(|c| count_tokens(&c.query)).sum();
     let mut out = String::new();
-    let (mut all_prompt, mut all_reply) = (0usize, 0usize);
+    let (mut all_prompt, mut all_reply, mut all_cost) = (0usize, 0usize, None::<f64>);
     for c in configs {
         let per_case_context = c.top_k * c.chunking.max_tokens;
         let prompt = queries + cases.len() * (frame + per_case_context);
         let reply = cases.len() * REPLY_TOKENS;
         all_prompt += prompt;
         all_reply += reply;
+        let cost = prices
+            .get(&c.llm)
+            .map(|p| p.cost(prompt as u64, reply as u64));
+        if let Some(x) = cost {
+            all_cost = Some(all_cost.unwrap_or(0.0) + x);
+        }
         out.push_str(&format!(
-            "{:<44} {:>6} cells  ~{:>9} prompt tokens  ~{:>8} reply tokens\n",
+            "{:<44} {:>6} cells  ~{:>9} prompt tokens  ~{:>8} reply tokens  {}\n",
             c.label(),
             cases.len(),
             prompt,
-            reply
+            reply,
+            cost.map_or("no price".to_string(), |x| format!("~${x:.4}"))
         ));
     }
     out.push_str(&format!(
-        "total: {} cells, ~{} prompt tokens, ~{} reply tokens (upper bound for built-in configurations; \
+        "total: {} cells, ~{} prompt tokens, ~{} reply tokens{} (upper bound for built-in configurations; \
          external targets count their own)\n",
         cases.len() * configs.len(),
         all_prompt,
-        all_reply
+        all_reply,
+        all_cost.map_or(String::new(), |x| format!(", ~${x:.4} for the priced models"))
     ));
     out
 }
@@ -388,7 +400,13 @@ pub fn report(run_dir: &Path) -> Result<Summary> {
     let answers: Vec<Answer> = read_jsonl(&run_dir.join("answers.jsonl"))?;
     let verdicts: Vec<Verdict> =
         read_jsonl(&run_dir.join("verdicts.jsonl")).context("has `ragtester judge` run here?")?;
+    let prices: ragtester_core::config::PriceTable = match std::fs::read(run_dir.join(PRICES_FILE))
+    {
+        Ok(bytes) => serde_json::from_slice(&bytes).context("prices.json is not a price table")?,
+        Err(_) => Default::default(),
+    };
     let inputs = ragtester_report::ReportInputs {
+        prices: &prices,
         documents: &documents,
         cases: &cases,
         configs: &configs,
@@ -435,6 +453,21 @@ pub fn threshold_code(summary: &Summary, fail_under: Option<f64>) -> u8 {
     code
 }
 
+/// The prices a run was configured with, kept beside its records so the report can cost it.
+pub const PRICES_FILE: &str = "prices.json";
+
+/// Keep the price table in the run directory (nothing is written for an empty table).
+pub fn save_prices(run_dir: &Path, prices: &ragtester_core::config::PriceTable) -> Result<()> {
+    if prices.is_empty() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(run_dir)?;
+    ragtester_core::record::write_atomic(
+        &run_dir.join(PRICES_FILE),
+        serde_json::to_string_pretty(prices)?.as_bytes(),
+    )
+}
+
 /// Files a pipeline writes into its output folder; removed before a fresh `test` or `demo` run there.
 const RUN_FILES: &[&str] = &[
     "documents.jsonl",
@@ -447,6 +480,7 @@ const RUN_FILES: &[&str] = &[
     "report.html",
     "results.csv",
     "junit.xml",
+    "prices.json",
     "store.sqlite",
     "store.sqlite-wal",
     "store.sqlite-shm",
@@ -498,6 +532,7 @@ pub async fn full_pipeline(
         models,
     )
     .await?;
+    save_prices(out, &project.prices)?;
     let judge_errors = judge(out, &project.judge.judges, project.run.concurrency, models).await?;
     let summary = report(out)?;
     println!();

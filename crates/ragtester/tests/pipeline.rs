@@ -140,7 +140,12 @@ fn configuration_ids_and_suites_are_stable_across_runs() {
     let sb: Vec<TestCase> = read_jsonl(&b.join("suite.jsonl")).unwrap();
     assert_eq!(sa, sb);
     // Identical runs: nothing regressed, and the diff says so.
-    let out = ragtester(&["diff", a.to_str().unwrap(), b.to_str().unwrap(), "--fail-on-regression"]);
+    let out = ragtester(&[
+        "diff",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--fail-on-regression",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("0 regressions, 0 fixes"));
 }
@@ -176,6 +181,13 @@ fn stages_run_alone_and_resume_refuses_mixing_runs() {
     assert!(out.status.success(), "{}", stderr(&out));
     let run = tmp.path().join("run");
     let r = run.to_str().unwrap();
+    let priced = tmp.path().join("priced.toml");
+    std::fs::write(
+        &priced,
+        "[matrix]\nretriever = [\"bm25\"]\n[prices]\noffline = { input_per_million = 1.0, output_per_million = 2.0 }\n",
+    )
+    .unwrap();
+    let p = priced.to_str().unwrap();
     let out = ragtester(&[
         "run",
         "--docs",
@@ -185,13 +197,13 @@ fn stages_run_alone_and_resume_refuses_mixing_runs() {
         "--out",
         r,
         "--dry-run",
-        "--top-k",
-        "2",
+        "--config",
+        p,
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let plan = String::from_utf8_lossy(&out.stdout);
     assert!(
-        plan.contains("total: ") && plan.contains("prompt tokens"),
+        plan.contains("total: ") && plan.contains("prompt tokens") && plan.contains("~$"),
         "{plan}"
     );
     assert!(!run.join("store.sqlite").exists(), "a dry run runs nothing");
