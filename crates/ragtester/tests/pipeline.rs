@@ -328,3 +328,13 @@ fn bad_input_gets_one_clear_message_and_a_nonzero_exit() {
     );
     assert!(!suite.exists());
 }
+
+#[test]
+fn example_config_files_are_valid() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    for name in ["ragtester.toml", "targets.toml"] {
+        let config = ragtester_core::config::ProjectConfig::load(&examples.join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+        assert!(!config.configurations().unwrap().is_empty(), "{name}");
+    }
+}
