@@ -2,6 +2,7 @@
 //! were fixed, or changed error state, and how each configuration's pass rate moved. Cells are matched by
 //! case id and configuration id, both stable hashes, so the same suite and settings line up across runs.
 
+use crate::summary::primary_verdicts;
 use ragtester_core::{Configuration, Verdict, VerdictStatus};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -72,13 +73,8 @@ pub fn diff_runs(
     before: (&[Configuration], &[Verdict]),
     after: (&[Configuration], &[Verdict]),
 ) -> RunDiff {
-    let primary = |vs: &[Verdict]| -> Vec<Verdict> {
-        let judge = vs.first().map(|v| v.judge.clone());
-        vs.iter()
-            .filter(|v| Some(&v.judge) == judge.as_ref())
-            .cloned()
-            .collect()
-    };
+    let primary =
+        |vs: &[Verdict]| -> Vec<Verdict> { primary_verdicts(vs).into_iter().cloned().collect() };
     let (b, a) = (primary(before.1), primary(after.1));
     let index = |vs: &[Verdict]| -> HashMap<(String, String), Outcome> {
         vs.iter()

@@ -2,7 +2,7 @@
 //! a test case per case) so CI systems show ragtester results like any other test report.
 
 use crate::ReportInputs;
-use crate::summary::failure_cause;
+use crate::summary::{failure_cause, primary_verdicts};
 use anyhow::Result;
 use quick_xml::Writer;
 use quick_xml::events::BytesText;
@@ -118,12 +118,7 @@ fn xml_safe(s: &str) -> String {
 pub fn render_junit(inputs: &ReportInputs<'_>) -> Result<String> {
     let cases = case_index(inputs);
     let mut writer = Writer::new_with_indent(Vec::new(), b' ', 2);
-    let judge = inputs.verdicts.first().map(|v| v.judge.clone());
-    let verdicts: Vec<&Verdict> = inputs
-        .verdicts
-        .iter()
-        .filter(|v| Some(&v.judge) == judge.as_ref())
-        .collect();
+    let verdicts = primary_verdicts(inputs.verdicts);
     writer
         .create_element("testsuites")
         .with_attribute(("name", "ragtester"))

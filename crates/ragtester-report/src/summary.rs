@@ -199,15 +199,19 @@ fn cause_name(c: FailureCause) -> String {
         .unwrap_or_default()
 }
 
-/// Compute the summary. The report follows the first judge of the verdicts; other judges' verdicts stay in
-/// the records.
+/// The verdicts reports follow: those of the first judge. Other judges' verdicts stay in the records.
+pub fn primary_verdicts(verdicts: &[Verdict]) -> Vec<&Verdict> {
+    let judge = verdicts.first().map(|v| v.judge.as_str());
+    verdicts
+        .iter()
+        .filter(|v| Some(v.judge.as_str()) == judge)
+        .collect()
+}
+
+/// Compute the summary over the primary judge's verdicts.
 pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
     let judge = inputs.verdicts.first().map(|v| v.judge.clone());
-    let verdicts: Vec<&Verdict> = inputs
-        .verdicts
-        .iter()
-        .filter(|v| Some(&v.judge) == judge.as_ref())
-        .collect();
+    let verdicts = primary_verdicts(inputs.verdicts);
     let cases: HashMap<&str, &TestCase> = inputs.cases.iter().map(|c| (c.id.as_str(), c)).collect();
     let answers: HashMap<(&str, &str), &Answer> = inputs
         .answers

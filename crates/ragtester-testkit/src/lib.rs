@@ -217,21 +217,34 @@ fn respond(status: u16, content_type: &str, body: String, retry_after: Option<St
     builder.body(Body::from(body)).expect("response")
 }
 
-async fn openai(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: String) -> Response {
-    let (reply, request) = next_reply(&shared, "/v1/chat/completions", headers, &body).await;
-    let content = match reply {
+/// The reply's content, or the whole scripted response when the script says to answer raw; unscripted
+/// requests wait the configured latency and get the echo.
+async fn content_or_raw(
+    shared: &Shared,
+    reply: Option<Reply>,
+    request: &Value,
+) -> Result<String, Response> {
+    match reply {
         Some(Reply::Raw {
             status,
             content_type,
             body,
             retry_after,
-        }) => return respond(status, &content_type, body, retry_after),
-        Some(Reply::Content(c)) => c,
+        }) => Err(respond(status, &content_type, body, retry_after)),
+        Some(Reply::Content(c)) => Ok(c),
         _ => {
             let ms = *shared.latency_ms.lock().unwrap();
             tokio::time::sleep(Duration::from_millis(ms)).await;
-            echo_content(&request)
+            Ok(echo_content(request))
         }
+    }
+}
+
+async fn openai(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: String) -> Response {
+    let (reply, request) = next_reply(&shared, "/v1/chat/completions", headers, &body).await;
+    let content = match content_or_raw(&shared, reply, &request).await {
+        Ok(c) => c,
+        Err(raw) => return raw,
     };
     let body = json!({
         "id": "chatcmpl-test",
@@ -245,15 +258,9 @@ async fn openai(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Str
 
 async fn ollama(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: String) -> Response {
     let (reply, request) = next_reply(&shared, "/api/chat", headers, &body).await;
-    let content = match reply {
-        Some(Reply::Raw {
-            status,
-            content_type,
-            body,
-            retry_after,
-        }) => return respond(status, &content_type, body, retry_after),
-        Some(Reply::Content(c)) => c,
-        _ => echo_content(&request),
+    let content = match content_or_raw(&shared, reply, &request).await {
+        Ok(c) => c,
+        Err(raw) => return raw,
     };
     let body = json!({
         "model": request["model"],
