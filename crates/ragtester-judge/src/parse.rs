@@ -1,8 +1,12 @@
-//! Reading a judge's reply: the first JSON object in it (code fences and surrounding chatter tolerated),
-//! with the five criteria and the rubric.
+//! Reading a judge's reply the way real models write it. Every balanced JSON object in the reply is tried in
+//! turn (code fences, chatter and a second object tolerated); each is read as JSON, then as JSON5 (single
+//! quotes, trailing commas, comments); ratings may be True/"true"/"是"/1/…, scores numbers or numeric
+//! strings, criteria nested under "criteria" or at the top level. A reply that still does not give all five
+//! criteria and the three rubric scores is an error: never a guess.
 
-use ragtester_core::{Criteria, Rubric};
+use ragtester_core::{Criteria, Criterion, Rating, Rubric, RubricScore};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JudgeReply {
@@ -11,23 +15,172 @@ pub struct JudgeReply {
 }
 
 pub fn parse_judge_reply(content: &str) -> Result<JudgeReply, String> {
-    let start = content.find('{').ok_or("reply holds no JSON object")?;
-    let end = content
-        .rfind('}')
-        .filter(|e| *e > start)
-        .ok_or("reply holds no complete JSON object")?;
-    let reply: JudgeReply = serde_json::from_str(&content[start..=end])
-        .map_err(|e| format!("judge reply does not match the schema: {e}"))?;
-    for (name, s) in [
-        ("correctness", &reply.rubric.correctness),
-        ("completeness", &reply.rubric.completeness),
-        ("honesty", &reply.rubric.honesty),
-    ] {
-        if !(1..=5).contains(&s.score) {
-            return Err(format!("rubric {name} score {} is outside 1–5", s.score));
+    let objects = json_objects(content);
+    if objects.is_empty() {
+        return Err("reply holds no complete JSON object".into());
+    }
+    let mut problems = Vec::new();
+    for text in objects {
+        let value =
+            match serde_json::from_str::<Value>(text).or_else(|_| json5::from_str::<Value>(text)) {
+                Ok(v) => v,
+                Err(e) => {
+                    problems.push(format!("unreadable object ({e})"));
+                    continue;
+                }
+            };
+        match reply_from(&value) {
+            Ok(r) => return Ok(r),
+            Err(e) => problems.push(e),
         }
     }
-    Ok(reply)
+    Err(format!(
+        "judge reply does not match the schema: {}",
+        problems.join("; ")
+    ))
+}
+
+/// Top-level balanced `{…}` spans, skipping braces inside strings.
+fn json_objects(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start, mut quote, mut escaped) = (0usize, 0usize, None::<char>, false);
+    for (i, c) in text.char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' if depth > 0 => quote = Some(c),
+            '{' => {
+                if depth == 0 {
+                    start = i;
+                }
+                depth += 1;
+            }
+            '}' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    out.push(&text[start..=i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn field<'a>(object: &'a Value, names: &[&str]) -> Option<&'a Value> {
+    let map = object.as_object()?;
+    names.iter().find_map(|n| {
+        map.iter()
+            .find(|(k, _)| k.to_lowercase().replace([' ', '-'], "_") == *n)
+            .map(|(_, v)| v)
+    })
+}
+
+pub fn rating_of(v: &Value) -> Option<Rating> {
+    match v {
+        Value::Bool(true) => Some(Rating::True),
+        Value::Bool(false) => Some(Rating::False),
+        Value::Number(n) => match n.as_f64()? {
+            x if (x - 1.0).abs() < 1e-9 => Some(Rating::True),
+            x if (x - 0.5).abs() < 1e-9 => Some(Rating::Partially),
+            x if x.abs() < 1e-9 => Some(Rating::False),
+            _ => None,
+        },
+        Value::String(s) => {
+            let s = s.trim().trim_end_matches(['.', '。']).to_lowercase();
+            match s.as_str() {
+                "true" | "yes" | "pass" | "passed" | "是" | "对" | "正确" | "真" | "1" => {
+                    Some(Rating::True)
+                }
+                "partially" | "partial" | "partly" | "部分" | "部分正确" | "部分符合" | "0.5" => {
+                    Some(Rating::Partially)
+                }
+                "false" | "no" | "fail" | "failed" | "否" | "错" | "错误" | "假" | "0" => {
+                    Some(Rating::False)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn reason_of(v: &Value) -> String {
+    field(v, &["reason", "explanation", "rationale", "理由", "原因"])
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn criterion(container: &Value, names: &[&str]) -> Result<Criterion, String> {
+    let v = field(container, names).ok_or_else(|| format!("no `{}` criterion", names[0]))?;
+    let rating_value = if v.is_object() {
+        field(v, &["rating", "value", "verdict", "result", "score"])
+    } else {
+        Some(v)
+    };
+    let rating = rating_value.and_then(rating_of).ok_or_else(|| {
+        format!(
+            "criterion `{}` has no readable True/Partially/False rating: {v}",
+            names[0]
+        )
+    })?;
+    Ok(Criterion {
+        rating,
+        reason: reason_of(v),
+    })
+}
+
+fn score(container: &Value, name: &str) -> Result<RubricScore, String> {
+    let v = field(container, &[name]).ok_or_else(|| format!("no `{name}` score in the rubric"))?;
+    let raw = if v.is_object() {
+        field(v, &["score", "value", "rating"])
+    } else {
+        Some(v)
+    };
+    let number = raw
+        .and_then(|s| {
+            s.as_f64()
+                .or_else(|| s.as_str().and_then(|t| t.trim().parse::<f64>().ok()))
+        })
+        .ok_or_else(|| format!("rubric `{name}` has no numeric score: {v}"))?;
+    if number.fract() != 0.0 || !(1.0..=5.0).contains(&number) {
+        return Err(format!("rubric {name} score {number} is outside 1–5"));
+    }
+    Ok(RubricScore {
+        score: number as u8,
+        reason: reason_of(v),
+    })
+}
+
+fn reply_from(v: &Value) -> Result<JudgeReply, String> {
+    let criteria = field(v, &["criteria"]).unwrap_or(v);
+    let rubric = field(v, &["rubric"]).ok_or("no `rubric`")?;
+    Ok(JudgeReply {
+        criteria: Criteria {
+            faithfulness: criterion(criteria, &["faithfulness", "faithful", "忠实度"])?,
+            relevance: criterion(criteria, &["relevance", "relevancy", "相关性"])?,
+            completeness: criterion(criteria, &["completeness", "完整性"])?,
+            clarity: criterion(criteria, &["clarity", "清晰度"])?,
+            keyword_match: criterion(
+                criteria,
+                &["keyword_match", "keywordmatch", "keywords", "关键词匹配"],
+            )?,
+        },
+        rubric: Rubric {
+            correctness: score(rubric, "correctness")?,
+            completeness: score(rubric, "completeness")?,
+            honesty: score(rubric, "honesty")?,
+        },
+    })
 }
 
 #[cfg(test)]
@@ -36,26 +189,56 @@ mod tests {
 
     const GOOD: &str = r#"{"criteria":{"faithfulness":{"rating":"True","reason":"r"},"relevance":{"rating":"Partially","reason":"r"},"completeness":{"rating":"True","reason":"r"},"clarity":{"rating":"True","reason":"r"},"keyword_match":{"rating":"False","reason":"r"}},"rubric":{"correctness":{"score":4,"reason":"r"},"completeness":{"score":3,"reason":"r"},"honesty":{"score":5,"reason":"r"}}}"#;
 
-    #[test]
-    fn parses_fenced_and_chatty_replies() {
-        let r = parse_judge_reply(&format!(
-            "Sure! Here it is:\n```json\n{GOOD}\n```\nHope it helps."
-        ))
-        .unwrap();
-        // (1 + 0.5 + 1 + 1 + 0) / 5 = 0.7.
-        assert!((r.criteria.mean() - 0.7).abs() < 1e-12);
-        assert!(r.criteria.passes());
+    fn mean(reply: &str) -> f64 {
+        parse_judge_reply(reply)
+            .unwrap_or_else(|e| panic!("{e}: {reply}"))
+            .criteria
+            .mean()
     }
 
     #[test]
-    fn rejects_garbage_and_out_of_range() {
-        assert!(parse_judge_reply("I think it's fine").is_err());
-        assert!(parse_judge_reply(&GOOD[..GOOD.len() - 20]).is_err());
+    fn recoverable_replies_parse_to_the_same_verdict() {
+        let cases = [
+            GOOD.to_string(),
+            format!("Sure! Here it is:\n```json\n{GOOD}\n```\nHope it helps."),
+            GOOD.replace('"', "'"),
+            GOOD.replace("}}}", "},}}").replace("\"r\"}", "\"r\",}"),
+            GOOD.replace("\"True\"", "true")
+                .replace("\"False\"", "false")
+                .replace("\"Partially\"", "0.5"),
+            GOOD.replace("\"True\"", "\"是\"")
+                .replace("\"False\"", "\"否\"")
+                .replace("\"Partially\"", "\"部分\""),
+            GOOD.replace("\"score\":4", "\"score\":\"4\""),
+            format!("{GOOD}\n{{\"note\": \"second object\"}}"),
+            format!("{{\"thinking\": \"let me see {{braces}}\"}} {GOOD}"),
+            GOOD.replace("\"keyword_match\"", "\"Keyword Match\""),
+            GOOD.replacen("{\"criteria\":{", "{", 1)
+                .replacen("}},\"rubric\"", "},\"rubric\"", 1),
+        ];
+        for reply in &cases {
+            // (1 + 0.5 + 1 + 1 + 0) / 5 = 0.7.
+            assert!((mean(reply) - 0.7).abs() < 1e-12, "{reply}");
+        }
+    }
+
+    #[test]
+    fn unrecoverable_replies_are_errors() {
+        for reply in [
+            "I think it's fine".to_string(),
+            GOOD[..GOOD.len() - 20].to_string(),
+            GOOD.replace("\"score\":4", "\"score\":9"),
+            GOOD.replace("faithfulness", "accuracy"),
+            GOOD.replace("\"True\"", "\"maybe\""),
+            GOOD.replace("rubric", "grades"),
+            GOOD.replace("\"score\":4", "\"score\":3.5"),
+        ] {
+            assert!(parse_judge_reply(&reply).is_err(), "{reply}");
+        }
         assert!(
             parse_judge_reply(&GOOD.replace("\"score\":4", "\"score\":9"))
                 .unwrap_err()
                 .contains("outside")
         );
-        assert!(parse_judge_reply(&GOOD.replace("faithfulness", "faith")).is_err());
     }
 }
