@@ -20,6 +20,21 @@ fn bin() -> Command {
     command
 }
 
+/// Run the binary against an OpenAI-compatible base URL and insist that it succeeds.
+fn run_ok(args: &[String], base: &str) -> std::process::Output {
+    let out = bin()
+        .args(args)
+        .env("OPENAI_BASE_URL", base)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 fn suite(dir: &Path) -> PathBuf {
     let suite = dir.join("suite.jsonl");
     let out = bin()
@@ -97,16 +112,7 @@ fn killed_run_resumes_to_the_same_records() {
     let suite = suite(tmp.path());
 
     let whole = tmp.path().join("whole");
-    let out = bin()
-        .args(run_args(&suite, &whole))
-        .env("OPENAI_BASE_URL", server.openai_base())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&run_args(&suite, &whole), &server.openai_base());
     let cells = comparable(&whole).len();
     assert!(cells >= 20, "{cells} cells");
     let requests_before = server.seen().len();
@@ -144,16 +150,7 @@ fn killed_run_resumes_to_the_same_records() {
 
     let mut resume = run_args(&suite, &killed);
     resume.push("--resume".into());
-    let out = bin()
-        .args(&resume)
-        .env("OPENAI_BASE_URL", server.openai_base())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_ok(&resume, &server.openai_base());
     assert!(
         String::from_utf8_lossy(&out.stderr).contains(&format!("{committed} already answered"))
     );

@@ -46,6 +46,18 @@ pub fn judge(hint: &TaskHint) -> Result<String> {
     Ok(serde_json::json!({ "criteria": criteria, "rubric": rubric }).to_string())
 }
 
+/// True at or above `high`, Partially at or above `low`, False below.
+fn graded(x: f64, high: f64, low: f64, reason: String) -> Criterion {
+    let rating = if x >= high {
+        Rating::True
+    } else if x >= low {
+        Rating::Partially
+    } else {
+        Rating::False
+    };
+    c(rating, reason)
+}
+
 fn share(part: &HashSet<String>, whole: &HashSet<String>) -> f64 {
     if whole.is_empty() {
         return 1.0;
@@ -194,34 +206,18 @@ fn assess(
             ),
         )
     };
-    let relevance = match on_topic {
-        x if x >= 0.5 => c(
-            Rating::True,
-            format!("{:.0}% of query terms addressed", x * 100.0),
-        ),
-        x if x >= 0.2 => c(
-            Rating::Partially,
-            format!("{:.0}% of query terms addressed", x * 100.0),
-        ),
-        x => c(
-            Rating::False,
-            format!("{:.0}% of query terms addressed", x * 100.0),
-        ),
-    };
-    let completeness = match recall {
-        x if x >= 0.7 => c(
-            Rating::True,
-            format!("{:.0}% of the reference's terms present", x * 100.0),
-        ),
-        x if x >= 0.35 => c(
-            Rating::Partially,
-            format!("{:.0}% of the reference's terms present", x * 100.0),
-        ),
-        x => c(
-            Rating::False,
-            format!("{:.0}% of the reference's terms present", x * 100.0),
-        ),
-    };
+    let relevance = graded(
+        on_topic,
+        0.5,
+        0.2,
+        format!("{:.0}% of query terms addressed", on_topic * 100.0),
+    );
+    let completeness = graded(
+        recall,
+        0.7,
+        0.35,
+        format!("{:.0}% of the reference's terms present", recall * 100.0),
+    );
     let length = answer.split_whitespace().count().max(
         answer
             .chars()
