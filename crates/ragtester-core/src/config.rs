@@ -77,6 +77,39 @@ pub struct ChunkingSettings {
     /// Tokens shared by consecutive chunks.
     #[serde(default)]
     pub overlap_tokens: usize,
+    /// How boundaries are chosen. Omitted from records when it is the default, so configuration ids of
+    /// earlier runs stay valid.
+    #[serde(default, skip_serializing_if = "ChunkStrategy::is_default")]
+    pub strategy: ChunkStrategy,
+}
+
+/// Chunk boundary strategies.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChunkStrategy {
+    /// The largest paragraphs, then sentences (。！？ included), then words that fit the budget.
+    #[default]
+    Paragraph,
+    /// Fixed windows of the token budget with overlap, cut only between words (jieba words for Chinese)
+    /// and never inside a number.
+    Fixed,
+    /// Sections first: a chunk never crosses a heading; inside a section, as `paragraph`.
+    Headings,
+}
+
+impl ChunkStrategy {
+    pub fn is_default(&self) -> bool {
+        *self == Self::Paragraph
+    }
+
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "paragraph" => Self::Paragraph,
+            "fixed" => Self::Fixed,
+            "headings" => Self::Headings,
+            other => bail!("unknown chunker `{other}` (known: paragraph, fixed, headings)"),
+        })
+    }
 }
 
 fn default_chunk_tokens() -> usize {
@@ -88,6 +121,7 @@ impl Default for ChunkingSettings {
         Self {
             max_tokens: default_chunk_tokens(),
             overlap_tokens: 0,
+            strategy: ChunkStrategy::default(),
         }
     }
 }
@@ -320,12 +354,30 @@ impl Configuration {
         } else {
             String::new()
         };
+        // Chunking shows only when it differs from the default, so the common labels stay short.
+        let chunking = if self.chunking == ChunkingSettings::default() {
+            String::new()
+        } else {
+            let c = &self.chunking;
+            let strategy = match c.strategy {
+                ChunkStrategy::Paragraph => "",
+                ChunkStrategy::Fixed => " fixed",
+                ChunkStrategy::Headings => " headings",
+            };
+            let overlap = if c.overlap_tokens > 0 {
+                format!("/{}", c.overlap_tokens)
+            } else {
+                String::new()
+            };
+            format!(" · chunk {}{overlap}{strategy}", c.max_tokens)
+        };
         format!(
-            "{} k={} · {}{}",
+            "{} k={} · {}{}{}",
             self.retriever.as_str(),
             self.top_k,
             self.llm,
-            embedder
+            embedder,
+            chunking
         )
     }
 }

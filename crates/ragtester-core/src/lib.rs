@@ -23,7 +23,9 @@ pub mod verdict;
 pub use answer::{Answer, Latency, RetrievedContext, Usage};
 pub use case::{Category, Generator, Strategy, TestCase};
 pub use chat::{ChatModel, ChatRequest, ChatResponse, Message, ResponseCache, Role, TaskHint};
-pub use config::{ChunkingSettings, Configuration, Fusion, RerankSettings, RetrieverKind};
+pub use config::{
+    ChunkStrategy, ChunkingSettings, Configuration, Fusion, RerankSettings, RetrieverKind,
+};
 pub use document::{Chunk, Document, DocumentFormat, Page, SourceSpan};
 pub use embed::{EmbedKind, Embedder};
 pub use record::{SCHEMA_VERSION, read_jsonl, write_jsonl_atomic};

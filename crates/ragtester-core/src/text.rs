@@ -354,15 +354,20 @@ mod tests {
     }
 }
 
+/// The text cut into jieba pieces (words, spaces, punctuation), which concatenate back to the text: the
+/// places between pieces are the places a Chinese or English text may be cut without splitting a word.
+pub fn word_pieces(text: &str) -> Vec<&str> {
+    static JIEBA: std::sync::OnceLock<jieba_rs::Jieba> = std::sync::OnceLock::new();
+    let jieba = JIEBA.get_or_init(jieba_rs::Jieba::new);
+    jieba.cut(text, true).into_iter().map(|t| t.word).collect()
+}
+
 /// Content words in order: jieba segmentation for Chinese (it passes Latin words through), lower-cased,
 /// stop words and punctuation dropped. Used where whole words matter (keywords), not bigram matching.
 pub fn words(text: &str) -> Vec<String> {
-    static JIEBA: std::sync::OnceLock<jieba_rs::Jieba> = std::sync::OnceLock::new();
-    let jieba = JIEBA.get_or_init(jieba_rs::Jieba::new);
-    jieba
-        .cut(text, true)
+    word_pieces(text)
         .into_iter()
-        .map(|t| t.word.trim().to_lowercase())
+        .map(|w| w.trim().to_lowercase())
         .filter(|w| w.chars().any(char::is_alphanumeric) && !is_stop_word(w))
         .collect()
 }

@@ -1,13 +1,16 @@
 //! File loaders and folder walking.
 
 use crate::Document;
+use crate::decode::decode_text;
+use crate::pages::assemble;
+use crate::pdf::{PdfOxide, extract_pages};
 use anyhow::{Context, Result, bail};
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 use ragtester_core::{DocumentFormat, read_jsonl};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-/// A file that could not be read, and why.
+/// A file that could not be read, and why; or, as a warning, what was assumed to read it.
 #[derive(Debug, Clone)]
 pub struct Failure {
     pub path: PathBuf,
@@ -18,13 +21,38 @@ pub struct Failure {
 pub struct IngestReport {
     pub documents: Vec<Document>,
     pub failures: Vec<Failure>,
+    /// Files read with an assumption the user should know of (a guessed encoding, say).
+    pub warnings: Vec<Failure>,
     /// Files skipped because their text was already ingested under another name.
     pub duplicates: Vec<PathBuf>,
 }
 
+/// How files are read.
+#[derive(Debug, Clone)]
+pub struct IngestOptions {
+    /// Remove running headers, footers and page numbers from PDFs (lines repeated across pages).
+    pub strip_running_lines: bool,
+    /// Files larger than this fail with a message rather than exhausting memory.
+    pub max_file_bytes: u64,
+}
+
+impl Default for IngestOptions {
+    fn default() -> Self {
+        Self {
+            strip_running_lines: true,
+            max_file_bytes: 256 * 1024 * 1024,
+        }
+    }
+}
+
+/// Ingest files and folders with the default options.
+pub fn ingest_paths(paths: &[PathBuf]) -> IngestReport {
+    ingest_paths_with(paths, &IngestOptions::default())
+}
+
 /// Ingest files and folders (walked recursively, hidden entries skipped). A `documents.jsonl` written by an
 /// earlier `ragtester ingest` is read back as records.
-pub fn ingest_paths(paths: &[PathBuf]) -> IngestReport {
+pub fn ingest_paths_with(paths: &[PathBuf], options: &IngestOptions) -> IngestReport {
     let mut report = IngestReport::default();
     let mut seen = HashSet::new();
     for path in paths {
@@ -58,8 +86,19 @@ pub fn ingest_paths(paths: &[PathBuf]) -> IngestReport {
                 // Inside a folder, files of other kinds (images, licences) are not part of the corpus.
                 continue;
             }
-            match load_any(&file) {
-                Ok(docs) => {
+            let loaded = if is_record_file(&file) {
+                read_jsonl(&file).map(|docs| (docs, None))
+            } else {
+                load_file_with(&file, options).map(|(doc, warning)| (vec![doc], warning))
+            };
+            match loaded {
+                Ok((docs, warning)) => {
+                    if let Some(warning) = warning {
+                        report.warnings.push(Failure {
+                            path: file.clone(),
+                            error: warning,
+                        });
+                    }
                     for doc in docs {
                         if seen.insert(doc.id.clone()) {
                             report.documents.push(doc);
@@ -82,13 +121,6 @@ fn is_record_file(path: &Path) -> bool {
     path.file_name().is_some_and(|n| n == "documents.jsonl")
 }
 
-fn load_any(path: &Path) -> Result<Vec<Document>> {
-    if is_record_file(path) {
-        return read_jsonl(path);
-    }
-    Ok(vec![load_file(path)?])
-}
-
 fn format_of(path: &Path) -> Option<DocumentFormat> {
     let ext = path.extension()?.to_string_lossy().to_lowercase();
     Some(match ext.as_str() {
@@ -101,17 +133,30 @@ fn format_of(path: &Path) -> Option<DocumentFormat> {
     })
 }
 
-/// Load one file by its extension.
+/// Load one file by its extension, with the default options.
 pub fn load_file(path: &Path) -> Result<Document> {
+    load_file_with(path, &IngestOptions::default()).map(|(doc, _)| doc)
+}
+
+/// Load one file by its extension; also returns a warning when something had to be assumed.
+pub fn load_file_with(path: &Path, options: &IngestOptions) -> Result<(Document, Option<String>)> {
     let format = format_of(path).with_context(|| {
         format!(
-            "unknown format (supported: .md, .markdown, .txt, .html, .htm; got {})",
+            "unknown format (supported: .pdf, .docx, .md, .markdown, .txt, .html, .htm; got {})",
             path.extension().map_or("no extension".into(), |e| format!(
                 ".{}",
                 e.to_string_lossy()
             ))
         )
     })?;
+    let size = std::fs::metadata(path).context("cannot read file")?.len();
+    if size > options.max_file_bytes {
+        bail!(
+            "file is {} MiB, over the {} MiB limit (raise it with --max-file-mb)",
+            size / (1024 * 1024),
+            options.max_file_bytes / (1024 * 1024)
+        );
+    }
     let bytes = std::fs::read(path).context("cannot read file")?;
     if bytes.is_empty() {
         bail!("file is empty");
@@ -120,35 +165,60 @@ pub fn load_file(path: &Path) -> Result<Document> {
     let stem = path
         .file_stem()
         .map_or_else(|| source.clone(), |s| s.to_string_lossy().into_owned());
-    let (title, text) = match format {
-        DocumentFormat::Markdown => markdown_to_text(&decode_utf8(&bytes)?, &stem),
-        DocumentFormat::Text => {
-            let text = decode_utf8(&bytes)?;
-            (first_line_title(&text).unwrap_or(stem), text)
+    let mut warning = None;
+    let mut decode = |bytes: &[u8]| -> Result<String> {
+        let decoded = decode_text(bytes)?;
+        warning = decoded.warning;
+        Ok(decoded.text)
+    };
+    let (title, text, pages) = match format {
+        DocumentFormat::Markdown => {
+            let (title, text) = markdown_to_text(&decode(&bytes)?, &stem);
+            (title, normalise(&text), None)
         }
-        DocumentFormat::Html => html_to_text(&bytes, &stem)?,
-        DocumentFormat::Pdf | DocumentFormat::Docx => {
-            bail!(
-                "{format:?} documents are not supported by this build yet; convert to Markdown or text"
-            )
+        DocumentFormat::Text => {
+            let text = normalise(&decode(&bytes)?);
+            (first_line_title(&text).unwrap_or(stem), text, None)
+        }
+        DocumentFormat::Html => {
+            let (title, text) = html_to_text(&bytes, &stem)?;
+            (title, normalise(&text), None)
+        }
+        DocumentFormat::Docx => {
+            let (title, text) = markdown_to_text(&docx_to_markdown(bytes)?, &stem);
+            (title, normalise(&text), None)
+        }
+        DocumentFormat::Pdf => {
+            let page_texts = extract_pages(&PdfOxide, bytes)?;
+            let normalised: Vec<String> = page_texts.iter().map(|p| normalise(p)).collect();
+            let paged = assemble(&normalised, options.strip_running_lines);
+            if !paged.text.chars().any(char::is_alphanumeric) {
+                bail!(
+                    "no text layer in its {} page(s): a scanned or image-only PDF; run OCR on it first (e.g. `ocrmypdf`)",
+                    page_texts.len()
+                );
+            }
+            let title = first_line_title(&paged.text).unwrap_or(stem);
+            (title, paged.text, Some(paged.pages))
         }
     };
-    let text = normalise(&text);
     if !text.chars().any(char::is_alphanumeric) {
         bail!("no text found");
     }
-    Ok(Document::new(source, format, title, text, None))
+    Ok((Document::new(source, format, title, text, pages), warning))
 }
 
-fn decode_utf8(bytes: &[u8]) -> Result<String> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    match std::str::from_utf8(bytes) {
-        Ok(s) => Ok(s.to_string()),
-        Err(e) => bail!(
-            "not valid UTF-8 (first bad byte at offset {})",
-            e.valid_up_to()
-        ),
+/// DOCX through its Markdown rendering, so headings become section boundaries as in Markdown files.
+fn docx_to_markdown(bytes: Vec<u8>) -> Result<String> {
+    if !bytes.starts_with(b"PK") {
+        bail!("not a DOCX: a DOCX is a zip archive and this file is not one");
     }
+    let doc = office_oxide::Document::from_reader(
+        std::io::Cursor::new(bytes),
+        office_oxide::DocumentFormat::Docx,
+    )
+    .map_err(|e| anyhow::anyhow!("cannot read DOCX: {e}"))?;
+    Ok(doc.to_markdown())
 }
 
 fn first_line_title(text: &str) -> Option<String> {
@@ -291,7 +361,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         write(dir.path(), "good.md", b"# Good\n\nReal content here.");
         write(dir.path(), "empty.txt", b"");
-        write(dir.path(), "bad.txt", b"ok \xff\xfe broken");
+        write(dir.path(), "bad.txt", b"ok \x00\x01 broken");
         write(dir.path(), "image.png", b"\x89PNG");
         let missing = dir.path().join("missing.md");
         let odd = write(dir.path(), "x.xyz", b"data");
@@ -317,7 +387,7 @@ mod tests {
         assert!(
             errors
                 .iter()
-                .any(|e| e.starts_with("bad.txt: not valid UTF-8"))
+                .any(|e| e.starts_with("bad.txt: looks binary"))
         );
         assert!(
             errors

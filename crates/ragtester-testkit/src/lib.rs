@@ -5,6 +5,8 @@
 //! With nothing scripted, it answers deterministically by echoing the last user message's question line, so
 //! two runs against it give the same answers.
 
+pub mod pdf;
+
 use axum::Router;
 use axum::body::Body;
 use axum::extract::State;

@@ -4,7 +4,7 @@ use crate::stages::{self, GenerateArgs, RunArgs};
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use ragtester_core::config::{MatrixSettings, PriceTable, ProjectConfig};
-use ragtester_core::{ChunkingSettings, Configuration, Generator, RetrieverKind};
+use ragtester_core::{ChunkStrategy, ChunkingSettings, Configuration, Generator, RetrieverKind};
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -28,11 +28,20 @@ pub struct Cli {
 enum Command {
     /// Read documents (Markdown, text, HTML; folders are walked) into DIR/documents.jsonl.
     #[command(after_help = "Example:\n  ragtester ingest docs/ manual.md --out work/")]
+    #[command(
+        after_help = "Formats: .pdf, .docx, .md, .markdown, .txt, .html, .htm; folders are walked.\nExit codes: 0 all read, 3 some files failed (each named on stderr), 1 none could be read.\n\nExample:\n  ragtester ingest manuals/ notes.md --out work/"
+    )]
     Ingest {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
         #[arg(long)]
         out: PathBuf,
+        /// Keep running headers, footers and page numbers in PDFs (removed by default).
+        #[arg(long)]
+        keep_running_lines: bool,
+        /// Larger files fail with a message instead of being read.
+        #[arg(long, default_value_t = 256)]
+        max_file_mb: u64,
     },
     /// Generate a test suite from documents.
     #[command(
@@ -143,6 +152,12 @@ struct RunCli {
     /// Chunk size in tokens; repeatable.
     #[arg(long = "chunk-tokens")]
     chunk_tokens: Vec<usize>,
+    /// Chunk boundaries: paragraph, fixed or headings; repeatable (crossed with --chunk-tokens).
+    #[arg(long = "chunker")]
+    chunkers: Vec<String>,
+    /// Tokens shared by consecutive chunks.
+    #[arg(long = "chunk-overlap", default_value_t = 0)]
+    chunk_overlap: usize,
     /// TOML file whose [matrix] (and [run]) sections declare the configurations.
     #[arg(long)]
     config: Option<PathBuf>,
@@ -180,7 +195,8 @@ fn configurations_from_flags(run: &RunCli) -> Result<(Vec<Configuration>, usize,
         && run.embedders.is_empty()
         && run.retrievers.is_empty()
         && run.top_k.is_empty()
-        && run.chunk_tokens.is_empty());
+        && run.chunk_tokens.is_empty()
+        && run.chunkers.is_empty());
     let (matrix, targets, concurrency, prices) = match &run.config {
         Some(path) => {
             let config = ProjectConfig::load(path)?;
@@ -234,13 +250,28 @@ fn apply_flags(matrix: &mut MatrixSettings, run: &RunCli) -> Result<()> {
     if !run.top_k.is_empty() {
         matrix.top_k = run.top_k.clone();
     }
-    if !run.chunk_tokens.is_empty() {
-        matrix.chunking = run
-            .chunk_tokens
+    if !run.chunk_tokens.is_empty() || !run.chunkers.is_empty() || run.chunk_overlap > 0 {
+        let sizes = if run.chunk_tokens.is_empty() {
+            vec![ChunkingSettings::default().max_tokens]
+        } else {
+            run.chunk_tokens.clone()
+        };
+        let strategies = if run.chunkers.is_empty() {
+            vec![ChunkStrategy::default()]
+        } else {
+            run.chunkers
+                .iter()
+                .map(|c| ChunkStrategy::parse(c))
+                .collect::<Result<_>>()?
+        };
+        matrix.chunking = strategies
             .iter()
-            .map(|t| ChunkingSettings {
-                max_tokens: *t,
-                overlap_tokens: 0,
+            .flat_map(|&strategy| {
+                sizes.iter().map(move |&max_tokens| ChunkingSettings {
+                    max_tokens,
+                    overlap_tokens: run.chunk_overlap,
+                    strategy,
+                })
             })
             .collect();
     }
@@ -251,8 +282,17 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
     let models = stages::Models::new(!cli.no_cache, cli.refresh_cache)?;
     let models = &models;
     match cli.command {
-        Command::Ingest { paths, out } => {
-            let (docs, failed) = stages::ingest(&paths)?;
+        Command::Ingest {
+            paths,
+            out,
+            keep_running_lines,
+            max_file_mb,
+        } => {
+            let options = ragtester_ingest::IngestOptions {
+                strip_running_lines: !keep_running_lines,
+                max_file_bytes: max_file_mb.saturating_mul(1024 * 1024),
+            };
+            let (docs, failed) = stages::ingest_with(&paths, &options)?;
             let path = out.join("documents.jsonl");
             ragtester_core::write_jsonl_atomic(&path, &docs)?;
             eprintln!("wrote {} documents to {}", docs.len(), path.display());

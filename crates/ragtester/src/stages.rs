@@ -8,6 +8,7 @@ use ragtester_core::ids::stable_id;
 use ragtester_core::{
     Answer, Configuration, Document, Generator, TestCase, Verdict, read_jsonl, write_jsonl_atomic,
 };
+use ragtester_ingest::IngestOptions;
 use ragtester_report::Summary;
 use ragtester_store::RunStore;
 use ragtester_testgen::{GenerationOptions, GenerationReport};
@@ -59,11 +60,19 @@ fn cache_dir() -> PathBuf {
     )
 }
 
-/// Ingest inputs, printing each failure. Errors when no document could be read.
+/// Ingest inputs with the default options, printing each failure. Errors when no document could be read.
 pub fn ingest(paths: &[PathBuf]) -> Result<(Vec<Document>, usize)> {
-    let report = ragtester_ingest::ingest_paths(paths);
+    ingest_with(paths, &IngestOptions::default())
+}
+
+/// Ingest inputs, printing each failure and warning. Errors when no document could be read.
+pub fn ingest_with(paths: &[PathBuf], options: &IngestOptions) -> Result<(Vec<Document>, usize)> {
+    let report = ragtester_ingest::ingest_paths_with(paths, options);
     for f in &report.failures {
-        eprintln!("warning: {}: {}", f.path.display(), f.error);
+        eprintln!("error: {}: {}", f.path.display(), f.error);
+    }
+    for w in &report.warnings {
+        eprintln!("warning: {}: {}", w.path.display(), w.error);
     }
     for d in &report.duplicates {
         eprintln!(

@@ -34,8 +34,25 @@ fn demo_records_hold_together() {
     let configs: Vec<Configuration> = read_jsonl(&dir.join("configs.jsonl")).unwrap();
     let answers: Vec<Answer> = read_jsonl(&dir.join("answers.jsonl")).unwrap();
     let verdicts: Vec<Verdict> = read_jsonl(&dir.join("verdicts.jsonl")).unwrap();
-    assert_eq!(docs.len(), 6);
+    assert_eq!(docs.len(), 8);
     assert!(docs.iter().any(|d| d.language == "zh") && docs.iter().any(|d| d.language == "en"));
+    // The bundled PDFs arrive with their pages, and every span on them names the page it lies on.
+    let pdfs: Vec<&Document> = docs
+        .iter()
+        .filter(|d| d.format == ragtester_core::DocumentFormat::Pdf)
+        .collect();
+    assert_eq!(pdfs.len(), 2);
+    for pdf in pdfs {
+        assert_eq!(pdf.pages.len(), 2, "{}", pdf.source);
+        for span in cases
+            .iter()
+            .flat_map(|c| &c.source_spans)
+            .filter(|s| s.document_id == pdf.id)
+        {
+            let page = &pdf.pages[span.page as usize - 1];
+            assert!(span.start >= page.start && span.start < page.end.max(page.start + 1));
+        }
+    }
     assert!(configs.len() >= 3);
     assert_eq!(answers.len(), cases.len() * configs.len());
     assert_eq!(verdicts.len(), answers.len());
@@ -95,7 +112,7 @@ fn demo_records_hold_together() {
     let report: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("suite.report.json")).unwrap()).unwrap();
     let reports = report.as_array().unwrap();
-    assert_eq!(reports.len(), 12);
+    assert_eq!(reports.len(), 2 * docs.len());
     for r in reports {
         let coverage = r["coverage"].as_f64().unwrap();
         assert!(coverage > 0.0 && coverage <= 1.0, "{r}");

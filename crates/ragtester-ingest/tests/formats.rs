@@ -1,0 +1,344 @@
+//! Every loader on real files written to disk, and every bad input the ingest stage must survive.
+
+use ragtester_core::DocumentFormat;
+use ragtester_ingest::{IngestOptions, ingest_paths, ingest_paths_with, load_file};
+use ragtester_testkit::pdf::{Line, PageSpec, PdfSpec, layout, write_pdf};
+use std::path::{Path, PathBuf};
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+const PARAS: [&str; 4] = [
+    "Alpha paragraph opens the first column and talks about centrifugal pumps, impellers and the suction side of the casing in considerable detail.",
+    "Bravo paragraph continues with seals, bearings and the lubrication schedule that keeps the shaft turning smoothly for years.",
+    "Charlie paragraph moves to the electrical side: the motor, its starter, the thermal overload relay and the wiring diagram.",
+    "Delta paragraph closes with troubleshooting, listing the symptoms of cavitation, air locks and a blocked strainer.",
+];
+
+fn order_of(text: &str, words: &[&str]) -> Vec<usize> {
+    words
+        .iter()
+        .map(|w| {
+            text.find(w)
+                .unwrap_or_else(|| panic!("{w} missing in {text}"))
+        })
+        .collect()
+}
+
+#[test]
+fn pdf_columns_read_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    for columns in [2, 3] {
+        let pages = layout(&PARAS, columns, None, None);
+        assert_eq!(pages.len(), 1, "fixture fits one page");
+        let p = write(
+            dir.path(),
+            &format!("cols{columns}.pdf"),
+            &write_pdf(&PdfSpec {
+                pages,
+                encrypted: false,
+            }),
+        );
+        let doc = load_file(&p).unwrap();
+        assert_eq!(doc.format, DocumentFormat::Pdf);
+        let at = order_of(&doc.text, &["Alpha", "Bravo", "Charlie", "Delta"]);
+        assert!(
+            at.windows(2).all(|w| w[0] < w[1]),
+            "{columns} columns out of order: {}",
+            doc.text
+        );
+        // Lines of one column are not interleaved with the next column's lines.
+        assert!(
+            doc.text.contains("centrifugal pumps, impellers"),
+            "{}",
+            doc.text
+        );
+    }
+}
+
+#[test]
+fn pdf_running_lines_removed_and_pages_mapped() {
+    let dir = tempfile::tempdir().unwrap();
+    const WORDS: [&str; 8] = [
+        "amber", "basalt", "cobalt", "dune", "ember", "fjord", "granite", "heath",
+    ];
+    let long: Vec<String> = (0..40)
+        .map(|i| {
+            format!(
+                "The {} {} part: {}",
+                WORDS[i % 8],
+                WORDS[i / 8],
+                PARAS[i % 4]
+            )
+        })
+        .collect();
+    let refs: Vec<&str> = long.iter().map(String::as_str).collect();
+    let pages = layout(
+        &refs,
+        1,
+        Some("ACME P-200 Service Manual"),
+        Some("Confidential"),
+    );
+    assert!(pages.len() >= 3, "{}", pages.len());
+    let bytes = write_pdf(&PdfSpec {
+        pages: pages.clone(),
+        encrypted: false,
+    });
+    let p = write(dir.path(), "manual.pdf", &bytes);
+    let doc = load_file(&p).unwrap();
+    assert!(
+        !doc.text.contains("ACME P-200"),
+        "header kept: {}",
+        &doc.text[..200]
+    );
+    assert!(!doc.text.contains("Confidential"));
+    assert_eq!(doc.pages.len(), pages.len());
+    // Every page's range holds text first placed on that page.
+    let chars: Vec<char> = doc.text.chars().collect();
+    for (i, page) in doc.pages.iter().enumerate() {
+        let text: String = chars[page.start..page.end].iter().collect();
+        let first_body = pages[i].lines[0]
+            .text
+            .split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            text.contains(&first_body),
+            "page {} lacks {first_body:?}: {text}",
+            i + 1
+        );
+    }
+    let kept = ingest_paths_with(
+        &[p],
+        &IngestOptions {
+            strip_running_lines: false,
+            ..IngestOptions::default()
+        },
+    );
+    assert!(kept.documents[0].text.contains("ACME P-200"));
+}
+
+#[test]
+fn pdf_hyphenated_line_ends_are_rejoined() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = PageSpec {
+        lines: vec![
+            Line::new(72.0, 700.0, "The maintenance schedule is docu-"),
+            Line::new(72.0, 686.0, "mented in the appendix of this manual."),
+        ],
+        drawing: None,
+    };
+    let p = write(
+        dir.path(),
+        "hy.pdf",
+        &write_pdf(&PdfSpec {
+            pages: vec![page],
+            encrypted: false,
+        }),
+    );
+    let doc = load_file(&p).unwrap();
+    assert!(
+        doc.text.contains("is documented in the appendix"),
+        "{}",
+        doc.text
+    );
+}
+
+#[test]
+fn bad_pdfs_fail_alone_with_named_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = write_pdf(&PdfSpec {
+        pages: layout(&PARAS[..1], 1, None, None),
+        encrypted: false,
+    });
+    write(dir.path(), "good.pdf", &good);
+    write(dir.path(), "zero.pdf", b"");
+    write(
+        dir.path(),
+        "garbage.pdf",
+        b"this is not a pdf at all, just text with the wrong name",
+    );
+    write(
+        dir.path(),
+        "encrypted.pdf",
+        &write_pdf(&PdfSpec {
+            pages: layout(&PARAS[..1], 1, None, None),
+            encrypted: true,
+        }),
+    );
+    let scan = PageSpec {
+        lines: Vec::new(),
+        drawing: Some("0.5 g 72 72 400 600 re f".into()),
+    };
+    write(
+        dir.path(),
+        "scan.pdf",
+        &write_pdf(&PdfSpec {
+            pages: vec![scan.clone(), scan],
+            encrypted: false,
+        }),
+    );
+    write(
+        dir.path(),
+        "notzip.docx",
+        b"plain text pretending to be a docx",
+    );
+    let truncated = &good[..good.len() / 3];
+    write(dir.path(), "truncated.pdf", truncated);
+
+    let report = ingest_paths(&[dir.path().to_path_buf()]);
+    let error_of = |name: &str| {
+        report
+            .failures
+            .iter()
+            .find(|f| f.path.file_name().unwrap() == name)
+            .map(|f| f.error.clone())
+    };
+    assert!(
+        report
+            .documents
+            .iter()
+            .any(|d| d.source.ends_with("good.pdf"))
+    );
+    assert_eq!(error_of("zero.pdf").unwrap(), "file is empty");
+    assert!(error_of("garbage.pdf").unwrap().contains("not a PDF"));
+    assert!(
+        error_of("encrypted.pdf").unwrap().contains("encrypted"),
+        "{:?}",
+        error_of("encrypted.pdf")
+    );
+    assert!(
+        error_of("scan.pdf").unwrap().contains("no text layer"),
+        "{:?}",
+        error_of("scan.pdf")
+    );
+    assert!(error_of("notzip.docx").unwrap().contains("not a DOCX"));
+    // A truncated file either yields what text survives or fails with a message: never a panic or a hang.
+    let truncated_read = report
+        .documents
+        .iter()
+        .any(|d| d.source.ends_with("truncated.pdf"));
+    assert!(truncated_read || error_of("truncated.pdf").is_some());
+}
+
+#[test]
+fn oversized_files_are_refused_before_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("huge.pdf");
+    // A sparse 300 MiB file: the size check must fire without reading it.
+    std::fs::File::create(&p)
+        .unwrap()
+        .set_len(300 * 1024 * 1024)
+        .unwrap();
+    let report = ingest_paths(std::slice::from_ref(&p));
+    let err = &report.failures[0].error;
+    assert!(err.contains("300 MiB, over the 256 MiB limit"), "{err}");
+}
+
+#[test]
+fn docx_headings_become_sections() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("guide.docx");
+    office_oxide::create::create_from_markdown(
+        "# Pump Guide\n\nThe pump moves water.\n\n## Limits\n\nMaximum pressure is 4.5 bar.\n\n## 保修\n\n保修期为二十四个月。\n",
+        office_oxide::DocumentFormat::Docx,
+        &p,
+    )
+    .unwrap();
+    let doc = load_file(&p).unwrap();
+    assert_eq!(doc.format, DocumentFormat::Docx);
+    assert_eq!(doc.title, "Pump Guide");
+    assert!(
+        doc.text
+            .contains("\n\nLimits\n\nMaximum pressure is 4.5 bar."),
+        "{}",
+        doc.text
+    );
+    assert!(doc.text.contains("保修期为二十四个月。"));
+}
+
+#[test]
+fn text_encodings_are_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let zh = "离心泵的最大工作压力为四点五巴。每次启动前必须检查密封圈是否完好，并确认进口阀门已经打开。";
+    let (gbk, _, _) = encoding_rs::GB18030.encode(zh);
+    write(dir.path(), "gbk.txt", &gbk);
+    let mut utf16 = vec![0xFF, 0xFE];
+    utf16.extend(
+        "UTF-16 manual text: the relief valve opens at 4.5 bar."
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes),
+    );
+    write(dir.path(), "utf16.txt", &utf16);
+    let report = ingest_paths(&[dir.path().to_path_buf()]);
+    assert_eq!(report.documents.len(), 2, "{:?}", report.failures);
+    assert!(
+        report
+            .documents
+            .iter()
+            .any(|d| d.text == zh && d.language == "zh")
+    );
+    assert!(
+        report
+            .documents
+            .iter()
+            .any(|d| d.text.contains("relief valve opens at 4.5 bar"))
+    );
+    assert_eq!(report.warnings.len(), 1);
+    assert!(report.warnings[0].path.ends_with("gbk.txt"));
+    assert!(report.warnings[0].error.contains("GBK"));
+}
+
+/// The sample corpus's PDFs, rendered by Chromium: a two-column English report and a Chinese guide, both with
+/// running headers and "page N of M" footers.
+#[test]
+fn sample_corpus_pdfs_read_cleanly() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/corpus");
+    let en = load_file(&corpus.join("cedar-valley-water-report.pdf")).unwrap();
+    assert_eq!((en.language.as_str(), en.pages.len()), ("en", 2));
+    assert!(!en.text.contains("page 1 of 2"), "footer kept");
+    assert!(!en.text.contains("Utility · Annual"), "header kept");
+    // Left column before right column on page 1.
+    let at = order_of(
+        &en.text,
+        &[
+            "Where your water comes from",
+            "How the water is treated",
+            "Lead pipes",
+        ],
+    );
+    assert!(at.windows(2).all(|w| w[0] < w[1]));
+    assert!(en.text.contains(
+        "Cedar Valley Water Utility serves 48,300 residents through 412 kilometres of mains."
+    ));
+    let zh = load_file(&corpus.join("xinghai-cold-chain-guide.pdf")).unwrap();
+    assert_eq!((zh.language.as_str(), zh.pages.len()), ("zh", 2));
+    assert!(
+        !zh.text.contains("共 2 页") && !zh.text.contains("共2页"),
+        "footer kept"
+    );
+    assert!(!zh.text.contains("有限公司 · 冷藏"), "header kept");
+    assert!(
+        zh.text
+            .contains("冷冻品须保持在零下18摄氏度或更低；冷藏品保持在0至4摄氏度"),
+        "{}",
+        zh.text
+    );
+    // Table rows keep their own lines.
+    assert!(
+        zh.text
+            .lines()
+            .any(|l| l.starts_with("冷藏") && l.contains("鲜奶")),
+        "{}",
+        zh.text
+    );
+    // Every page range lies inside the text and they do not overlap.
+    for doc in [&en, &zh] {
+        assert!(doc.pages.windows(2).all(|w| w[0].end <= w[1].start));
+        assert_eq!(doc.pages.last().unwrap().end, doc.text.chars().count());
+    }
+}
