@@ -1,27 +1,31 @@
 //! Chat models for the three LLM roles: question generator, system under test, judge.
 //!
 //! Each provider implements [`ChatModel`]: OpenAI-compatible servers (`openai:MODEL`), Ollama's native API
-//! (`ollama:MODEL`), and the offline model. The offline model is a set of deterministic heuristics (a template
+//! (`ollama:MODEL`), quantized GGUF models run in-process (`local:PATH.gguf`), and the offline model. The offline model is a set of deterministic heuristics (a template
 //! question writer, an extractive reader that refuses below a threshold, a lexical judge) that answers from
 //! the request's typed task hint; reports label its results as heuristics. This crate is the only one that
 //! will know wire protocols; it knows nothing of test strategies, matrices or reports.
 
 pub mod cache;
 pub mod http;
+pub mod local;
 pub mod offline;
 pub mod ollama;
 pub mod openai;
 pub mod target;
+pub mod tuned;
 
 use anyhow::{Result, bail};
 use ragtester_core::{ChatModel, ModelSpec};
 use std::sync::Arc;
 
 pub use cache::{CachedChat, cache_key};
+pub use local::LocalChat;
 pub use offline::OfflineModel;
 pub use ollama::OllamaChat;
 pub use openai::OpenAiChat;
 pub use target::{RagTarget, TargetReply, target_for};
+pub use tuned::{RoleSettings, Tuned};
 
 /// The chat model a spec names.
 pub fn chat_model_for(spec: &str) -> Result<Arc<dyn ChatModel>> {
@@ -32,9 +36,7 @@ pub fn chat_model_for(spec: &str) -> Result<Arc<dyn ChatModel>> {
         ),
         ModelSpec::OpenAi(model) => Ok(Arc::new(OpenAiChat::from_env(model)?)),
         ModelSpec::Ollama(model) => Ok(Arc::new(OllamaChat::from_env(model)?)),
-        other @ ModelSpec::Local(_) => bail!(
-            "chat model `{other}` is not available in this build: use offline, openai:MODEL or ollama:MODEL"
-        ),
+        ModelSpec::Local(path) => Ok(Arc::new(LocalChat::load(std::path::Path::new(&path))?)),
     }
 }
 

@@ -22,11 +22,20 @@ pub struct Cli {
     /// Ask models again and overwrite what the response cache holds.
     #[arg(long, global = true, conflicts_with = "no_cache")]
     refresh_cache: bool,
+    /// Cap on reply tokens for every LLM call of this command (useful for slow local models).
+    #[arg(long, global = true)]
+    max_tokens: Option<u32>,
+    /// Sampling temperature for every LLM call of this command (default: each role's own, 0 for most).
+    #[arg(long, global = true)]
+    temperature: Option<f32>,
+    /// Sampling seed for every LLM call of this command, for providers that accept one.
+    #[arg(long, global = true)]
+    llm_seed: Option<u64>,
 }
 
 #[derive(Subcommand)]
 enum Command {
-    /// Read documents (Markdown, text, HTML; folders are walked) into DIR/documents.jsonl.
+    /// Read documents (PDF, DOCX, Markdown, text, HTML; folders are walked) into DIR/documents.jsonl.
     #[command(after_help = "Example:\n  ragtester ingest docs/ manual.md --out work/")]
     #[command(
         after_help = "Formats: .pdf, .docx, .md, .markdown, .txt, .html, .htm; folders are walked.\nExit codes: 0 all read, 3 some files failed (each named on stderr), 1 none could be read.\n\nExample:\n  ragtester ingest manuals/ notes.md --out work/"
@@ -279,7 +288,12 @@ fn apply_flags(matrix: &mut MatrixSettings, run: &RunCli) -> Result<()> {
 }
 
 pub async fn dispatch(cli: Cli) -> Result<u8> {
-    let models = stages::Models::new(!cli.no_cache, cli.refresh_cache)?;
+    let settings = ragtester_llm::RoleSettings {
+        max_tokens: cli.max_tokens,
+        temperature: cli.temperature,
+        seed: cli.llm_seed,
+    };
+    let models = stages::Models::new(!cli.no_cache, cli.refresh_cache, settings)?;
     let models = &models;
     match cli.command {
         Command::Ingest {

@@ -16,33 +16,54 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Chat models by spec, behind the persistent response cache unless it is switched off.
+/// Chat models by spec, behind the persistent response cache unless it is switched off, with the command's
+/// generation settings applied. Each spec is built once: a local model's weights are loaded a single time
+/// however many roles and configurations use it.
 pub struct Models {
     cache: Option<Arc<ragtester_store::ResponseStore>>,
     refresh: bool,
+    settings: ragtester_llm::RoleSettings,
+    built: std::sync::Mutex<HashMap<String, Arc<dyn ragtester_core::ChatModel>>>,
 }
 
 impl Models {
-    pub fn new(use_cache: bool, refresh: bool) -> Result<Self> {
+    pub fn new(
+        use_cache: bool,
+        refresh: bool,
+        settings: ragtester_llm::RoleSettings,
+    ) -> Result<Self> {
         let cache = if use_cache {
             let path = cache_dir().join("responses.sqlite");
             Some(Arc::new(ragtester_store::ResponseStore::open(&path)?))
         } else {
             None
         };
-        Ok(Self { cache, refresh })
+        Ok(Self {
+            cache,
+            refresh,
+            settings,
+            built: Default::default(),
+        })
     }
 
     pub fn get(&self, spec: &str) -> Result<Arc<dyn ragtester_core::ChatModel>> {
+        let mut built = self.built.lock().expect("model table poisoned");
+        if let Some(model) = built.get(spec) {
+            return Ok(model.clone());
+        }
         let model = ragtester_llm::chat_model_for(spec)?;
-        Ok(match &self.cache {
+        let model = match &self.cache {
             Some(cache) => Arc::new(ragtester_llm::CachedChat {
                 inner: model,
                 cache: cache.clone(),
                 refresh: self.refresh,
             }),
             None => model,
-        })
+        };
+        // Outside the cache, so cache keys include the settings actually sent.
+        let model = ragtester_llm::Tuned::wrap(model, self.settings);
+        built.insert(spec.to_string(), model.clone());
+        Ok(model)
     }
 }
 

@@ -1,0 +1,323 @@
+//! `local:PATH.gguf`: quantized chat models run in-process on the CPU through candle, no server needed.
+//!
+//! The architecture comes from the file's `general.architecture` (Llama-style incl. SmolLM2, Qwen2, Qwen3,
+//! Gemma 3); the prompt is the model's own chat template (`tokenizer.chat_template`, rendered with minijinja);
+//! the tokenizer is `tokenizer.json` beside the file when present, else the one the GGUF carries. Decoding is
+//! greedy at temperature 0 and seeded sampling above it, and stops at end-of-turn, end-of-sequence or
+//! `max_tokens`.
+
+use anyhow::{Context, Result, anyhow, bail};
+use candle_core::quantized::gguf_file;
+use candle_core::quantized::tokenizer::TokenizerFromGguf;
+use candle_core::{Device, Tensor};
+use candle_transformers::generation::LogitsProcessor;
+use candle_transformers::models::{
+    quantized_gemma3, quantized_llama, quantized_qwen2, quantized_qwen3,
+};
+use ragtester_core::{ChatModel, ChatRequest, ChatResponse, Message, Role, Usage};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use tokenizers::Tokenizer;
+
+/// Replies are capped here when a request names no limit: tiny CPU models write slowly.
+const DEFAULT_MAX_TOKENS: u32 = 256;
+
+enum Weights {
+    Llama(quantized_llama::ModelWeights),
+    Qwen2(quantized_qwen2::ModelWeights),
+    Qwen3(quantized_qwen3::ModelWeights),
+    Gemma3(quantized_gemma3::ModelWeights),
+}
+
+impl Weights {
+    /// Logits of the last position. `index_pos == 0` starts a new sequence (the caches are reset).
+    fn forward(&mut self, input: &Tensor, index_pos: usize) -> candle_core::Result<Tensor> {
+        match self {
+            Self::Llama(m) => m.forward(input, index_pos),
+            Self::Qwen2(m) => m.forward(input, index_pos),
+            Self::Qwen3(m) => {
+                if index_pos == 0 {
+                    m.clear_kv_cache();
+                }
+                m.forward(input, index_pos)
+            }
+            Self::Gemma3(m) => m.forward(input, index_pos),
+        }
+    }
+}
+
+struct Loaded {
+    weights: Weights,
+    tokenizer: Tokenizer,
+    template: String,
+    bos: String,
+    eos: String,
+    stop_ids: Vec<u32>,
+    context_len: usize,
+}
+
+/// A GGUF chat model loaded once and shared; calls are serialised (one CPU model, one sequence at a time)
+/// and run on a blocking thread so the async engine keeps moving.
+pub struct LocalChat {
+    spec: String,
+    loaded: Arc<Mutex<Loaded>>,
+}
+
+impl LocalChat {
+    pub fn load(path: &Path) -> Result<Self> {
+        let loaded =
+            load(path).with_context(|| format!("cannot load local model {}", path.display()))?;
+        Ok(Self {
+            spec: format!("local:{}", path.display()),
+            loaded: Arc::new(Mutex::new(loaded)),
+        })
+    }
+}
+
+#[async_trait::async_trait]
+impl ChatModel for LocalChat {
+    fn name(&self) -> String {
+        self.spec.clone()
+    }
+
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
+        let loaded = self.loaded.clone();
+        let request = request.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut loaded = loaded
+                .lock()
+                .map_err(|_| anyhow!("local model poisoned by an earlier panic"))?;
+            generate(&mut loaded, &request)
+        })
+        .await
+        .map_err(|e| anyhow!("local model task failed: {e}"))?
+    }
+}
+
+fn load(path: &Path) -> Result<Loaded> {
+    let mut file = std::fs::File::open(path).context("cannot open file")?;
+    let content = gguf_file::Content::read(&mut file)
+        .map_err(|e| anyhow!("not a readable GGUF file: {e}"))?;
+    let text = |key: &str| {
+        content
+            .metadata
+            .get(key)
+            .and_then(|v| v.to_string().ok())
+            .cloned()
+    };
+    let arch = text("general.architecture").context("GGUF has no general.architecture")?;
+    let template = text("tokenizer.chat_template").context(
+        "GGUF has no tokenizer.chat_template; ragtester needs the model's own chat template",
+    )?;
+    let tokenizer = match sibling_tokenizer(path) {
+        Some(file) => Tokenizer::from_file(&file).map_err(|e| anyhow!("cannot read {}: {e}", file.display()))?,
+        None => Tokenizer::from_gguf(&content).map_err(|e| {
+            anyhow!("cannot build the tokenizer from the GGUF ({e}); put its tokenizer.json beside the file")
+        })?,
+    };
+    let token_text = |key: &str| -> Option<String> {
+        let id = content.metadata.get(key)?.to_u32().ok()?;
+        tokenizer.id_to_token(id)
+    };
+    let bos = token_text("tokenizer.ggml.bos_token_id").unwrap_or_default();
+    let eos = token_text("tokenizer.ggml.eos_token_id").unwrap_or_default();
+    let mut stop_ids: Vec<u32> = ["tokenizer.ggml.eos_token_id", "tokenizer.ggml.eot_token_id"]
+        .iter()
+        .filter_map(|k| content.metadata.get(*k)?.to_u32().ok())
+        .collect();
+    // End-of-turn markers of the common templates, whatever the file declares as its end of sequence.
+    for marker in ["<|im_end|>", "<end_of_turn>", "<|eot_id|>", "<|endoftext|>"] {
+        if let Some(id) = tokenizer.token_to_id(marker) {
+            stop_ids.push(id);
+        }
+    }
+    let context_len = content
+        .metadata
+        .get(&format!("{arch}.context_length"))
+        .and_then(|v| v.to_u32().ok())
+        .unwrap_or(2048) as usize;
+    let device = Device::Cpu;
+    let weights = match arch.as_str() {
+        "llama" => Weights::Llama(quantized_llama::ModelWeights::from_gguf(
+            content, &mut file, &device,
+        )?),
+        "qwen2" => Weights::Qwen2(quantized_qwen2::ModelWeights::from_gguf(
+            content, &mut file, &device,
+        )?),
+        "qwen3" => Weights::Qwen3(quantized_qwen3::ModelWeights::from_gguf(
+            content, &mut file, &device,
+        )?),
+        "gemma3" => Weights::Gemma3(quantized_gemma3::ModelWeights::from_gguf(
+            content, &mut file, &device,
+        )?),
+        other => bail!(
+            "architecture `{other}` is not supported (supported: llama, qwen2, qwen3, gemma3)"
+        ),
+    };
+    Ok(Loaded {
+        weights,
+        tokenizer,
+        template,
+        bos,
+        eos,
+        stop_ids,
+        context_len,
+    })
+}
+
+fn sibling_tokenizer(path: &Path) -> Option<PathBuf> {
+    let file = path.parent()?.join("tokenizer.json");
+    file.is_file().then_some(file)
+}
+
+/// Render the model's chat template. Templates are written for Python's Jinja: pycompat supplies the string
+/// methods they call, and `raise_exception` is the helper Hugging Face templates expect.
+pub fn render_template(
+    template: &str,
+    messages: &[Message],
+    bos: &str,
+    eos: &str,
+) -> Result<String> {
+    let mut env = minijinja::Environment::new();
+    env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+    env.add_function(
+        "raise_exception",
+        |msg: String| -> Result<String, minijinja::Error> {
+            Err(minijinja::Error::new(
+                minijinja::ErrorKind::InvalidOperation,
+                msg,
+            ))
+        },
+    );
+    env.add_template("chat", template)
+        .map_err(|e| anyhow!("the model's chat template does not parse: {e}"))?;
+    let messages: Vec<minijinja::Value> = messages
+        .iter()
+        .map(|m| {
+            let role = match m.role {
+                Role::System => "system",
+                Role::User => "user",
+                Role::Assistant => "assistant",
+            };
+            minijinja::context! { role => role, content => m.content.as_str() }
+        })
+        .collect();
+    env.get_template("chat")?
+        .render(minijinja::context! {
+            messages => messages,
+            add_generation_prompt => true,
+            bos_token => bos,
+            eos_token => eos,
+        })
+        .map_err(|e| anyhow!("cannot render the model's chat template: {e}"))
+}
+
+fn generate(loaded: &mut Loaded, request: &ChatRequest) -> Result<ChatResponse> {
+    let mut messages = request.messages.clone();
+    if request.json {
+        // No grammar-constrained decoding here: ask plainly, and let the tolerant readers downstream cope.
+        if let Some(last) = messages.iter_mut().rev().find(|m| m.role == Role::User) {
+            last.content
+                .push_str("\n\nReply with one JSON object only.");
+        }
+    }
+    let prompt = render_template(&loaded.template, &messages, &loaded.bos, &loaded.eos)?;
+    let encoding = loaded
+        .tokenizer
+        .encode(prompt, false)
+        .map_err(|e| anyhow!("cannot tokenize the prompt: {e}"))?;
+    let mut tokens: Vec<u32> = encoding.get_ids().to_vec();
+    let max_new = request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS) as usize;
+    if tokens.len() + max_new > loaded.context_len {
+        bail!(
+            "prompt of {} tokens plus {max_new} to write exceeds the model's context of {} tokens",
+            tokens.len(),
+            loaded.context_len
+        );
+    }
+    let prompt_tokens = tokens.len();
+    let temperature = (request.temperature > 0.0).then_some(f64::from(request.temperature));
+    let mut sampler = LogitsProcessor::new(request.seed.unwrap_or(0), temperature, None);
+    let device = Device::Cpu;
+    let mut generated: Vec<u32> = Vec::new();
+    let mut index_pos = 0;
+    let mut input = tokens.clone();
+    for _ in 0..max_new {
+        let x = Tensor::new(input.as_slice(), &device)?.unsqueeze(0)?;
+        let logits = loaded.weights.forward(&x, index_pos)?;
+        let logits = logits.squeeze(0)?.to_dtype(candle_core::DType::F32)?;
+        // Some families return every position; keep the last.
+        let logits = if logits.rank() == 2 {
+            let n = logits.dim(0)?;
+            logits.get(n - 1)?
+        } else {
+            logits
+        };
+        index_pos += input.len();
+        let next = sampler.sample(&logits)?;
+        if loaded.stop_ids.contains(&next) {
+            break;
+        }
+        generated.push(next);
+        tokens.push(next);
+        input = vec![next];
+    }
+    let content = loaded
+        .tokenizer
+        .decode(&generated, true)
+        .map_err(|e| anyhow!("cannot decode the reply: {e}"))?;
+    Ok(ChatResponse {
+        content: content.trim().to_string(),
+        usage: Usage {
+            prompt_tokens: prompt_tokens as u64,
+            completion_tokens: generated.len() as u64,
+        },
+        cached: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chatml_template_renders_with_generation_prompt() {
+        let template = "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}\
+            {{ '<|im_start|>system\nYou are helpful.<|im_end|>\n' }}{% endif %}\
+            {{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}{% endfor %}\
+            {% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}";
+        let out = render_template(template, &[Message::user("Hi?")], "", "").unwrap();
+        assert_eq!(
+            out,
+            "<|im_start|>system\nYou are helpful.<|im_end|>\n<|im_start|>user\nHi?<|im_end|>\n<|im_start|>assistant\n"
+        );
+    }
+
+    #[test]
+    fn python_string_methods_and_raise_exception_work() {
+        let template = "{% if messages[0]['role'] == 'system' %}{{ raise_exception('no system role') }}{% endif %}\
+            {{ bos_token }}{% for m in messages %}{{ m['content'] | trim }}{{ m['role'].upper() }}{% endfor %}";
+        assert_eq!(
+            render_template(template, &[Message::user(" x ")], "<s>", "").unwrap(),
+            "<s>xUSER"
+        );
+        let err = render_template(template, &[Message::system("s")], "", "").unwrap_err();
+        assert!(format!("{err:#}").contains("no system role"), "{err:#}");
+    }
+
+    #[test]
+    fn missing_and_invalid_files_are_named_errors() {
+        let err = LocalChat::load(Path::new("/nonexistent/model.gguf"))
+            .err()
+            .unwrap();
+        assert!(format!("{err:#}").contains("cannot open file"), "{err:#}");
+        let dir = tempfile::tempdir().unwrap();
+        let bad = dir.path().join("bad.gguf");
+        std::fs::write(&bad, b"not a gguf file").unwrap();
+        let err = LocalChat::load(&bad).err().unwrap();
+        assert!(
+            format!("{err:#}").contains("not a readable GGUF"),
+            "{err:#}"
+        );
+    }
+}

