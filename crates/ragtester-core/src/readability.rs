@@ -125,6 +125,24 @@ mod tests {
         assert!(hard < 0.0, "{hard}");
     }
 
+    /// Published example (Wikipedia, "Flesch–Kincaid readability tests"): "The Australian platypus is
+    /// seemingly a hybrid of a mammal and reptilian creature" has 24 syllables and 13 words, grade level 11.3.
+    #[test]
+    fn published_platypus_example() {
+        let sentence =
+            "The Australian platypus is seemingly a hybrid of a mammal and reptilian creature.";
+        let words: Vec<&str> = sentence
+            .split(|c: char| !c.is_alphabetic())
+            .filter(|w| !w.is_empty())
+            .collect();
+        let syllables: usize = words.iter().map(|w| count_syllables(w)).sum();
+        assert_eq!((words.len(), syllables), (13, 24));
+        let grade = 0.39 * 13.0 + 11.8 * (24.0 / 13.0) - 15.59;
+        assert_eq!(format!("{grade:.1}"), "11.3");
+        let ease = flesch_reading_ease(sentence).unwrap();
+        assert!((ease - (206.835 - 1.015 * 13.0 - 84.6 * 24.0 / 13.0)).abs() < 1e-9);
+    }
+
     #[test]
     fn chinese_measure_orders_hard_below_easy() {
         let easy = chinese_readability("我们去公园。天气很好。").unwrap();

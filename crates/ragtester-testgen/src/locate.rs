@@ -85,6 +85,7 @@ mod tests {
             start: 0,
             end: text.chars().count(),
             text: text.into(),
+            language: "en".into(),
             readability: None,
             measure: None,
         };

@@ -1,9 +1,10 @@
 //! The paper's section split: each document cut at paragraph ends into sections of at most N tokens, each
-//! scored for readability so the hardest can be chosen.
+//! scored for readability (in its own detected language) so the hardest can be chosen.
 
 use anyhow::Result;
 use ragtester_core::Document;
 use ragtester_core::readability::readability;
+use ragtester_core::text::detect_language;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Section {
@@ -12,6 +13,9 @@ pub struct Section {
     pub start: usize,
     pub end: usize,
     pub text: String,
+    /// Detected on the section itself: a Chinese passage inside an English document is scored (and can be
+    /// asked about) as Chinese. The document's language where the section has no letters.
+    pub language: String,
     pub readability: Option<f64>,
     pub measure: Option<&'static str>,
 }
@@ -21,15 +25,46 @@ pub fn sections_of(doc: &Document, max_tokens: usize) -> Result<Vec<Section>> {
         .into_iter()
         .enumerate()
         .map(|(index, (start, text))| {
-            let scored = readability(&text, &doc.language);
+            let language = match detect_language(&text) {
+                "und" => doc.language.clone(),
+                detected => detected.to_string(),
+            };
+            let scored = readability(&text, &language);
             Section {
                 index,
                 start,
                 end: start + text.chars().count(),
+                language,
                 readability: scored.map(|s| s.0),
                 measure: scored.map(|s| s.1),
                 text,
             }
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ragtester_core::DocumentFormat;
+
+    #[test]
+    fn each_section_has_its_own_language_and_measure() {
+        let english = "The relief valve opens at four and a half bar and closes again at three point nine bar. ";
+        let chinese = "离心泵的最大工作压力为四点五巴，每次启动前必须检查密封圈是否完好，并确认进口阀门已经打开。";
+        let text = format!("{}\n\n{}", english.repeat(4), chinese);
+        let doc = Document::new("d".into(), DocumentFormat::Text, "d".into(), text, None);
+        assert_eq!(doc.language, "en");
+        let sections = sections_of(&doc, 64).unwrap();
+        let langs: Vec<(&str, Option<&str>)> = sections
+            .iter()
+            .map(|s| (s.language.as_str(), s.measure))
+            .collect();
+        assert_eq!(langs.first().unwrap(), &("en", Some("flesch")), "{langs:?}");
+        assert_eq!(
+            langs.last().unwrap(),
+            &("zh", Some("zh-asl-v1")),
+            "{langs:?}"
+        );
+    }
 }
