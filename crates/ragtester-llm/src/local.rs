@@ -226,7 +226,7 @@ fn generate(loaded: &mut Loaded, request: &ChatRequest) -> Result<ChatResponse> 
         .tokenizer
         .encode(prompt, false)
         .map_err(|e| anyhow!("cannot tokenize the prompt: {e}"))?;
-    let mut tokens: Vec<u32> = encoding.get_ids().to_vec();
+    let tokens: Vec<u32> = encoding.get_ids().to_vec();
     let max_new = request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS) as usize;
     if tokens.len() + max_new > loaded.context_len {
         bail!(
@@ -241,7 +241,7 @@ fn generate(loaded: &mut Loaded, request: &ChatRequest) -> Result<ChatResponse> 
     let device = Device::Cpu;
     let mut generated: Vec<u32> = Vec::new();
     let mut index_pos = 0;
-    let mut input = tokens.clone();
+    let mut input = tokens;
     for _ in 0..max_new {
         let x = Tensor::new(input.as_slice(), &device)?.unsqueeze(0)?;
         let logits = loaded.weights.forward(&x, index_pos)?;
@@ -259,7 +259,6 @@ fn generate(loaded: &mut Loaded, request: &ChatRequest) -> Result<ChatResponse> 
             break;
         }
         generated.push(next);
-        tokens.push(next);
         input = vec![next];
     }
     let content = loaded
