@@ -302,6 +302,16 @@ impl Configuration {
         config
     }
 
+    /// The same cell reranked by another model (`offline`, `local:DIR` cross-encoder, `http:URL`, or a chat
+    /// model spec for LLM reranking); the id follows.
+    pub fn with_reranker(mut self, model: &str) -> Self {
+        if let Some(r) = &mut self.rerank {
+            r.model = model.to_string();
+            self.id = self.compute_id();
+        }
+        self
+    }
+
     /// The configuration that sends every case to an external RAG service.
     pub fn for_target(target: TargetSettings) -> Self {
         let mut config = Self {
@@ -371,12 +381,17 @@ impl Configuration {
             };
             format!(" · chunk {}{overlap}{strategy}", c.max_tokens)
         };
+        let reranker = match &self.rerank {
+            Some(r) if r.model != "offline" => format!(" · rerank {}", r.model),
+            _ => String::new(),
+        };
         format!(
-            "{} k={} · {}{}{}",
+            "{} k={} · {}{}{}{}",
             self.retriever.as_str(),
             self.top_k,
             self.llm,
             embedder,
+            reranker,
             chunking
         )
     }
@@ -398,6 +413,9 @@ pub struct MatrixSettings {
     pub chunking: Vec<ChunkingSettings>,
     #[serde(default)]
     pub fusion: Option<Fusion>,
+    /// Rerankers for the hybrid-rerank cells.
+    #[serde(default = "default_offline_list")]
+    pub reranker: Vec<String>,
 }
 
 fn default_offline_list() -> Vec<String> {
@@ -427,6 +445,7 @@ impl Default for MatrixSettings {
             top_k: default_top_k(),
             chunking: Vec::new(),
             fusion: None,
+            reranker: default_offline_list(),
         }
     }
 }
@@ -468,6 +487,14 @@ impl MatrixSettings {
                     } else {
                         vec!["none".into()]
                     };
+                    let rerankers: &[String] = if *retriever == RetrieverKind::HybridRerank {
+                        if self.reranker.is_empty() {
+                            bail!("retriever hybrid-rerank needs a reranker");
+                        }
+                        &self.reranker
+                    } else {
+                        &[]
+                    };
                     for embedder in embedders {
                         for k in &self.top_k {
                             let c = Configuration::new(
@@ -478,8 +505,18 @@ impl MatrixSettings {
                                 chunking.clone(),
                                 fusion,
                             );
-                            if seen.insert(c.id.clone()) {
-                                out.push(c);
+                            let cells = if rerankers.is_empty() {
+                                vec![c]
+                            } else {
+                                rerankers
+                                    .iter()
+                                    .map(|r| c.clone().with_reranker(r))
+                                    .collect()
+                            };
+                            for c in cells {
+                                if seen.insert(c.id.clone()) {
+                                    out.push(c);
+                                }
                             }
                         }
                     }

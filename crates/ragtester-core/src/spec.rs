@@ -1,4 +1,5 @@
-//! Model specs as users write them: `offline`, `openai:MODEL`, `ollama:MODEL`, `local:PATH`, `hash`.
+//! Model specs as users write them: `offline`, `openai:MODEL`, `ollama:MODEL`, `local:PATH`, `hf:ORG/NAME`,
+//! `hash`.
 
 use std::fmt;
 use thiserror::Error;
@@ -13,6 +14,8 @@ pub enum ModelSpec {
     Ollama(String),
     /// A local model folder or file.
     Local(String),
+    /// A model in the Hugging Face cache layout, by repository id (`BAAI/bge-small-zh-v1.5`).
+    Hf(String),
 }
 
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -20,7 +23,7 @@ pub enum SpecError {
     #[error("empty model spec")]
     Empty,
     #[error(
-        "unknown model spec `{0}`: expected offline, hash, openai:MODEL, ollama:MODEL or local:PATH"
+        "unknown model spec `{0}`: expected offline, hash, openai:MODEL, ollama:MODEL, local:PATH or hf:ORG/NAME"
     )]
     Unknown(String),
     #[error("model spec `{0}` names no model after the colon")]
@@ -49,6 +52,7 @@ impl ModelSpec {
             "openai" => Ok(ModelSpec::OpenAi(name)),
             "ollama" => Ok(ModelSpec::Ollama(name)),
             "local" => Ok(ModelSpec::Local(name)),
+            "hf" => Ok(ModelSpec::Hf(name)),
             _ => Err(SpecError::Unknown(s.to_string())),
         }
     }
@@ -62,6 +66,7 @@ impl fmt::Display for ModelSpec {
             ModelSpec::OpenAi(m) => write!(f, "openai:{m}"),
             ModelSpec::Ollama(m) => write!(f, "ollama:{m}"),
             ModelSpec::Local(p) => write!(f, "local:{p}"),
+            ModelSpec::Hf(r) => write!(f, "hf:{r}"),
         }
     }
 }
@@ -94,5 +99,9 @@ mod tests {
             Err(SpecError::MissingName(_))
         ));
         assert_eq!(ModelSpec::parse(" "), Err(SpecError::Empty));
+        assert_eq!(
+            ModelSpec::parse("hf:BAAI/bge-small-zh-v1.5"),
+            Ok(ModelSpec::Hf("BAAI/bge-small-zh-v1.5".into()))
+        );
     }
 }

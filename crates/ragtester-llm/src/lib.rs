@@ -37,6 +37,9 @@ pub fn chat_model_for(spec: &str) -> Result<Arc<dyn ChatModel>> {
         ModelSpec::OpenAi(model) => Ok(Arc::new(OpenAiChat::from_env(model)?)),
         ModelSpec::Ollama(model) => Ok(Arc::new(OllamaChat::from_env(model)?)),
         ModelSpec::Local(path) => Ok(Arc::new(LocalChat::load(std::path::Path::new(&path))?)),
+        ModelSpec::Hf(repo) => bail!(
+            "chat models load from a GGUF file: use local:PATH.gguf (hf:{repo} serves embedders and rerankers)"
+        ),
     }
 }
 

