@@ -1,4 +1,4 @@
-//! The embedder trait that dense retrieval is built on.
+//! The model traits retrieval is built on: embedders for dense search, rerankers for the second pass.
 
 use anyhow::Result;
 
@@ -15,4 +15,12 @@ pub trait Embedder: Send + Sync {
     fn dimension(&self) -> usize;
     /// One L2-normalised vector per text.
     fn embed(&self, texts: &[&str], kind: EmbedKind) -> Result<Vec<Vec<f32>>>;
+}
+
+/// A second, finer scorer of retrieved candidates (cross-encoder, LLM, rerank endpoint).
+pub trait Reranker: Send + Sync {
+    /// Stable identity of the model and its version.
+    fn id(&self) -> String;
+    /// One relevance score per passage, higher is better.
+    fn score(&self, query: &str, passages: &[&str]) -> Result<Vec<f64>>;
 }

@@ -27,7 +27,7 @@ pub use config::{
     ChunkStrategy, ChunkingSettings, Configuration, Fusion, RerankSettings, RetrieverKind,
 };
 pub use document::{Chunk, Document, DocumentFormat, Page, SourceSpan};
-pub use embed::{EmbedKind, Embedder};
+pub use embed::{EmbedKind, Embedder, Reranker};
 pub use record::{SCHEMA_VERSION, read_jsonl, write_jsonl_atomic};
 pub use spec::ModelSpec;
 pub use verdict::{

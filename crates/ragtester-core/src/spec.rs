@@ -16,6 +16,8 @@ pub enum ModelSpec {
     Local(String),
     /// A model in the Hugging Face cache layout, by repository id (`BAAI/bge-small-zh-v1.5`).
     Hf(String),
+    /// An endpoint given by its URL (a rerank service).
+    Url(String),
 }
 
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -23,7 +25,7 @@ pub enum SpecError {
     #[error("empty model spec")]
     Empty,
     #[error(
-        "unknown model spec `{0}`: expected offline, hash, openai:MODEL, ollama:MODEL, local:PATH or hf:ORG/NAME"
+        "unknown model spec `{0}`: expected offline, hash, openai:MODEL, ollama:MODEL, local:PATH, hf:ORG/NAME or an http(s) URL"
     )]
     Unknown(String),
     #[error("model spec `{0}` names no model after the colon")]
@@ -40,6 +42,9 @@ impl ModelSpec {
             "offline" => return Ok(ModelSpec::Offline),
             "hash" => return Ok(ModelSpec::Hash),
             _ => {}
+        }
+        if s.starts_with("http://") || s.starts_with("https://") {
+            return Ok(ModelSpec::Url(s.to_string()));
         }
         let Some((provider, name)) = s.split_once(':') else {
             return Err(SpecError::Unknown(s.to_string()));
@@ -67,6 +72,7 @@ impl fmt::Display for ModelSpec {
             ModelSpec::Ollama(m) => write!(f, "ollama:{m}"),
             ModelSpec::Local(p) => write!(f, "local:{p}"),
             ModelSpec::Hf(r) => write!(f, "hf:{r}"),
+            ModelSpec::Url(u) => write!(f, "{u}"),
         }
     }
 }

@@ -2,12 +2,10 @@
 //! chunking setting, dense indexes once per (chunking, embedder); configurations share them.
 
 use anyhow::{Context, Result};
+use ragtester_core::Reranker;
 use ragtester_core::{ChatModel, Chunk, ChunkingSettings, Configuration, Document, RetrieverKind};
 use ragtester_llm::RagTarget;
-use ragtester_retrieve::{
-    Bm25Index, DenseIndex, HybridRetriever, LexicalReranker, RerankedRetriever, Retriever,
-    embedder_for,
-};
+use ragtester_retrieve::{Bm25Index, DenseIndex, HybridRetriever, RerankedRetriever, Retriever};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -35,15 +33,24 @@ pub enum System {
 /// Builds a chat model from a spec; the binary passes one that adds the response cache.
 pub type ModelFactory<'a> = &'a dyn Fn(&str) -> Result<Arc<dyn ChatModel>>;
 
+/// How pipelines get their models.
+pub struct Factories<'a> {
+    pub chat: ModelFactory<'a>,
+    /// Where embedders keep vectors between runs; None embeds afresh.
+    pub embedding_cache: Option<&'a std::path::Path>,
+}
+
 pub fn build_pipelines(
     docs: &[Document],
     configs: &[Configuration],
-    models_for: ModelFactory<'_>,
+    factories: &Factories<'_>,
 ) -> Result<Vec<Arc<Pipeline>>> {
+    let models_for = factories.chat;
     let mut chunk_sets: HashMap<ChunkingSettings, Arc<Vec<Chunk>>> = HashMap::new();
     let mut bm25: HashMap<ChunkingSettings, Arc<Bm25Index>> = HashMap::new();
     let mut dense: HashMap<(ChunkingSettings, String), Arc<DenseIndex>> = HashMap::new();
     let mut models: HashMap<String, Arc<dyn ChatModel>> = HashMap::new();
+    let mut rerankers: HashMap<String, Arc<dyn Reranker>> = HashMap::new();
     let mut out = Vec::new();
     let documents = Arc::new(docs.to_vec());
     for config in configs {
@@ -87,7 +94,7 @@ pub fn build_pipelines(
             Some(match dense.get(&key) {
                 Some(i) => i.clone(),
                 None => {
-                    let embedder = embedder_for(&config.embedder)
+                    let embedder = crate::embedder_for(&config.embedder, factories.embedding_cache)
                         .with_context(|| format!("configuration {}", config.label()))?;
                     let index = Arc::new(DenseIndex::build(&chunks, embedder)?);
                     dense.insert(key, index.clone());
@@ -111,7 +118,21 @@ pub fn build_pipelines(
                     dense: d,
                     fusion: config.fusion,
                 }),
-                reranker: Arc::new(LexicalReranker),
+                reranker: {
+                    let spec = config
+                        .rerank
+                        .as_ref()
+                        .map_or("offline", |r| r.model.as_str());
+                    match rerankers.get(spec) {
+                        Some(r) => r.clone(),
+                        None => {
+                            let r = crate::reranker_for(spec, models_for)
+                                .with_context(|| format!("configuration {}", config.label()))?;
+                            rerankers.insert(spec.to_string(), r.clone());
+                            r
+                        }
+                    }
+                },
                 chunks: chunks.clone(),
                 candidates: config.rerank.as_ref().map_or(20, |r| r.candidates),
             }),

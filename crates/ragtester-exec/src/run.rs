@@ -104,7 +104,7 @@ async fn answer_cell(pipeline: &Pipeline, case: &TestCase) -> Answer {
                 case,
                 pipeline.config.top_k,
                 chunks,
-                retriever.as_ref(),
+                retriever.clone(),
                 model.as_ref(),
             )
             .await
@@ -131,14 +131,21 @@ async fn built_in(
     case: &TestCase,
     top_k: usize,
     chunks: &[ragtester_core::Chunk],
-    retriever: &dyn ragtester_retrieve::Retriever,
+    retriever: std::sync::Arc<dyn ragtester_retrieve::Retriever>,
     model: &dyn ragtester_core::ChatModel,
 ) {
     let started = Instant::now();
-    let scope = Scope {
-        documents: &case.restrict_to,
-    };
-    let hits = match retriever.retrieve(&case.query, top_k, scope) {
+    // Retrieval may run a model on the CPU (a query embedding, a cross-encoder): off the async workers.
+    let (query, restrict_to) = (case.query.clone(), case.restrict_to.clone());
+    let retrieved = tokio::task::spawn_blocking(move || {
+        let scope = Scope {
+            documents: &restrict_to,
+        };
+        retriever.retrieve(&query, top_k, scope)
+    })
+    .await
+    .unwrap_or_else(|e| Err(anyhow::anyhow!("the retrieval task failed: {e}")));
+    let hits = match retrieved {
         Ok(h) => h,
         Err(e) => {
             answer.error = Some(format!("retrieval failed: {e:#}"));

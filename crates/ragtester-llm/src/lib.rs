@@ -6,12 +6,15 @@
 //! the request's typed task hint; reports label its results as heuristics. This crate is the only one that
 //! will know wire protocols; it knows nothing of test strategies, matrices or reports.
 
+mod bridge;
 pub mod cache;
+mod embedders;
 pub mod http;
 pub mod local;
 pub mod offline;
 pub mod ollama;
 pub mod openai;
+mod rerankers;
 pub mod target;
 pub mod tuned;
 
@@ -19,11 +22,14 @@ use anyhow::{Result, bail};
 use ragtester_core::{ChatModel, ModelSpec};
 use std::sync::Arc;
 
+pub use bridge::Bridge;
 pub use cache::{CachedChat, cache_key};
+pub use embedders::HttpEmbedder;
 pub use local::LocalChat;
 pub use offline::OfflineModel;
 pub use ollama::OllamaChat;
 pub use openai::OpenAiChat;
+pub use rerankers::{HttpReranker, LlmReranker};
 pub use target::{RagTarget, TargetReply, target_for};
 pub use tuned::{RoleSettings, Tuned};
 
@@ -37,6 +43,9 @@ pub fn chat_model_for(spec: &str) -> Result<Arc<dyn ChatModel>> {
         ModelSpec::OpenAi(model) => Ok(Arc::new(OpenAiChat::from_env(model)?)),
         ModelSpec::Ollama(model) => Ok(Arc::new(OllamaChat::from_env(model)?)),
         ModelSpec::Local(path) => Ok(Arc::new(LocalChat::load(std::path::Path::new(&path))?)),
+        ModelSpec::Url(url) => bail!(
+            "`{url}` is an endpoint URL: chat models are openai:MODEL (with OPENAI_BASE_URL) or ollama:MODEL"
+        ),
         ModelSpec::Hf(repo) => bail!(
             "chat models load from a GGUF file: use local:PATH.gguf (hf:{repo} serves embedders and rerankers)"
         ),

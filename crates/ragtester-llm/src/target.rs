@@ -183,10 +183,12 @@ impl RagTarget for CommandTarget {
             .spawn()
             .with_context(|| format!("cannot start `{program}`"))?;
         if let Some(mut stdin) = child.stdin.take() {
-            stdin
-                .write_all(query.as_bytes())
-                .await
-                .context("cannot write the query to the command")?;
+            match stdin.write_all(query.as_bytes()).await {
+                // A command that exits without reading its input closes the pipe first: its exit status
+                // and stderr, reported below, say more than the broken pipe does.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                other => other.context("cannot write the query to the command")?,
+            }
         }
         let timeout = Duration::from_secs_f64(self.settings.timeout_s);
         let output = tokio::time::timeout(timeout, child.wait_with_output())

@@ -18,7 +18,8 @@ impl DenseIndex {
     pub fn build(chunks: &[Chunk], embedder: Arc<dyn Embedder>) -> Result<Self> {
         let dimension = embedder.dimension();
         let mut vectors = Vec::with_capacity(chunks.len() * dimension);
-        for batch in chunks.chunks(64) {
+        // Large batches let a model embedder sort by length and pad little.
+        for batch in chunks.chunks(512) {
             let texts: Vec<&str> = batch.iter().map(|c| c.text.as_str()).collect();
             let embedded = embedder.embed(&texts, EmbedKind::Passage)?;
             if embedded.len() != texts.len() {

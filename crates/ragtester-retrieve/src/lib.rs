@@ -6,12 +6,14 @@
 //! stage asks it for ranked chunks and records them.
 
 mod analyzer;
+pub mod beir;
 mod bert;
 mod bm25;
 mod dense;
 mod hash_embedder;
 mod hybrid;
 mod rerank;
+mod vector_cache;
 
 pub use bert::{BertEmbedder, CrossEncoder, ModelFolder, Pooling, Prompts, hf_cache_folder};
 pub use bm25::Bm25Index;
@@ -19,6 +21,7 @@ pub use dense::DenseIndex;
 pub use hash_embedder::HashEmbedder;
 pub use hybrid::{HybridRetriever, fuse};
 pub use rerank::{LexicalReranker, RerankedRetriever, Reranker};
+pub use vector_cache::CachedEmbedder;
 
 use anyhow::{Context, Result};
 use ragtester_core::Embedder;

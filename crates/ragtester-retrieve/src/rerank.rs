@@ -4,15 +4,10 @@ use crate::dense::sort_hits;
 use crate::{Hit, Retriever, Scope};
 use anyhow::Result;
 use ragtester_core::Chunk;
+pub use ragtester_core::Reranker;
 use ragtester_core::text::terms;
 use std::collections::HashSet;
 use std::sync::Arc;
-
-pub trait Reranker: Send + Sync {
-    fn id(&self) -> String;
-    /// One relevance score per passage, higher is better.
-    fn score(&self, query: &str, passages: &[&str]) -> Result<Vec<f64>>;
-}
 
 /// The offline reranker: the share of the query's distinct terms a passage contains, plus a bonus for
 /// adjacent query-term pairs (phrases) found in order. A heuristic stand-in for a cross-encoder, labelled so.

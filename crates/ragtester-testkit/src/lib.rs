@@ -1,5 +1,5 @@
-//! A real HTTP server on 127.0.0.1 that speaks the OpenAI (`/v1/chat/completions`) and Ollama (`/api/chat`)
-//! chat protocols with scripted replies: errors, 429 with Retry-After, stalls, truncated and malformed bodies,
+//! A real HTTP server on 127.0.0.1 that speaks the OpenAI (`/v1/chat/completions`, `/v1/embeddings`) and
+//! Ollama (`/api/chat`, `/api/embed`) protocols and a TEI-style `/rerank`, with scripted replies: errors, 429 with Retry-After, stalls, truncated and malformed bodies,
 //! wrong content types. Used by tests only; it records every request it receives.
 //!
 //! With nothing scripted, it answers deterministically by echoing the last user message's question line, so
@@ -86,6 +86,9 @@ impl ScriptedServer {
             .route("/v1/chat/completions", post(openai))
             .route("/api/chat", post(ollama))
             .route("/rag", post(rag))
+            .route("/v1/embeddings", post(openai_embeddings))
+            .route("/api/embed", post(ollama_embed))
+            .route("/rerank", post(rerank))
             .with_state(shared.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -209,6 +212,21 @@ async fn injected_failure(shared: &Shared) -> Option<Reply> {
     }
 }
 
+/// A scripted raw reply as the response to send, or the reply back for the handler to interpret.
+// The response is built once per request of a test server: its size does not matter.
+#[allow(clippy::result_large_err)]
+fn raw_or(reply: Option<Reply>) -> Result<Option<Reply>, Response> {
+    match reply {
+        Some(Reply::Raw {
+            status,
+            content_type,
+            body,
+            retry_after,
+        }) => Err(respond(status, &content_type, body, retry_after)),
+        other => Ok(other),
+    }
+}
+
 fn respond(status: u16, content_type: &str, body: String, retry_after: Option<String>) -> Response {
     let mut builder = Response::builder()
         .status(StatusCode::from_u16(status).expect("valid status"))
@@ -226,13 +244,7 @@ async fn content_or_raw(
     reply: Option<Reply>,
     request: &Value,
 ) -> Result<String, Response> {
-    match reply {
-        Some(Reply::Raw {
-            status,
-            content_type,
-            body,
-            retry_after,
-        }) => Err(respond(status, &content_type, body, retry_after)),
+    match raw_or(reply)? {
         Some(Reply::Content(c)) => Ok(c),
         _ => {
             let ms = *shared.latency_ms.lock().unwrap();
@@ -277,16 +289,105 @@ async fn ollama(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Str
 /// A mock RAG service: answers `echo: QUESTION` and returns the question as its one context.
 async fn rag(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: String) -> Response {
     let (reply, request) = next_reply(&shared, "/rag", headers, &body).await;
-    if let Some(Reply::Raw {
-        status,
-        content_type,
-        body,
-        retry_after,
-    }) = reply
-    {
-        return respond(status, &content_type, body, retry_after);
+    if let Err(raw) = raw_or(reply) {
+        return raw;
     }
     let question = request["question"].as_str().unwrap_or("").to_string();
     let body = json!({ "result": { "answer": format!("echo: {question}"), "contexts": [{ "text": question }] } });
     respond(200, "application/json", body.to_string(), None)
+}
+
+/// A deterministic 8-dimensional "embedding": character counts by byte value modulo 8, plus one.
+pub fn toy_vector(text: &str) -> Vec<f64> {
+    let mut v = vec![1.0; 8];
+    for b in text.bytes() {
+        v[usize::from(b % 8)] += 1.0;
+    }
+    v
+}
+
+fn inputs(request: &Value) -> Vec<String> {
+    match &request["input"] {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(items) => items
+            .iter()
+            .map(|i| i.as_str().unwrap_or("").to_string())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Scripted `Content` is sent as the whole JSON body, so tests can serve malformed replies.
+async fn scripted_or(
+    shared: &Shared,
+    path: &str,
+    headers: HeaderMap,
+    body: &str,
+    default: impl FnOnce(&Value) -> Value,
+) -> Response {
+    let (reply, request) = next_reply(shared, path, headers, body).await;
+    match raw_or(reply) {
+        Err(raw) => raw,
+        Ok(Some(Reply::Content(raw))) => respond(200, "application/json", raw, None),
+        Ok(_) => respond(200, "application/json", default(&request).to_string(), None),
+    }
+}
+
+async fn openai_embeddings(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    scripted_or(&shared, "/v1/embeddings", headers, &body, |request| {
+        // Listed in reverse, as the API allows: clients must order by `index`.
+        let data: Vec<Value> = inputs(request)
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, t)| json!({"object": "embedding", "index": i, "embedding": toy_vector(t)}))
+            .collect();
+        json!({"object": "list", "data": data, "model": request["model"], "usage": {"prompt_tokens": 3, "total_tokens": 3}})
+    })
+    .await
+}
+
+async fn ollama_embed(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    scripted_or(&shared, "/api/embed", headers, &body, |request| {
+        let embeddings: Vec<Vec<f64>> = inputs(request).iter().map(|t| toy_vector(t)).collect();
+        json!({"model": request["model"], "embeddings": embeddings})
+    })
+    .await
+}
+
+/// TEI's shape: `{"query", "texts"}` → `[{"index", "score"}]`, best first; the score is the number of
+/// query words the text contains.
+async fn rerank(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: String) -> Response {
+    scripted_or(&shared, "/rerank", headers, &body, |request| {
+        let query = request["query"].as_str().unwrap_or("").to_lowercase();
+        let words: Vec<&str> = query.split_whitespace().collect();
+        let mut scored: Vec<(usize, f64)> = request["texts"]
+            .as_array()
+            .map(|t| {
+                t.iter()
+                    .map(|x| x.as_str().unwrap_or("").to_lowercase())
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (i, words.iter().filter(|w| t.contains(*w)).count() as f64))
+            .collect();
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+        Value::Array(
+            scored
+                .into_iter()
+                .map(|(index, score)| json!({"index": index, "score": score}))
+                .collect(),
+        )
+    })
+    .await
 }

