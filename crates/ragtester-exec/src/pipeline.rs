@@ -38,6 +38,8 @@ pub struct Factories<'a> {
     pub chat: ModelFactory<'a>,
     /// Where embedders keep vectors between runs; None embeds afresh.
     pub embedding_cache: Option<&'a std::path::Path>,
+    /// Where HNSW graphs of large corpora are kept between runs.
+    pub index_cache: Option<&'a std::path::Path>,
 }
 
 pub fn build_pipelines(
@@ -96,7 +98,11 @@ pub fn build_pipelines(
                 None => {
                     let embedder = crate::embedder_for(&config.embedder, factories.embedding_cache)
                         .with_context(|| format!("configuration {}", config.label()))?;
-                    let index = Arc::new(DenseIndex::build(&chunks, embedder)?);
+                    let ann = ragtester_retrieve::AnnSettings {
+                        cache: factories.index_cache.map(std::path::Path::to_path_buf),
+                        ..Default::default()
+                    };
+                    let index = Arc::new(DenseIndex::build_with(&chunks, embedder, &ann)?);
                     dense.insert(key, index.clone());
                     index
                 }

@@ -89,4 +89,15 @@ mod tests {
         assert!(terms.contains(&"220".to_string()), "{terms:?}");
         assert!(!terms.iter().any(|t| t == "，" || t == "。"), "{terms:?}");
     }
+
+    #[test]
+    fn mixed_text_gets_both_treatments() {
+        let terms = analyze(&mut mixed_analyzer(), "Pumps 的额定功率 is 2.2 kW");
+        assert!(terms.contains(&"pump".to_string()), "{terms:?}");
+        assert!(
+            terms.contains(&"额定".to_string()) || terms.contains(&"额定功率".to_string()),
+            "{terms:?}"
+        );
+        assert!(!terms.contains(&"is".to_string()), "{terms:?}");
+    }
 }

@@ -6,6 +6,7 @@
 //! stage asks it for ranked chunks and records them.
 
 mod analyzer;
+mod ann;
 pub mod beir;
 mod bert;
 mod bm25;
@@ -17,7 +18,7 @@ mod vector_cache;
 
 pub use bert::{BertEmbedder, CrossEncoder, ModelFolder, Pooling, Prompts, hf_cache_folder};
 pub use bm25::Bm25Index;
-pub use dense::DenseIndex;
+pub use dense::{AnnSettings, DenseIndex};
 pub use hash_embedder::HashEmbedder;
 pub use hybrid::{HybridRetriever, fuse};
 pub use rerank::{LexicalReranker, RerankedRetriever, Reranker};

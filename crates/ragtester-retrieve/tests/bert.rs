@@ -233,3 +233,37 @@ fn cross_encoder_matches_transformers() {
     let plain = CrossEncoder::load(&minilm()).err().unwrap().to_string();
     assert!(plain.contains("no classifier head"), "{plain}");
 }
+
+#[test]
+fn empty_corpus_empty_query_and_overlong_query_are_answered_plainly() {
+    use ragtester_core::Chunk;
+    use ragtester_retrieve::{DenseIndex, Retriever, Scope};
+    let model: std::sync::Arc<dyn Embedder> =
+        std::sync::Arc::new(BertEmbedder::load(&minilm()).unwrap());
+    let empty = DenseIndex::build(&[], model.clone()).unwrap();
+    assert!(empty.retrieve("valve", 3, Scope::ALL).unwrap().is_empty());
+    let chunks = vec![
+        Chunk {
+            id: "c0".into(),
+            document_id: "a".into(),
+            start: 0,
+            end: 36,
+            text: "The relief valve opens at 4.5 bar.".into(),
+        },
+        Chunk {
+            id: "c1".into(),
+            document_id: "b".into(),
+            start: 0,
+            end: 14,
+            text: "本产品的保修期为二十四个月。".into(),
+        },
+    ];
+    let index = DenseIndex::build(&chunks, model).unwrap();
+    assert!(index.retrieve("   ", 3, Scope::ALL).unwrap().is_empty());
+    // A query far beyond the 256-token window is truncated, not refused.
+    let long = "At what pressure does the relief valve open? ".repeat(100);
+    let hits = index.retrieve(&long, 2, Scope::ALL).unwrap();
+    assert_eq!(hits[0].chunk, 0);
+    let hits = index.retrieve("保修期是多久？", 1, Scope::ALL).unwrap();
+    assert_eq!(hits[0].chunk, 1);
+}

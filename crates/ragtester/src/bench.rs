@@ -19,6 +19,8 @@ pub struct BenchArgs<'a> {
     pub embedder: &'a str,
     pub reranker: &'a str,
     pub k: usize,
+    /// Corpora of at least this many documents are searched through HNSW.
+    pub ann_threshold: usize,
     pub json: Option<&'a Path>,
     pub chat: ragtester_exec::ModelFactory<'a>,
 }
@@ -45,6 +47,8 @@ struct Report<'a> {
     queries: usize,
     k: usize,
     embedder: &'a str,
+    /// Whether dense search went through an HNSW graph.
+    ann: bool,
     retrievers: Vec<Row>,
 }
 
@@ -79,7 +83,11 @@ pub fn retrieval(args: &BenchArgs<'_>) -> Result<()> {
             // No vector cache: index time is the embedder's real cost.
             let embedder = ragtester_exec::embedder_for(args.embedder, None)?;
             let t = Instant::now();
-            let index = Arc::new(DenseIndex::build(&chunks, embedder)?);
+            let ann = ragtester_retrieve::AnnSettings {
+                threshold: args.ann_threshold,
+                cache: None,
+            };
+            let index = Arc::new(DenseIndex::build_with(&chunks, embedder, &ann)?);
             dense = Some((index, t.elapsed().as_secs_f64()));
         }
         let (retriever, index_s): (Arc<dyn Retriever>, f64) = match kind {
@@ -159,6 +167,7 @@ pub fn retrieval(args: &BenchArgs<'_>) -> Result<()> {
             queries: set.queries.len(),
             k: args.k,
             embedder: args.embedder,
+            ann: dense.as_ref().is_some_and(|(d, _)| d.ann_state().is_some()),
             retrievers: rows,
         };
         ragtester_core::record::write_atomic(

@@ -140,6 +140,10 @@ enum BenchCommand {
         reranker: String,
         #[arg(long, default_value_t = 10)]
         k: usize,
+        /// Search dense vectors through an HNSW graph from this many documents (default 20000 or
+        /// RAGTESTER_ANN_THRESHOLD); 0 always, below that exact.
+        #[arg(long)]
+        ann_threshold: Option<usize>,
         /// Also write the results as JSON.
         #[arg(long)]
         json: Option<PathBuf>,
@@ -462,6 +466,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             embedder,
             reranker,
             k,
+            ann_threshold,
             json,
         }) => {
             let retrievers = retrievers
@@ -475,6 +480,8 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                     embedder: &embedder,
                     reranker: &reranker,
                     k,
+                    ann_threshold: ann_threshold
+                        .unwrap_or_else(|| ragtester_retrieve::AnnSettings::default().threshold),
                     json: json.as_deref(),
                     chat: &|spec| models.get(spec),
                 })

@@ -46,9 +46,9 @@ impl Models {
         })
     }
 
-    /// Where embedders keep vectors between runs, unless caching is switched off.
-    pub fn embedding_cache(&self) -> Option<PathBuf> {
-        self.cache.as_ref().map(|_| cache_dir().join("embeddings"))
+    /// A folder of the cache (`embeddings`, `indexes`), unless caching is switched off.
+    pub fn cache_subdir(&self, name: &str) -> Option<PathBuf> {
+        self.cache.as_ref().map(|_| cache_dir().join(name))
     }
 
     pub fn get(&self, spec: &str) -> Result<Arc<dyn ragtester_core::ChatModel>> {
@@ -248,10 +248,12 @@ pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<usize> {
             args.cases.len()
         );
     }
-    let embedding_cache = models.embedding_cache();
+    let embedding_cache = models.cache_subdir("embeddings");
+    let index_cache = models.cache_subdir("indexes");
     let factories = ragtester_exec::Factories {
         chat: &|spec| models.get(spec),
         embedding_cache: embedding_cache.as_deref(),
+        index_cache: index_cache.as_deref(),
     };
     // Index building embeds every chunk on the CPU: keep it off the async workers' schedule.
     let pipelines = tokio::task::block_in_place(|| {

@@ -13,7 +13,8 @@ use candle_core::{D, DType, IndexOp, Tensor};
 use encoder::Encoder;
 use ragtester_core::{EmbedKind, Embedder};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use tokenizers::Encoding;
 
 /// Texts per forward pass. Texts are sorted by length first, so each batch pads little.
@@ -92,17 +93,54 @@ impl Embedder for BertEmbedder {
         let encodings = self.encode(texts, kind)?;
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&i| encodings[i].len());
-        let mut out = vec![Vec::new(); encodings.len()];
-        for batch in order.chunks(BATCH) {
-            let group: Vec<Encoding> = batch.iter().map(|&i| encodings[i].clone()).collect();
-            let (hidden, mask) = self.encoder.forward(&group)?;
-            let pooled = normalise(&pool(&hidden, &mask, self.folder.pooling)?)?;
-            for (row, &i) in pooled.to_vec2::<f32>()?.into_iter().zip(batch) {
-                out[i] = row;
+        let batches: Vec<&[usize]> = order.chunks(BATCH).collect();
+        let workers = embed_workers().min(batches.len()).max(1);
+        let next = AtomicUsize::new(0);
+        let results: Mutex<Vec<(usize, Vec<f32>)>> = Mutex::default();
+        // Batches are handed to a few workers: candle parallelises each matrix product, but the small
+        // attention products and the element-wise steps leave cores idle that a second batch can use
+        // (+15 % measured on two cores; docs/benchmarks.md).
+        let work = || -> Result<()> {
+            loop {
+                let Some(batch) = batches.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                    return Ok(());
+                };
+                let group: Vec<Encoding> = batch.iter().map(|&i| encodings[i].clone()).collect();
+                let (hidden, mask) = self.encoder.forward(&group)?;
+                let pooled = normalise(&pool(&hidden, &mask, self.folder.pooling)?)?;
+                let rows = pooled.to_vec2::<f32>()?;
+                results
+                    .lock()
+                    .expect("embedding results lock")
+                    .extend(batch.iter().copied().zip(rows));
             }
+        };
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..workers).map(|_| s.spawn(work)).collect();
+            handles.into_iter().try_for_each(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("an embedding worker panicked")))
+            })
+        })?;
+        let mut out = vec![Vec::new(); encodings.len()];
+        for (i, row) in results.into_inner().expect("embedding results lock") {
+            out[i] = row;
         }
         Ok(out)
     }
+}
+
+/// Batches embedded at once: `RAGTESTER_EMBED_WORKERS`, else two (one where there is a single core).
+fn embed_workers() -> usize {
+    std::env::var("RAGTESTER_EMBED_WORKERS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .min(2)
+        })
 }
 
 /// (batch, tokens, hidden) → (batch, hidden), ignoring padding.

@@ -1,0 +1,32 @@
+//! Embedding throughput of a model folder on the first N documents of a BEIR corpus.
+//! Usage: embed_speed MODEL_DIR CORPUS_JSONL [N]
+
+use ragtester_core::{EmbedKind, Embedder};
+use std::io::BufRead;
+use std::time::Instant;
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let n: usize = args.get(3).map_or(1000, |s| s.parse().unwrap());
+    let model = ragtester_retrieve::BertEmbedder::load(std::path::Path::new(&args[1]))?;
+    let texts: Vec<String> = std::io::BufReader::new(std::fs::File::open(&args[2])?)
+        .lines()
+        .take(n)
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(&l.unwrap()).unwrap()["text"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let t = Instant::now();
+    let v = model.embed(&refs, EmbedKind::Passage)?;
+    let s = t.elapsed().as_secs_f64();
+    println!(
+        "{} texts in {s:.2} s: {:.1} texts/s",
+        v.len(),
+        v.len() as f64 / s
+    );
+    Ok(())
+}
