@@ -89,6 +89,12 @@ pub struct RuleMetrics {
     pub hit: Option<bool>,
     pub reciprocal_rank: Option<f64>,
     pub ndcg: Option<f64>,
+    /// Share of the case's source spans covered by the top k (records before this field read as None).
+    #[serde(default)]
+    pub recall: Option<f64>,
+    /// Share of the top k that overlap a source span.
+    #[serde(default)]
+    pub precision: Option<f64>,
     pub refused: bool,
     /// Whether the answer is in the language of the query (None for refusals and empty answers).
     pub language_match: Option<bool>,

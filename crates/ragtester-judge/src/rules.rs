@@ -25,6 +25,8 @@ pub fn rule_metrics(case: &TestCase, answer: &Answer) -> RuleMetrics {
         hit: retrieval.as_ref().map(|m| m.hit),
         reciprocal_rank: retrieval.as_ref().map(|m| m.reciprocal_rank),
         ndcg: retrieval.as_ref().map(|m| m.ndcg),
+        recall: retrieval.as_ref().map(|m| m.recall),
+        precision: retrieval.as_ref().map(|m| m.precision),
         refused,
         language_match,
     }

@@ -89,6 +89,9 @@ async fn offline_judge_passes_a_correct_answer_with_metrics() {
     assert_eq!(v.passed, Some(true));
     assert_eq!(v.metrics.hit, Some(true));
     assert_eq!(v.metrics.reciprocal_rank, Some(0.5));
+    // One span, found by the second of two passages.
+    assert_eq!(v.metrics.recall, Some(1.0));
+    assert_eq!(v.metrics.precision, Some(0.5));
     assert_eq!(v.metrics.keyword_recall_context, Some(1.0));
     assert_eq!(v.metrics.language_match, Some(true));
 }

@@ -61,6 +61,8 @@ pub fn render_csv(inputs: &ReportInputs<'_>) -> Result<String> {
         "hit",
         "reciprocal_rank",
         "ndcg",
+        "recall",
+        "precision",
         "keyword_recall_context",
         "refused",
         "query",
@@ -91,6 +93,8 @@ pub fn render_csv(inputs: &ReportInputs<'_>) -> Result<String> {
             &opt(v.metrics.hit),
             &opt(v.metrics.reciprocal_rank),
             &opt(v.metrics.ndcg),
+            &opt(v.metrics.recall),
+            &opt(v.metrics.precision),
             &opt(v.metrics.keyword_recall_context),
             &v.metrics.refused.to_string(),
             case.query.as_str(),
@@ -293,7 +297,7 @@ mod tests {
             .collect::<Result<_, _>>()
             .unwrap();
         assert_eq!(rows.len(), 3);
-        assert_eq!(&rows[0][17], "What, \"exactly\"?\n<script>");
+        assert_eq!(&rows[0][19], "What, \"exactly\"?\n<script>");
         assert_eq!(&rows[1][8], "failed");
         assert_eq!(&rows[2][8], "exec_error");
 

@@ -70,6 +70,12 @@ pub struct ConfigSummary {
     pub hit_rate: Option<f64>,
     pub mrr: Option<f64>,
     pub ndcg: Option<f64>,
+    /// Mean share of source spans retrieved in the top k.
+    #[serde(default)]
+    pub recall: Option<f64>,
+    /// Mean share of the top k that overlap a source span.
+    #[serde(default)]
+    pub precision: Option<f64>,
     pub keyword_recall: Option<f64>,
     pub causes: BTreeMap<String, usize>,
 }
@@ -316,6 +322,8 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
             ),
             mrr: mean(vs.iter().filter_map(|v| v.metrics.reciprocal_rank)),
             ndcg: mean(vs.iter().filter_map(|v| v.metrics.ndcg)),
+            recall: mean(vs.iter().filter_map(|v| v.metrics.recall)),
+            precision: mean(vs.iter().filter_map(|v| v.metrics.precision)),
             keyword_recall: mean(vs.iter().filter_map(|v| v.metrics.keyword_recall_context)),
             causes,
         });
