@@ -267,3 +267,48 @@ fn empty_corpus_empty_query_and_overlong_query_are_answered_plainly() {
     let hits = index.retrieve("保修期是多久？", 1, Scope::ALL).unwrap();
     assert_eq!(hits[0].chunk, 1);
 }
+
+/// XLM-RoBERTa (multilingual-e5, bge-m3): no such weights ship on PyPI, so a tiny random model of that
+/// architecture checks loading, RoBERTa's position offset (window = positions − pad − 1) and that padding in a
+/// batch does not change any vector.
+#[test]
+fn xlm_roberta_models_load_and_are_padding_invariant() {
+    use candle_nn::{VarBuilder, VarMap};
+    use candle_transformers::models::xlm_roberta::{Config, XLMRobertaModel};
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(
+        minilm().join("tokenizer.json"),
+        dir.path().join("tokenizer.json"),
+    )
+    .unwrap();
+    let config = serde_json::json!({
+        "model_type": "xlm-roberta", "hidden_size": 32, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "intermediate_size": 64, "hidden_act": "gelu",
+        "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
+        "max_position_embeddings": 66, "type_vocab_size": 1, "vocab_size": 30522,
+        "layer_norm_eps": 1e-5, "pad_token_id": 0, "position_embedding_type": "absolute"
+    });
+    std::fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
+    let varmap = VarMap::new();
+    let vb = VarBuilder::from_varmap(&varmap, candle_core::DType::F32, &Device::Cpu);
+    let parsed: Config = serde_json::from_value(config).unwrap();
+    XLMRobertaModel::new(&parsed, vb).unwrap();
+    varmap.save(dir.path().join("model.safetensors")).unwrap();
+
+    let model = BertEmbedder::load(dir.path()).unwrap();
+    assert_eq!(model.dimension(), 32);
+    assert_eq!(model.max_tokens(), 65);
+    let long = "relief valve pressure ".repeat(60);
+    let texts = ["short", "保修期为二十四个月", long.as_str()];
+    let batch = model.embed(&texts, EmbedKind::Passage).unwrap();
+    for (i, t) in texts.iter().enumerate() {
+        let norm: f32 = batch[i].iter().map(|x| x * x).sum();
+        assert!((norm - 1.0).abs() < 1e-4);
+        let alone = model.embed(&[t], EmbedKind::Passage).unwrap().remove(0);
+        let dot: f32 = alone.iter().zip(&batch[i]).map(|(a, b)| a * b).sum();
+        assert!(dot > 0.9999, "text #{i}: {dot}");
+    }
+    // Rerankers of this architecture are refused by name, not mis-scored.
+    let err = CrossEncoder::load(dir.path()).err().unwrap().to_string();
+    assert!(err.contains("BERT models only"), "{err}");
+}

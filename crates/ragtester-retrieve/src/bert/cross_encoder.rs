@@ -1,10 +1,10 @@
 //! A BERT cross-encoder reranker (ms-marco MiniLM, bge-reranker-base of the BERT kind): query and passage
 //! read together, scored by the pooler and classifier head that `BertForSequenceClassification` adds.
 
-use super::encoder::Encoder;
+use super::encoder::{Backbone, Encoder};
 use super::folder::ModelFolder;
 use crate::Reranker;
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 use candle_core::{D, IndexOp, Module};
 use candle_nn::{Linear, linear};
 use std::path::Path;
@@ -21,7 +21,14 @@ impl CrossEncoder {
     pub fn load(dir: &Path) -> Result<Self> {
         let folder = ModelFolder::open(dir)?;
         let (encoder, vb) = Encoder::load(&folder)?;
-        let hidden = encoder.config.hidden_size;
+        if !matches!(encoder.model, Backbone::Bert(_)) {
+            bail!(
+                "{}: cross-encoders run on BERT models only in this build (XLM-RoBERTa rerankers such as \
+                 bge-reranker are not supported yet)",
+                dir.display()
+            );
+        }
+        let hidden = encoder.hidden_size;
         let head = |name: &str| {
             if vb.contains_tensor(&format!("bert.{name}.weight")) {
                 vb.pp(format!("bert.{name}"))

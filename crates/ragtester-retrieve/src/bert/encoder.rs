@@ -7,14 +7,22 @@ use anyhow::{Context, Result, anyhow, bail};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
+use candle_transformers::models::xlm_roberta::{Config as XlmRobertaConfig, XLMRobertaModel};
 use sha2::{Digest, Sha256};
 use std::io::{Read, Seek, SeekFrom};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
+/// The transformer under the pooling: BERT (MiniLM, bge, e5) or XLM-RoBERTa (multilingual-e5, bge-m3).
+pub enum Backbone {
+    Bert(BertModel),
+    XlmRoberta(XLMRobertaModel),
+}
+
 pub struct Encoder {
-    pub model: BertModel,
+    pub model: Backbone,
     pub tokenizer: Tokenizer,
-    pub config: Config,
+    pub hidden_size: usize,
+    pad_token_id: u32,
     pub max_tokens: usize,
     pub device: Device,
     /// Weights and configuration fingerprint: a changed model never reuses cached vectors.
@@ -36,20 +44,44 @@ impl Encoder {
         let weights = folder.weights()?;
         let config_text = std::fs::read_to_string(&config_path)
             .with_context(|| format!("cannot read {}", config_path.display()))?;
-        let config: Config = serde_json::from_str(&config_text)
-            .with_context(|| format!("{} is not a BERT configuration", config_path.display()))?;
-        if let Some(kind) = config.model_type.as_deref()
-            && kind != "bert"
-        {
-            bail!(
-                "{} is a `{kind}` model; this build runs BERT-architecture models only (MiniLM, bge, e5)",
+        let kind = serde_json::from_str::<serde_json::Value>(&config_text)
+            .with_context(|| format!("{} is not JSON", config_path.display()))?["model_type"]
+            .as_str()
+            .unwrap_or("bert")
+            .to_string();
+        // (hidden size, pad id, positions usable by tokens)
+        let (hidden_size, pad_token_id, positions) = match kind.as_str() {
+            "bert" => {
+                let c: Config = serde_json::from_str(&config_text).with_context(|| {
+                    format!("{} is not a BERT configuration", config_path.display())
+                })?;
+                (
+                    c.hidden_size,
+                    c.pad_token_id as u32,
+                    c.max_position_embeddings,
+                )
+            }
+            "xlm-roberta" => {
+                let c: XlmRobertaConfig =
+                    serde_json::from_str(&config_text).with_context(|| {
+                        format!(
+                            "{} is not an XLM-RoBERTa configuration",
+                            config_path.display()
+                        )
+                    })?;
+                // RoBERTa numbers positions from pad + 1, so that many fewer remain for tokens.
+                let usable = c
+                    .max_position_embeddings
+                    .saturating_sub(c.pad_token_id as usize + 1);
+                (c.hidden_size, c.pad_token_id, usable)
+            }
+            other => bail!(
+                "{} is a `{other}` model; this build runs BERT (MiniLM, bge, e5) and XLM-RoBERTa \
+                 (multilingual-e5, bge-m3) models",
                 folder.dir.display()
-            );
-        }
-        let max_tokens = folder
-            .max_seq_length
-            .unwrap_or(config.max_position_embeddings)
-            .min(config.max_position_embeddings);
+            ),
+        };
+        let max_tokens = folder.max_seq_length.unwrap_or(positions).min(positions);
         let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
             .map_err(|e| anyhow!("cannot load {}: {e}", tokenizer_path.display()))?;
         tokenizer.with_padding(None);
@@ -68,14 +100,31 @@ impl Encoder {
             VarBuilder::from_pth(&weights, DType::F32, &device)
         }
         .with_context(|| format!("cannot read weights {}", weights.display()))?;
-        let model = BertModel::load(vb.clone(), &config)
-            .with_context(|| format!("{} does not hold BERT weights", weights.display()))?;
+        let model = if kind == "bert" {
+            let config: Config = serde_json::from_str(&config_text)?;
+            Backbone::Bert(
+                BertModel::load(vb.clone(), &config)
+                    .with_context(|| format!("{} does not hold BERT weights", weights.display()))?,
+            )
+        } else {
+            let config: XlmRobertaConfig = serde_json::from_str(&config_text)?;
+            // Checkpoints saved from the base model have no prefix; from task models, `roberta.`.
+            let root = if vb.contains_tensor("embeddings.word_embeddings.weight") {
+                vb.clone()
+            } else {
+                vb.pp("roberta")
+            };
+            Backbone::XlmRoberta(XLMRobertaModel::new(&config, root).with_context(|| {
+                format!("{} does not hold XLM-RoBERTa weights", weights.display())
+            })?)
+        };
         let fingerprint = fingerprint(&config_text, &tokenizer_path, &weights)?;
         Ok((
             Self {
                 model,
                 tokenizer,
-                config,
+                hidden_size,
+                pad_token_id,
                 max_tokens,
                 device,
                 fingerprint,
@@ -87,15 +136,18 @@ impl Encoder {
     /// Pad encodings to the longest of them and run the model: (batch, tokens, hidden) and the mask.
     pub fn forward(&self, encodings: &[Encoding]) -> Result<(Tensor, Tensor)> {
         let batch = self.pad(encodings)?;
-        let hidden = self
-            .model
-            .forward(&batch.ids, &batch.type_ids, Some(&batch.mask))?;
+        let hidden = match &self.model {
+            Backbone::Bert(m) => m.forward(&batch.ids, &batch.type_ids, Some(&batch.mask))?,
+            Backbone::XlmRoberta(m) => {
+                m.forward(&batch.ids, &batch.mask, &batch.type_ids, None, None, None)?
+            }
+        };
         Ok((hidden, batch.mask))
     }
 
     fn pad(&self, encodings: &[Encoding]) -> Result<Batch> {
         let longest = encodings.iter().map(|e| e.len()).max().unwrap_or(0).max(1);
-        let pad = self.config.pad_token_id as u32;
+        let pad = self.pad_token_id;
         let mut ids = Vec::with_capacity(encodings.len() * longest);
         let mut type_ids = Vec::with_capacity(ids.capacity());
         let mut mask = Vec::with_capacity(ids.capacity());

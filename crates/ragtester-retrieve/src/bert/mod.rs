@@ -31,7 +31,7 @@ impl BertEmbedder {
     pub fn load(dir: &Path) -> Result<Self> {
         let folder = ModelFolder::open(dir)?;
         let (encoder, _) = Encoder::load(&folder)?;
-        let dimension = encoder.config.hidden_size;
+        let dimension = encoder.hidden_size;
         Ok(Self {
             encoder,
             folder,
