@@ -4,6 +4,9 @@
 use ragtester_core::{EmbedKind, Embedder};
 use std::io::BufRead;
 use std::time::Instant;
+// The allocator the binary uses, so the figures match it.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
