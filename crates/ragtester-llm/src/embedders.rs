@@ -4,8 +4,8 @@
 
 use crate::bridge::Bridge;
 use crate::http::{HttpClient, RetryPolicy};
-use crate::ollama::normalise_host;
-use crate::openai::snippet;
+use crate::ollama::{normalise_host, ollama_host_env};
+use crate::openai::{openai_env, snippet};
 use anyhow::{Result, anyhow, bail};
 use ragtester_core::{EmbedKind, Embedder};
 use serde_json::{Value, json};
@@ -31,11 +31,7 @@ pub struct HttpEmbedder {
 impl HttpEmbedder {
     /// `openai:MODEL` with `OPENAI_BASE_URL` / `OPENAI_API_KEY`.
     pub fn openai_from_env(model: String) -> Result<Self> {
-        let base =
-            std::env::var("OPENAI_BASE_URL").unwrap_or_else(|_| "https://api.openai.com/v1".into());
-        let key = std::env::var("OPENAI_API_KEY")
-            .ok()
-            .filter(|k| !k.is_empty());
+        let (base, key) = openai_env();
         Self::openai(model, &base, key, RetryPolicy::from_env()?)
     }
 
@@ -54,8 +50,7 @@ impl HttpEmbedder {
 
     /// `ollama:MODEL` with `OLLAMA_HOST`.
     pub fn ollama_from_env(model: String) -> Result<Self> {
-        let host = std::env::var("OLLAMA_HOST").unwrap_or_else(|_| "127.0.0.1:11434".into());
-        Self::ollama(model, &host, RetryPolicy::from_env()?)
+        Self::ollama(model, &ollama_host_env(), RetryPolicy::from_env()?)
     }
 
     pub fn ollama(model: String, host: &str, policy: RetryPolicy) -> Result<Self> {

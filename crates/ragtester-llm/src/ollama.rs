@@ -13,6 +13,11 @@ pub struct OllamaChat {
     http: HttpClient,
 }
 
+/// `OLLAMA_HOST`, Ollama's own default when unset.
+pub(crate) fn ollama_host_env() -> String {
+    std::env::var("OLLAMA_HOST").unwrap_or_else(|_| "127.0.0.1:11434".into())
+}
+
 pub fn normalise_host(host: &str) -> String {
     let host = host.trim().trim_end_matches('/');
     if host.starts_with("http://") || host.starts_with("https://") {
@@ -32,8 +37,7 @@ impl OllamaChat {
     }
 
     pub fn from_env(model: String) -> Result<Self> {
-        let host = std::env::var("OLLAMA_HOST").unwrap_or_else(|_| "127.0.0.1:11434".into());
-        Self::new(model, &host, RetryPolicy::from_env()?)
+        Self::new(model, &ollama_host_env(), RetryPolicy::from_env()?)
     }
 
     pub fn body(&self, request: &ChatRequest) -> Value {

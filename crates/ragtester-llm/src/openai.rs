@@ -31,11 +31,7 @@ impl OpenAiChat {
 
     /// Settings from `OPENAI_BASE_URL` and `OPENAI_API_KEY`.
     pub fn from_env(model: String) -> Result<Self> {
-        let base =
-            std::env::var("OPENAI_BASE_URL").unwrap_or_else(|_| "https://api.openai.com/v1".into());
-        let key = std::env::var("OPENAI_API_KEY")
-            .ok()
-            .filter(|k| !k.is_empty());
+        let (base, key) = openai_env();
         Self::new(model, base, key, RetryPolicy::from_env()?)
     }
 
@@ -89,6 +85,16 @@ impl ChatModel for OpenAiChat {
             },
         })
     }
+}
+
+/// `OPENAI_BASE_URL` (default `https://api.openai.com/v1`) and `OPENAI_API_KEY` (unset or empty: none).
+pub(crate) fn openai_env() -> (String, Option<String>) {
+    let base =
+        std::env::var("OPENAI_BASE_URL").unwrap_or_else(|_| "https://api.openai.com/v1".into());
+    let key = std::env::var("OPENAI_API_KEY")
+        .ok()
+        .filter(|k| !k.is_empty());
+    (base, key)
 }
 
 pub(crate) fn snippet(v: &Value) -> String {

@@ -79,7 +79,8 @@ impl Reranker for CrossEncoder {
                 .tokenizer
                 .encode_batch(pairs, true)
                 .map_err(|e| anyhow!("cannot tokenise for {}: {e}", self.id()))?;
-            let (hidden, _) = self.encoder.forward(&encodings)?;
+            let refs: Vec<&tokenizers::Encoding> = encodings.iter().collect();
+            let (hidden, _) = self.encoder.forward(&refs)?;
             let cls = hidden.i((.., 0))?;
             let pooled = self.pooler.forward(&cls)?.tanh()?;
             let logits = self.classifier.forward(&pooled)?;

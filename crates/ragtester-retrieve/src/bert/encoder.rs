@@ -134,7 +134,7 @@ impl Encoder {
     }
 
     /// Pad encodings to the longest of them and run the model: (batch, tokens, hidden) and the mask.
-    pub fn forward(&self, encodings: &[Encoding]) -> Result<(Tensor, Tensor)> {
+    pub fn forward(&self, encodings: &[&Encoding]) -> Result<(Tensor, Tensor)> {
         let batch = self.pad(encodings)?;
         let hidden = match &self.model {
             Backbone::Bert(m) => m.forward(&batch.ids, &batch.type_ids, Some(&batch.mask))?,
@@ -145,7 +145,7 @@ impl Encoder {
         Ok((hidden, batch.mask))
     }
 
-    fn pad(&self, encodings: &[Encoding]) -> Result<Batch> {
+    fn pad(&self, encodings: &[&Encoding]) -> Result<Batch> {
         let longest = encodings.iter().map(|e| e.len()).max().unwrap_or(0).max(1);
         let pad = self.pad_token_id;
         let mut ids = Vec::with_capacity(encodings.len() * longest);

@@ -105,7 +105,7 @@ impl Embedder for BertEmbedder {
                 let Some(batch) = batches.get(next.fetch_add(1, Ordering::Relaxed)) else {
                     return Ok(());
                 };
-                let group: Vec<Encoding> = batch.iter().map(|&i| encodings[i].clone()).collect();
+                let group: Vec<&Encoding> = batch.iter().map(|&i| &encodings[i]).collect();
                 let (hidden, mask) = self.encoder.forward(&group)?;
                 let pooled = normalise(&pool(&hidden, &mask, self.folder.pooling)?)?;
                 let rows = pooled.to_vec2::<f32>()?;
