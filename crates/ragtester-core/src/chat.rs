@@ -86,9 +86,40 @@ pub struct ChatRequest {
     pub max_tokens: Option<u32>,
     /// Sampling seed, for providers that accept one.
     pub seed: Option<u64>,
-    /// Ask for a JSON reply (providers that support structured output enforce it).
-    pub json: bool,
+    /// What the reply must be: free text, any JSON object, or JSON matching a schema (providers that support
+    /// structured output enforce it; the prompt asks for it in words either way).
+    pub format: ReplyFormat,
+    /// Which of several samples of the same request this is. Replies at temperature > 0 are cached per
+    /// sample, so asking for n samples gets n draws, and a rerun gets the same n back.
+    pub sample: u32,
     pub hint: Option<TaskHint>,
+}
+
+/// The shape a reply must take.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReplyFormat {
+    #[default]
+    Text,
+    /// Any JSON object.
+    Json,
+    /// A JSON object matching the schema.
+    Schema(OutputSchema),
+}
+
+/// A JSON schema for structured output, written to the strict subset OpenAI accepts (every property
+/// required, no additional properties), which other servers accept too.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutputSchema {
+    /// A short identifier (`judge_verdict`), which some servers require.
+    pub name: String,
+    pub schema: serde_json::Value,
+}
+
+impl ReplyFormat {
+    pub fn is_json(&self) -> bool {
+        !matches!(self, ReplyFormat::Text)
+    }
 }
 
 impl ChatRequest {
@@ -98,7 +129,8 @@ impl ChatRequest {
             temperature: 0.0,
             max_tokens: None,
             seed: None,
-            json: false,
+            format: ReplyFormat::Text,
+            sample: 0,
             hint: Some(hint),
         }
     }

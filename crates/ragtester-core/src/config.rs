@@ -1,6 +1,7 @@
 //! One cell of the configuration matrix, and the TOML project file that declares corpus, generation and matrix.
 
 use crate::ids::stable_id;
+use crate::llm_settings::{ModelTable, Sampling};
 use crate::record::default_schema_version;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
@@ -552,6 +553,9 @@ pub struct GenerationSettings {
     pub section_tokens: usize,
     #[serde(default)]
     pub seed: u64,
+    /// Sampling of the question writer.
+    #[serde(default, skip_serializing_if = "Sampling::is_default")]
+    pub sampling: Sampling,
 }
 
 fn default_generators() -> Vec<crate::case::Generator> {
@@ -579,6 +583,7 @@ impl Default for GenerationSettings {
             llm: default_offline(),
             section_tokens: default_section_tokens(),
             seed: 0,
+            sampling: Sampling::default(),
         }
     }
 }
@@ -588,6 +593,9 @@ impl Default for GenerationSettings {
 pub struct JudgeSettings {
     #[serde(default = "default_judges")]
     pub judges: Vec<String>,
+    /// Sampling of the judges.
+    #[serde(default, skip_serializing_if = "Sampling::is_default")]
+    pub sampling: Sampling,
 }
 
 fn default_judges() -> Vec<String> {
@@ -598,6 +606,7 @@ impl Default for JudgeSettings {
     fn default() -> Self {
         Self {
             judges: default_judges(),
+            sampling: Sampling::default(),
         }
     }
 }
@@ -607,6 +616,15 @@ impl Default for JudgeSettings {
 pub struct RunSettings {
     #[serde(default = "default_concurrency")]
     pub concurrency: usize,
+    /// Sampling of the system under test.
+    #[serde(default, skip_serializing_if = "Sampling::is_default")]
+    pub sampling: Sampling,
+    /// Stop starting calls once the run's chat calls have cost this many US dollars (by `[prices]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_usd: Option<f64>,
+    /// Stop starting calls once the run's chat calls have used this many tokens (prompt plus reply).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_tokens: Option<u64>,
 }
 
 fn default_concurrency() -> usize {
@@ -617,6 +635,9 @@ impl Default for RunSettings {
     fn default() -> Self {
         Self {
             concurrency: default_concurrency(),
+            sampling: Sampling::default(),
+            budget_usd: None,
+            budget_tokens: None,
         }
     }
 }
@@ -660,6 +681,9 @@ pub struct ProjectConfig {
     /// `[prices]`: `"openai:gpt-4o-mini" = { input_per_million = 0.15, output_per_million = 0.6 }`.
     #[serde(default)]
     pub prices: PriceTable,
+    /// `[models."openai:gpt-4o-mini"]`: base URL, key variable and rate limits per model.
+    #[serde(default)]
+    pub models: ModelTable,
 }
 
 impl ProjectConfig {
@@ -695,6 +719,21 @@ impl ProjectConfig {
         }
         if self.judge.judges.is_empty() {
             bail!("judge.judges must name at least one judge");
+        }
+        self.generation.sampling.validate("generation.sampling")?;
+        self.run.sampling.validate("run.sampling")?;
+        self.judge.sampling.validate("judge.sampling")?;
+        if let Some(b) = self.run.budget_usd
+            && !(b.is_finite() && b > 0.0)
+        {
+            bail!("run.budget_usd must be a positive number");
+        }
+        if self.run.budget_tokens == Some(0) {
+            bail!("run.budget_tokens must be at least 1");
+        }
+        for (model, settings) in &self.models {
+            crate::spec::ModelSpec::parse(model)?;
+            settings.validate(model)?;
         }
         for (model, p) in &self.prices {
             if !(p.input_per_million >= 0.0 && p.output_per_million >= 0.0) {

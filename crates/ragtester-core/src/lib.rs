@@ -13,6 +13,7 @@ pub mod document;
 pub mod embed;
 pub mod ids;
 pub mod ir;
+pub mod llm_settings;
 pub mod readability;
 pub mod record;
 pub mod spec;
@@ -22,12 +23,16 @@ pub mod verdict;
 
 pub use answer::{Answer, Latency, RetrievedContext, Usage};
 pub use case::{Category, Generator, Strategy, TestCase};
-pub use chat::{ChatModel, ChatRequest, ChatResponse, Message, ResponseCache, Role, TaskHint};
+pub use chat::{
+    ChatModel, ChatRequest, ChatResponse, Message, OutputSchema, ReplyFormat, ResponseCache, Role,
+    TaskHint,
+};
 pub use config::{
     ChunkStrategy, ChunkingSettings, Configuration, Fusion, RerankSettings, RetrieverKind,
 };
 pub use document::{Chunk, Document, DocumentFormat, Page, SourceSpan};
 pub use embed::{EmbedKind, Embedder, Reranker};
+pub use llm_settings::{ModelSettings, ModelTable, Sampling};
 pub use record::{SCHEMA_VERSION, read_jsonl, write_jsonl_atomic};
 pub use spec::ModelSpec;
 pub use verdict::{

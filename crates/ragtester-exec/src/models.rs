@@ -3,24 +3,29 @@
 
 use crate::ModelFactory;
 use anyhow::{Context, Result};
-use ragtester_core::{Embedder, ModelSpec, Reranker};
+use ragtester_core::{Embedder, ModelSettings, ModelSpec, Reranker};
 use ragtester_llm::{HttpEmbedder, HttpReranker, LlmReranker};
 use std::path::Path;
 use std::sync::Arc;
 
 /// `hash`, `local:DIR`, `hf:ORG/NAME`, `openai:MODEL` (`/embeddings`) or `ollama:MODEL` (`/api/embed`).
-/// With a cache folder, vectors are kept by text hash so nothing is embedded twice.
-pub fn embedder_for(spec: &str, cache: Option<&Path>) -> Result<Arc<dyn Embedder>> {
+/// With a cache folder, vectors are kept by text hash so nothing is embedded twice. `settings` are the
+/// config's provider settings for this spec (base URL, key variable, limits).
+pub fn embedder_for(
+    spec: &str,
+    cache: Option<&Path>,
+    settings: &ModelSettings,
+) -> Result<Arc<dyn Embedder>> {
     let parsed = ModelSpec::parse(spec)?;
     let model: Arc<dyn Embedder> = match &parsed {
         // Hashing is cheaper than a cache lookup.
         ModelSpec::Hash => return ragtester_retrieve::embedder_for(spec),
         ModelSpec::OpenAi(model) => Arc::new(
-            HttpEmbedder::openai_from_env(model.clone())
+            HttpEmbedder::openai_configured(model.clone(), settings)
                 .with_context(|| format!("embedder {spec}"))?,
         ),
         ModelSpec::Ollama(model) => Arc::new(
-            HttpEmbedder::ollama_from_env(model.clone())
+            HttpEmbedder::ollama_configured(model.clone(), settings)
                 .with_context(|| format!("embedder {spec}"))?,
         ),
         _ => ragtester_retrieve::embedder_for(spec)?,

@@ -40,6 +40,8 @@ pub struct Factories<'a> {
     pub embedding_cache: Option<&'a std::path::Path>,
     /// Where HNSW graphs of large corpora are kept between runs.
     pub index_cache: Option<&'a std::path::Path>,
+    /// Provider settings by model spec, for HTTP embedders.
+    pub model_settings: &'a ragtester_core::ModelTable,
 }
 
 pub fn build_pipelines(
@@ -96,8 +98,14 @@ pub fn build_pipelines(
             Some(match dense.get(&key) {
                 Some(i) => i.clone(),
                 None => {
-                    let embedder = crate::embedder_for(&config.embedder, factories.embedding_cache)
-                        .with_context(|| format!("configuration {}", config.label()))?;
+                    let settings = factories
+                        .model_settings
+                        .get(&config.embedder)
+                        .cloned()
+                        .unwrap_or_default();
+                    let embedder =
+                        crate::embedder_for(&config.embedder, factories.embedding_cache, &settings)
+                            .with_context(|| format!("configuration {}", config.label()))?;
                     let ann = ragtester_retrieve::AnnSettings {
                         cache: factories.index_cache.map(std::path::Path::to_path_buf),
                         ..Default::default()

@@ -5,6 +5,7 @@ use crate::prompt::answer_messages;
 use anyhow::Result;
 use futures::StreamExt;
 use ragtester_core::{Answer, ChatRequest, Latency, RetrievedContext, TaskHint, TestCase, Usage};
+use ragtester_llm::BudgetExhausted;
 use ragtester_retrieve::Scope;
 use ragtester_store::RunStore;
 use std::sync::Arc;
@@ -19,10 +20,20 @@ pub struct Counts {
     pub total: usize,
     pub errors: usize,
     pub cached: usize,
+    /// Cells not run because the budget was spent; left out of the store so a resume runs them.
+    pub over_budget: usize,
+}
+
+/// How a cell ended.
+enum Cell {
+    Answered(Answer),
+    /// A model call was refused by the budget: nothing is recorded.
+    OverBudget,
 }
 
 /// Run all cells not yet in the store; returns every answer of the run (earlier ones included), in
-/// configuration order, then case order.
+/// configuration order, then case order, and the counts of this execution (`over_budget` tells how many
+/// cells a spent budget left unrun).
 ///
 /// Each cell runs as a task of its own, so retrieval and prompt building (CPU) spread over the runtime's
 /// workers instead of delaying the network waits of the cells polled beside them.
@@ -32,7 +43,7 @@ pub async fn execute(
     store: &RunStore,
     concurrency: usize,
     progress: &Progress,
-) -> Result<Vec<Answer>> {
+) -> Result<(Vec<Answer>, Counts)> {
     let done = store.answered()?;
     let pending: Vec<(usize, usize)> = (0..pipelines.len())
         .flat_map(|p| (0..cases.len()).map(move |c| (p, c)))
@@ -50,11 +61,15 @@ pub async fn execute(
         })
         .buffer_unordered(concurrency.max(1));
     while let Some(joined) = stream.next().await {
-        let answer = joined.map_err(|e| anyhow::anyhow!("a cell task failed: {e}"))?;
-        store.put_answer(&answer)?;
+        match joined.map_err(|e| anyhow::anyhow!("a cell task failed: {e}"))? {
+            Cell::Answered(answer) => {
+                store.put_answer(&answer)?;
+                counts.errors += usize::from(answer.error.is_some());
+                counts.cached += usize::from(answer.cached);
+            }
+            Cell::OverBudget => counts.over_budget += 1,
+        }
         counts.done += 1;
-        counts.errors += usize::from(answer.error.is_some());
-        counts.cached += usize::from(answer.cached);
         progress(&counts);
     }
     let mut answers = store.answers()?;
@@ -77,10 +92,10 @@ pub async fn execute(
             case_pos[a.case_id.as_str()],
         )
     });
-    Ok(answers)
+    Ok((answers, counts))
 }
 
-async fn answer_cell(pipeline: &Pipeline, case: &TestCase) -> Answer {
+async fn answer_cell(pipeline: &Pipeline, case: &TestCase) -> Cell {
     let mut answer = Answer {
         schema_version: ragtester_core::SCHEMA_VERSION,
         case_id: case.id.clone(),
@@ -93,39 +108,58 @@ async fn answer_cell(pipeline: &Pipeline, case: &TestCase) -> Answer {
         error: None,
     };
     let started = Instant::now();
-    match &pipeline.system {
+    let over_budget = match &pipeline.system {
         System::BuiltIn {
             chunks,
             retriever,
             model,
-        } => {
-            built_in(
-                &mut answer,
-                case,
-                pipeline.config.top_k,
-                chunks,
-                retriever.clone(),
-                model.as_ref(),
-            )
-            .await
+        } => built_in(
+            &mut answer,
+            case,
+            pipeline.config.top_k,
+            chunks,
+            retriever.clone(),
+            model.as_ref(),
+        )
+        .await
+        .is_err(),
+        System::External { target, documents } => {
+            external(&mut answer, target.as_ref(), documents, &case.query).await;
+            false
         }
-        System::External { target, documents } => match target.ask(&case.query).await {
-            Ok(reply) => {
-                answer.answer = reply.answer;
-                answer.contexts = reply
-                    .contexts
-                    .iter()
-                    .enumerate()
-                    .map(|(i, text)| locate_context(documents, i + 1, text))
-                    .collect();
-            }
-            Err(e) => answer.error = Some(format!("target {} failed: {e:#}", target.name())),
-        },
-    }
+    };
     answer.latency.total_ms = ms(started);
-    answer
+    if over_budget {
+        Cell::OverBudget
+    } else {
+        Cell::Answered(answer)
+    }
 }
 
+async fn external(
+    answer: &mut Answer,
+    target: &dyn ragtester_llm::RagTarget,
+    documents: &[ragtester_core::Document],
+    query: &str,
+) {
+    match target.ask(query).await {
+        Ok(reply) => {
+            answer.answer = reply.answer;
+            answer.contexts = reply
+                .contexts
+                .iter()
+                .enumerate()
+                .map(|(i, text)| locate_context(documents, i + 1, text))
+                .collect();
+        }
+        Err(e) => answer.error = Some(format!("target {} failed: {e:#}", target.name())),
+    }
+}
+
+/// A model call was refused because the budget is spent.
+struct OverBudget;
+
+/// Retrieve, then generate. Errors are recorded on the answer; only a budget refusal returns `Err`.
 async fn built_in(
     answer: &mut Answer,
     case: &TestCase,
@@ -133,7 +167,7 @@ async fn built_in(
     chunks: &[ragtester_core::Chunk],
     retriever: std::sync::Arc<dyn ragtester_retrieve::Retriever>,
     model: &dyn ragtester_core::ChatModel,
-) {
+) -> Result<(), OverBudget> {
     let started = Instant::now();
     // Retrieval may run a model on the CPU (a query embedding, a cross-encoder): off the async workers.
     let (query, restrict_to) = (case.query.clone(), case.restrict_to.clone());
@@ -147,9 +181,11 @@ async fn built_in(
     .unwrap_or_else(|e| Err(anyhow::anyhow!("the retrieval task failed: {e}")));
     let hits = match retrieved {
         Ok(h) => h,
+        // An LLM reranker's call may be the one the budget refuses.
+        Err(e) if BudgetExhausted::caused(&e) => return Err(OverBudget),
         Err(e) => {
             answer.error = Some(format!("retrieval failed: {e:#}"));
-            return;
+            return Ok(());
         }
     };
     answer.latency.retrieval_ms = ms(started);
@@ -183,9 +219,11 @@ async fn built_in(
             answer.usage = response.usage;
             answer.cached = response.cached;
         }
+        Err(e) if BudgetExhausted::caused(&e) => return Err(OverBudget),
         Err(e) => answer.error = Some(format!("generation failed ({}): {e:#}", model.name())),
     }
     answer.latency.generation_ms = ms(generation_started);
+    Ok(())
 }
 
 /// A context returned by an external service, placed in the corpus where its text occurs (whitespace runs

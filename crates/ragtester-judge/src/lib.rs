@@ -16,7 +16,9 @@ pub use prompt::JUDGE_PROMPT_VERSION;
 pub use rules::rule_metrics;
 
 use futures::StreamExt;
-use ragtester_core::{Answer, ChatModel, ChatRequest, TaskHint, TestCase, Verdict, VerdictStatus};
+use ragtester_core::{
+    Answer, ChatModel, ChatRequest, ReplyFormat, TaskHint, TestCase, Verdict, VerdictStatus,
+};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -87,7 +89,7 @@ pub async fn judge_one(case: Option<&TestCase>, answer: &Answer, judge: &dyn Cha
         prompt::judge_messages(case, &answer.answer, &contexts),
         hint,
     );
-    request.json = true;
+    request.format = ReplyFormat::Schema(prompt::judge_schema());
     let mut problems = Vec::new();
     for _attempt in 0..=MAX_REASKS {
         match judge.chat(&request).await {
@@ -100,7 +102,18 @@ pub async fn judge_one(case: Option<&TestCase>, answer: &Answer, judge: &dyn Cha
                     verdict.rubric = Some(reply.rubric);
                     return verdict;
                 }
-                Err(e) => problems.push(format!("{e}; raw reply: {}", response.content)),
+                Err(e) => {
+                    // Ask again with the reply and what was wrong with it: a different request, so neither
+                    // the cache nor a deterministic model hands back the same unreadable text.
+                    request.messages.push(ragtester_core::Message {
+                        role: ragtester_core::Role::Assistant,
+                        content: response.content.clone(),
+                    });
+                    request
+                        .messages
+                        .push(prompt::reask_message(&e, case.language == "zh"));
+                    problems.push(format!("{e}; raw reply: {}", response.content));
+                }
             },
         }
     }

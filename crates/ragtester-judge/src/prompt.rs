@@ -1,7 +1,8 @@
 //! The judge prompt, in the language of the case: the paper's five criteria with its rating scale, and the
 //! spec's rubric with its negative-test rule.
 
-use ragtester_core::{Message, TestCase};
+use ragtester_core::{Message, OutputSchema, TestCase};
+use serde_json::{Value, json};
 
 pub const JUDGE_PROMPT_VERSION: &str = "judge-v1";
 
@@ -40,5 +41,61 @@ pub fn judge_messages(case: &TestCase, answer: &str, contexts: &[String]) -> Vec
                 case.expected_answer
             )),
         ]
+    }
+}
+
+/// The reply's JSON schema, for providers with structured output: the five criteria and the rubric, every
+/// field required (OpenAI's strict subset).
+pub fn judge_schema() -> OutputSchema {
+    let rating = json!({
+        "type": "object",
+        "properties": {
+            "rating": { "type": "string", "enum": ["True", "Partially", "False"] },
+            "reason": { "type": "string" }
+        },
+        "required": ["rating", "reason"],
+        "additionalProperties": false
+    });
+    let score = json!({
+        "type": "object",
+        "properties": {
+            "score": { "type": "integer", "enum": [1, 2, 3, 4, 5] },
+            "reason": { "type": "string" }
+        },
+        "required": ["score", "reason"],
+        "additionalProperties": false
+    });
+    let object = |names: &[&str], item: &Value| {
+        json!({
+            "type": "object",
+            "properties": names.iter().map(|n| (n.to_string(), item.clone())).collect::<serde_json::Map<_, _>>(),
+            "required": names,
+            "additionalProperties": false
+        })
+    };
+    OutputSchema {
+        name: "judge_verdict".into(),
+        schema: json!({
+            "type": "object",
+            "properties": {
+                "criteria": object(&["faithfulness", "relevance", "completeness", "clarity", "keyword_match"], &rating),
+                "rubric": object(&["correctness", "completeness", "honesty"], &score)
+            },
+            "required": ["criteria", "rubric"],
+            "additionalProperties": false
+        }),
+    }
+}
+
+/// The follow-up after an unreadable reply: what was wrong, and the shape again.
+pub fn reask_message(problem: &str, zh: bool) -> Message {
+    if zh {
+        Message::user(format!(
+            "无法读取你的回复（{problem}）。只输出一个 JSON 对象：{SCHEMA}"
+        ))
+    } else {
+        Message::user(format!(
+            "Your reply could not be read ({problem}). Reply with one JSON object only: {SCHEMA}"
+        ))
     }
 }

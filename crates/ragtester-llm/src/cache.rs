@@ -17,14 +17,20 @@ pub struct CachedChat {
 /// The cache key of a request to a model.
 pub fn cache_key(model: &str, request: &ChatRequest) -> String {
     stable_id(
-        "chat-response-v1",
+        "chat-response-v2",
         &(
             model,
             &request.messages,
             request.temperature.to_bits(),
             request.max_tokens,
             request.seed,
-            request.json,
+            &request.format,
+            // At temperature 0 every sample is the same reply: one entry serves them all.
+            if request.temperature > 0.0 {
+                request.sample
+            } else {
+                0
+            },
         ),
     )
 }
@@ -53,5 +59,43 @@ impl ChatModel for CachedChat {
         let response = self.inner.chat(request).await?;
         self.cache.put(&key, &response)?;
         Ok(response)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ragtester_core::{Message, ReplyFormat};
+
+    fn request(temperature: f32, sample: u32) -> ChatRequest {
+        ChatRequest {
+            messages: vec![Message::user("q")],
+            temperature,
+            max_tokens: None,
+            seed: None,
+            format: ReplyFormat::Text,
+            sample,
+            hint: None,
+        }
+    }
+
+    #[test]
+    fn samples_have_their_own_entries_only_when_sampling() {
+        assert_eq!(
+            cache_key("m", &request(0.0, 0)),
+            cache_key("m", &request(0.0, 3)),
+            "greedy decoding gives every sample the same reply"
+        );
+        assert_ne!(
+            cache_key("m", &request(0.7, 0)),
+            cache_key("m", &request(0.7, 1))
+        );
+        assert_eq!(
+            cache_key("m", &request(0.7, 1)),
+            cache_key("m", &request(0.7, 1))
+        );
+        let mut json = request(0.0, 0);
+        json.format = ReplyFormat::Json;
+        assert_ne!(cache_key("m", &json), cache_key("m", &request(0.0, 0)));
     }
 }

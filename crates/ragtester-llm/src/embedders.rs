@@ -3,11 +3,11 @@
 //! values) and vectors L2-normalised, so a bad server is an error, never a silently wrong index.
 
 use crate::bridge::Bridge;
-use crate::http::{HttpClient, RetryPolicy};
-use crate::ollama::{normalise_host, ollama_host_env};
-use crate::openai::{openai_env, snippet};
+use crate::endpoint::{Endpoint, normalise_host};
+use crate::http::{ClientLimits, HttpClient, RetryPolicy};
+use crate::openai::snippet;
 use anyhow::{Result, anyhow, bail};
-use ragtester_core::{EmbedKind, Embedder};
+use ragtester_core::{EmbedKind, Embedder, ModelSettings};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -29,10 +29,14 @@ pub struct HttpEmbedder {
 }
 
 impl HttpEmbedder {
-    /// `openai:MODEL` with `OPENAI_BASE_URL` / `OPENAI_API_KEY`.
-    pub fn openai_from_env(model: String) -> Result<Self> {
-        let (base, key) = openai_env();
-        Self::openai(model, &base, key, RetryPolicy::from_env()?)
+    /// `openai:MODEL`: the config's settings for it over `OPENAI_BASE_URL` / `OPENAI_API_KEY`.
+    pub fn openai_configured(model: String, settings: &ModelSettings) -> Result<Self> {
+        let endpoint = Endpoint::openai(settings)?;
+        let api = Api::OpenAi {
+            base: endpoint.base_url,
+            key: endpoint.api_key,
+        };
+        Self::connect(api, model, RetryPolicy::from_env()?, endpoint.limits)
     }
 
     pub fn openai(
@@ -45,28 +49,32 @@ impl HttpEmbedder {
             base: base.trim_end_matches('/').to_string(),
             key,
         };
-        Self::connect(api, model, policy)
+        Self::connect(api, model, policy, ClientLimits::default())
     }
 
-    /// `ollama:MODEL` with `OLLAMA_HOST`.
-    pub fn ollama_from_env(model: String) -> Result<Self> {
-        Self::ollama(model, &ollama_host_env(), RetryPolicy::from_env()?)
+    /// `ollama:MODEL`: the config's settings for it over `OLLAMA_HOST`.
+    pub fn ollama_configured(model: String, settings: &ModelSettings) -> Result<Self> {
+        let endpoint = Endpoint::ollama(settings)?;
+        let api = Api::Ollama {
+            host: endpoint.base_url,
+        };
+        Self::connect(api, model, RetryPolicy::from_env()?, endpoint.limits)
     }
 
     pub fn ollama(model: String, host: &str, policy: RetryPolicy) -> Result<Self> {
         let api = Api::Ollama {
             host: normalise_host(host),
         };
-        Self::connect(api, model, policy)
+        Self::connect(api, model, policy, ClientLimits::default())
     }
 
     /// Build and learn the model's dimension with one short request, so a wrong URL or model fails here,
     /// before any index is built.
-    fn connect(api: Api, model: String, policy: RetryPolicy) -> Result<Self> {
+    fn connect(api: Api, model: String, policy: RetryPolicy, limits: ClientLimits) -> Result<Self> {
         let mut embedder = Self {
             api,
             model,
-            http: Arc::new(HttpClient::new(policy)?),
+            http: Arc::new(HttpClient::with_limits(policy, limits)?),
             bridge: Bridge::new("embedder")?,
             dimension: 0,
         };

@@ -7,8 +7,10 @@
 //! will know wire protocols; it knows nothing of test strategies, matrices or reports.
 
 mod bridge;
+pub mod budget;
 pub mod cache;
 mod embedders;
+pub mod endpoint;
 pub mod http;
 pub mod local;
 pub mod offline;
@@ -19,10 +21,11 @@ pub mod target;
 pub mod tuned;
 
 use anyhow::{Result, bail};
-use ragtester_core::{ChatModel, ModelSpec};
+use ragtester_core::{ChatModel, ModelSettings, ModelSpec};
 use std::sync::Arc;
 
 pub use bridge::Bridge;
+pub use budget::{Budget, BudgetExhausted, BudgetLimits, Budgeted, Spent};
 pub use cache::{CachedChat, cache_key};
 pub use embedders::HttpEmbedder;
 pub use local::LocalChat;
@@ -33,15 +36,29 @@ pub use rerankers::{HttpReranker, LlmReranker};
 pub use target::{RagTarget, TargetReply, target_for};
 pub use tuned::{RoleSettings, Tuned};
 
-/// The chat model a spec names.
+/// The chat model a spec names, with the environment's provider settings.
 pub fn chat_model_for(spec: &str) -> Result<Arc<dyn ChatModel>> {
-    match ModelSpec::parse(spec)? {
+    chat_model_with(spec, &ModelSettings::default())
+}
+
+/// The chat model a spec names, with the config's provider settings for it (base URL, key variable,
+/// rate limits). Settings that only a server can use are refused for in-process models.
+pub fn chat_model_with(spec: &str, settings: &ModelSettings) -> Result<Arc<dyn ChatModel>> {
+    let parsed = ModelSpec::parse(spec)?;
+    if matches!(parsed, ModelSpec::Offline | ModelSpec::Local(_))
+        && (settings.base_url.is_some() || settings.api_key_env.is_some())
+    {
+        bail!(
+            "`{spec}` runs in-process: base_url and api_key_env apply to openai: and ollama: models"
+        );
+    }
+    match parsed {
         ModelSpec::Offline => Ok(Arc::new(OfflineModel)),
         ModelSpec::Hash => bail!(
             "`hash` is an embedder, not a chat model: use `offline` for the heuristic LLM roles"
         ),
-        ModelSpec::OpenAi(model) => Ok(Arc::new(OpenAiChat::from_env(model)?)),
-        ModelSpec::Ollama(model) => Ok(Arc::new(OllamaChat::from_env(model)?)),
+        ModelSpec::OpenAi(model) => Ok(Arc::new(OpenAiChat::configured(model, settings)?)),
+        ModelSpec::Ollama(model) => Ok(Arc::new(OllamaChat::configured(model, settings)?)),
         ModelSpec::Local(path) => Ok(Arc::new(LocalChat::load(std::path::Path::new(&path))?)),
         ModelSpec::Url(url) => bail!(
             "`{url}` is an endpoint URL: chat models are openai:MODEL (with OPENAI_BASE_URL) or ollama:MODEL"

@@ -214,7 +214,7 @@ pub fn render_template(
 
 fn generate(loaded: &mut Loaded, request: &ChatRequest) -> Result<ChatResponse> {
     let mut messages = request.messages.clone();
-    if request.json {
+    if request.format.is_json() {
         // No grammar-constrained decoding here: ask plainly, and let the tolerant readers downstream cope.
         if let Some(last) = messages.iter_mut().rev().find(|m| m.role == Role::User) {
             last.content
@@ -237,7 +237,12 @@ fn generate(loaded: &mut Loaded, request: &ChatRequest) -> Result<ChatResponse> 
     }
     let prompt_tokens = tokens.len();
     let temperature = (request.temperature > 0.0).then_some(f64::from(request.temperature));
-    let mut sampler = LogitsProcessor::new(request.seed.unwrap_or(0), temperature, None);
+    // Each sample index draws its own sequence from the same seed, so n samples differ and repeat on rerun.
+    let seed = request
+        .seed
+        .unwrap_or(0)
+        .wrapping_add(u64::from(request.sample).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut sampler = LogitsProcessor::new(seed, temperature, None);
     let device = Device::Cpu;
     let mut generated: Vec<u32> = Vec::new();
     let mut index_pos = 0;

@@ -1,10 +1,11 @@
 //! Ollama's native chat API (`POST {OLLAMA_HOST}/api/chat`, not streamed). `OLLAMA_HOST` may omit the scheme,
 //! as Ollama itself allows; the default is `http://127.0.0.1:11434`.
 
-use crate::http::{HttpClient, RetryPolicy};
-use crate::openai::snippet;
+use crate::endpoint::{Endpoint, normalise_host};
+use crate::http::{ClientLimits, HttpClient, RetryPolicy};
+use crate::openai::{estimated_tokens, snippet};
 use anyhow::{Result, anyhow};
-use ragtester_core::{ChatModel, ChatRequest, ChatResponse, Usage};
+use ragtester_core::{ChatModel, ChatRequest, ChatResponse, ModelSettings, ReplyFormat, Usage};
 use serde_json::{Value, json};
 
 pub struct OllamaChat {
@@ -13,31 +14,34 @@ pub struct OllamaChat {
     http: HttpClient,
 }
 
-/// `OLLAMA_HOST`, Ollama's own default when unset.
-pub(crate) fn ollama_host_env() -> String {
-    std::env::var("OLLAMA_HOST").unwrap_or_else(|_| "127.0.0.1:11434".into())
-}
-
-pub fn normalise_host(host: &str) -> String {
-    let host = host.trim().trim_end_matches('/');
-    if host.starts_with("http://") || host.starts_with("https://") {
-        host.to_string()
-    } else {
-        format!("http://{host}")
-    }
-}
-
 impl OllamaChat {
     pub fn new(model: String, host: &str, policy: RetryPolicy) -> Result<Self> {
+        Self::at(
+            model,
+            Endpoint {
+                base_url: normalise_host(host),
+                api_key: None,
+                limits: ClientLimits::default(),
+            },
+            policy,
+        )
+    }
+
+    pub fn at(model: String, endpoint: Endpoint, policy: RetryPolicy) -> Result<Self> {
         Ok(Self {
             model,
-            host: normalise_host(host),
-            http: HttpClient::new(policy)?,
+            host: endpoint.base_url,
+            http: HttpClient::with_limits(policy, endpoint.limits)?,
         })
     }
 
+    /// Settings from the config's entry for this model over `OLLAMA_HOST`.
+    pub fn configured(model: String, settings: &ModelSettings) -> Result<Self> {
+        Self::at(model, Endpoint::ollama(settings)?, RetryPolicy::from_env()?)
+    }
+
     pub fn from_env(model: String) -> Result<Self> {
-        Self::new(model, &ollama_host_env(), RetryPolicy::from_env()?)
+        Self::configured(model, &ModelSettings::default())
     }
 
     pub fn body(&self, request: &ChatRequest) -> Value {
@@ -54,8 +58,11 @@ impl OllamaChat {
             "stream": false,
             "options": options,
         });
-        if request.json {
-            body["format"] = json!("json");
+        // Ollama takes a JSON schema in `format` (0.5 and later) or the plain "json".
+        match &request.format {
+            ReplyFormat::Text => {}
+            ReplyFormat::Json => body["format"] = json!("json"),
+            ReplyFormat::Schema(schema) => body["format"] = schema.schema.clone(),
         }
         body
     }
@@ -69,7 +76,15 @@ impl ChatModel for OllamaChat {
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
         let url = format!("{}/api/chat", self.host);
-        let reply = self.http.post_json(&url, None, &self.body(request)).await?;
+        let tokens = if self.http.counts_tokens() {
+            estimated_tokens(request)
+        } else {
+            0
+        };
+        let reply = self
+            .http
+            .post_json_weighted(&url, None, &self.body(request), tokens)
+            .await?;
         let content = reply["message"]["content"]
             .as_str()
             .ok_or_else(|| anyhow!("{url}: reply has no message.content: {}", snippet(&reply)))?
@@ -82,20 +97,5 @@ impl ChatModel for OllamaChat {
                 completion_tokens: reply["eval_count"].as_u64().unwrap_or(0),
             },
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn hosts_gain_a_scheme() {
-        assert_eq!(
-            super::normalise_host("127.0.0.1:11434"),
-            "http://127.0.0.1:11434"
-        );
-        assert_eq!(
-            super::normalise_host("https://x.example/"),
-            "https://x.example"
-        );
     }
 }

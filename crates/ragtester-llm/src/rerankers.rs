@@ -107,7 +107,8 @@ pub(crate) fn grading_request(query: &str, passage: &str) -> ChatRequest {
         temperature: 0.0,
         max_tokens: Some(8),
         seed: None,
-        json: false,
+        format: ragtester_core::ReplyFormat::Text,
+        sample: 0,
         hint: None,
     }
 }

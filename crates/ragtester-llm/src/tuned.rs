@@ -7,19 +7,7 @@ use ragtester_core::{ChatModel, ChatRequest, ChatResponse};
 use std::sync::Arc;
 
 /// Settings for one LLM role; `None` leaves the request (or the provider's default) alone.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct RoleSettings {
-    /// Upper bound on reply tokens, applied where the request names none or a larger one.
-    pub max_tokens: Option<u32>,
-    pub temperature: Option<f32>,
-    pub seed: Option<u64>,
-}
-
-impl RoleSettings {
-    pub fn is_default(&self) -> bool {
-        *self == Self::default()
-    }
-}
+pub type RoleSettings = ragtester_core::Sampling;
 
 pub struct Tuned {
     pub inner: Arc<dyn ChatModel>,
@@ -105,7 +93,8 @@ mod tests {
             temperature: 0.0,
             max_tokens: None,
             seed: None,
-            json: false,
+            format: ragtester_core::ReplyFormat::Text,
+            sample: 0,
             hint: None,
         };
         tuned.chat(&req).await.unwrap();

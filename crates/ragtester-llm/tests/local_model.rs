@@ -28,7 +28,8 @@ fn request(question: &str, max_tokens: u32) -> ChatRequest {
         temperature: 0.0,
         max_tokens: Some(max_tokens),
         seed: None,
-        json: false,
+        format: ragtester_core::ReplyFormat::Text,
+        sample: 0,
         hint: None,
     }
 }

@@ -1,7 +1,8 @@
 //! The HTTP providers against a real scripted server on 127.0.0.1.
 
-use ragtester_core::{ChatModel, ChatRequest, Message};
-use ragtester_llm::http::RetryPolicy;
+use ragtester_core::{ChatModel, ChatRequest, Message, OutputSchema, ReplyFormat};
+use ragtester_llm::endpoint::Endpoint;
+use ragtester_llm::http::{ClientLimits, RateLimits, RetryPolicy};
 use ragtester_llm::{OllamaChat, OpenAiChat};
 use ragtester_testkit::{Reply, ScriptedServer};
 use std::time::{Duration, Instant};
@@ -17,6 +18,26 @@ fn fast_policy() -> RetryPolicy {
 }
 
 fn request(json: bool) -> ChatRequest {
+    request_as(if json {
+        ReplyFormat::Json
+    } else {
+        ReplyFormat::Text
+    })
+}
+
+fn schema() -> OutputSchema {
+    OutputSchema {
+        name: "answer".into(),
+        schema: serde_json::json!({
+            "type": "object",
+            "properties": { "answer": { "type": "string" } },
+            "required": ["answer"],
+            "additionalProperties": false
+        }),
+    }
+}
+
+fn request_as(format: ReplyFormat) -> ChatRequest {
     ChatRequest {
         messages: vec![
             Message::system("Answer from the context."),
@@ -25,7 +46,8 @@ fn request(json: bool) -> ChatRequest {
         temperature: 0.2,
         max_tokens: Some(64),
         seed: Some(7),
-        json,
+        format,
+        sample: 0,
         hint: None,
     }
 }
@@ -218,4 +240,106 @@ async fn a_429_storm_halves_requests_in_flight_then_success_grows_them() {
         client.post_json(&url, None, &body).await.unwrap();
     }
     assert_eq!(client.in_flight_limit(), max / 8 + 1);
+}
+
+#[tokio::test]
+async fn schemas_go_out_as_structured_output() {
+    let server = ScriptedServer::start().await;
+    openai(&server)
+        .chat(&request_as(ReplyFormat::Schema(schema())))
+        .await
+        .unwrap();
+    let format = &server.seen()[0].body["response_format"];
+    assert_eq!(format["type"], "json_schema");
+    assert_eq!(format["json_schema"]["name"], "answer");
+    assert_eq!(format["json_schema"]["strict"], true);
+    assert_eq!(format["json_schema"]["schema"], schema().schema);
+
+    let ollama =
+        OllamaChat::new("qwen3:8b".into(), &server.addr.to_string(), fast_policy()).unwrap();
+    ollama
+        .chat(&request_as(ReplyFormat::Schema(schema())))
+        .await
+        .unwrap();
+    assert_eq!(server.seen()[1].body["format"], schema().schema);
+}
+
+#[tokio::test]
+async fn a_server_refusing_schemas_gets_json_objects_from_then_on() {
+    let server = ScriptedServer::start().await;
+    server.push(Reply::status(
+        400,
+        r#"{"error":{"message":"Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model."}}"#,
+    ));
+    let model = openai(&server);
+    let reply = model
+        .chat(&request_as(ReplyFormat::Schema(schema())))
+        .await
+        .unwrap();
+    assert!(reply.content.starts_with("echo:"));
+    model
+        .chat(&request_as(ReplyFormat::Schema(schema())))
+        .await
+        .unwrap();
+    let seen = server.seen();
+    let kinds: Vec<&str> = seen
+        .iter()
+        .map(|r| r.body["response_format"]["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["json_schema", "json_object", "json_object"]);
+
+    // Any other 400 is the caller's error, reported once and not retried.
+    let server = ScriptedServer::start().await;
+    server.push(Reply::status(
+        400,
+        r#"{"error":{"message":"messages must not be empty"}}"#,
+    ));
+    let err = format!(
+        "{:#}",
+        openai(&server)
+            .chat(&request_as(ReplyFormat::Schema(schema())))
+            .await
+            .unwrap_err()
+    );
+    assert!(
+        err.contains("HTTP 400") && err.contains("messages must not be empty"),
+        "{err}"
+    );
+    assert_eq!(server.seen().len(), 1);
+}
+
+#[tokio::test]
+async fn a_tokens_per_minute_limit_holds_requests_back() {
+    let server = ScriptedServer::start().await;
+    // 6,000 tokens a minute = 100 a second. Each request weighs its prompt plus a 3,000-token reply cap:
+    // the first fits the minute's burst, the second must wait for about 0.6 s of refill.
+    let model = OpenAiChat::at(
+        "test-model".into(),
+        Endpoint {
+            base_url: server.openai_base(),
+            api_key: None,
+            limits: ClientLimits {
+                rate: RateLimits {
+                    requests_per_minute: None,
+                    tokens_per_minute: Some(6000),
+                },
+                ..Default::default()
+            },
+        },
+        fast_policy(),
+    )
+    .unwrap();
+    let mut req = request(false);
+    req.max_tokens = Some(3000);
+    let started = Instant::now();
+    model.chat(&req).await.unwrap();
+    let first = started.elapsed();
+    model.chat(&req).await.unwrap();
+    assert!(first < Duration::from_millis(400), "{first:?}");
+    assert!(
+        started.elapsed() >= Duration::from_millis(500),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(server.seen().len(), 2);
 }

@@ -467,7 +467,7 @@ impl DocWriter<'_> {
         };
         let mut request =
             ChatRequest::new(messages(kind, &doc.title, &section.text, language), hint);
-        request.json = true;
+        request.format = ragtester_core::ReplyFormat::Schema(crate::prompt::question_schema());
         let response = self
             .model
             .chat(&request)

@@ -2,8 +2,8 @@
 //! The rules are the paper's: clear questions, different aspects of the document, never answerable by yes
 //! or no, each with an expected answer and keywords.
 
-use ragtester_core::Message;
 use ragtester_core::chat::QuestionKind;
+use ragtester_core::{Message, OutputSchema};
 
 pub const PROMPT_VERSION: &str = "question-v1";
 
@@ -44,4 +44,21 @@ pub fn messages(kind: QuestionKind, title: &str, section: &str, language: &str) 
         Message::system(if zh { SYSTEM_ZH } else { SYSTEM_EN }),
         Message::user(user),
     ]
+}
+
+/// The reply's JSON schema, for providers with structured output (OpenAI's strict subset).
+pub fn question_schema() -> OutputSchema {
+    OutputSchema {
+        name: "test_question".into(),
+        schema: serde_json::json!({
+            "type": "object",
+            "properties": {
+                "question": { "type": "string" },
+                "answer": { "type": "string" },
+                "keywords": { "type": "array", "items": { "type": "string" } }
+            },
+            "required": ["question", "answer", "keywords"],
+            "additionalProperties": false
+        }),
+    }
 }

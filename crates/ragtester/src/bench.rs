@@ -81,7 +81,7 @@ pub fn retrieval(args: &BenchArgs<'_>) -> Result<()> {
         }
         if dense.is_none() && needs_dense {
             // No vector cache: index time is the embedder's real cost.
-            let embedder = ragtester_exec::embedder_for(args.embedder, None)?;
+            let embedder = ragtester_exec::embedder_for(args.embedder, None, &Default::default())?;
             let t = Instant::now();
             let ann = ragtester_retrieve::AnnSettings {
                 threshold: args.ann_threshold,

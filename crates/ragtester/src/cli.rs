@@ -3,8 +3,9 @@
 use crate::stages::{self, GenerateArgs, RunArgs};
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
-use ragtester_core::config::{MatrixSettings, PriceTable, ProjectConfig};
+use ragtester_core::config::{MatrixSettings, PriceTable, ProjectConfig, RunSettings};
 use ragtester_core::{ChunkStrategy, ChunkingSettings, Configuration, Generator, RetrieverKind};
+use ragtester_core::{ModelSettings, ModelTable, Sampling};
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -31,6 +32,12 @@ pub struct Cli {
     /// Sampling seed for every LLM call of this command, for providers that accept one.
     #[arg(long, global = true)]
     llm_seed: Option<u64>,
+    /// Requests per minute for every HTTP model the config file does not limit itself.
+    #[arg(long, global = true)]
+    requests_per_minute: Option<u32>,
+    /// Tokens per minute (prompt plus reply cap) for every HTTP model the config does not limit itself.
+    #[arg(long, global = true)]
+    tokens_per_minute: Option<u32>,
 }
 
 #[derive(Subcommand)]
@@ -225,6 +232,13 @@ struct RunCli {
     /// Print the cells and an estimate of the tokens the run would use, and run nothing.
     #[arg(long)]
     dry_run: bool,
+    /// Stop starting chat calls once they have cost this many US dollars (by the config's [prices]);
+    /// unrun cells are left for --resume.
+    #[arg(long)]
+    budget_usd: Option<f64>,
+    /// Stop starting chat calls once they have used this many tokens (prompt plus reply).
+    #[arg(long)]
+    budget_tokens: Option<u64>,
 }
 
 fn parse_generators(names: &[String]) -> Result<Vec<Generator>> {
@@ -242,8 +256,17 @@ fn parse_generators(names: &[String]) -> Result<Vec<Generator>> {
     Ok(out)
 }
 
+/// What a `run` runs and under which settings: the config file's, with flags over them.
+struct RunPlan {
+    configs: Vec<Configuration>,
+    concurrency: usize,
+    prices: PriceTable,
+    settings: RunSettings,
+    models: ModelTable,
+}
+
 /// The configurations of a `run`: the config file's matrix and targets, with flags overriding the matrix.
-fn configurations_from_flags(run: &RunCli) -> Result<(Vec<Configuration>, usize, PriceTable)> {
+fn configurations_from_flags(run: &RunCli) -> Result<RunPlan> {
     let flags_given = !(run.llms.is_empty()
         && run.embedders.is_empty()
         && run.retrievers.is_empty()
@@ -251,7 +274,7 @@ fn configurations_from_flags(run: &RunCli) -> Result<(Vec<Configuration>, usize,
         && run.top_k.is_empty()
         && run.chunk_tokens.is_empty()
         && run.chunkers.is_empty());
-    let (matrix, targets, concurrency, prices) = match &run.config {
+    let (matrix, targets, mut settings, prices, models) = match &run.config {
         Some(path) => {
             let config = ProjectConfig::load(path)?;
             // A file that declares only targets runs only them, unless matrix flags ask for the built-in too.
@@ -260,15 +283,34 @@ fn configurations_from_flags(run: &RunCli) -> Result<(Vec<Configuration>, usize,
                 (None, false, false) => None,
                 (None, _, _) => Some(MatrixSettings::default()),
             };
-            (matrix, config.target, config.run.concurrency, config.prices)
+            (
+                matrix,
+                config.target,
+                config.run,
+                config.prices,
+                config.models,
+            )
         }
         None => (
             Some(MatrixSettings::default()),
             Vec::new(),
-            4,
+            RunSettings::default(),
             PriceTable::new(),
+            ModelTable::new(),
         ),
     };
+    if let Some(usd) = run.budget_usd {
+        if !(usd.is_finite() && usd > 0.0) {
+            bail!("--budget-usd must be a positive number");
+        }
+        settings.budget_usd = Some(usd);
+    }
+    if let Some(tokens) = run.budget_tokens {
+        if tokens == 0 {
+            bail!("--budget-tokens must be at least 1");
+        }
+        settings.budget_tokens = Some(tokens);
+    }
     let mut configs = match matrix {
         Some(mut m) => {
             apply_flags(&mut m, run)?;
@@ -280,11 +322,17 @@ fn configurations_from_flags(run: &RunCli) -> Result<(Vec<Configuration>, usize,
         t.validate()?;
         configs.push(Configuration::for_target(t));
     }
-    let concurrency = run.concurrency.unwrap_or(concurrency);
+    let concurrency = run.concurrency.unwrap_or(settings.concurrency);
     if concurrency == 0 {
         bail!("--concurrency must be at least 1");
     }
-    Ok((configs, concurrency, prices))
+    Ok(RunPlan {
+        configs,
+        concurrency,
+        prices,
+        settings,
+        models,
+    })
 }
 
 fn apply_flags(matrix: &mut MatrixSettings, run: &RunCli) -> Result<()> {
@@ -336,12 +384,19 @@ fn apply_flags(matrix: &mut MatrixSettings, run: &RunCli) -> Result<()> {
 }
 
 pub async fn dispatch(cli: Cli) -> Result<u8> {
-    let settings = ragtester_llm::RoleSettings {
+    let flags = Sampling {
         max_tokens: cli.max_tokens,
         temperature: cli.temperature,
         seed: cli.llm_seed,
     };
-    let models = stages::Models::new(!cli.no_cache, cli.refresh_cache, settings)?;
+    flags.validate("--temperature/--max-tokens")?;
+    let fallback = ModelSettings {
+        requests_per_minute: cli.requests_per_minute,
+        tokens_per_minute: cli.tokens_per_minute,
+        ..Default::default()
+    };
+    fallback.validate("--requests-per-minute/--tokens-per-minute")?;
+    let models = stages::Models::new(!cli.no_cache, cli.refresh_cache, flags, fallback)?;
     let models = &models;
     match cli.command {
         Command::Ingest {
@@ -371,13 +426,16 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 section_tokens: g.section_tokens,
                 seed: g.seed,
                 concurrency: g.concurrency,
+                sampling: Sampling::default(),
             };
             let cases = stages::generate(&docs, &args, &g.out, models).await?;
             eprintln!("wrote {} cases to {}", cases.len(), g.out.display());
             Ok(if failed > 0 { crate::EXIT_PARTIAL } else { 0 })
         }
         Command::Run(run) => {
-            let (configs, concurrency, prices) = configurations_from_flags(&run)?;
+            let plan = configurations_from_flags(&run)?;
+            models.configure(&plan.models);
+            let budget = stages::budget_of(&plan.settings, &plan.prices);
             let (docs, failed) = stages::ingest(&run.docs)?;
             let cases: Vec<ragtester_core::TestCase> = ragtester_core::read_jsonl(&run.suite)
                 .with_context(|| format!("cannot read suite {}", run.suite.display()))?;
@@ -385,24 +443,32 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 bail!("suite {} holds no cases", run.suite.display());
             }
             if run.dry_run {
-                print!("{}", stages::estimate(&cases, &configs, &prices));
+                print!(
+                    "{}",
+                    stages::estimate(&cases, &plan.configs, &plan.prices, &plan.settings)
+                );
                 return Ok(0);
             }
-            stages::save_prices(&run.out, &prices)?;
-            let errors = stages::run(
+            stages::save_prices(&run.out, &plan.prices)?;
+            let outcome = stages::run(
                 &RunArgs {
                     quiet: run.quiet,
                     docs: &docs,
                     cases: &cases,
-                    configs: &configs,
+                    configs: &plan.configs,
                     out: &run.out,
-                    concurrency,
+                    concurrency: plan.concurrency,
                     resume: run.resume,
+                    sampling: plan.settings.sampling,
+                    budget,
                 },
                 models,
             )
             .await?;
-            Ok(if failed > 0 || errors > 0 {
+            if outcome.over_budget > 0 {
+                return Ok(crate::EXIT_BUDGET);
+            }
+            Ok(if failed > 0 || outcome.errors > 0 {
                 crate::EXIT_PARTIAL
             } else {
                 0
@@ -413,7 +479,8 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             judges,
             concurrency,
         } => {
-            let errors = stages::judge(&run_dir, &judges, concurrency, models).await?;
+            let errors =
+                stages::judge(&run_dir, &judges, concurrency, Sampling::default(), models).await?;
             Ok(if errors > 0 { crate::EXIT_PARTIAL } else { 0 })
         }
         Command::Report {
@@ -518,6 +585,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 judge: Default::default(),
                 run: Default::default(),
                 prices: Default::default(),
+                models: Default::default(),
             };
             project.generation.n_test = 8;
             stages::full_pipeline(&[corpus], &project, &out, models).await

@@ -7,6 +7,7 @@
 mod bench;
 mod bundled;
 mod cli;
+mod models;
 mod stages;
 
 use clap::Parser;
@@ -20,6 +21,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub const EXIT_PARTIAL: u8 = 3;
 pub const EXIT_THRESHOLD: u8 = 4;
+/// The run stopped at its budget; `--resume` with a larger one finishes it.
+pub const EXIT_BUDGET: u8 = 5;
 
 fn main() -> ExitCode {
     tracing_subscriber::fmt()

@@ -16,75 +16,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Chat models by spec, behind the persistent response cache unless it is switched off, with the command's
-/// generation settings applied. Each spec is built once: a local model's weights are loaded a single time
-/// however many roles and configurations use it.
-pub struct Models {
-    cache: Option<Arc<ragtester_store::ResponseStore>>,
-    refresh: bool,
-    settings: ragtester_llm::RoleSettings,
-    built: std::sync::Mutex<HashMap<String, Arc<dyn ragtester_core::ChatModel>>>,
-}
-
-impl Models {
-    pub fn new(
-        use_cache: bool,
-        refresh: bool,
-        settings: ragtester_llm::RoleSettings,
-    ) -> Result<Self> {
-        let cache = if use_cache {
-            let path = cache_dir().join("responses.sqlite");
-            Some(Arc::new(ragtester_store::ResponseStore::open(&path)?))
-        } else {
-            None
-        };
-        Ok(Self {
-            cache,
-            refresh,
-            settings,
-            built: Default::default(),
-        })
-    }
-
-    /// A folder of the cache (`embeddings`, `indexes`), unless caching is switched off.
-    pub fn cache_subdir(&self, name: &str) -> Option<PathBuf> {
-        self.cache.as_ref().map(|_| cache_dir().join(name))
-    }
-
-    pub fn get(&self, spec: &str) -> Result<Arc<dyn ragtester_core::ChatModel>> {
-        let mut built = self.built.lock().expect("model table poisoned");
-        if let Some(model) = built.get(spec) {
-            return Ok(model.clone());
-        }
-        let model = ragtester_llm::chat_model_for(spec)?;
-        let model = match &self.cache {
-            Some(cache) => Arc::new(ragtester_llm::CachedChat {
-                inner: model,
-                cache: cache.clone(),
-                refresh: self.refresh,
-            }),
-            None => model,
-        };
-        // Outside the cache, so cache keys include the settings actually sent.
-        let model = ragtester_llm::Tuned::wrap(model, self.settings);
-        built.insert(spec.to_string(), model.clone());
-        Ok(model)
-    }
-}
-
-/// `RAGTESTER_CACHE_DIR`, else `$XDG_CACHE_HOME/ragtester`, else `~/.cache/ragtester`.
-fn cache_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("RAGTESTER_CACHE_DIR") {
-        return PathBuf::from(dir);
-    }
-    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
-        return PathBuf::from(dir).join("ragtester");
-    }
-    std::env::var_os("HOME").map_or_else(
-        || PathBuf::from(".ragtester-cache"),
-        |h| PathBuf::from(h).join(".cache/ragtester"),
-    )
-}
+pub use crate::models::Models;
 
 /// Ingest inputs with the default options, printing each failure. Errors when no document could be read.
 pub fn ingest(paths: &[PathBuf]) -> Result<(Vec<Document>, usize)> {
@@ -133,6 +65,7 @@ pub struct GenerateArgs {
     pub section_tokens: usize,
     pub seed: u64,
     pub concurrency: usize,
+    pub sampling: ragtester_core::Sampling,
 }
 
 /// Generate the suite (ragtester first, so the baseline can match its counts), write it and its report.
@@ -148,7 +81,9 @@ pub async fn generate(
     if args.section_tokens < 16 {
         bail!("--section-tokens must be at least 16");
     }
-    let model = models.get(&args.llm).context("question generator")?;
+    let model = models
+        .for_role(&args.llm, args.sampling, None)
+        .context("question generator")?;
     let mut generators = args.generators.clone();
     generators.sort();
     let mut cases = Vec::new();
@@ -224,6 +159,18 @@ pub struct RunArgs<'a> {
     pub out: &'a Path,
     pub concurrency: usize,
     pub resume: bool,
+    /// Sampling of the system under test.
+    pub sampling: ragtester_core::Sampling,
+    /// What the run's chat calls may spend.
+    pub budget: Option<Arc<ragtester_llm::Budget>>,
+}
+
+/// How a run ended.
+pub struct RunOutcome {
+    /// Cells recorded with an error.
+    pub errors: usize,
+    /// Cells left unrun because the budget was spent.
+    pub over_budget: usize,
 }
 
 /// What a run is: its documents, cases and configurations. Resuming into a different run is refused.
@@ -234,8 +181,8 @@ fn manifest(args: &RunArgs<'_>) -> String {
     stable_id("manifest", &(docs, cases, configs))
 }
 
-/// Execute the matrix. Returns the number of cells that ended in an error.
-pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<usize> {
+/// Execute the matrix.
+pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<RunOutcome> {
     let known: std::collections::HashSet<&str> = args.docs.iter().map(|d| d.id.as_str()).collect();
     let foreign = args
         .cases
@@ -250,10 +197,12 @@ pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<usize> {
     }
     let embedding_cache = models.cache_subdir("embeddings");
     let index_cache = models.cache_subdir("indexes");
+    let model_settings = models.table();
     let factories = ragtester_exec::Factories {
-        chat: &|spec| models.get(spec),
+        chat: &|spec| models.for_role(spec, args.sampling, args.budget.as_ref()),
         embedding_cache: embedding_cache.as_deref(),
         index_cache: index_cache.as_deref(),
+        model_settings: &model_settings,
     };
     // Index building embeds every chunk on the CPU: keep it off the async workers' schedule.
     let pipelines = tokio::task::block_in_place(|| {
@@ -296,7 +245,7 @@ pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<usize> {
         total.saturating_sub(done)
     );
     let progress = progress_reporter(args.quiet);
-    let answers = ragtester_exec::execute(
+    let (answers, counts) = ragtester_exec::execute(
         &pipelines,
         args.cases,
         &store,
@@ -311,7 +260,18 @@ pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<usize> {
         answers.len(),
         args.out.join("answers.jsonl").display()
     );
-    Ok(errors)
+    if counts.over_budget > 0 {
+        let spent = args.budget.as_ref().map(|b| b.spent()).unwrap_or_default();
+        eprintln!(
+            "budget spent ({} tokens, ${:.4} in {} calls): {} cells were not run; raise the budget and \
+             pass --resume to finish",
+            spent.tokens, spent.usd, spent.calls, counts.over_budget
+        );
+    }
+    Ok(RunOutcome {
+        errors,
+        over_budget: counts.over_budget,
+    })
 }
 
 /// A progress bar with rate, ETA, errors and cache hits on a terminal; a plain line every tenth otherwise;
@@ -355,6 +315,7 @@ pub fn estimate(
     cases: &[TestCase],
     configs: &[Configuration],
     prices: &ragtester_core::config::PriceTable,
+    run: &ragtester_core::config::RunSettings,
 ) -> String {
     use ragtester_core::tokens::count_tokens;
     /// Tokens assumed for each reply: the extractive answers of the spec's rubric rarely need more.
@@ -397,6 +358,26 @@ pub fn estimate(
         all_reply,
         all_cost.map_or(String::new(), |x| format!(", ~${x:.4} for the priced models"))
     ));
+    let over_tokens = run
+        .budget_tokens
+        .filter(|&t| (all_prompt + all_reply) as u64 > t);
+    let over_usd = run.budget_usd.filter(|&u| all_cost.is_some_and(|c| c > u));
+    if let Some(t) = over_tokens {
+        out.push_str(&format!(
+            "budget: the estimate exceeds the {t}-token cap; the run will stop when it is spent (--resume continues)\n"
+        ));
+    }
+    if let Some(u) = over_usd {
+        out.push_str(&format!(
+            "budget: the estimate exceeds the ${u:.4} cap; the run will stop when it is spent (--resume continues)\n"
+        ));
+    }
+    if (run.budget_tokens.is_some() || run.budget_usd.is_some())
+        && over_tokens.is_none()
+        && over_usd.is_none()
+    {
+        out.push_str("budget: the estimate fits the cap\n");
+    }
     out
 }
 
@@ -405,6 +386,7 @@ pub async fn judge(
     run_dir: &Path,
     judge_specs: &[String],
     concurrency: usize,
+    sampling: ragtester_core::Sampling,
     models: &Models,
 ) -> Result<usize> {
     if judge_specs.is_empty() {
@@ -416,7 +398,11 @@ pub async fn judge(
         read_jsonl(&run_dir.join("answers.jsonl")).context("has `ragtester run` finished here?")?;
     let judges: Vec<Arc<dyn ragtester_core::ChatModel>> = judge_specs
         .iter()
-        .map(|s| models.get(s).with_context(|| format!("judge `{s}`")))
+        .map(|s| {
+            models
+                .for_role(s, sampling, None)
+                .with_context(|| format!("judge `{s}`"))
+        })
         .collect::<Result<_>>()?;
     let verdicts = ragtester_judge::judge_all(&cases, &answers, &judges, concurrency).await;
     let store = RunStore::open(run_dir)?;
@@ -512,6 +498,18 @@ pub fn save_prices(run_dir: &Path, prices: &ragtester_core::config::PriceTable) 
     )
 }
 
+/// The budget a `[run]` section declares, if any.
+pub fn budget_of(
+    run: &ragtester_core::config::RunSettings,
+    prices: &ragtester_core::config::PriceTable,
+) -> Option<Arc<ragtester_llm::Budget>> {
+    let limits = ragtester_llm::BudgetLimits {
+        usd: run.budget_usd,
+        tokens: run.budget_tokens,
+    };
+    (!limits.is_unlimited()).then(|| ragtester_llm::Budget::new(limits, prices.clone()))
+}
+
 /// Files a pipeline writes into its output folder; removed before a fresh `test` or `demo` run there.
 const RUN_FILES: &[&str] = &[
     "documents.jsonl",
@@ -538,6 +536,7 @@ pub async fn full_pipeline(
     models: &Models,
 ) -> Result<u8> {
     project.validate()?;
+    models.configure(&project.models);
     for f in RUN_FILES {
         let p = out.join(f);
         if p.exists() {
@@ -557,13 +556,14 @@ pub async fn full_pipeline(
             section_tokens: g.section_tokens,
             seed: g.seed,
             concurrency: project.run.concurrency,
+            sampling: g.sampling,
         },
         &out.join("suite.jsonl"),
         models,
     )
     .await?;
     let configs = project.configurations()?;
-    let exec_errors = run(
+    let outcome = run(
         &RunArgs {
             quiet: false,
             docs: &docs,
@@ -572,12 +572,30 @@ pub async fn full_pipeline(
             out,
             concurrency: project.run.concurrency,
             resume: false,
+            sampling: project.run.sampling,
+            budget: budget_of(&project.run, &project.prices),
         },
         models,
     )
     .await?;
     save_prices(out, &project.prices)?;
-    let judge_errors = judge(out, &project.judge.judges, project.run.concurrency, models).await?;
+    if outcome.over_budget > 0 {
+        // Judging a partial run would report a matrix that was not run: stop, so the run can be resumed.
+        bail!(
+            "the run stopped at its budget with {} cells unrun; resume it with `ragtester run --resume`, \
+             then judge and report",
+            outcome.over_budget
+        );
+    }
+    let exec_errors = outcome.errors;
+    let judge_errors = judge(
+        out,
+        &project.judge.judges,
+        project.run.concurrency,
+        project.judge.sampling,
+        models,
+    )
+    .await?;
     let summary = report(out)?;
     println!();
     print!("{}", ragtester_report::render_table(&summary));

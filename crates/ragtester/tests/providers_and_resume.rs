@@ -356,3 +356,154 @@ fn the_response_cache_answers_reruns_and_can_be_refreshed() {
     assert_eq!(server.seen().len(), asked + 2 * n);
     assert!(uncached.iter().all(|a| !a.cached));
 }
+
+#[test]
+fn a_spent_budget_stops_the_run_and_resume_finishes_it() {
+    let server = ScriptedServer::start_in_background();
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite(tmp.path());
+    let out_dir = tmp.path().join("run");
+    let cases: Vec<ragtester_core::TestCase> = read_jsonl(&suite).unwrap();
+    let cells = cases.len() * 2;
+    // Every scripted reply uses 18 tokens: a 180-token cap allows ten calls, plus the two in flight.
+    let mut args = run_args(&suite, &out_dir);
+    args.extend(["--no-cache", "--budget-tokens", "180"].map(String::from));
+    let out = bin()
+        .args(&args)
+        .env("OPENAI_BASE_URL", server.openai_base())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{stderr}");
+    assert!(stderr.contains("cells were not run"), "{stderr}");
+    let first = read_jsonl::<Answer>(&out_dir.join("answers.jsonl")).unwrap();
+    let calls = server.seen().len();
+    assert!((10..=12).contains(&calls), "{calls} calls");
+    assert_eq!(first.len(), calls, "every call made is a recorded answer");
+    assert!(
+        first.iter().all(|a| a.error.is_none()),
+        "no budget refusal is recorded as an answer"
+    );
+
+    let mut args = run_args(&suite, &out_dir);
+    args.extend(["--no-cache", "--resume", "--budget-tokens", "100000"].map(String::from));
+    run_ok(&args, &server.openai_base());
+    let all = read_jsonl::<Answer>(&out_dir.join("answers.jsonl")).unwrap();
+    assert_eq!(all.len(), cells);
+    assert_eq!(server.seen().len(), cells, "no cell was asked twice");
+}
+
+#[test]
+fn config_settings_reach_the_provider() {
+    let server = ScriptedServer::start_in_background();
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite(tmp.path());
+    let config = tmp.path().join("ragtester.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"
+[matrix]
+llm = ["openai:scripted"]
+retriever = ["bm25"]
+top_k = [2]
+
+[run]
+concurrency = 2
+sampling = {{ temperature = 0.3, seed = 11, max_tokens = 40 }}
+
+[models."openai:scripted"]
+base_url = "{}"
+api_key_env = "RAGTESTER_TEST_SCRIPTED_KEY"
+requests_per_minute = 6000
+"#,
+            server.openai_base()
+        ),
+    )
+    .unwrap();
+    let out_dir = tmp.path().join("run");
+    let out = bin()
+        .args([
+            "run",
+            "--docs",
+            corpus().to_str().unwrap(),
+            "--suite",
+            suite.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+            "--no-cache",
+        ])
+        // The config's base URL wins over the environment's, which points nowhere.
+        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+        .env("RAGTESTER_TEST_SCRIPTED_KEY", "sk-from-config")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen = server.seen();
+    assert!(!seen.is_empty());
+    for request in &seen {
+        assert_eq!(request.headers["authorization"], "Bearer sk-from-config");
+        assert!((request.body["temperature"].as_f64().unwrap() - 0.3).abs() < 1e-6);
+        assert_eq!(request.body["seed"], 11);
+        assert_eq!(request.body["max_tokens"], 40);
+    }
+    // A flag overrides the role's setting.
+    let before = server.seen().len();
+    let out = bin()
+        .args([
+            "--temperature",
+            "0.9",
+            "run",
+            "--docs",
+            corpus().to_str().unwrap(),
+            "--suite",
+            suite.to_str().unwrap(),
+            "--out",
+            tmp.path().join("run2").to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+            "--no-cache",
+        ])
+        .env("RAGTESTER_TEST_SCRIPTED_KEY", "sk-from-config")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen = server.seen();
+    assert!(
+        seen[before..].iter().all(
+            |r| (r.body["temperature"].as_f64().unwrap() - 0.9).abs() < 1e-6
+                && r.body["seed"] == 11
+        )
+    );
+    // A key variable that is not set is named.
+    let out = bin()
+        .args([
+            "run",
+            "--docs",
+            corpus().to_str().unwrap(),
+            "--suite",
+            suite.to_str().unwrap(),
+            "--out",
+            tmp.path().join("run3").to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+        ])
+        .env_remove("RAGTESTER_TEST_SCRIPTED_KEY")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("RAGTESTER_TEST_SCRIPTED_KEY"),
+        "{stderr}"
+    );
+}

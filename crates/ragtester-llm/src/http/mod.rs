@@ -1,12 +1,15 @@
 //! The HTTP client every provider shares: JSON POST with a per-request timeout and retries with exponential
 //! back-off and jitter that honour `Retry-After`. What is retried: connection failures, timeouts, 408, 429,
 //! 5xx, and bodies that are not the JSON they claim to be (proxies truncate). What is not: other 4xx, which
-//! a retry cannot fix. Requests in flight per client adapt: halved on 429, grown back on success.
+//! a retry cannot fix. Requests in flight per client adapt: halved on 429, grown back on success; optional
+//! requests- and tokens-per-minute limits hold requests back before they are sent.
 
 mod limit;
+mod rate;
 mod retry;
 
 pub use limit::AdaptiveLimit;
+pub use rate::{RateLimits, Throttle};
 pub use retry::{RetryPolicy, parse_retry_after};
 
 use anyhow::{Result, anyhow};
@@ -17,6 +20,24 @@ pub struct HttpClient {
     client: reqwest::Client,
     policy: RetryPolicy,
     limit: AdaptiveLimit,
+    throttle: Throttle,
+}
+
+/// How hard one client may press its server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientLimits {
+    /// Requests in flight before any 429 says otherwise.
+    pub max_in_flight: usize,
+    pub rate: RateLimits,
+}
+
+impl Default for ClientLimits {
+    fn default() -> Self {
+        Self {
+            max_in_flight: MAX_IN_FLIGHT,
+            rate: RateLimits::default(),
+        }
+    }
 }
 
 /// Requests one provider may have in flight before any 429 says otherwise.
@@ -28,8 +49,34 @@ enum Attempt {
         error: String,
         after: Option<Duration>,
     },
-    Fatal(String),
+    Fatal(StatusError),
 }
+
+/// A reply a retry cannot fix (a 4xx other than 408 and 429), kept typed so a provider can react to it
+/// (fall back from structured output a server does not support).
+#[derive(Debug, Clone)]
+pub struct StatusError {
+    pub url: String,
+    pub status: u16,
+    /// The start of the reply body.
+    pub body: String,
+}
+
+impl std::fmt::Display for StatusError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let reason = reqwest::StatusCode::from_u16(self.status)
+            .ok()
+            .and_then(|s| s.canonical_reason())
+            .unwrap_or("");
+        write!(
+            f,
+            "{}: HTTP {} {reason}: {}",
+            self.url, self.status, self.body
+        )
+    }
+}
+
+impl std::error::Error for StatusError {}
 
 impl HttpClient {
     /// How many requests this client currently lets into flight.
@@ -38,6 +85,10 @@ impl HttpClient {
     }
 
     pub fn new(policy: RetryPolicy) -> Result<Self> {
+        Self::with_limits(policy, ClientLimits::default())
+    }
+
+    pub fn with_limits(policy: RetryPolicy, limits: ClientLimits) -> Result<Self> {
         let client = reqwest::Client::builder()
             .timeout(policy.timeout)
             .connect_timeout(policy.timeout.min(Duration::from_secs(10)))
@@ -46,18 +97,41 @@ impl HttpClient {
         Ok(Self {
             client,
             policy,
-            limit: AdaptiveLimit::new(MAX_IN_FLIGHT),
+            limit: AdaptiveLimit::new(limits.max_in_flight),
+            throttle: Throttle::new(limits.rate),
         })
+    }
+
+    /// Whether a tokens-per-minute limit applies (callers then estimate each request's tokens).
+    pub fn counts_tokens(&self) -> bool {
+        self.throttle.counts_tokens()
     }
 
     /// POST `body` as JSON and return the JSON reply, retrying as the policy allows.
     pub async fn post_json(&self, url: &str, bearer: Option<&str>, body: &Value) -> Result<Value> {
+        self.post_json_weighted(url, bearer, body, 0).await
+    }
+
+    /// [`Self::post_json`] for a request expected to use `tokens` tokens of a tokens-per-minute limit.
+    pub async fn post_json_weighted(
+        &self,
+        url: &str,
+        bearer: Option<&str>,
+        body: &Value,
+        tokens: u32,
+    ) -> Result<Value> {
         let mut headers = vec![("content-type".to_string(), "application/json".to_string())];
         if let Some(key) = bearer {
             headers.push(("authorization".into(), format!("Bearer {key}")));
         }
-        self.send_json(reqwest::Method::POST, url, &headers, Some(body.to_string()))
-            .await
+        self.send_weighted(
+            reqwest::Method::POST,
+            url,
+            &headers,
+            Some(body.to_string()),
+            tokens,
+        )
+        .await
     }
 
     /// Send a request with a ready body and return the JSON reply, retrying as the policy allows.
@@ -68,8 +142,21 @@ impl HttpClient {
         headers: &[(String, String)],
         body: Option<String>,
     ) -> Result<Value> {
+        self.send_weighted(method, url, headers, body, 0).await
+    }
+
+    async fn send_weighted(
+        &self,
+        method: reqwest::Method,
+        url: &str,
+        headers: &[(String, String)],
+        body: Option<String>,
+        tokens: u32,
+    ) -> Result<Value> {
         let mut last = String::new();
         for attempt in 1..=self.policy.max_attempts {
+            // Every attempt is a request the provider counts; wait for the rate before taking a place.
+            self.throttle.admit(tokens).await;
             let outcome = {
                 // Held only while the request is out: back-off waits do not occupy a place in flight.
                 let _slot = self.limit.acquire().await;
@@ -81,7 +168,7 @@ impl HttpClient {
                     self.limit.on_success();
                     return Ok(v);
                 }
-                Attempt::Fatal(e) => return Err(anyhow!("{url}: {e}")),
+                Attempt::Fatal(e) => return Err(e.into()),
                 Attempt::Retry { error, after } => {
                     if error.starts_with("HTTP 429") {
                         self.limit.on_rate_limited();
@@ -166,7 +253,11 @@ impl HttpClient {
             };
         }
         if !status.is_success() {
-            return Attempt::Fatal(format!("HTTP {status}: {snippet}"));
+            return Attempt::Fatal(StatusError {
+                url: url.to_string(),
+                status: status.as_u16(),
+                body: snippet,
+            });
         }
         match serde_json::from_str::<Value>(&text) {
             Ok(v) => Attempt::Done(v),

@@ -1,0 +1,129 @@
+//! Where a provider's model lives and how hard it may be pressed: the config file's `[models."SPEC"]`
+//! settings over the environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `OLLAMA_HOST`).
+
+use crate::http::{ClientLimits, MAX_IN_FLIGHT, RateLimits};
+use anyhow::{Result, bail};
+use ragtester_core::ModelSettings;
+
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    /// Base URL without a trailing slash.
+    pub base_url: String,
+    pub api_key: Option<String>,
+    pub limits: ClientLimits,
+}
+
+impl Endpoint {
+    /// An OpenAI-compatible server: `base_url` else `OPENAI_BASE_URL` else OpenAI; the key from the
+    /// variable `api_key_env` names, else `OPENAI_API_KEY` (unset or empty: none, as local servers want).
+    pub fn openai(settings: &ModelSettings) -> Result<Self> {
+        let (env_base, env_key) = openai_env();
+        let api_key = match &settings.api_key_env {
+            Some(var) => match std::env::var(var) {
+                Ok(key) if !key.is_empty() => Some(key),
+                _ => bail!("api_key_env names `{var}`, which is not set in the environment"),
+            },
+            None => env_key,
+        };
+        Ok(Self {
+            base_url: settings
+                .base_url
+                .clone()
+                .unwrap_or(env_base)
+                .trim_end_matches('/')
+                .to_string(),
+            api_key,
+            limits: limits(settings),
+        })
+    }
+
+    /// An Ollama server: `base_url` else `OLLAMA_HOST` (which may omit the scheme) else Ollama's default.
+    pub fn ollama(settings: &ModelSettings) -> Result<Self> {
+        if settings.api_key_env.is_some() {
+            bail!(
+                "Ollama takes no API key: remove api_key_env, or use openai:MODEL with Ollama's /v1"
+            );
+        }
+        let host = settings.base_url.clone().unwrap_or_else(ollama_host_env);
+        Ok(Self {
+            base_url: normalise_host(&host),
+            api_key: None,
+            limits: limits(settings),
+        })
+    }
+}
+
+fn limits(settings: &ModelSettings) -> ClientLimits {
+    ClientLimits {
+        max_in_flight: settings.max_in_flight.unwrap_or(MAX_IN_FLIGHT),
+        rate: RateLimits {
+            requests_per_minute: settings.requests_per_minute,
+            tokens_per_minute: settings.tokens_per_minute,
+        },
+    }
+}
+
+/// `OPENAI_BASE_URL` (default `https://api.openai.com/v1`) and `OPENAI_API_KEY` (unset or empty: none).
+pub(crate) fn openai_env() -> (String, Option<String>) {
+    let base =
+        std::env::var("OPENAI_BASE_URL").unwrap_or_else(|_| "https://api.openai.com/v1".into());
+    let key = std::env::var("OPENAI_API_KEY")
+        .ok()
+        .filter(|k| !k.is_empty());
+    (base, key)
+}
+
+/// `OLLAMA_HOST`, Ollama's own default when unset.
+pub(crate) fn ollama_host_env() -> String {
+    std::env::var("OLLAMA_HOST").unwrap_or_else(|_| "127.0.0.1:11434".into())
+}
+
+pub fn normalise_host(host: &str) -> String {
+    let host = host.trim().trim_end_matches('/');
+    if host.starts_with("http://") || host.starts_with("https://") {
+        host.to_string()
+    } else {
+        format!("http://{host}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_gain_a_scheme() {
+        assert_eq!(normalise_host("127.0.0.1:11434"), "http://127.0.0.1:11434");
+        assert_eq!(normalise_host("https://x.example/"), "https://x.example");
+    }
+
+    #[test]
+    fn settings_override_the_environment() {
+        let settings = ModelSettings {
+            base_url: Some("http://127.0.0.1:9/v1/".into()),
+            requests_per_minute: Some(30),
+            max_in_flight: Some(4),
+            ..Default::default()
+        };
+        let e = Endpoint::openai(&settings).unwrap();
+        assert_eq!(e.base_url, "http://127.0.0.1:9/v1");
+        assert_eq!(e.limits.max_in_flight, 4);
+        assert_eq!(e.limits.rate.requests_per_minute, Some(30));
+        let missing = ModelSettings {
+            api_key_env: Some("RAGTESTER_TEST_KEY_THAT_IS_NEVER_SET".into()),
+            ..Default::default()
+        };
+        let err = Endpoint::openai(&missing).unwrap_err().to_string();
+        assert!(
+            err.contains("RAGTESTER_TEST_KEY_THAT_IS_NEVER_SET"),
+            "{err}"
+        );
+        assert!(Endpoint::ollama(&missing).is_err());
+        let ollama = Endpoint::ollama(&ModelSettings {
+            base_url: Some("http://127.0.0.1:11500".into()),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(ollama.base_url, "http://127.0.0.1:11500");
+    }
+}
