@@ -10,6 +10,7 @@ use ragtester_retrieve::Scope;
 use ragtester_store::RunStore;
 use std::sync::Arc;
 use std::time::Instant;
+use tokio::sync::Semaphore;
 
 /// Called after each finished cell with the counts so far.
 pub type Progress = dyn Fn(&Counts) + Send + Sync;
@@ -36,7 +37,9 @@ enum Cell {
 /// cells a spent budget left unrun).
 ///
 /// Each cell runs as a task of its own, so retrieval and prompt building (CPU) spread over the runtime's
-/// workers instead of delaying the network waits of the cells polled beside them.
+/// workers instead of delaying the network waits of the cells polled beside them. `concurrency` bounds the
+/// model (or target) calls in flight; up to as many cells again retrieve ahead of their turn, so a call that
+/// finishes is replaced by one whose prompt is ready, not by one that must retrieve first.
 pub async fn execute(
     pipelines: &[Arc<Pipeline>],
     cases: &[TestCase],
@@ -53,13 +56,15 @@ pub async fn execute(
         total: pending.len(),
         ..Counts::default()
     };
+    let calls = Arc::new(Semaphore::new(concurrency.max(1)));
     let mut stream = futures::stream::iter(pending)
         .map(|(p, c)| {
             let pipeline = pipelines[p].clone();
             let case = cases[c].clone();
-            tokio::spawn(async move { answer_cell(&pipeline, &case).await })
+            let calls = calls.clone();
+            tokio::spawn(async move { answer_cell(&pipeline, &case, &calls).await })
         })
-        .buffer_unordered(concurrency.max(1));
+        .buffer_unordered(concurrency.max(1) * 2);
     while let Some(joined) = stream.next().await {
         match joined.map_err(|e| anyhow::anyhow!("a cell task failed: {e}"))? {
             Cell::Answered(answer) => {
@@ -95,7 +100,7 @@ pub async fn execute(
     Ok((answers, counts))
 }
 
-async fn answer_cell(pipeline: &Pipeline, case: &TestCase) -> Cell {
+async fn answer_cell(pipeline: &Pipeline, case: &TestCase, calls: &Semaphore) -> Cell {
     let mut answer = Answer {
         schema_version: ragtester_core::SCHEMA_VERSION,
         case_id: case.id.clone(),
@@ -120,10 +125,15 @@ async fn answer_cell(pipeline: &Pipeline, case: &TestCase) -> Cell {
             chunks,
             retriever.clone(),
             model.as_ref(),
+            calls,
         )
         .await
         .is_err(),
         System::External { target, documents } => {
+            let _call = calls
+                .acquire()
+                .await
+                .expect("the semaphore is never closed");
             external(&mut answer, target.as_ref(), documents, &case.query).await;
             false
         }
@@ -167,6 +177,7 @@ async fn built_in(
     chunks: &[ragtester_core::Chunk],
     retriever: std::sync::Arc<dyn ragtester_retrieve::Retriever>,
     model: &dyn ragtester_core::ChatModel,
+    calls: &Semaphore,
 ) -> Result<(), OverBudget> {
     let started = Instant::now();
     // Retrieval may run a model on the CPU (a query embedding, a cross-encoder): off the async workers.
@@ -212,6 +223,10 @@ async fn built_in(
             contexts: answer.contexts.clone(),
         },
     );
+    let _call = calls
+        .acquire()
+        .await
+        .expect("the semaphore is never closed");
     let generation_started = Instant::now();
     match model.chat(&request).await {
         Ok(response) => {

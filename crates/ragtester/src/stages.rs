@@ -245,6 +245,7 @@ pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<RunOutcome> {
         total.saturating_sub(done)
     );
     let progress = progress_reporter(args.quiet);
+    let started = std::time::Instant::now();
     let (answers, counts) = ragtester_exec::execute(
         &pipelines,
         args.cases,
@@ -253,6 +254,13 @@ pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<RunOutcome> {
         progress.as_ref(),
     )
     .await?;
+    let seconds = started.elapsed().as_secs_f64();
+    eprintln!(
+        "ran {} cells in {seconds:.2} s ({:.1} cells/s; {} served from the cache)",
+        counts.done,
+        counts.done as f64 / seconds.max(1e-9),
+        counts.cached
+    );
     write_jsonl_atomic(&args.out.join("answers.jsonl"), &answers)?;
     let errors = answers.iter().filter(|a| a.error.is_some()).count();
     eprintln!(

@@ -157,11 +157,13 @@ impl HttpClient {
         for attempt in 1..=self.policy.max_attempts {
             // Every attempt is a request the provider counts; wait for the rate before taking a place.
             self.throttle.admit(tokens).await;
-            let outcome = {
+            let (outcome, epoch) = {
                 // Held only while the request is out: back-off waits do not occupy a place in flight.
-                let _slot = self.limit.acquire().await;
-                self.attempt(method.clone(), url, headers, body.clone())
-                    .await
+                let slot = self.limit.acquire().await;
+                let outcome = self
+                    .attempt(method.clone(), url, headers, body.clone())
+                    .await;
+                (outcome, slot.epoch())
             };
             match outcome {
                 Attempt::Done(v) => {
@@ -171,7 +173,7 @@ impl HttpClient {
                 Attempt::Fatal(e) => return Err(e.into()),
                 Attempt::Retry { error, after } => {
                     if error.starts_with("HTTP 429") {
-                        self.limit.on_rate_limited();
+                        self.limit.on_rate_limited(epoch);
                         tracing::debug!(%url, limit = self.limit.limit(), "rate limited: fewer requests in flight");
                     }
                     last = error;
