@@ -11,6 +11,7 @@ pub mod chat;
 pub mod config;
 pub mod document;
 pub mod embed;
+pub mod hf_cache;
 pub mod ids;
 pub mod ir;
 pub mod llm_settings;

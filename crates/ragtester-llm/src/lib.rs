@@ -11,6 +11,7 @@ pub mod budget;
 pub mod cache;
 mod embedders;
 pub mod endpoint;
+mod hf_gguf;
 pub mod http;
 pub mod local;
 pub mod offline;
@@ -45,8 +46,10 @@ pub fn chat_model_for(spec: &str) -> Result<Arc<dyn ChatModel>> {
 /// rate limits). Settings that only a server can use are refused for in-process models.
 pub fn chat_model_with(spec: &str, settings: &ModelSettings) -> Result<Arc<dyn ChatModel>> {
     let parsed = ModelSpec::parse(spec)?;
-    if matches!(parsed, ModelSpec::Offline | ModelSpec::Local(_))
-        && (settings.base_url.is_some() || settings.api_key_env.is_some())
+    if matches!(
+        parsed,
+        ModelSpec::Offline | ModelSpec::Local(_) | ModelSpec::Hf(_)
+    ) && (settings.base_url.is_some() || settings.api_key_env.is_some())
     {
         bail!(
             "`{spec}` runs in-process: base_url and api_key_env apply to openai: and ollama: models"
@@ -63,9 +66,10 @@ pub fn chat_model_with(spec: &str, settings: &ModelSettings) -> Result<Arc<dyn C
         ModelSpec::Url(url) => bail!(
             "`{url}` is an endpoint URL: chat models are openai:MODEL (with OPENAI_BASE_URL) or ollama:MODEL"
         ),
-        ModelSpec::Hf(repo) => bail!(
-            "chat models load from a GGUF file: use local:PATH.gguf (hf:{repo} serves embedders and rerankers)"
-        ),
+        ModelSpec::Hf(repo) => Ok(Arc::new(LocalChat::load_as(
+            &hf_gguf::resolve(&repo)?,
+            format!("hf:{repo}"),
+        )?)),
     }
 }
 

@@ -65,10 +65,15 @@ pub struct LocalChat {
 
 impl LocalChat {
     pub fn load(path: &Path) -> Result<Self> {
+        Self::load_as(path, format!("local:{}", path.display()))
+    }
+
+    /// Load a file found for another spec (`hf:ORG/NAME`), which stays the model's name in records.
+    pub fn load_as(path: &Path, spec: String) -> Result<Self> {
         let loaded =
             load(path).with_context(|| format!("cannot load local model {}", path.display()))?;
         Ok(Self {
-            spec: format!("local:{}", path.display()),
+            spec,
             loaded: Arc::new(Mutex::new(loaded)),
         })
     }

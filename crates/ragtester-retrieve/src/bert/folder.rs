@@ -48,7 +48,7 @@ impl ModelFolder {
         if !dir.exists() {
             bail!("model folder {} does not exist", dir.display());
         }
-        let dir = match snapshot_of(dir)? {
+        let dir = match ragtester_core::hf_cache::snapshot_of(dir)? {
             Some(snapshot) => snapshot,
             None => dir.to_path_buf(),
         };
@@ -91,46 +91,6 @@ impl ModelFolder {
             return Ok(pth);
         }
         self.require("model.safetensors")
-    }
-}
-
-/// The folder of `hf:ORG/NAME` in the local Hugging Face cache, if that model has been downloaded.
-pub fn hf_cache_folder(repo: &str) -> Option<PathBuf> {
-    let hub = std::env::var_os("HF_HUB_CACHE")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HF_HOME").map(|h| PathBuf::from(h).join("hub")))
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/huggingface/hub"))
-        })?;
-    let folder = hub.join(format!("models--{}", repo.replace('/', "--")));
-    folder.is_dir().then_some(folder)
-}
-
-/// For a cache repository folder: the snapshot `refs/main` points at, else the only or newest snapshot.
-fn snapshot_of(dir: &Path) -> Result<Option<PathBuf>> {
-    let snapshots = dir.join("snapshots");
-    if dir.join("config.json").exists() || !snapshots.is_dir() {
-        return Ok(None);
-    }
-    if let Ok(rev) = std::fs::read_to_string(dir.join("refs/main")) {
-        let chosen = snapshots.join(rev.trim());
-        if chosen.is_dir() {
-            return Ok(Some(chosen));
-        }
-    }
-    let mut newest: Option<(std::time::SystemTime, PathBuf)> = None;
-    for entry in std::fs::read_dir(&snapshots)
-        .with_context(|| format!("cannot list {}", snapshots.display()))?
-    {
-        let entry = entry?;
-        let modified = entry.metadata()?.modified()?;
-        if newest.as_ref().is_none_or(|(t, _)| modified > *t) {
-            newest = Some((modified, entry.path()));
-        }
-    }
-    match newest {
-        Some((_, path)) => Ok(Some(path)),
-        None => bail!("{} has no downloaded snapshot", dir.display()),
     }
 }
 

@@ -6,7 +6,8 @@ mod encoder;
 mod folder;
 
 pub use cross_encoder::CrossEncoder;
-pub use folder::{ModelFolder, Pooling, Prompts, hf_cache_folder};
+pub use folder::{ModelFolder, Pooling, Prompts};
+pub use ragtester_core::hf_cache::hf_cache_folder;
 
 use anyhow::Result;
 use candle_core::{D, DType, IndexOp, Tensor};

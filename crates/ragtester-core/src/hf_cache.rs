@@ -1,0 +1,56 @@
+//! The local Hugging Face cache (`$HF_HUB_CACHE`, else `$HF_HOME/hub`, else `~/.cache/huggingface/hub`), so
+//! models other tools already downloaded are used in place: `hf:ORG/NAME` → `models--ORG--NAME/snapshots/REV`.
+
+use anyhow::{Context, Result, bail};
+use std::path::{Path, PathBuf};
+
+/// The folder of `hf:ORG/NAME` in the local Hugging Face cache, if that model has been downloaded.
+pub fn hf_cache_folder(repo: &str) -> Option<PathBuf> {
+    let hub = std::env::var_os("HF_HUB_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HF_HOME").map(|h| PathBuf::from(h).join("hub")))
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/huggingface/hub"))
+        })?;
+    let folder = hub.join(format!("models--{}", repo.replace('/', "--")));
+    folder.is_dir().then_some(folder)
+}
+
+/// For a cache repository folder: the snapshot `refs/main` points at, else the only or newest snapshot.
+pub fn snapshot_of(dir: &Path) -> Result<Option<PathBuf>> {
+    let snapshots = dir.join("snapshots");
+    if dir.join("config.json").exists() || !snapshots.is_dir() {
+        return Ok(None);
+    }
+    if let Ok(rev) = std::fs::read_to_string(dir.join("refs/main")) {
+        let chosen = snapshots.join(rev.trim());
+        if chosen.is_dir() {
+            return Ok(Some(chosen));
+        }
+    }
+    let mut newest: Option<(std::time::SystemTime, PathBuf)> = None;
+    for entry in std::fs::read_dir(&snapshots)
+        .with_context(|| format!("cannot list {}", snapshots.display()))?
+    {
+        let entry = entry?;
+        let modified = entry.metadata()?.modified()?;
+        if newest.as_ref().is_none_or(|(t, _)| modified > *t) {
+            newest = Some((modified, entry.path()));
+        }
+    }
+    match newest {
+        Some((_, path)) => Ok(Some(path)),
+        None => bail!("{} has no downloaded snapshot", dir.display()),
+    }
+}
+
+/// The snapshot folder of `hf:ORG/NAME`, or an error that says where it was looked for.
+pub fn snapshot_folder(repo: &str) -> Result<PathBuf> {
+    let folder = hf_cache_folder(repo).with_context(|| {
+        format!(
+            "hf:{repo} is not in the Hugging Face cache (HF_HUB_CACHE, HF_HOME/hub or \
+             ~/.cache/huggingface/hub): download it there, or pass local:PATH"
+        )
+    })?;
+    Ok(snapshot_of(&folder)?.unwrap_or(folder))
+}
