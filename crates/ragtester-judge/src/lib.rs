@@ -10,6 +10,7 @@
 mod parse;
 mod prompt;
 mod rules;
+pub mod stats;
 
 pub use parse::{JudgeReply, parse_judge_reply};
 pub use prompt::JUDGE_PROMPT_VERSION;
