@@ -21,14 +21,16 @@ pub fn parse_judge_reply(content: &str) -> Result<JudgeReply, String> {
     }
     let mut problems = Vec::new();
     for text in objects {
-        let value =
-            match serde_json::from_str::<Value>(text).or_else(|_| json5::from_str::<Value>(text)) {
-                Ok(v) => v,
-                Err(e) => {
-                    problems.push(format!("unreadable object ({e})"));
-                    continue;
-                }
-            };
+        let value = match serde_json::from_str::<Value>(text)
+            .or_else(|_| json5::from_str::<Value>(text))
+            .or_else(|e| json5::from_str::<Value>(&python_literals(text)).map_err(|_| e))
+        {
+            Ok(v) => v,
+            Err(e) => {
+                problems.push(format!("unreadable object ({e})"));
+                continue;
+            }
+        };
         match reply_from(&value) {
             Ok(r) => return Ok(r),
             Err(e) => problems.push(e),
@@ -38,6 +40,47 @@ pub fn parse_judge_reply(content: &str) -> Result<JudgeReply, String> {
         "judge reply does not match the schema: {}",
         problems.join("; ")
     ))
+}
+
+/// Python's `True`, `False` and `None` outside strings as JSON's `true`, `false` and `null`: models that
+/// think in Python write dicts.
+fn python_literals(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let (mut quote, mut escaped) = (None::<char>, false);
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        out.push_str(match word.as_str() {
+            "True" => "true",
+            "False" => "false",
+            "None" => "null",
+            other => other,
+        });
+        word.clear();
+    };
+    for c in text.chars() {
+        if let Some(q) = quote {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+            continue;
+        }
+        flush(&mut word, &mut out);
+        if c == '"' || c == '\'' {
+            quote = Some(c);
+        }
+        out.push(c);
+    }
+    flush(&mut word, &mut out);
+    out
 }
 
 /// Top-level balanced `{…}` spans, skipping braces inside strings.
@@ -213,6 +256,12 @@ mod tests {
             format!("{GOOD}\n{{\"note\": \"second object\"}}"),
             format!("{{\"thinking\": \"let me see {{braces}}\"}} {GOOD}"),
             GOOD.replace("\"keyword_match\"", "\"Keyword Match\""),
+            GOOD.replace("\"True\"", "True")
+                .replace("\"False\"", "False")
+                .replace(
+                    "\"reason\":\"r\"",
+                    "\"reason\":\"True to the text, None invented\"",
+                ),
             GOOD.replacen("{\"criteria\":{", "{", 1)
                 .replacen("}},\"rubric\"", "},\"rubric\"", 1),
         ];

@@ -166,3 +166,76 @@ async fn a_reask_that_succeeds_is_a_verdict() {
     assert_eq!(v[0].criteria_mean, Some(0.8));
     assert_eq!(v[0].passed, Some(false));
 }
+
+/// Replies shaped like real judges' (fenced, chatty, Python booleans, Chinese keys and booleans, think
+/// blocks, two objects, truncated, wrong keys…), each served by the scripted OpenAI-compatible server.
+#[derive(serde::Deserialize)]
+struct Shaped {
+    name: String,
+    reply: String,
+    /// pass, fail or error.
+    expect: String,
+    mean: Option<f64>,
+}
+
+#[tokio::test]
+async fn malformed_replies_from_a_real_server_parse_or_become_judge_errors() {
+    let corpus: Vec<Shaped> =
+        serde_json::from_str(include_str!("fixtures/judge_replies.json")).unwrap();
+    assert!(corpus.len() >= 30);
+    let server = ragtester_testkit::ScriptedServer::start().await;
+    let judge = ragtester_llm::OpenAiChat::new(
+        "judge".into(),
+        server.openai_base(),
+        None,
+        ragtester_llm::http::RetryPolicy::default(),
+    )
+    .unwrap();
+    let c = case(Category::Core, "The relief valve opens at 4.5 bar.");
+    let a = answer("It opens at 4.5 bar.", None);
+    for shaped in &corpus {
+        let before = server.seen().len();
+        server.push(ragtester_testkit::Reply::Content(shaped.reply.clone()));
+        if shaped.expect == "error" {
+            // The re-ask gets an unreadable reply too.
+            server.push(ragtester_testkit::Reply::Content("still not JSON".into()));
+        }
+        let v = judge_one(Some(&c), &a, &judge).await;
+        let name = &shaped.name;
+        match shaped.expect.as_str() {
+            "error" => {
+                assert_eq!(v.status, VerdictStatus::JudgeError, "{name}");
+                assert_eq!(v.passed, None, "{name}");
+                assert_eq!(v.criteria_mean, None, "{name}");
+                let error = v.error.unwrap();
+                assert!(
+                    error.contains(shaped.reply.trim()),
+                    "{name}: raw reply kept: {error}"
+                );
+                assert_eq!(server.seen().len(), before + 2, "{name}: asked once more");
+                // The re-ask carries the unreadable reply and says what was wrong.
+                let reask = &server.seen()[before + 1].body["messages"];
+                let n = reask.as_array().unwrap().len();
+                assert_eq!(reask[n - 2]["role"], "assistant", "{name}");
+                assert!(
+                    reask[n - 1]["content"]
+                        .as_str()
+                        .unwrap()
+                        .contains("could not be read")
+                );
+            }
+            expect => {
+                assert_eq!(v.status, VerdictStatus::Ok, "{name}: {:?}", v.error);
+                assert_eq!(v.passed, Some(expect == "pass"), "{name}");
+                let mean = v.criteria_mean.unwrap();
+                assert!((mean - shaped.mean.unwrap()).abs() < 1e-9, "{name}: {mean}");
+                assert_eq!(server.seen().len(), before + 1, "{name}: no re-ask");
+            }
+        }
+    }
+    // The judge asked for structured output.
+    assert_eq!(
+        server.seen()[0].body["response_format"]["type"],
+        "json_schema"
+    );
+}
