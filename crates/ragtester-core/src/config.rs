@@ -593,9 +593,22 @@ impl Default for GenerationSettings {
 pub struct JudgeSettings {
     #[serde(default = "default_judges")]
     pub judges: Vec<String>,
+    /// Verdicts per (answer, judge); above one, set a temperature above 0 in `sampling`.
+    #[serde(default = "default_samples")]
+    pub samples: u32,
+    /// How several judges' (or samples') verdicts become one: `majority` or `mean`.
+    #[serde(default = "default_panel")]
+    pub panel: String,
     /// Sampling of the judges.
     #[serde(default, skip_serializing_if = "Sampling::is_default")]
     pub sampling: Sampling,
+}
+
+fn default_samples() -> u32 {
+    1
+}
+fn default_panel() -> String {
+    "majority".into()
 }
 
 fn default_judges() -> Vec<String> {
@@ -606,6 +619,8 @@ impl Default for JudgeSettings {
     fn default() -> Self {
         Self {
             judges: default_judges(),
+            samples: default_samples(),
+            panel: default_panel(),
             sampling: Sampling::default(),
         }
     }
@@ -723,6 +738,15 @@ impl ProjectConfig {
         self.generation.sampling.validate("generation.sampling")?;
         self.run.sampling.validate("run.sampling")?;
         self.judge.sampling.validate("judge.sampling")?;
+        if self.judge.samples == 0 {
+            bail!("judge.samples must be at least 1");
+        }
+        if !matches!(self.judge.panel.as_str(), "majority" | "mean") {
+            bail!(
+                "judge.panel must be majority or mean (got `{}`)",
+                self.judge.panel
+            );
+        }
         if let Some(b) = self.run.budget_usd
             && !(b.is_finite() && b > 0.0)
         {

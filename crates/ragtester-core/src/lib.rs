@@ -15,6 +15,7 @@ pub mod hf_cache;
 pub mod ids;
 pub mod ir;
 pub mod llm_settings;
+pub mod oracle;
 pub mod readability;
 pub mod record;
 pub mod spec;

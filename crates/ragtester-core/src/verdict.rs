@@ -125,4 +125,11 @@ pub struct Verdict {
     pub passed: Option<bool>,
     /// For errors: what went wrong, with the raw judge reply where there was one.
     pub error: Option<String>,
+    /// Which of the judge's repeated samples this is (0 unless `--samples` asked for more).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sample: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }

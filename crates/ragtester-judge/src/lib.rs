@@ -7,10 +7,14 @@
 //! answer whose execution failed is an `exec_error`. Neither is ever a pass, a fail or a NaN.
 //! The judge sees the case, the answer and the retrieved text; it never sees a configuration's internals.
 
+pub mod oracle;
+mod panel;
 mod parse;
 mod prompt;
 mod rules;
 pub mod stats;
+
+pub use panel::{PanelMethod, consensus};
 
 pub use parse::{JudgeReply, parse_judge_reply};
 pub use prompt::JUDGE_PROMPT_VERSION;
@@ -26,22 +30,28 @@ use std::sync::Arc;
 /// How many times an unreadable judge reply is asked again before it becomes a judge error.
 pub const MAX_REASKS: usize = 1;
 
-/// Judge every answer with every judge. Verdicts come back in answer order, judges in the given order.
+/// Judge every answer with every judge, `samples` times each (sample indices 0…samples−1, which reach the
+/// provider's cache key above temperature 0). Verdicts come back in answer order, then judge, then sample.
 pub async fn judge_all(
     cases: &[TestCase],
     answers: &[Answer],
     judges: &[Arc<dyn ChatModel>],
+    samples: u32,
     concurrency: usize,
 ) -> Vec<Verdict> {
     let by_id: HashMap<&str, &TestCase> = cases.iter().map(|c| (c.id.as_str(), c)).collect();
-    let work: Vec<(&Answer, &Arc<dyn ChatModel>)> = answers
+    let work: Vec<(&Answer, &Arc<dyn ChatModel>, u32)> = answers
         .iter()
-        .flat_map(|a| judges.iter().map(move |j| (a, j)))
+        .flat_map(|a| {
+            judges
+                .iter()
+                .flat_map(move |j| (0..samples.max(1)).map(move |s| (a, j, s)))
+        })
         .collect();
     futures::stream::iter(work)
-        .map(|(answer, judge)| {
+        .map(|(answer, judge, sample)| {
             let case = by_id.get(answer.case_id.as_str()).copied();
-            async move { judge_one(case, answer, judge.as_ref()).await }
+            async move { judge_sample(case, answer, judge.as_ref(), sample).await }
         })
         .buffered(concurrency.max(1))
         .collect()
@@ -49,7 +59,18 @@ pub async fn judge_all(
 }
 
 pub async fn judge_one(case: Option<&TestCase>, answer: &Answer, judge: &dyn ChatModel) -> Verdict {
+    judge_sample(case, answer, judge, 0).await
+}
+
+/// One sample of one judge's verdict on one answer.
+pub async fn judge_sample(
+    case: Option<&TestCase>,
+    answer: &Answer,
+    judge: &dyn ChatModel,
+    sample: u32,
+) -> Verdict {
     let mut verdict = Verdict {
+        sample,
         schema_version: ragtester_core::SCHEMA_VERSION,
         case_id: answer.case_id.clone(),
         config_id: answer.config_id.clone(),
@@ -91,6 +112,7 @@ pub async fn judge_one(case: Option<&TestCase>, answer: &Answer, judge: &dyn Cha
         hint,
     );
     request.format = ReplyFormat::Schema(prompt::judge_schema());
+    request.sample = sample;
     let mut problems = Vec::new();
     for _attempt in 0..=MAX_REASKS {
         match judge.chat(&request).await {

@@ -5,13 +5,7 @@
 
 use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, Normal, StudentsT};
 
-/// A two-sided interval around an estimate.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Interval {
-    pub estimate: f64,
-    pub low: f64,
-    pub high: f64,
-}
+pub use ragtester_core::oracle::Interval;
 
 /// The standard normal quantile for a two-sided `confidence` (0.95 → 1.96).
 pub fn z_for(confidence: f64) -> f64 {

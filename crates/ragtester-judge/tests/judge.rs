@@ -159,6 +159,7 @@ async fn a_reask_that_succeeds_is_a_verdict() {
         &[case(Category::Core, "x")],
         &[answer("y", None)],
         &[judge],
+        1,
         2,
     )
     .await;

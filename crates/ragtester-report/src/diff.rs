@@ -190,6 +190,7 @@ mod tests {
             metrics: RuleMetrics::default(),
             passed,
             error: None,
+            sample: 0,
         }
     }
 

@@ -116,6 +116,21 @@ mod tests {
             origins: vec![],
             strategies: vec![],
             heatmap: Default::default(),
+            oracle: Some(ragtester_core::oracle::OracleSummary {
+                judges: vec![ragtester_core::oracle::JudgeTally {
+                    judge: evil.into(),
+                    verdicts: 1,
+                    passed: 1,
+                    failed: 0,
+                    judge_errors: 0,
+                    exec_errors: 0,
+                }],
+                samples: 1,
+                panel: None,
+                agreement: None,
+                intervals: vec![],
+            }),
+            audit: None,
             bad_cases: vec![crate::BadCase {
                 case_id: "c".into(),
                 config_id: "k".into(),

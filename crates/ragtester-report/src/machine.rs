@@ -260,6 +260,7 @@ mod tests {
             metrics: RuleMetrics::default(),
             passed,
             error: (status != VerdictStatus::Ok).then(|| "boom \"quoted\"".into()),
+            sample: 0,
         }
     }
 
@@ -290,6 +291,8 @@ mod tests {
             configs: std::slice::from_ref(&config),
             answers: &[],
             verdicts: &verdicts,
+            oracle: None,
+            audit: None,
         };
         let csv_text = render_csv(&inputs).unwrap();
         let rows: Vec<csv::StringRecord> = csv::Reader::from_reader(csv_text.as_bytes())

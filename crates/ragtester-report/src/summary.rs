@@ -13,6 +13,9 @@ pub struct ReportInputs<'a> {
     pub configs: &'a [Configuration],
     pub answers: &'a [Answer],
     pub verdicts: &'a [Verdict],
+    /// The oracle's own figures (judges, agreement, intervals, audit), when the run has them.
+    pub oracle: Option<&'a ragtester_core::oracle::OracleSummary>,
+    pub audit: Option<&'a ragtester_core::oracle::AuditSummary>,
 }
 
 /// Why a failed case failed, read from its record (after the report-model definitions in the spec and paper).
@@ -117,6 +120,10 @@ pub struct Summary {
     /// category → configuration id → fail rate, for the heat map.
     pub heatmap: BTreeMap<String, BTreeMap<String, Option<f64>>>,
     pub bad_cases: Vec<BadCase>,
+    #[serde(default)]
+    pub oracle: Option<ragtester_core::oracle::OracleSummary>,
+    #[serde(default)]
+    pub audit: Option<ragtester_core::oracle::AuditSummary>,
 }
 
 #[derive(Default)]
@@ -492,6 +499,8 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         strategies,
         heatmap,
         bad_cases,
+        oracle: inputs.oracle.cloned(),
+        audit: inputs.audit.cloned(),
     }
 }
 

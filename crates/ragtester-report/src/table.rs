@@ -81,7 +81,94 @@ pub fn render_table(s: &Summary) -> String {
         s.weakest_category.as_deref().unwrap_or("–")
     );
     let _ = writeln!(out, "bad cases: {}", s.bad_cases.len());
+    oracle(&mut out, s);
     out
+}
+
+/// Judge errors per judge, agreement, intervals and the audit, when the run has them.
+fn oracle(out: &mut String, s: &Summary) {
+    if let Some(o) = &s.oracle {
+        let _ = writeln!(out);
+        let panel = o
+            .panel
+            .as_deref()
+            .map_or(String::new(), |p| format!(", panel by {p}"));
+        let _ = writeln!(
+            out,
+            "oracle: {} judge(s), {} sample(s) each{panel}",
+            o.judges.len(),
+            o.samples
+        );
+        for j in &o.judges {
+            let _ = writeln!(
+                out,
+                "  {:<38} {:>6} verdicts {:>6} passed {:>6} failed {:>5} judge errors",
+                truncate(&j.judge, 38),
+                j.verdicts,
+                j.passed,
+                j.failed,
+                j.judge_errors
+            );
+        }
+        if let Some(a) = &o.agreement {
+            for p in &a.pairs {
+                let _ = writeln!(
+                    out,
+                    "  agreement {} vs {}: {} over {} cells, Cohen's κ {}",
+                    p.a,
+                    p.b,
+                    pct(p.percent),
+                    p.items,
+                    p.cohen_kappa.map_or("–".into(), |k| format!("{k:.3}"))
+                );
+            }
+            let _ = writeln!(
+                out,
+                "  Fleiss' κ over {} cells: {}",
+                a.items,
+                a.fleiss_kappa.map_or("–".into(), |k| format!("{k:.3}"))
+            );
+        }
+        let labels: std::collections::HashMap<&str, &str> = s
+            .configs
+            .iter()
+            .map(|c| (c.id.as_str(), c.label.as_str()))
+            .collect();
+        for i in o.intervals.iter().filter(|i| i.metric == "pass_rate") {
+            let _ = writeln!(
+                out,
+                "  {:<40} pass rate {} (95% {}–{}, {} over {}) [{}]",
+                truncate(
+                    labels
+                        .get(i.config_id.as_str())
+                        .copied()
+                        .unwrap_or(&i.config_id),
+                    40
+                ),
+                pct(Some(i.interval.estimate)),
+                pct(Some(i.interval.low)),
+                pct(Some(i.interval.high)),
+                i.method,
+                i.n,
+                i.judge
+            );
+        }
+    }
+    if let Some(a) = &s.audit {
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "audit ({}): {} of {} sampled failures labelled, {} true, {} false; oracle precision {} (95% {}–{})",
+            a.labeller,
+            a.labelled,
+            a.sample_size,
+            a.true_failures,
+            a.false_failures,
+            pct(a.precision.map(|p| p.estimate)),
+            pct(a.precision.map(|p| p.low)),
+            pct(a.precision.map(|p| p.high)),
+        );
+    }
 }
 
 fn truncate(s: &str, n: usize) -> String {

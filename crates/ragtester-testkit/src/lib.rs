@@ -150,8 +150,13 @@ impl ScriptedServer {
     }
 }
 
-/// The deterministic echo: "echo: " and the question line of the last user message.
+/// The deterministic echo: "echo: " and the question line of the last user message. A request for the
+/// judge's schema (`judge_verdict`) gets a scripted verdict instead: every criterion True when the system
+/// answer shares a word of four letters or more with the expected answer, else faithfulness False.
 pub fn echo_content(body: &Value) -> String {
+    if body["response_format"]["json_schema"]["name"] == "judge_verdict" {
+        return scripted_verdict(body);
+    }
     let last_user = body["messages"]
         .as_array()
         .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
@@ -284,6 +289,37 @@ async fn ollama(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Str
         "eval_count": 5
     });
     respond(200, "application/json", body.to_string(), None)
+}
+
+fn scripted_verdict(body: &Value) -> String {
+    let prompt = body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or("");
+    let line = |prefix: &str| {
+        prompt
+            .lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .unwrap_or("")
+            .to_lowercase()
+    };
+    let (expected, answer) = (line("Expected answer:"), line("System answer:"));
+    let shares = expected
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 4)
+        .any(|w| answer.contains(w));
+    let rating =
+        |ok: bool| json!({"rating": if ok { "True" } else { "False" }, "reason": "scripted"});
+    let score = |s: u8| json!({"score": s, "reason": "scripted"});
+    json!({
+        "criteria": {
+            "faithfulness": rating(shares), "relevance": rating(true), "completeness": rating(shares),
+            "clarity": rating(true), "keyword_match": rating(shares)
+        },
+        "rubric": {"correctness": score(if shares { 5 } else { 1 }), "completeness": score(3), "honesty": score(5)}
+    })
+    .to_string()
 }
 
 /// A mock RAG service: answers `echo: QUESTION` and returns the question as its one context.

@@ -69,13 +69,21 @@ enum Command {
         after_help = "Examples:\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --retriever bm25 --retriever hybrid --top-k 3 --top-k 5\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --config matrix.toml --concurrency 8\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --resume"
     )]
     Run(RunCli),
-    /// Judge the answers of a run; writes RUNDIR/verdicts.jsonl.
-    #[command(after_help = "Example:\n  ragtester judge run1 --judge offline")]
+    /// Judge the answers of a run; writes RUNDIR/verdicts.jsonl and RUNDIR/oracle.json.
+    #[command(
+        after_help = "Examples:\n  ragtester judge run1 --judge offline\n  ragtester judge run1 --judge openai:gpt-4o --judge ollama:qwen3:8b --judge local:judge.gguf --panel majority\n  ragtester --temperature 0.7 judge run1 --judge openai:gpt-4o-mini --samples 5"
+    )]
     Judge {
         run_dir: PathBuf,
-        /// Judge model spec; repeat for several judges (the report follows the first).
+        /// Judge model spec; repeat for a panel (agreement and Cohen's/Fleiss' κ are reported).
         #[arg(long = "judge", default_value = "offline")]
         judges: Vec<String>,
+        /// Verdicts per answer and judge, for means with 95 % intervals (use a temperature above 0).
+        #[arg(long, default_value_t = 1)]
+        samples: u32,
+        /// How several judges' or samples' verdicts become the one reports follow: majority or mean.
+        #[arg(long, default_value = "majority")]
+        panel: String,
         #[arg(long, default_value_t = 4)]
         concurrency: usize,
     },
@@ -477,10 +485,18 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         Command::Judge {
             run_dir,
             judges,
+            samples,
+            panel,
             concurrency,
         } => {
-            let errors =
-                stages::judge(&run_dir, &judges, concurrency, Sampling::default(), models).await?;
+            let args = stages::JudgeArgs {
+                judges: &judges,
+                samples,
+                panel: ragtester_judge::PanelMethod::parse(&panel)?,
+                concurrency,
+                sampling: Sampling::default(),
+            };
+            let errors = stages::judge(&run_dir, &args, models).await?;
             Ok(if errors > 0 { crate::EXIT_PARTIAL } else { 0 })
         }
         Command::Report {

@@ -389,44 +389,87 @@ pub fn estimate(
     out
 }
 
-/// Judge a run directory. Returns the number of verdicts that are errors.
-pub async fn judge(
-    run_dir: &Path,
-    judge_specs: &[String],
-    concurrency: usize,
-    sampling: ragtester_core::Sampling,
-    models: &Models,
-) -> Result<usize> {
-    if judge_specs.is_empty() {
+/// How to judge a run.
+pub struct JudgeArgs<'a> {
+    pub judges: &'a [String],
+    /// Verdicts per (answer, judge); above one, at the judges' temperature.
+    pub samples: u32,
+    /// How several verdicts of a cell become the one reports follow.
+    pub panel: ragtester_judge::PanelMethod,
+    pub concurrency: usize,
+    pub sampling: ragtester_core::Sampling,
+}
+
+/// The oracle's figures, kept beside the verdicts.
+pub const ORACLE_FILE: &str = "oracle.json";
+
+/// Judge a run directory. Returns the number of verdicts that are errors. With several judges or samples,
+/// the panel's verdicts come first in verdicts.jsonl (reports follow them) and every judge's follow.
+pub async fn judge(run_dir: &Path, args: &JudgeArgs<'_>, models: &Models) -> Result<usize> {
+    if args.judges.is_empty() {
         bail!("name at least one --judge");
+    }
+    if args.samples == 0 {
+        bail!("--samples must be at least 1");
     }
     let cases: Vec<TestCase> =
         read_jsonl(&run_dir.join("suite.jsonl")).context("is this a run directory?")?;
     let answers: Vec<Answer> =
         read_jsonl(&run_dir.join("answers.jsonl")).context("has `ragtester run` finished here?")?;
-    let judges: Vec<Arc<dyn ragtester_core::ChatModel>> = judge_specs
+    let judges: Vec<Arc<dyn ragtester_core::ChatModel>> = args
+        .judges
         .iter()
         .map(|s| {
             models
-                .for_role(s, sampling, None)
+                .for_role(s, args.sampling, None)
                 .with_context(|| format!("judge `{s}`"))
         })
         .collect::<Result<_>>()?;
-    let verdicts = ragtester_judge::judge_all(&cases, &answers, &judges, concurrency).await;
+    if args.samples > 1 && args.sampling.temperature.unwrap_or(0.0) == 0.0 {
+        eprintln!(
+            "note: {} samples at temperature 0 repeat one verdict; set --temperature (or [judge.sampling]) above 0",
+            args.samples
+        );
+    }
+    let raw =
+        ragtester_judge::judge_all(&cases, &answers, &judges, args.samples, args.concurrency).await;
+    let panel = (args.judges.len() > 1 || args.samples > 1).then_some(args.panel);
+    let mut verdicts = match panel {
+        Some(method) => ragtester_judge::consensus(&raw, method),
+        None => Vec::new(),
+    };
+    let oracle = ragtester_judge::oracle::summarise(&raw, args.samples, panel.map(|p| p.as_str()));
+    verdicts.extend(raw);
     let store = RunStore::open(run_dir)?;
     store.put_verdicts(&verdicts)?;
-    store.log_stage("judge", &judge_specs.join(","))?;
+    store.log_stage("judge", &args.judges.join(","))?;
     write_jsonl_atomic(&run_dir.join("verdicts.jsonl"), &verdicts)?;
-    let errors = verdicts
+    ragtester_core::record::write_atomic(
+        &run_dir.join(ORACLE_FILE),
+        serde_json::to_string_pretty(&oracle)?.as_bytes(),
+    )?;
+    let primary = ragtester_report::primary_verdicts(&verdicts);
+    let errors = primary
         .iter()
         .filter(|v| v.status != ragtester_core::VerdictStatus::Ok)
         .count();
     eprintln!(
-        "wrote {} verdicts ({errors} errors) to {}",
+        "wrote {} verdicts ({errors} errors in the verdicts reports follow) to {}",
         verdicts.len(),
         run_dir.join("verdicts.jsonl").display()
     );
     Ok(errors)
+}
+
+/// An optional JSON record of the run directory.
+fn read_optional<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(serde_json::from_slice(&bytes).with_context(|| {
+            format!("{} is not what ragtester wrote there", path.display())
+        })?)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
 }
 
 /// Summarise a judged run directory into summary.json, report.html, results.csv and junit.xml.
@@ -438,11 +481,12 @@ pub fn report(run_dir: &Path) -> Result<Summary> {
     let answers: Vec<Answer> = read_jsonl(&run_dir.join("answers.jsonl"))?;
     let verdicts: Vec<Verdict> =
         read_jsonl(&run_dir.join("verdicts.jsonl")).context("has `ragtester judge` run here?")?;
-    let prices: ragtester_core::config::PriceTable = match std::fs::read(run_dir.join(PRICES_FILE))
-    {
-        Ok(bytes) => serde_json::from_slice(&bytes).context("prices.json is not a price table")?,
-        Err(_) => Default::default(),
-    };
+    let prices: ragtester_core::config::PriceTable =
+        read_optional(&run_dir.join(PRICES_FILE))?.unwrap_or_default();
+    let oracle: Option<ragtester_core::oracle::OracleSummary> =
+        read_optional(&run_dir.join(ORACLE_FILE))?;
+    let audit: Option<ragtester_core::oracle::AuditSummary> =
+        read_optional(&run_dir.join(AUDIT_FILE))?;
     let inputs = ragtester_report::ReportInputs {
         prices: &prices,
         documents: &documents,
@@ -450,6 +494,8 @@ pub fn report(run_dir: &Path) -> Result<Summary> {
         configs: &configs,
         answers: &answers,
         verdicts: &verdicts,
+        oracle: oracle.as_ref(),
+        audit: audit.as_ref(),
     };
     let summary = ragtester_report::summarise(&inputs);
     ragtester_core::record::write_atomic(
@@ -491,6 +537,9 @@ pub fn threshold_code(summary: &Summary, fail_under: Option<f64>) -> u8 {
     code
 }
 
+/// The audit of a run's reported failures.
+pub const AUDIT_FILE: &str = "audit.json";
+
 /// The prices a run was configured with, kept beside its records so the report can cost it.
 pub const PRICES_FILE: &str = "prices.json";
 
@@ -531,6 +580,9 @@ const RUN_FILES: &[&str] = &[
     "results.csv",
     "junit.xml",
     "prices.json",
+    "oracle.json",
+    "audit.json",
+    "audit.csv",
     "store.sqlite",
     "store.sqlite-wal",
     "store.sqlite-shm",
@@ -598,9 +650,13 @@ pub async fn full_pipeline(
     let exec_errors = outcome.errors;
     let judge_errors = judge(
         out,
-        &project.judge.judges,
-        project.run.concurrency,
-        project.judge.sampling,
+        &JudgeArgs {
+            judges: &project.judge.judges,
+            samples: project.judge.samples,
+            panel: ragtester_judge::PanelMethod::parse(&project.judge.panel)?,
+            concurrency: project.run.concurrency,
+            sampling: project.judge.sampling,
+        },
         models,
     )
     .await?;

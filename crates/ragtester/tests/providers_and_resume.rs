@@ -507,3 +507,89 @@ requests_per_minute = 6000
         "{stderr}"
     );
 }
+
+#[test]
+fn a_panel_of_judges_reports_agreement_and_samples_report_intervals() {
+    let server = ScriptedServer::start_in_background();
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite(tmp.path());
+    let run_dir = tmp.path().join("run");
+    let out = bin()
+        .args([
+            "run",
+            "--docs",
+            corpus().to_str().unwrap(),
+            "--suite",
+            suite.to_str().unwrap(),
+            "--out",
+            run_dir.to_str().unwrap(),
+            "--retriever",
+            "bm25",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cells = read_jsonl::<Answer>(&run_dir.join("answers.jsonl"))
+        .unwrap()
+        .len();
+    let dir = run_dir.to_str().unwrap().to_string();
+    let judge = |extra: &[&str]| {
+        let mut args = vec!["judge".to_string(), dir.clone()];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        run_ok(&args, &server.openai_base());
+        let verdicts: Vec<ragtester_core::Verdict> =
+            read_jsonl(&run_dir.join("verdicts.jsonl")).unwrap();
+        let oracle: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(run_dir.join("oracle.json")).unwrap()).unwrap();
+        (verdicts, oracle)
+    };
+
+    let (verdicts, oracle) = judge(&["--judge", "offline", "--judge", "openai:scripted"]);
+    assert_eq!(
+        verdicts.len(),
+        cells * 3,
+        "panel verdicts, then each judge's"
+    );
+    assert!(
+        verdicts[..cells]
+            .iter()
+            .all(|v| v.judge == "panel:majority")
+    );
+    assert_eq!(oracle["judges"].as_array().unwrap().len(), 2);
+    let pair = &oracle["agreement"]["pairs"][0];
+    assert_eq!(pair["items"].as_u64().unwrap() as usize, cells);
+    assert!(pair["percent"].as_f64().unwrap() > 0.0);
+    let report = bin().args(["report", &dir]).output().unwrap();
+    let table = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        table.contains("Cohen's κ") && table.contains("Fleiss' κ"),
+        "{table}"
+    );
+    let html = std::fs::read_to_string(run_dir.join("report.html")).unwrap();
+    assert!(html.contains("oracle-agreement"));
+
+    let (verdicts, oracle) = judge(&[
+        "--judge",
+        "openai:scripted",
+        "--samples",
+        "3",
+        "--panel",
+        "mean",
+    ]);
+    assert_eq!(verdicts.len(), cells * 4);
+    assert!(verdicts[..cells].iter().all(|v| v.judge == "panel:mean"));
+    let samples: std::collections::BTreeSet<u32> =
+        verdicts[cells..].iter().map(|v| v.sample).collect();
+    assert_eq!(samples.into_iter().collect::<Vec<_>>(), [0, 1, 2]);
+    assert!(
+        oracle["intervals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["method"] == "t" && i["n"] == 3)
+    );
+}
