@@ -7,6 +7,7 @@
 //! answer whose execution failed is an `exec_error`. Neither is ever a pass, a fail or a NaN.
 //! The judge sees the case, the answer and the retrieved text; it never sees a configuration's internals.
 
+pub mod audit;
 pub mod oracle;
 mod panel;
 mod parse;

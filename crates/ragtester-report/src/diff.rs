@@ -40,6 +40,12 @@ pub struct ConfigDelta {
     pub pass_rate_after: Option<f64>,
     pub regressions: usize,
     pub fixes: usize,
+    /// Cells judged pass or fail in both runs.
+    pub paired: usize,
+    /// McNemar's exact p-value on the paired pass/fail cells (regressions against fixes).
+    pub mcnemar_p: Option<f64>,
+    /// Mean change of the criteria score over paired cells, with a 95 % percentile-bootstrap interval.
+    pub score_change: Option<ragtester_core::oracle::Interval>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -114,7 +120,11 @@ pub fn diff_runs(
     for (id, label) in labels {
         let vb: Vec<&Verdict> = b.iter().filter(|v| v.config_id == id).collect();
         let va: Vec<&Verdict> = a.iter().filter(|v| v.config_id == id).collect();
+        let (paired, mcnemar_p, score_change) = paired_tests(&vb, &va);
         diff.configs.push(ConfigDelta {
+            paired,
+            mcnemar_p,
+            score_change,
             pass_rate_before: pass_rate(&vb),
             pass_rate_after: pass_rate(&va),
             regressions: diff
@@ -130,23 +140,62 @@ pub fn diff_runs(
     diff
 }
 
+/// McNemar on cells judged in both runs, and a bootstrap of their criteria-score changes.
+fn paired_tests(
+    before: &[&Verdict],
+    after: &[&Verdict],
+) -> (usize, Option<f64>, Option<ragtester_core::oracle::Interval>) {
+    let after_of: HashMap<&str, &Verdict> =
+        after.iter().map(|v| (v.case_id.as_str(), *v)).collect();
+    let (mut paired, mut regressed, mut fixed) = (0, 0, 0);
+    let mut changes = Vec::new();
+    for v in before {
+        let Some(w) = after_of.get(v.case_id.as_str()) else {
+            continue;
+        };
+        if let (Some(p), Some(q)) = (v.passed, w.passed) {
+            paired += 1;
+            regressed += usize::from(p && !q);
+            fixed += usize::from(!p && q);
+        }
+        if let (Some(x), Some(y)) = (v.criteria_mean, w.criteria_mean) {
+            changes.push(y - x);
+        }
+    }
+    let p = (paired > 0).then(|| ragtester_judge::stats::mcnemar_exact(regressed, fixed));
+    // Seeded: the same two runs always print the same interval.
+    let change = ragtester_judge::stats::bootstrap_mean(&changes, 0.95, 2000, 0);
+    (paired, p, change)
+}
+
 pub fn render_diff(diff: &RunDiff) -> String {
     let pct = |x: Option<f64>| x.map_or("–".to_string(), |v| format!("{:.1}%", v * 100.0));
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<40} {:>10} {:>10} {:>12} {:>6}",
-        "configuration", "pass rate", "→ now", "regressions", "fixes"
+        "{:<40} {:>10} {:>10} {:>12} {:>6} {:>9} {:>26}",
+        "configuration",
+        "pass rate",
+        "→ now",
+        "regressions",
+        "fixes",
+        "McNemar p",
+        "Δ score (95% bootstrap)"
     );
     for c in &diff.configs {
         let _ = writeln!(
             out,
-            "{:<40} {:>10} {:>10} {:>12} {:>6}",
+            "{:<40} {:>10} {:>10} {:>12} {:>6} {:>9} {:>26}",
             c.label.chars().take(40).collect::<String>(),
             pct(c.pass_rate_before),
             pct(c.pass_rate_after),
             c.regressions,
-            c.fixes
+            c.fixes,
+            c.mcnemar_p.map_or("–".into(), |p| format!("{p:.3}")),
+            c.score_change.map_or("–".into(), |i| format!(
+                "{:+.3} [{:+.3}, {:+.3}]",
+                i.estimate, i.low, i.high
+            ))
         );
     }
     let _ = writeln!(
@@ -215,5 +264,34 @@ mod tests {
         assert_eq!(d.error_changes[0].after, Outcome::Error);
         assert_eq!((d.only_before, d.only_after), (1, 1));
         assert!(render_diff(&d).contains("1 regressions, 1 fixes, 1 error changes"));
+    }
+
+    #[test]
+    fn paired_tests_by_hand() {
+        // 2 regressions and 8 fixes among 12 paired cells: McNemar exact p = 0.109375.
+        let mut before = Vec::new();
+        let mut after = Vec::new();
+        for i in 0..12 {
+            let (p, q) = match i {
+                0 | 1 => (true, false),
+                2..=9 => (false, true),
+                _ => (true, true),
+            };
+            let mut x = v(&format!("c{i}"), Some(p));
+            let mut y = v(&format!("c{i}"), Some(q));
+            x.criteria_mean = Some(if p { 0.8 } else { 0.2 });
+            y.criteria_mean = Some(if q { 0.8 } else { 0.2 });
+            before.push(x);
+            after.push(y);
+        }
+        let b: Vec<&Verdict> = before.iter().collect();
+        let a: Vec<&Verdict> = after.iter().collect();
+        let (paired, p, change) = paired_tests(&b, &a);
+        assert_eq!(paired, 12);
+        assert!((p.unwrap() - 0.109375).abs() < 1e-12);
+        // Changes: 2 × −0.6, 8 × +0.6, 2 × 0 → mean +0.3.
+        let change = change.unwrap();
+        assert!((change.estimate - 0.3).abs() < 1e-9);
+        assert!(change.low < 0.3 && change.high > 0.3);
     }
 }

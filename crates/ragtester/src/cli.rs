@@ -87,6 +87,28 @@ enum Command {
         #[arg(long, default_value_t = 4)]
         concurrency: usize,
     },
+    /// Audit the oracle: label a Cochran-sized sample of the reported failures as real or false alarms.
+    #[command(
+        after_help = "Without --labels or --judge, writes RUNDIR/audit.csv to fill in; then:\n  ragtester audit run1 --labels run1/audit.csv\nOr let larger judges label the sample:\n  ragtester audit run1 --judge openai:gpt-4o --judge ollama:qwen3:32b\nPrecision and false-discovery rate (95% Wilson intervals) go to RUNDIR/audit.json and the report."
+    )]
+    Audit {
+        run_dir: PathBuf,
+        #[arg(long, default_value_t = 0.95)]
+        confidence: f64,
+        /// Margin of error the sample is sized for.
+        #[arg(long, default_value_t = 0.05)]
+        margin: f64,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// The audit sheet with its `label` column filled in (true = real failure, false = false alarm).
+        #[arg(long, conflicts_with = "judges")]
+        labels: Option<PathBuf>,
+        /// Audit judge spec; repeat for a panel (majority decides).
+        #[arg(long = "judge")]
+        judges: Vec<String>,
+        #[arg(long, default_value_t = 4)]
+        concurrency: usize,
+    },
     /// Write RUNDIR/report.html and RUNDIR/summary.json and print the summary.
     #[command(after_help = "Example:\n  ragtester report run1 --fail-under 0.8")]
     Report {
@@ -498,6 +520,26 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             };
             let errors = stages::judge(&run_dir, &args, models).await?;
             Ok(if errors > 0 { crate::EXIT_PARTIAL } else { 0 })
+        }
+        Command::Audit {
+            run_dir,
+            confidence,
+            margin,
+            seed,
+            labels,
+            judges,
+            concurrency,
+        } => {
+            let args = crate::audit::AuditArgs {
+                run_dir: &run_dir,
+                confidence,
+                margin,
+                seed,
+                labels: labels.as_deref(),
+                judges: &judges,
+                concurrency,
+            };
+            crate::audit::audit(&args, models).await
         }
         Command::Report {
             run_dir,

@@ -4,6 +4,7 @@
 //! Exit codes: 0 success; 1 error (nothing usable was produced); 2 usage error; 3 partial success (some
 //! inputs failed and were reported, the rest was processed); 4 a `--fail-under` threshold was not met.
 
+mod audit;
 mod bench;
 mod bundled;
 mod cli;

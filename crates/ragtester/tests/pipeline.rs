@@ -355,3 +355,80 @@ fn example_config_files_are_valid() {
         assert!(!config.configurations().unwrap().is_empty(), "{name}");
     }
 }
+
+#[test]
+fn audits_label_a_cochran_sample_by_hand_or_by_judges() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    demo(&dir);
+    let d = dir.to_str().unwrap();
+    let verdicts: Vec<Verdict> = read_jsonl(&dir.join("verdicts.jsonl")).unwrap();
+    let failures = verdicts.iter().filter(|v| v.passed == Some(false)).count();
+    assert!(failures > 0);
+
+    let out = ragtester(&["audit", d, "--margin", "0.1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sheet = dir.join("audit.csv");
+    let mut reader = csv::Reader::from_path(&sheet).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    // Cochran at 95 % ± 10 %: n0 = 96.04, corrected for the population of failures.
+    let n0: f64 = 1.959_964f64.powi(2) * 0.25 / 0.01;
+    let expected = ((n0 / (1.0 + (n0 - 1.0) / failures as f64)).ceil() as usize).min(failures);
+    assert_eq!(rows.len(), expected);
+    assert_eq!(headers.iter().last(), Some("label"));
+
+    // A person labels: every third row a false alarm, one row left blank.
+    let mut w = csv::Writer::from_path(&sheet).unwrap();
+    w.write_record(&headers).unwrap();
+    for (i, row) in rows.iter().enumerate() {
+        let mut fields: Vec<String> = row.iter().map(str::to_string).collect();
+        *fields.last_mut().unwrap() = match i {
+            0 => String::new(),
+            i if i % 3 == 0 => "false".into(),
+            _ => "true".into(),
+        };
+        w.write_record(&fields).unwrap();
+    }
+    w.flush().unwrap();
+    let out = ragtester(&[
+        "audit",
+        d,
+        "--margin",
+        "0.1",
+        "--labels",
+        sheet.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let audit: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("audit.json")).unwrap()).unwrap();
+    let labelled = rows.len() - 1;
+    let false_alarms = (1..rows.len()).filter(|i| i % 3 == 0).count();
+    assert_eq!(audit["labelled"].as_u64().unwrap() as usize, labelled);
+    assert_eq!(
+        audit["false_failures"].as_u64().unwrap() as usize,
+        false_alarms
+    );
+    let precision = audit["precision"]["estimate"].as_f64().unwrap();
+    assert!((precision - (labelled - false_alarms) as f64 / labelled as f64).abs() < 1e-9);
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("Audit of reported failures"));
+
+    // A bad label names its row.
+    std::fs::write(&sheet, "case_id,config_id,label\nc,k,maybe\n").unwrap();
+    let out = ragtester(&["audit", d, "--labels", sheet.to_str().unwrap()]);
+    assert!(
+        !out.status.success() && stderr(&out).contains("row 2"),
+        "{}",
+        stderr(&out)
+    );
+
+    // The same judge as the run's confirms every failure it reported.
+    let out = ragtester(&["audit", d, "--judge", "offline"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let audit: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("audit.json")).unwrap()).unwrap();
+    assert_eq!(audit["labeller"], "offline");
+    assert_eq!(audit["false_failures"], 0);
+    assert_eq!(audit["labelled"], audit["sample_size"]);
+}

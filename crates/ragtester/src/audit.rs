@@ -1,0 +1,237 @@
+//! `ragtester audit RUN`: how many of the oracle's reported failures are real. Without labels it writes
+//! RUN/audit.csv — a Cochran-sized sample of the failures with what a person needs to decide — and says how
+//! to label it; with `--labels FILE` (that CSV, filled in) or `--judge SPEC…` (a panel of larger judges
+//! re-judging the sample) it writes RUN/audit.json, which the report shows.
+
+use crate::stages::{self, AUDIT_FILE, Models};
+use anyhow::{Context, Result, bail};
+use ragtester_core::{Answer, TestCase, Verdict, read_jsonl};
+use ragtester_judge::audit::{self, AuditPlan};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub struct AuditArgs<'a> {
+    pub run_dir: &'a Path,
+    pub confidence: f64,
+    pub margin: f64,
+    pub seed: u64,
+    pub labels: Option<&'a Path>,
+    pub judges: &'a [String],
+    pub concurrency: usize,
+}
+
+const COLUMNS: [&str; 9] = [
+    "case_id",
+    "config_id",
+    "category",
+    "query",
+    "expected_answer",
+    "answer",
+    "retrieved_context",
+    "judge_reasons",
+    "label",
+];
+
+/// Returns the exit code.
+pub async fn audit(args: &AuditArgs<'_>, models: &Models) -> Result<u8> {
+    if !(args.confidence > 0.0 && args.confidence < 1.0)
+        || !(args.margin > 0.0 && args.margin < 1.0)
+    {
+        bail!("--confidence and --margin must lie strictly between 0 and 1");
+    }
+    let dir = args.run_dir;
+    let cases: Vec<TestCase> =
+        read_jsonl(&dir.join("suite.jsonl")).context("is this a run directory?")?;
+    let answers: Vec<Answer> = read_jsonl(&dir.join("answers.jsonl"))?;
+    let verdicts: Vec<Verdict> =
+        read_jsonl(&dir.join("verdicts.jsonl")).context("has `ragtester judge` run here?")?;
+    let mut failures: Vec<&Verdict> = ragtester_report::primary_verdicts(&verdicts)
+        .into_iter()
+        .filter(|v| v.passed == Some(false))
+        .collect();
+    failures.sort_by(|a, b| (&a.case_id, &a.config_id).cmp(&(&b.case_id, &b.config_id)));
+    let chosen = audit::draw(failures.len(), args.confidence, args.margin, args.seed);
+    let plan = AuditPlan {
+        failures: failures.len(),
+        confidence: args.confidence,
+        margin: args.margin,
+        sample_size: chosen.len(),
+    };
+    let sample: Vec<&Verdict> = chosen.iter().map(|&i| failures[i]).collect();
+    eprintln!(
+        "{} reported failures; audit sample of {} (Cochran, {:.0}% confidence, ±{:.0}%)",
+        plan.failures,
+        plan.sample_size,
+        args.confidence * 100.0,
+        args.margin * 100.0
+    );
+    let case_of: HashMap<&str, &TestCase> = cases.iter().map(|c| (c.id.as_str(), c)).collect();
+    let answer_of: HashMap<(&str, &str), &Answer> = answers
+        .iter()
+        .map(|a| ((a.case_id.as_str(), a.config_id.as_str()), a))
+        .collect();
+    let (labeller, labels) = if let Some(file) = args.labels {
+        ("person".to_string(), read_labels(file, &sample)?)
+    } else if !args.judges.is_empty() {
+        let labels = judge_labels(args, &sample, &cases, &answer_of, models).await?;
+        (args.judges.join(" + "), labels)
+    } else {
+        let path = dir.join("audit.csv");
+        write_sheet(&path, &sample, &case_of, &answer_of)?;
+        eprintln!(
+            "wrote {}: fill its `label` column with true (a real failure) or false (a false alarm), then run\n  \
+             ragtester audit {} --labels {}",
+            path.display(),
+            dir.display(),
+            path.display()
+        );
+        return Ok(0);
+    };
+    let summary = audit::summarise(&plan, &labeller, &labels);
+    ragtester_core::record::write_atomic(
+        &dir.join(AUDIT_FILE),
+        serde_json::to_string_pretty(&summary)?.as_bytes(),
+    )?;
+    let pct = |x: Option<f64>| x.map_or("–".into(), |v| format!("{:.1}%", v * 100.0));
+    println!(
+        "audit by {labeller}: {} of {} labelled; {} true failures, {} false alarms; oracle precision {} (95% {}–{}), \
+         false-discovery rate {}",
+        summary.labelled,
+        summary.sample_size,
+        summary.true_failures,
+        summary.false_failures,
+        pct(summary.precision.map(|p| p.estimate)),
+        pct(summary.precision.map(|p| p.low)),
+        pct(summary.precision.map(|p| p.high)),
+        pct(summary.false_discovery_rate.map(|p| p.estimate)),
+    );
+    if summary.labelled < summary.sample_size {
+        eprintln!(
+            "note: {} of the sample are unlabelled; the interval is wider than planned",
+            summary.sample_size - summary.labelled
+        );
+    }
+    stages::report(dir)?;
+    Ok(0)
+}
+
+fn write_sheet(
+    path: &PathBuf,
+    sample: &[&Verdict],
+    case_of: &HashMap<&str, &TestCase>,
+    answer_of: &HashMap<(&str, &str), &Answer>,
+) -> Result<()> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(COLUMNS)?;
+    for v in sample {
+        let case = case_of.get(v.case_id.as_str());
+        let answer = answer_of.get(&(v.case_id.as_str(), v.config_id.as_str()));
+        let reasons = v.criteria.as_ref().map_or(String::new(), |c| {
+            c.all()
+                .iter()
+                .map(|c| format!("{:?}: {}", c.rating, c.reason))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        });
+        let context = answer.map_or(String::new(), |a| {
+            a.contexts
+                .iter()
+                .map(|c| c.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n---\n")
+        });
+        w.write_record([
+            v.case_id.as_str(),
+            v.config_id.as_str(),
+            case.map_or("", |c| c.category.as_str()),
+            case.map_or("", |c| c.query.as_str()),
+            case.map_or("", |c| c.expected_answer.as_str()),
+            answer.map_or("", |a| a.answer.as_str()),
+            context.as_str(),
+            reasons.as_str(),
+            "",
+        ])?;
+    }
+    let bytes = w.into_inner().context("cannot write the audit sheet")?;
+    ragtester_core::record::write_atomic(path, &bytes)
+}
+
+/// Labels for the sample from a filled-in sheet, matched by (case, configuration). Rows of cells not in the
+/// sample are ignored; a label that is not true/false is an error naming its row.
+fn read_labels(file: &Path, sample: &[&Verdict]) -> Result<Vec<Option<bool>>> {
+    let mut reader = csv::Reader::from_path(file)
+        .with_context(|| format!("cannot read labels {}", file.display()))?;
+    let headers = reader.headers()?.clone();
+    let col = |name: &str| {
+        headers
+            .iter()
+            .position(|h| h.trim() == name)
+            .with_context(|| format!("{} has no `{name}` column", file.display()))
+    };
+    let (case, config, label) = (col("case_id")?, col("config_id")?, col("label")?);
+    let mut given: HashMap<(String, String), bool> = HashMap::new();
+    for (row, record) in reader.records().enumerate() {
+        let record = record.with_context(|| format!("{}: row {}", file.display(), row + 2))?;
+        let text = record.get(label).unwrap_or("").trim();
+        if text.is_empty() {
+            continue;
+        }
+        let value = audit::parse_label(text).with_context(|| {
+            format!(
+                "{}: row {}: label `{text}` is neither true nor false",
+                file.display(),
+                row + 2
+            )
+        })?;
+        given.insert(
+            (
+                record.get(case).unwrap_or("").to_string(),
+                record.get(config).unwrap_or("").to_string(),
+            ),
+            value,
+        );
+    }
+    Ok(sample
+        .iter()
+        .map(|v| {
+            given
+                .get(&(v.case_id.clone(), v.config_id.clone()))
+                .copied()
+        })
+        .collect())
+}
+
+/// The audit judges re-judge each sampled failure; their majority failing it confirms it.
+async fn judge_labels(
+    args: &AuditArgs<'_>,
+    sample: &[&Verdict],
+    cases: &[TestCase],
+    answer_of: &HashMap<(&str, &str), &Answer>,
+    models: &Models,
+) -> Result<Vec<Option<bool>>> {
+    let judges: Vec<Arc<dyn ragtester_core::ChatModel>> = args
+        .judges
+        .iter()
+        .map(|s| models.get(s).with_context(|| format!("audit judge `{s}`")))
+        .collect::<Result<_>>()?;
+    let answers: Vec<Answer> = sample
+        .iter()
+        .filter_map(|v| answer_of.get(&(v.case_id.as_str(), v.config_id.as_str())))
+        .map(|a| (*a).clone())
+        .collect();
+    let raw = ragtester_judge::judge_all(cases, &answers, &judges, 1, args.concurrency).await;
+    let panel = ragtester_judge::consensus(&raw, ragtester_judge::PanelMethod::Majority);
+    let decided: HashMap<(&str, &str), bool> = panel
+        .iter()
+        .filter_map(|v| Some(((v.case_id.as_str(), v.config_id.as_str()), v.passed?)))
+        .collect();
+    Ok(sample
+        .iter()
+        .map(|v| {
+            decided
+                .get(&(v.case_id.as_str(), v.config_id.as_str()))
+                .map(|passed| !passed)
+        })
+        .collect())
+}
