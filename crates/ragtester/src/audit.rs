@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use ragtester_core::{Answer, TestCase, Verdict, read_jsonl};
 use ragtester_judge::audit::{self, AuditPlan};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 pub struct AuditArgs<'a> {
@@ -35,9 +35,8 @@ const COLUMNS: [&str; 9] = [
 
 /// Returns the exit code.
 pub async fn audit(args: &AuditArgs<'_>, models: &Models) -> Result<u8> {
-    if !(args.confidence > 0.0 && args.confidence < 1.0)
-        || !(args.margin > 0.0 && args.margin < 1.0)
-    {
+    let within = |x: f64| x > 0.0 && x < 1.0;
+    if !(within(args.confidence) && within(args.margin)) {
         bail!("--confidence and --margin must lie strictly between 0 and 1");
     }
     let dir = args.run_dir;
@@ -117,7 +116,7 @@ pub async fn audit(args: &AuditArgs<'_>, models: &Models) -> Result<u8> {
 }
 
 fn write_sheet(
-    path: &PathBuf,
+    path: &Path,
     sample: &[&Verdict],
     case_of: &HashMap<&str, &TestCase>,
     answer_of: &HashMap<(&str, &str), &Answer>,

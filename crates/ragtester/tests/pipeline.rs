@@ -376,7 +376,7 @@ fn audits_label_a_cochran_sample_by_hand_or_by_judges() {
     let n0: f64 = 1.959_964f64.powi(2) * 0.25 / 0.01;
     let expected = ((n0 / (1.0 + (n0 - 1.0) / failures as f64)).ceil() as usize).min(failures);
     assert_eq!(rows.len(), expected);
-    assert_eq!(headers.iter().last(), Some("label"));
+    assert_eq!(headers.iter().next_back(), Some("label"));
 
     // A person labels: every third row a false alarm, one row left blank.
     let mut w = csv::Writer::from_path(&sheet).unwrap();
