@@ -599,6 +599,9 @@ pub struct JudgeSettings {
     /// How several judges' (or samples') verdicts become one: `majority` or `mean`.
     #[serde(default = "default_panel")]
     pub panel: String,
+    /// A folder with judge.en.j2 / judge.zh.j2 prompt templates replacing the built-in ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<PathBuf>,
     /// Sampling of the judges.
     #[serde(default, skip_serializing_if = "Sampling::is_default")]
     pub sampling: Sampling,
@@ -621,6 +624,7 @@ impl Default for JudgeSettings {
             judges: default_judges(),
             samples: default_samples(),
             panel: default_panel(),
+            prompts: None,
             sampling: Sampling::default(),
         }
     }
@@ -715,6 +719,11 @@ impl ProjectConfig {
                     *p = base.join(&*p);
                 }
             }
+        }
+        if let Some(p) = &mut config.judge.prompts
+            && p.is_relative()
+        {
+            *p = base.join(&*p);
         }
         config
             .validate()

@@ -63,6 +63,9 @@ pub struct OracleSummary {
     pub panel: Option<String>,
     pub agreement: Option<Agreement>,
     pub intervals: Vec<MetricInterval>,
+    /// The judge prompt templates used (`judge-v1`, or `custom-…` for a user's).
+    #[serde(default)]
+    pub prompt_version: Option<String>,
 }
 
 /// The audit of a run's reported failures: a sample labelled true or false failure.

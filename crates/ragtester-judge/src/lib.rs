@@ -18,7 +18,7 @@ pub mod stats;
 pub use panel::{PanelMethod, consensus};
 
 pub use parse::{JudgeReply, parse_judge_reply};
-pub use prompt::JUDGE_PROMPT_VERSION;
+pub use prompt::{JUDGE_PROMPT_VERSION, JudgePrompts};
 pub use rules::rule_metrics;
 
 use futures::StreamExt;
@@ -39,6 +39,7 @@ pub async fn judge_all(
     judges: &[Arc<dyn ChatModel>],
     samples: u32,
     concurrency: usize,
+    prompts: &JudgePrompts,
 ) -> Vec<Verdict> {
     let by_id: HashMap<&str, &TestCase> = cases.iter().map(|c| (c.id.as_str(), c)).collect();
     let work: Vec<(&Answer, &Arc<dyn ChatModel>, u32)> = answers
@@ -52,7 +53,7 @@ pub async fn judge_all(
     futures::stream::iter(work)
         .map(|(answer, judge, sample)| {
             let case = by_id.get(answer.case_id.as_str()).copied();
-            async move { judge_sample(case, answer, judge.as_ref(), sample).await }
+            async move { judge_sample(case, answer, judge.as_ref(), sample, prompts).await }
         })
         .buffered(concurrency.max(1))
         .collect()
@@ -60,7 +61,7 @@ pub async fn judge_all(
 }
 
 pub async fn judge_one(case: Option<&TestCase>, answer: &Answer, judge: &dyn ChatModel) -> Verdict {
-    judge_sample(case, answer, judge, 0).await
+    judge_sample(case, answer, judge, 0, &JudgePrompts::default()).await
 }
 
 /// One sample of one judge's verdict on one answer.
@@ -69,6 +70,7 @@ pub async fn judge_sample(
     answer: &Answer,
     judge: &dyn ChatModel,
     sample: u32,
+    prompts: &JudgePrompts,
 ) -> Verdict {
     let mut verdict = Verdict {
         sample,
@@ -108,10 +110,7 @@ pub async fn judge_sample(
         expects_refusal: case.expects_refusal(),
         must_not_contain: case.must_not_contain.clone(),
     };
-    let mut request = ChatRequest::new(
-        prompt::judge_messages(case, &answer.answer, &contexts),
-        hint,
-    );
+    let mut request = ChatRequest::new(prompts.messages(case, &answer.answer, &contexts), hint);
     request.format = ReplyFormat::Schema(prompt::judge_schema());
     request.sample = sample;
     let mut problems = Vec::new();

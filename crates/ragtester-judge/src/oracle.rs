@@ -46,6 +46,7 @@ pub fn summarise(verdicts: &[Verdict], samples: u32, panel: Option<&str>) -> Ora
         panel: panel.map(str::to_string),
         agreement: (judges.len() > 1).then(|| agreement(verdicts, &judges)),
         intervals: intervals(verdicts, &judges),
+        prompt_version: None,
     }
 }
 

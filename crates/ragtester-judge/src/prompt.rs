@@ -3,45 +3,129 @@
 
 use ragtester_core::{Message, OutputSchema, TestCase};
 use serde_json::{Value, json};
+use std::path::Path;
 
 pub const JUDGE_PROMPT_VERSION: &str = "judge-v1";
 
+/// What the shape description in prompts says (the schema itself goes to providers separately).
 const SCHEMA: &str = r#"{"criteria": {"faithfulness": {"rating": "True|Partially|False", "reason": "..."}, "relevance": {...}, "completeness": {...}, "clarity": {...}, "keyword_match": {...}}, "rubric": {"correctness": {"score": 1-5, "reason": "..."}, "completeness": {...}, "honesty": {...}}}"#;
 
-pub fn judge_messages(case: &TestCase, answer: &str, contexts: &[String]) -> Vec<Message> {
-    let context = contexts.join("\n---\n");
-    let keywords = case.keywords.join(", ");
-    if case.language == "zh" {
-        vec![
-            Message::system(format!(
-                "你是一名 RAG 系统测试裁判。按五个准则评价【系统回答】：忠实度（与标准答案和检索上下文一致，无编造；额外的正确且有依据的细节不扣分）、\
-                 相关性、完整性、清晰度、关键词匹配，每项为 True、Partially 或 False 并给出理由；另按 1–5 分给出正确性、完整性、诚实度。\
-                 特别规则：若标准答案是信息不足/未提及，而系统回答了未找到相关信息，给 5 分。只输出 JSON：{SCHEMA}"
-            )),
-            Message::user(format!(
-                "【问题类型】: {}\n【用户问题】: {}\n【标准答案】: {}\n【关键词】: {keywords}\n【检索上下文】:\n{context}\n【系统回答】: {answer}",
-                case.category.as_str(),
-                case.query,
-                case.expected_answer
-            )),
-        ]
-    } else {
-        vec![
-            Message::system(format!(
-                "You judge answers of a RAG system. Rate the system answer on five criteria: faithfulness (consistent with \
-                 the expected answer and the retrieved context, nothing invented; extra correct, grounded detail is not \
-                 penalised), relevance, completeness, clarity, keyword match — each True, Partially or False with a reason. \
-                 Also score correctness, completeness and honesty from 1 to 5. Special rule: if the expected answer says the \
-                 information is absent and the system says it found no relevant information, score 5. Reply with JSON only: {SCHEMA}"
-            )),
-            Message::user(format!(
-                "Category: {}\nQuestion: {}\nExpected answer: {}\nKeywords: {keywords}\nRetrieved context:\n{context}\nSystem answer: {answer}",
-                case.category.as_str(),
-                case.query,
-                case.expected_answer
-            )),
-        ]
+const SEPARATOR: &str = "---user---";
+
+/// The judge prompt templates, English and Chinese: the built-in ones (`prompts/judge.*.j2`) or a user's.
+#[derive(Debug, Clone)]
+pub struct JudgePrompts {
+    en: String,
+    zh: String,
+    /// `judge-v1`, or `custom-` and a hash of the user's templates.
+    pub version: String,
+}
+
+impl Default for JudgePrompts {
+    fn default() -> Self {
+        Self {
+            en: include_str!("../prompts/judge.en.j2").into(),
+            zh: include_str!("../prompts/judge.zh.j2").into(),
+            version: JUDGE_PROMPT_VERSION.into(),
+        }
     }
+}
+
+impl JudgePrompts {
+    /// `judge.en.j2` and/or `judge.zh.j2` from a folder, the built-in template for a missing one. Each is
+    /// rendered once with sample values here, so a broken template fails before any judge is called.
+    pub fn from_dir(dir: &Path) -> anyhow::Result<Self> {
+        let mut prompts = Self::default();
+        let mut found = Vec::new();
+        for (lang, slot) in [("en", &mut prompts.en), ("zh", &mut prompts.zh)] {
+            let path = dir.join(format!("judge.{lang}.j2"));
+            match std::fs::read_to_string(&path) {
+                Ok(text) => {
+                    *slot = text;
+                    found.push(path);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => anyhow::bail!("cannot read {}: {e}", path.display()),
+            }
+        }
+        if found.is_empty() {
+            anyhow::bail!(
+                "{} holds neither judge.en.j2 nor judge.zh.j2",
+                dir.display()
+            );
+        }
+        prompts.version = format!(
+            "custom-{}",
+            &ragtester_core::ids::stable_id("judge-prompts", &(&prompts.en, &prompts.zh))[..12]
+        );
+        for (path, text) in found.iter().zip([&prompts.en, &prompts.zh]) {
+            render(text, &sample_values())
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        }
+        Ok(prompts)
+    }
+
+    pub fn messages(&self, case: &TestCase, answer: &str, contexts: &[String]) -> Vec<Message> {
+        let template = if case.language == "zh" {
+            &self.zh
+        } else {
+            &self.en
+        };
+        let values = Values {
+            category: case.category.as_str(),
+            query: &case.query,
+            expected_answer: &case.expected_answer,
+            keywords: case.keywords.join(", "),
+            context: contexts.join("\n---\n"),
+            answer,
+            schema: SCHEMA,
+        };
+        // Templates were rendered at load; a failure now can only come from the values, so say so in-band.
+        render(template, &values).unwrap_or_else(|e| {
+            vec![Message::user(format!(
+                "(the judge prompt failed to render: {e})"
+            ))]
+        })
+    }
+}
+
+#[derive(serde::Serialize)]
+struct Values<'a> {
+    category: &'a str,
+    query: &'a str,
+    expected_answer: &'a str,
+    keywords: String,
+    context: String,
+    answer: &'a str,
+    schema: &'a str,
+}
+
+fn sample_values() -> Values<'static> {
+    Values {
+        category: "core",
+        query: "q",
+        expected_answer: "a",
+        keywords: "k".into(),
+        context: "c".into(),
+        answer: "a",
+        schema: SCHEMA,
+    }
+}
+
+fn render(template: &str, values: &Values<'_>) -> Result<Vec<Message>, String> {
+    let text = minijinja::Environment::new()
+        .render_str(
+            template,
+            minijinja::Value::from(minijinja::value::Serde(values)),
+        )
+        .map_err(|e| format!("{e:#}"))?;
+    let (system, user) = text
+        .split_once(SEPARATOR)
+        .ok_or_else(|| format!("the template has no `{SEPARATOR}` line between system and user"))?;
+    Ok(vec![
+        Message::system(system.trim()),
+        Message::user(user.trim_start_matches('\n')),
+    ])
 }
 
 /// The reply's JSON schema, for providers with structured output: the five criteria and the rubric, every
@@ -97,5 +181,91 @@ pub fn reask_message(problem: &str, zh: bool) -> Message {
         Message::user(format!(
             "Your reply could not be read ({problem}). Reply with one JSON object only: {SCHEMA}"
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ragtester_core::{Category, Generator, Strategy};
+
+    fn case(language: &str) -> TestCase {
+        TestCase {
+            schema_version: 1,
+            id: "c".into(),
+            category: Category::DetailNumeric,
+            strategy: Strategy::Coverage,
+            generator: Generator::Ragtester,
+            query: "At what pressure does the valve open?".into(),
+            expected_answer: "At 4.5 bar.".into(),
+            keywords: vec!["4.5".into(), "bar".into()],
+            source_spans: vec![],
+            document_id: "d".into(),
+            restrict_to: vec![],
+            must_not_contain: vec![],
+            language: language.into(),
+            readability: None,
+            readability_measure: None,
+            generator_model: "offline".into(),
+            prompt_version: "question-v1".into(),
+        }
+    }
+
+    #[test]
+    fn built_in_templates_render_in_the_case_language() {
+        let p = JudgePrompts::default();
+        let en = p.messages(
+            &case("en"),
+            "It opens at 4.5 bar.",
+            &["ctx one".into(), "ctx two".into()],
+        );
+        assert_eq!(en.len(), 2);
+        assert!(
+            en[0].content.starts_with("You judge answers")
+                && en[0].content.contains("\"keyword_match\"")
+        );
+        assert_eq!(
+            en[1].content,
+            "Category: detail_numeric\nQuestion: At what pressure does the valve open?\nExpected answer: At 4.5 bar.\n\
+             Keywords: 4.5, bar\nRetrieved context:\nctx one\n---\nctx two\nSystem answer: It opens at 4.5 bar."
+        );
+        let zh = p.messages(&case("zh"), "4.5 bar", &[]);
+        assert!(zh[0].content.starts_with("你是一名 RAG 系统测试裁判"));
+        assert!(zh[1].content.starts_with("【问题类型】: detail_numeric"));
+        assert_eq!(p.version, "judge-v1");
+    }
+
+    #[test]
+    fn user_templates_override_one_language_and_are_checked_at_load() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("judge.en.j2"),
+            "Strict judge. {{ schema }}\n---user---\nQ: {{ query|upper }}\nA: {{ answer }}",
+        )
+        .unwrap();
+        let p = JudgePrompts::from_dir(dir.path()).unwrap();
+        assert!(p.version.starts_with("custom-"));
+        let en = p.messages(&case("en"), "x <b>", &[]);
+        assert_eq!(
+            en[1].content,
+            "Q: AT WHAT PRESSURE DOES THE VALVE OPEN?\nA: x <b>"
+        );
+        assert!(
+            p.messages(&case("zh"), "x", &[])[0]
+                .content
+                .starts_with("你是"),
+            "built-in zh kept"
+        );
+
+        std::fs::write(dir.path().join("judge.en.j2"), "no separator {{ query }}").unwrap();
+        let err = JudgePrompts::from_dir(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("judge.en.j2") && err.contains("---user---"),
+            "{err}"
+        );
+        std::fs::write(dir.path().join("judge.en.j2"), "{% if %}\n---user---\n").unwrap();
+        assert!(JudgePrompts::from_dir(dir.path()).is_err());
+        let empty = tempfile::tempdir().unwrap();
+        assert!(JudgePrompts::from_dir(empty.path()).is_err());
     }
 }

@@ -161,6 +161,7 @@ async fn a_reask_that_succeeds_is_a_verdict() {
         &[judge],
         1,
         2,
+        &ragtester_judge::JudgePrompts::default(),
     )
     .await;
     // Mean 0.8, but faithfulness False: the paper's rule fails it.

@@ -129,6 +129,7 @@ mod tests {
                 panel: None,
                 agreement: None,
                 intervals: vec![],
+                prompt_version: Some(evil.into()),
             }),
             audit: None,
             bad_cases: vec![crate::BadCase {

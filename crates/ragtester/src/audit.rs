@@ -219,7 +219,15 @@ async fn judge_labels(
         .filter_map(|v| answer_of.get(&(v.case_id.as_str(), v.config_id.as_str())))
         .map(|a| (*a).clone())
         .collect();
-    let raw = ragtester_judge::judge_all(cases, &answers, &judges, 1, args.concurrency).await;
+    let raw = ragtester_judge::judge_all(
+        cases,
+        &answers,
+        &judges,
+        1,
+        args.concurrency,
+        &ragtester_judge::JudgePrompts::default(),
+    )
+    .await;
     let panel = ragtester_judge::consensus(&raw, ragtester_judge::PanelMethod::Majority);
     let decided: HashMap<(&str, &str), bool> = panel
         .iter()

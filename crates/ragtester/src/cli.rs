@@ -84,6 +84,9 @@ enum Command {
         /// How several judges' or samples' verdicts become the one reports follow: majority or mean.
         #[arg(long, default_value = "majority")]
         panel: String,
+        /// Folder with judge.en.j2 / judge.zh.j2 replacing the built-in prompt templates.
+        #[arg(long)]
+        prompts: Option<PathBuf>,
         #[arg(long, default_value_t = 4)]
         concurrency: usize,
     },
@@ -509,6 +512,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             judges,
             samples,
             panel,
+            prompts,
             concurrency,
         } => {
             let args = stages::JudgeArgs {
@@ -517,6 +521,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 panel: ragtester_judge::PanelMethod::parse(&panel)?,
                 concurrency,
                 sampling: Sampling::default(),
+                prompts: prompts.as_deref(),
             };
             let errors = stages::judge(&run_dir, &args, models).await?;
             Ok(if errors > 0 { crate::EXIT_PARTIAL } else { 0 })

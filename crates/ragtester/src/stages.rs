@@ -398,6 +398,8 @@ pub struct JudgeArgs<'a> {
     pub panel: ragtester_judge::PanelMethod,
     pub concurrency: usize,
     pub sampling: ragtester_core::Sampling,
+    /// A folder with the user's judge.en.j2 / judge.zh.j2 prompt templates.
+    pub prompts: Option<&'a Path>,
 }
 
 /// The oracle's figures, kept beside the verdicts.
@@ -431,14 +433,27 @@ pub async fn judge(run_dir: &Path, args: &JudgeArgs<'_>, models: &Models) -> Res
             args.samples
         );
     }
-    let raw =
-        ragtester_judge::judge_all(&cases, &answers, &judges, args.samples, args.concurrency).await;
+    let prompts = match args.prompts {
+        Some(dir) => ragtester_judge::JudgePrompts::from_dir(dir)?,
+        None => ragtester_judge::JudgePrompts::default(),
+    };
+    let raw = ragtester_judge::judge_all(
+        &cases,
+        &answers,
+        &judges,
+        args.samples,
+        args.concurrency,
+        &prompts,
+    )
+    .await;
     let panel = (args.judges.len() > 1 || args.samples > 1).then_some(args.panel);
     let mut verdicts = match panel {
         Some(method) => ragtester_judge::consensus(&raw, method),
         None => Vec::new(),
     };
-    let oracle = ragtester_judge::oracle::summarise(&raw, args.samples, panel.map(|p| p.as_str()));
+    let mut oracle =
+        ragtester_judge::oracle::summarise(&raw, args.samples, panel.map(|p| p.as_str()));
+    oracle.prompt_version = Some(prompts.version.clone());
     verdicts.extend(raw);
     let store = RunStore::open(run_dir)?;
     store.put_verdicts(&verdicts)?;
@@ -656,6 +671,7 @@ pub async fn full_pipeline(
             panel: ragtester_judge::PanelMethod::parse(&project.judge.panel)?,
             concurrency: project.run.concurrency,
             sampling: project.judge.sampling,
+            prompts: project.judge.prompts.as_deref(),
         },
         models,
     )
