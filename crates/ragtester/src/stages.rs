@@ -1,6 +1,7 @@
 //! The four stages as functions over run directories, shared by the single-stage commands, `test` and `demo`.
 //! A run directory holds: documents.jsonl, suite.jsonl, configs.jsonl, answers.jsonl, verdicts.jsonl,
-//! summary.json, report.html, results.csv, junit.xml and store.sqlite.
+//! oracle.json, summary.json, report.html, results.csv, junit.xml, store.sqlite, and after an audit
+//! audit.csv and audit.json.
 
 use anyhow::{Context, Result, bail};
 use ragtester_core::config::ProjectConfig;
