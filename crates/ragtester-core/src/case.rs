@@ -56,6 +56,8 @@ pub enum Strategy {
     Injection,
     /// The paper's baseline: no strategy.
     Baseline,
+    /// Read from another tool's dataset (RAGAS, DeepEval).
+    Imported,
 }
 
 impl Strategy {
@@ -68,6 +70,7 @@ impl Strategy {
             Strategy::CrossLingual => "cross_lingual",
             Strategy::Injection => "injection",
             Strategy::Baseline => "baseline",
+            Strategy::Imported => "imported",
         }
     }
 }
@@ -78,6 +81,8 @@ impl Strategy {
 pub enum Generator {
     Ragtester,
     Baseline,
+    /// Cases read from another tool's dataset.
+    Imported,
 }
 
 impl Generator {
@@ -85,6 +90,7 @@ impl Generator {
         match self {
             Generator::Ragtester => "ragtester",
             Generator::Baseline => "baseline",
+            Generator::Imported => "imported",
         }
     }
 }

@@ -130,6 +130,45 @@ pub struct Chunk {
     pub text: String,
 }
 
+/// Where `text` occurs in the corpus, whitespace runs compared as one space: (document id, start, end) in
+/// chars of the original text. For contexts returned by external services and imported datasets, whose
+/// whitespace rarely survives intact.
+pub fn find_text(documents: &[Document], text: &str) -> Option<(String, usize, usize)> {
+    let needle = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if needle.is_empty() {
+        return None;
+    }
+    for doc in documents {
+        // Map each char of the squashed document back to its char offset in the original.
+        let mut squashed = String::new();
+        let mut offsets = Vec::new();
+        let mut last_space = true;
+        for (i, c) in doc.text.chars().enumerate() {
+            if c.is_whitespace() {
+                if !last_space {
+                    squashed.push(' ');
+                    offsets.push(i);
+                }
+                last_space = true;
+            } else {
+                squashed.push(c);
+                offsets.push(i);
+                last_space = false;
+            }
+        }
+        if let Some(byte) = squashed.find(&needle) {
+            let start_char = squashed[..byte].chars().count();
+            let len = needle.chars().count();
+            return Some((
+                doc.id.clone(),
+                offsets[start_char],
+                offsets[start_char + len - 1] + 1,
+            ));
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -249,40 +249,7 @@ pub fn locate_context(
     rank: usize,
     text: &str,
 ) -> RetrievedContext {
-    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let needle = squash(text);
-    let mut placed = None;
-    if !needle.is_empty() {
-        for doc in documents {
-            // Map each char of the squashed document back to its char offset in the original.
-            let mut squashed = String::new();
-            let mut offsets = Vec::new();
-            let mut last_space = true;
-            for (i, c) in doc.text.chars().enumerate() {
-                if c.is_whitespace() {
-                    if !last_space {
-                        squashed.push(' ');
-                        offsets.push(i);
-                    }
-                    last_space = true;
-                } else {
-                    squashed.push(c);
-                    offsets.push(i);
-                    last_space = false;
-                }
-            }
-            if let Some(byte) = squashed.find(&needle) {
-                let start_char = squashed[..byte].chars().count();
-                let len = needle.chars().count();
-                placed = Some((
-                    doc.id.clone(),
-                    offsets[start_char],
-                    offsets[start_char + len - 1] + 1,
-                ));
-                break;
-            }
-        }
-    }
+    let placed = ragtester_core::document::find_text(documents, text);
     let (document_id, start, end) = placed.unwrap_or_default();
     RetrievedContext {
         rank,

@@ -1,10 +1,12 @@
 //! Stage 2: test suites. Splits each document into sections (paragraph ends, a token cap), chooses sections
 //! by the paper's strategies (Flesch-ranked complex passages, two kinds of negatives, coverage of unused
 //! regions; plus cross-lingual and injection cases) or by the plain baseline, asks a chat model to write one
-//! question per chosen section, and locates each expected answer in the source to record its span.
+//! question per chosen section, and locates each expected answer in the source to record its span. `interop`
+//! reads and writes test sets in RAGAS and DeepEval shapes.
 //!
 //! This crate knows documents and chat models; it knows nothing of retrieval, matrices or judging.
 
+pub mod interop;
 mod locate;
 mod plan;
 mod prompt;

@@ -68,6 +68,9 @@ pub async fn generate(
     model: &dyn ChatModel,
     targets: Option<&HashMap<String, usize>>,
 ) -> Result<GenerationReport> {
+    if options.generator == Generator::Imported {
+        anyhow::bail!("imported suites are read with `ragtester import`, not generated");
+    }
     let sections: Vec<Vec<Section>> = docs
         .iter()
         .map(|d| sections_of(d, options.section_tokens))
@@ -113,6 +116,7 @@ async fn generate_document(
     let slots = match options.generator {
         Generator::Ragtester => ragtester_slots(target, options.n_complex, docs.len() > 1),
         Generator::Baseline => vec![Strategy::Baseline; target],
+        Generator::Imported => unreachable!("refused at the start of generate"),
     };
     for slot in slots {
         let other = (docs.len() > 1).then(|| {

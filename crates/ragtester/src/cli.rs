@@ -64,6 +64,37 @@ enum Command {
         after_help = "Examples:\n  ragtester generate --docs docs/ --out suite.jsonl\n  ragtester generate --docs docs/ --out suite.jsonl --strategy ragtester --strategy baseline --n-test 10 --n-complex 3"
     )]
     Generate(GenerateCli),
+    /// Write a suite, or one configuration's answered cells of a run, as a RAGAS or DeepEval dataset.
+    #[command(
+        after_help = "Examples:\n  ragtester export suite.jsonl --docs docs/ --format ragas --out ragas.jsonl\n  ragtester export run1 --config 3f2a… --format deepeval --out goldens.csv\nJSONL or CSV by the --out extension (CSV list fields are JSON arrays)."
+    )]
+    Export {
+        /// A suite.jsonl, or a run directory (its answers are included).
+        input: PathBuf,
+        #[arg(long)]
+        format: String,
+        #[arg(long)]
+        out: PathBuf,
+        /// Documents of a suite file (a run directory has its own).
+        #[arg(long, num_args = 1..)]
+        docs: Vec<PathBuf>,
+        /// Which configuration's answers to export from a run (needed when it has several).
+        #[arg(long)]
+        config: Option<String>,
+    },
+    /// Read a RAGAS or DeepEval dataset (JSONL or CSV) into a suite, locating reference contexts in --docs.
+    #[command(
+        after_help = "Example:\n  ragtester import testset.csv --format ragas --docs docs/ --out suite.jsonl"
+    )]
+    Import {
+        input: PathBuf,
+        #[arg(long)]
+        format: String,
+        #[arg(long, required = true, num_args = 1..)]
+        docs: Vec<PathBuf>,
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Run a suite against a matrix of RAG configurations; writes RUNDIR/answers.jsonl.
     #[command(
         after_help = "Examples:\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --retriever bm25 --retriever hybrid --top-k 3 --top-k 5\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --config matrix.toml --concurrency 8\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --resume"
@@ -526,6 +557,19 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             let errors = stages::judge(&run_dir, &args, models).await?;
             Ok(if errors > 0 { crate::EXIT_PARTIAL } else { 0 })
         }
+        Command::Export {
+            input,
+            format,
+            out,
+            docs,
+            config,
+        } => crate::interop::export(&input, &format, &out, &docs, config.as_deref()),
+        Command::Import {
+            input,
+            format,
+            docs,
+            out,
+        } => crate::interop::import(&input, &format, &docs, &out),
         Command::Audit {
             run_dir,
             confidence,

@@ -8,6 +8,7 @@ mod audit;
 mod bench;
 mod bundled;
 mod cli;
+mod interop;
 mod models;
 mod stages;
 

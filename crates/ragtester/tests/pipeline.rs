@@ -432,3 +432,100 @@ fn audits_label_a_cochran_sample_by_hand_or_by_judges() {
     assert_eq!(audit["false_failures"], 0);
     assert_eq!(audit["labelled"], audit["sample_size"]);
 }
+
+#[test]
+fn suites_travel_to_ragas_and_deepeval_and_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    demo(&dir);
+    let d = dir.to_str().unwrap();
+    let corpus = dir.join("corpus");
+    let configs: Vec<Configuration> = read_jsonl(&dir.join("configs.jsonl")).unwrap();
+    let cases: Vec<TestCase> = read_jsonl(&dir.join("suite.jsonl")).unwrap();
+
+    // A run with several configurations needs one chosen.
+    let out = ragtester(&["export", d, "--format", "ragas", "--out", "x.jsonl"]);
+    assert!(
+        !out.status.success() && stderr(&out).contains("--config"),
+        "{}",
+        stderr(&out)
+    );
+
+    let ragas = tmp.path().join("ragas.jsonl");
+    let out = ragtester(&[
+        "export",
+        d,
+        "--format",
+        "ragas",
+        "--config",
+        &configs[0].id,
+        "--out",
+        ragas.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(&ragas)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), cases.len());
+    assert!(rows.iter().all(|r| r["user_input"].is_string()
+        && r["reference_contexts"].is_array()
+        && r["retrieved_contexts"].is_array()
+        && r["response"].is_string()));
+
+    let goldens = tmp.path().join("goldens.csv");
+    let suite = dir.join("suite.jsonl");
+    let out = ragtester(&[
+        "export",
+        suite.to_str().unwrap(),
+        "--docs",
+        corpus.to_str().unwrap(),
+        "--format",
+        "deepeval",
+        "--out",
+        goldens.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let imported = tmp.path().join("imported.jsonl");
+    let out = ragtester(&[
+        "import",
+        goldens.to_str().unwrap(),
+        "--format",
+        "deepeval",
+        "--docs",
+        corpus.to_str().unwrap(),
+        "--out",
+        imported.to_str().unwrap(),
+    ]);
+    let back: Vec<TestCase> = read_jsonl(&imported).unwrap();
+    // Answerable cases come back with their spans; negatives as corpus-wide refusals. Cases whose only
+    // ground truth was a refusal without spans, or that had none, are reported on stderr, not dropped silently.
+    assert!(
+        back.len() * 10 >= cases.len() * 9,
+        "{} of {}: {}",
+        back.len(),
+        cases.len(),
+        stderr(&out)
+    );
+    assert!(back.iter().all(|c| c.generator == Generator::Imported));
+    let with_spans = back.iter().filter(|c| !c.source_spans.is_empty()).count();
+    assert!(with_spans > 0);
+    if back.len() < cases.len() {
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        assert!(stderr(&out).contains("row "), "{}", stderr(&out));
+    }
+    // The imported suite runs.
+    let out = ragtester(&[
+        "run",
+        "--docs",
+        corpus.to_str().unwrap(),
+        "--suite",
+        imported.to_str().unwrap(),
+        "--out",
+        tmp.path().join("run2").to_str().unwrap(),
+        "--retriever",
+        "bm25",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}

@@ -1,0 +1,92 @@
+//! `ragtester export` and `ragtester import`: suites and answered cells as RAGAS or DeepEval datasets.
+
+use crate::stages;
+use anyhow::{Context, Result, bail};
+use ragtester_core::{Answer, Configuration, Document, TestCase, read_jsonl};
+use ragtester_testgen::interop::{self, Shape};
+use std::path::{Path, PathBuf};
+
+fn is_csv(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+}
+
+pub fn export(
+    input: &Path,
+    format: &str,
+    out: &Path,
+    docs: &[PathBuf],
+    config: Option<&str>,
+) -> Result<u8> {
+    let shape = Shape::parse(format)?;
+    let (cases, documents, answers): (Vec<TestCase>, Vec<Document>, Option<Vec<Answer>>) = if input
+        .is_dir()
+    {
+        let cases = read_jsonl(&input.join("suite.jsonl")).context("is this a run directory?")?;
+        let documents = read_jsonl(&input.join("documents.jsonl"))?;
+        let answers: Vec<Answer> = read_jsonl(&input.join("answers.jsonl"))?;
+        let configs: Vec<Configuration> = read_jsonl(&input.join("configs.jsonl"))?;
+        let chosen = match (config, configs.as_slice()) {
+            (Some(id), _) => configs
+                .iter()
+                .find(|c| c.id == id || c.id.starts_with(id))
+                .with_context(|| format!("{} has no configuration `{id}`", input.display()))?,
+            (None, [only]) => only,
+            (None, _) => bail!(
+                "{} has {} configurations: choose one with --config ({})",
+                input.display(),
+                configs.len(),
+                configs
+                    .iter()
+                    .map(|c| format!("{} = {}", c.id, c.label()))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        };
+        let answers = answers
+            .into_iter()
+            .filter(|a| a.config_id == chosen.id)
+            .collect();
+        (cases, documents, Some(answers))
+    } else {
+        let cases =
+            read_jsonl(input).with_context(|| format!("cannot read suite {}", input.display()))?;
+        if docs.is_empty() {
+            bail!("exporting a suite file needs --docs, for the text of its source spans");
+        }
+        (cases, stages::ingest(docs)?.0, None)
+    };
+    let rows = interop::export_rows(shape, &cases, &documents, answers.as_deref());
+    ragtester_core::record::write_atomic(out, &interop::write_rows(&rows, is_csv(out))?)?;
+    eprintln!("wrote {} rows to {}", rows.len(), out.display());
+    Ok(0)
+}
+
+pub fn import(input: &Path, format: &str, docs: &[PathBuf], out: &Path) -> Result<u8> {
+    let shape = Shape::parse(format)?;
+    let rows = interop::read_rows(input)?;
+    let (documents, failed) = stages::ingest(docs)?;
+    let imported = interop::import_rows(shape, &rows, &documents);
+    for r in &imported.rejected {
+        eprintln!("note: {}: {r}", input.display());
+    }
+    if imported.cases.is_empty() {
+        bail!(
+            "no case could be imported from {} ({} rows)",
+            input.display(),
+            rows.len()
+        );
+    }
+    ragtester_core::write_jsonl_atomic(out, &imported.cases)?;
+    eprintln!(
+        "imported {} of {} rows into {}",
+        imported.cases.len(),
+        rows.len(),
+        out.display()
+    );
+    Ok(if failed > 0 || imported.cases.len() < rows.len() {
+        crate::EXIT_PARTIAL
+    } else {
+        0
+    })
+}
