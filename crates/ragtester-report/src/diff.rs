@@ -140,8 +140,9 @@ pub fn diff_runs(
     diff
 }
 
-/// McNemar on cells judged in both runs, and a bootstrap of their criteria-score changes.
-fn paired_tests(
+/// McNemar on cases judged in both lists (paired by case), and a bootstrap of their criteria-score
+/// changes (second − first).
+pub(crate) fn paired_tests(
     before: &[&Verdict],
     after: &[&Verdict],
 ) -> (usize, Option<f64>, Option<ragtester_core::oracle::Interval>) {

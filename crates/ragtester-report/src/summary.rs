@@ -81,6 +81,22 @@ pub struct ConfigSummary {
     pub precision: Option<f64>,
     pub keyword_recall: Option<f64>,
     pub causes: BTreeMap<String, usize>,
+    /// This configuration against the one with the best pass rate, on the cases both decided.
+    #[serde(default)]
+    pub vs_best: Option<PairedComparison>,
+}
+
+/// A paired test between two configurations of one run, case by case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairedComparison {
+    /// The configuration compared against.
+    pub against: String,
+    /// Cases both decided (pass or fail).
+    pub paired: usize,
+    /// McNemar's exact p-value on pass/fail.
+    pub mcnemar_p: Option<f64>,
+    /// Mean criteria-score difference (this − against), 95 % bootstrap interval.
+    pub score_change: Option<ragtester_core::oracle::Interval>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -212,6 +228,40 @@ fn cause_name(c: FailureCause) -> String {
         .unwrap_or_default()
 }
 
+/// Each configuration against the one with the lowest fail rate: is the difference more than noise?
+fn compare_with_best(configs: &mut [ConfigSummary], verdicts: &[&Verdict]) {
+    let Some(best) = configs
+        .iter()
+        .filter(|c| c.fail_rate.is_some())
+        .min_by(|a, b| {
+            a.fail_rate
+                .partial_cmp(&b.fail_rate)
+                .expect("rates are finite")
+        })
+        .map(|c| c.id.clone())
+    else {
+        return;
+    };
+    let of = |id: &str| -> Vec<&Verdict> {
+        verdicts
+            .iter()
+            .copied()
+            .filter(|v| v.config_id == id)
+            .collect()
+    };
+    let best_verdicts = of(&best);
+    for c in configs.iter_mut().filter(|c| c.id != best) {
+        let (paired, mcnemar_p, score_change) =
+            crate::diff::paired_tests(&best_verdicts, &of(&c.id));
+        c.vs_best = Some(PairedComparison {
+            against: best.clone(),
+            paired,
+            mcnemar_p,
+            score_change,
+        });
+    }
+}
+
 /// The verdicts reports follow: those of the first judge. Other judges' verdicts stay in the records.
 pub fn primary_verdicts(verdicts: &[Verdict]) -> Vec<&Verdict> {
     let judge = verdicts.first().map(|v| v.judge.as_str());
@@ -333,8 +383,10 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
             precision: mean(vs.iter().filter_map(|v| v.metrics.precision)),
             keyword_recall: mean(vs.iter().filter_map(|v| v.metrics.keyword_recall_context)),
             causes,
+            vs_best: None,
         });
     }
+    compare_with_best(&mut configs, &verdicts);
 
     let group_by = |key: &dyn Fn(&TestCase) -> String| -> Vec<GroupSummary> {
         let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();

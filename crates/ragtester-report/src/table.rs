@@ -81,8 +81,44 @@ pub fn render_table(s: &Summary) -> String {
         s.weakest_category.as_deref().unwrap_or("–")
     );
     let _ = writeln!(out, "bad cases: {}", s.bad_cases.len());
+    paired(&mut out, s);
     oracle(&mut out, s);
     out
+}
+
+/// Each configuration against the best: McNemar's p and the score change with its interval.
+fn paired(out: &mut String, s: &Summary) {
+    let compared: Vec<_> = s
+        .configs
+        .iter()
+        .filter_map(|c| Some((c, c.vs_best.as_ref()?)))
+        .collect();
+    let Some((_, first)) = compared.first() else {
+        return;
+    };
+    let best = s
+        .configs
+        .iter()
+        .find(|c| c.id == first.against)
+        .map_or(first.against.as_str(), |c| c.label.as_str());
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "against the best configuration ({best}), paired by case:"
+    );
+    for (c, p) in compared {
+        let _ = writeln!(
+            out,
+            "  {:<40} McNemar p {:>6}  Δ score {}  ({} cases)",
+            truncate(&c.label, 40),
+            p.mcnemar_p.map_or("–".into(), |x| format!("{x:.3}")),
+            p.score_change.map_or("–".into(), |i| format!(
+                "{:+.3} [{:+.3}, {:+.3}]",
+                i.estimate, i.low, i.high
+            )),
+            p.paired
+        );
+    }
 }
 
 /// Judge errors per judge, agreement, intervals and the audit, when the run has them.

@@ -136,6 +136,15 @@ fn demo_records_hold_together() {
     }
     assert_eq!(total as usize, verdicts.len());
     assert!(summary["weakest_category"].is_string());
+    // Every configuration but the best is tested against it, paired by case.
+    let configs = summary["configs"].as_array().unwrap();
+    let unpaired: Vec<_> = configs.iter().filter(|c| c["vs_best"].is_null()).collect();
+    assert_eq!(unpaired.len(), 1);
+    for c in configs.iter().filter(|c| !c["vs_best"].is_null()) {
+        assert_eq!(c["vs_best"]["against"], unpaired[0]["id"]);
+        let p = c["vs_best"]["mcnemar_p"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&p));
+    }
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(html.contains("Weakest category") && html.contains("Offline heuristics in use"));
     assert!(!html.contains("<script"), "the report carries no script");
