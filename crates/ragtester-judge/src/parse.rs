@@ -46,7 +46,7 @@ pub fn parse_judge_reply(content: &str) -> Result<JudgeReply, String> {
 /// think in Python write dicts.
 fn python_literals(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let (mut quote, mut escaped) = (None::<char>, false);
+    let mut quotes = Quotes::default();
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut String| {
         out.push_str(match word.as_str() {
@@ -58,15 +58,8 @@ fn python_literals(text: &str) -> String {
         word.clear();
     };
     for c in text.chars() {
-        if let Some(q) = quote {
+        if quotes.within(c) {
             out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
             continue;
         }
         if c.is_alphanumeric() || c == '_' {
@@ -75,7 +68,7 @@ fn python_literals(text: &str) -> String {
         }
         flush(&mut word, &mut out);
         if c == '"' || c == '\'' {
-            quote = Some(c);
+            quotes.open(c);
         }
         out.push(c);
     }
@@ -83,23 +76,45 @@ fn python_literals(text: &str) -> String {
     out
 }
 
+/// Whether a left-to-right scan is inside a quoted string (either quote; backslash escapes).
+#[derive(Default)]
+struct Quotes {
+    open: Option<char>,
+    escaped: bool,
+}
+
+impl Quotes {
+    fn open(&mut self, quote: char) {
+        self.open = Some(quote);
+    }
+
+    /// Whether `c` belongs to a string (its closing quote included), updating the state.
+    fn within(&mut self, c: char) -> bool {
+        let Some(quote) = self.open else {
+            return false;
+        };
+        if self.escaped {
+            self.escaped = false;
+        } else if c == '\\' {
+            self.escaped = true;
+        } else if c == quote {
+            self.open = None;
+        }
+        true
+    }
+}
+
 /// Top-level balanced `{…}` spans, skipping braces inside strings.
 fn json_objects(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    let (mut depth, mut start, mut quote, mut escaped) = (0usize, 0usize, None::<char>, false);
+    let (mut depth, mut start) = (0usize, 0usize);
+    let mut quotes = Quotes::default();
     for (i, c) in text.char_indices() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
+        if quotes.within(c) {
             continue;
         }
         match c {
-            '"' | '\'' if depth > 0 => quote = Some(c),
+            '"' | '\'' if depth > 0 => quotes.open(c),
             '{' => {
                 if depth == 0 {
                     start = i;

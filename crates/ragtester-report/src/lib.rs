@@ -18,4 +18,4 @@ pub use summary::{
     BadCase, ConfigSummary, FailureCause, GroupSummary, ReportInputs, Summary, primary_verdicts,
     summarise,
 };
-pub use table::render_table;
+pub use table::{render_audit, render_table};

@@ -192,19 +192,25 @@ fn oracle(out: &mut String, s: &Summary) {
     }
     if let Some(a) = &s.audit {
         let _ = writeln!(out);
-        let _ = writeln!(
-            out,
-            "audit ({}): {} of {} sampled failures labelled, {} true, {} false; oracle precision {} (95% {}–{})",
-            a.labeller,
-            a.labelled,
-            a.sample_size,
-            a.true_failures,
-            a.false_failures,
-            pct(a.precision.map(|p| p.estimate)),
-            pct(a.precision.map(|p| p.low)),
-            pct(a.precision.map(|p| p.high)),
-        );
+        let _ = writeln!(out, "{}", render_audit(a));
     }
+}
+
+/// One line on an audit: who labelled how much, and the oracle's precision and false-discovery rate.
+pub fn render_audit(a: &ragtester_core::oracle::AuditSummary) -> String {
+    format!(
+        "audit by {}: {} of {} sampled failures labelled, {} true failures, {} false alarms; oracle precision \
+         {} (95% {}–{}), false-discovery rate {}",
+        a.labeller,
+        a.labelled,
+        a.sample_size,
+        a.true_failures,
+        a.false_failures,
+        pct(a.precision.map(|p| p.estimate)),
+        pct(a.precision.map(|p| p.low)),
+        pct(a.precision.map(|p| p.high)),
+        pct(a.false_discovery_rate.map(|p| p.estimate)),
+    )
 }
 
 fn truncate(s: &str, n: usize) -> String {

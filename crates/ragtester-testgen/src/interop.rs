@@ -108,6 +108,12 @@ pub fn write_rows(rows: &[Map<String, Value>], csv_out: bool) -> Result<Vec<u8>>
     w.into_inner().context("cannot write CSV")
 }
 
+/// Whether a dataset path is CSV (by extension); anything else is JSONL.
+pub fn is_csv(path: &std::path::Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+}
+
 /// Rows of a JSONL or CSV file (by extension). CSV cells that hold a JSON array are read as lists.
 pub fn read_rows(path: &std::path::Path) -> Result<Vec<Map<String, Value>>> {
     let text =

@@ -92,19 +92,7 @@ pub async fn audit(args: &AuditArgs<'_>, models: &Models) -> Result<u8> {
         &dir.join(AUDIT_FILE),
         serde_json::to_string_pretty(&summary)?.as_bytes(),
     )?;
-    let pct = |x: Option<f64>| x.map_or("–".into(), |v| format!("{:.1}%", v * 100.0));
-    println!(
-        "audit by {labeller}: {} of {} labelled; {} true failures, {} false alarms; oracle precision {} (95% {}–{}), \
-         false-discovery rate {}",
-        summary.labelled,
-        summary.sample_size,
-        summary.true_failures,
-        summary.false_failures,
-        pct(summary.precision.map(|p| p.estimate)),
-        pct(summary.precision.map(|p| p.low)),
-        pct(summary.precision.map(|p| p.high)),
-        pct(summary.false_discovery_rate.map(|p| p.estimate)),
-    );
+    println!("{}", ragtester_report::render_audit(&summary));
     if summary.labelled < summary.sample_size {
         eprintln!(
             "note: {} of the sample are unlabelled; the interval is wider than planned",

@@ -6,11 +6,6 @@ use ragtester_core::{Answer, Configuration, Document, TestCase, read_jsonl};
 use ragtester_testgen::interop::{self, Shape};
 use std::path::{Path, PathBuf};
 
-fn is_csv(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
-}
-
 pub fn export(
     input: &Path,
     format: &str,
@@ -57,7 +52,7 @@ pub fn export(
         (cases, stages::ingest(docs)?.0, None)
     };
     let rows = interop::export_rows(shape, &cases, &documents, answers.as_deref());
-    ragtester_core::record::write_atomic(out, &interop::write_rows(&rows, is_csv(out))?)?;
+    ragtester_core::record::write_atomic(out, &interop::write_rows(&rows, interop::is_csv(out))?)?;
     eprintln!("wrote {} rows to {}", rows.len(), out.display());
     Ok(0)
 }
