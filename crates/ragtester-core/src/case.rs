@@ -58,6 +58,8 @@ pub enum Strategy {
     Baseline,
     /// Read from another tool's dataset (RAGAS, DeepEval).
     Imported,
+    /// A fact planted in a generated document: exact ground truth, no model involved.
+    Planted,
 }
 
 impl Strategy {
@@ -71,6 +73,7 @@ impl Strategy {
             Strategy::Injection => "injection",
             Strategy::Baseline => "baseline",
             Strategy::Imported => "imported",
+            Strategy::Planted => "planted",
         }
     }
 }
@@ -83,6 +86,8 @@ pub enum Generator {
     Baseline,
     /// Cases read from another tool's dataset.
     Imported,
+    /// The planted facts of documents `ragtester docgen` wrote offline.
+    Planted,
 }
 
 impl Generator {
@@ -91,6 +96,7 @@ impl Generator {
             Generator::Ragtester => "ragtester",
             Generator::Baseline => "baseline",
             Generator::Imported => "imported",
+            Generator::Planted => "planted",
         }
     }
 }

@@ -681,7 +681,7 @@ impl Price {
 pub type PriceTable = std::collections::BTreeMap<String, Price>;
 
 /// The TOML file of `ragtester test --config FILE` (and the matrix part of `ragtester run --config FILE`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProjectConfig {
     pub corpus: Option<CorpusSettings>,

@@ -45,7 +45,7 @@ pub async fn execute(
     cases: &[TestCase],
     store: &RunStore,
     concurrency: usize,
-    progress: &Progress,
+    progress: &(dyn Fn(&Counts) + Send + Sync + '_),
 ) -> Result<(Vec<Answer>, Counts)> {
     let done = store.answered()?;
     let pending: Vec<(usize, usize)> = (0..pipelines.len())

@@ -205,7 +205,14 @@ pub fn load_file_with(path: &Path, options: &IngestOptions) -> Result<(Document,
     if !text.chars().any(char::is_alphanumeric) {
         bail!("no text found");
     }
-    Ok((Document::new(source, format, title, text, pages), warning))
+    let mut doc = Document::new(source, format, title, text, pages);
+    // Documents `ragtester docgen` wrote are listed beside them; reports keep them apart from real ones.
+    match ragtester_core::generated::GeneratedManifest::entry_for(path) {
+        Ok(Some(_)) => doc.origin = ragtester_core::document::DocumentOrigin::Generated,
+        Ok(None) => {}
+        Err(e) => warning = Some(format!("read as a real document: {e:#}")),
+    }
+    Ok((doc, warning))
 }
 
 /// DOCX through its Markdown rendering, so headings become section boundaries as in Markdown files.

@@ -1,6 +1,7 @@
 //! The judge prompt, in the language of the case: the paper's five criteria with its rating scale, and the
 //! spec's rubric with its negative-test rule.
 
+use ragtester_core::prompt_template::PromptTemplates;
 use ragtester_core::{Message, OutputSchema, TestCase};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -10,13 +11,10 @@ pub const JUDGE_PROMPT_VERSION: &str = "judge-v1";
 /// What the shape description in prompts says (the schema itself goes to providers separately).
 const SCHEMA: &str = r#"{"criteria": {"faithfulness": {"rating": "True|Partially|False", "reason": "..."}, "relevance": {...}, "completeness": {...}, "clarity": {...}, "keyword_match": {...}}, "rubric": {"correctness": {"score": 1-5, "reason": "..."}, "completeness": {...}, "honesty": {...}}}"#;
 
-const SEPARATOR: &str = "---user---";
-
 /// The judge prompt templates, English and Chinese: the built-in ones (`prompts/judge.*.j2`) or a user's.
 #[derive(Debug, Clone)]
 pub struct JudgePrompts {
-    en: String,
-    zh: String,
+    templates: PromptTemplates,
     /// `judge-v1`, or `custom-` and a hash of the user's templates.
     pub version: String,
 }
@@ -24,53 +22,31 @@ pub struct JudgePrompts {
 impl Default for JudgePrompts {
     fn default() -> Self {
         Self {
-            en: include_str!("../prompts/judge.en.j2").into(),
-            zh: include_str!("../prompts/judge.zh.j2").into(),
+            templates: PromptTemplates::builtin(
+                "judge",
+                include_str!("../prompts/judge.en.j2"),
+                include_str!("../prompts/judge.zh.j2"),
+                JUDGE_PROMPT_VERSION,
+            ),
             version: JUDGE_PROMPT_VERSION.into(),
         }
     }
 }
 
 impl JudgePrompts {
-    /// `judge.en.j2` and/or `judge.zh.j2` from a folder, the built-in template for a missing one. Each is
-    /// rendered once with sample values here, so a broken template fails before any judge is called.
+    /// `judge.en.j2` and/or `judge.zh.j2` from a folder, the built-in template for a missing one; checked
+    /// at load, so a broken template fails before any judge is called.
     pub fn from_dir(dir: &Path) -> anyhow::Result<Self> {
-        let mut prompts = Self::default();
-        let mut found = Vec::new();
-        for (lang, slot) in [("en", &mut prompts.en), ("zh", &mut prompts.zh)] {
-            let path = dir.join(format!("judge.{lang}.j2"));
-            match std::fs::read_to_string(&path) {
-                Ok(text) => {
-                    *slot = text;
-                    found.push(path);
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => anyhow::bail!("cannot read {}: {e}", path.display()),
-            }
-        }
-        if found.is_empty() {
-            anyhow::bail!(
-                "{} holds neither judge.en.j2 nor judge.zh.j2",
-                dir.display()
-            );
-        }
-        prompts.version = format!(
-            "custom-{}",
-            &ragtester_core::ids::stable_id("judge-prompts", &(&prompts.en, &prompts.zh))[..12]
-        );
-        for (path, text) in found.iter().zip([&prompts.en, &prompts.zh]) {
-            render(text, &sample_values())
-                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        }
-        Ok(prompts)
+        let templates = Self::default()
+            .templates
+            .override_from(dir, &sample_values())?;
+        Ok(Self {
+            version: templates.version.clone(),
+            templates,
+        })
     }
 
     pub fn messages(&self, case: &TestCase, answer: &str, contexts: &[String]) -> Vec<Message> {
-        let template = if case.language == "zh" {
-            &self.zh
-        } else {
-            &self.en
-        };
         let values = Values {
             category: case.category.as_str(),
             query: &case.query,
@@ -81,11 +57,9 @@ impl JudgePrompts {
             schema: SCHEMA,
         };
         // Templates were rendered at load; a failure now can only come from the values, so say so in-band.
-        render(template, &values).unwrap_or_else(|e| {
-            vec![Message::user(format!(
-                "(the judge prompt failed to render: {e})"
-            ))]
-        })
+        self.templates
+            .messages(&case.language, &values)
+            .unwrap_or_else(|e| vec![Message::user(format!("({e:#})"))])
     }
 }
 
@@ -110,22 +84,6 @@ fn sample_values() -> Values<'static> {
         answer: "a",
         schema: SCHEMA,
     }
-}
-
-fn render(template: &str, values: &Values<'_>) -> Result<Vec<Message>, String> {
-    let text = minijinja::Environment::new()
-        .render_str(
-            template,
-            minijinja::Value::from(minijinja::value::Serde(values)),
-        )
-        .map_err(|e| format!("{e:#}"))?;
-    let (system, user) = text
-        .split_once(SEPARATOR)
-        .ok_or_else(|| format!("the template has no `{SEPARATOR}` line between system and user"))?;
-    Ok(vec![
-        Message::system(system.trim()),
-        Message::user(user.trim_start_matches('\n')),
-    ])
 }
 
 /// The reply's JSON schema, for providers with structured output: the five criteria and the rubric, every

@@ -15,7 +15,7 @@ pub use diff::{RunDiff, diff_runs, render_diff};
 pub use html::render_html;
 pub use machine::{render_csv, render_junit};
 pub use summary::{
-    BadCase, ConfigSummary, FailureCause, GroupSummary, ReportInputs, Summary, primary_verdicts,
-    summarise,
+    BadCase, ConfigSummary, FailureCause, GroupSummary, ReportInputs, Summary, failure_cause,
+    primary_verdicts, summarise,
 };
 pub use table::{render_audit, render_table};

@@ -9,10 +9,12 @@
 pub mod interop;
 mod locate;
 mod plan;
+mod planted;
 mod prompt;
 mod rng;
 mod sections;
 
 pub use plan::{DocumentReport, GenerationOptions, GenerationReport, generate};
+pub use planted::{PLANTED_VERSION, planted_cases};
 pub use prompt::PROMPT_VERSION;
 pub use sections::{Section, sections_of};

@@ -68,8 +68,12 @@ pub async fn generate(
     model: &dyn ChatModel,
     targets: Option<&HashMap<String, usize>>,
 ) -> Result<GenerationReport> {
-    if options.generator == Generator::Imported {
-        anyhow::bail!("imported suites are read with `ragtester import`, not generated");
+    match options.generator {
+        Generator::Imported => {
+            anyhow::bail!("imported suites are read with `ragtester import`, not generated")
+        }
+        Generator::Planted => anyhow::bail!("planted cases come from `planted_cases`"),
+        Generator::Ragtester | Generator::Baseline => {}
     }
     let sections: Vec<Vec<Section>> = docs
         .iter()
@@ -116,7 +120,9 @@ async fn generate_document(
     let slots = match options.generator {
         Generator::Ragtester => ragtester_slots(target, options.n_complex, docs.len() > 1),
         Generator::Baseline => vec![Strategy::Baseline; target],
-        Generator::Imported => unreachable!("refused at the start of generate"),
+        Generator::Imported | Generator::Planted => {
+            unreachable!("refused at the start of generate")
+        }
     };
     for slot in slots {
         let other = (docs.len() > 1).then(|| {

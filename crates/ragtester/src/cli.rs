@@ -95,6 +95,26 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Generate test documents (Markdown): by a model from controls, or offline with planted facts.
+    #[command(
+        after_help = "Examples:\n  ragtester docgen --count 3 --out docs/generated                 # offline, planted facts\n  ragtester docgen --llm openai:gpt-4o-mini --count 5 --topic \"hospital pharmacy\" --language zh \\\n    --section 概述 --section 安全 --words 800 --out docs/generated\nThe folder's docgen.json marks the files as generated (reports separate them from real documents) and\nholds the planted facts, which `ragtester generate --strategy planted` turns into cases."
+    )]
+    Docgen(DocgenCli),
+    /// The local web UI: documents, suites, matrix runs with live progress, judging, results, comparison, audit.
+    #[command(
+        after_help = "Examples:\n  ragtester serve                                  # http://127.0.0.1:8765/, workspace ./ragtester-workspace\n  ragtester serve --run demo-out --addr 127.0.0.1:9000"
+    )]
+    Serve {
+        /// Address to listen on; loopback by default (the UI has no login).
+        #[arg(long, default_value = "127.0.0.1:8765")]
+        addr: std::net::SocketAddr,
+        /// Folder holding the UI's documents, suites and runs.
+        #[arg(long, default_value = "ragtester-workspace")]
+        workspace: PathBuf,
+        /// An existing run directory to browse (read-only); repeatable.
+        #[arg(long = "run")]
+        runs: Vec<PathBuf>,
+    },
     /// Run a suite against a matrix of RAG configurations; writes RUNDIR/answers.jsonl.
     #[command(
         after_help = "Examples:\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --retriever bm25 --retriever hybrid --top-k 3 --top-k 5\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --config matrix.toml --concurrency 8\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --resume"
@@ -228,7 +248,8 @@ struct GenerateCli {
     docs: Vec<PathBuf>,
     #[arg(long)]
     out: PathBuf,
-    /// ragtester (the paper's strategies) or baseline; repeat for both.
+    /// ragtester (the paper's strategies), baseline, or planted (the exact facts of documents `ragtester
+    /// docgen` wrote offline); repeatable.
     #[arg(long = "strategy", default_value = "ragtester")]
     strategies: Vec<String>,
     /// Cases per document (N_test).
@@ -248,6 +269,40 @@ struct GenerateCli {
     /// Documents whose questions are written at the same time.
     #[arg(long, default_value_t = 4)]
     concurrency: usize,
+}
+
+#[derive(Args)]
+pub(crate) struct DocgenCli {
+    /// Writing model spec; `offline` writes documents with planted facts (exact ground truth).
+    #[arg(long, default_value = "offline")]
+    pub llm: String,
+    #[arg(long, default_value_t = 1)]
+    pub count: usize,
+    #[arg(long)]
+    pub out: PathBuf,
+    /// en or zh.
+    #[arg(long, default_value = "en")]
+    pub language: String,
+    #[arg(long)]
+    pub topic: Option<String>,
+    #[arg(long)]
+    pub title: Option<String>,
+    /// Target length in words (CJK characters count as words).
+    #[arg(long, default_value_t = 400)]
+    pub words: usize,
+    /// low, medium or high.
+    #[arg(long, default_value = "medium")]
+    pub detail: String,
+    #[arg(long, default_value = "neutral, technical")]
+    pub tone: String,
+    /// A level-2 section the document must have; repeatable.
+    #[arg(long = "section")]
+    pub sections: Vec<String>,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Folder with document.en.j2 / document.zh.j2 replacing the built-in prompt templates.
+    #[arg(long)]
+    pub prompts: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -305,13 +360,14 @@ struct RunCli {
     budget_tokens: Option<u64>,
 }
 
-fn parse_generators(names: &[String]) -> Result<Vec<Generator>> {
+pub(crate) fn parse_generators(names: &[String]) -> Result<Vec<Generator>> {
     let mut out = Vec::new();
     for n in names {
         let g = match n.as_str() {
             "ragtester" => Generator::Ragtester,
             "baseline" => Generator::Baseline,
-            other => bail!("unknown strategy `{other}`: expected ragtester or baseline"),
+            "planted" => Generator::Planted,
+            other => bail!("unknown strategy `{other}`: expected ragtester, baseline or planted"),
         };
         if !out.contains(&g) {
             out.push(g);
@@ -460,8 +516,13 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         ..Default::default()
     };
     fallback.validate("--requests-per-minute/--tokens-per-minute")?;
-    let models = stages::Models::new(!cli.no_cache, cli.refresh_cache, flags, fallback)?;
-    let models = &models;
+    let shared_models = std::sync::Arc::new(stages::Models::new(
+        !cli.no_cache,
+        cli.refresh_cache,
+        flags,
+        fallback,
+    )?);
+    let models = &*shared_models;
     match cli.command {
         Command::Ingest {
             paths,
@@ -517,6 +578,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             let outcome = stages::run(
                 &RunArgs {
                     quiet: run.quiet,
+                    observer: None,
                     docs: &docs,
                     cases: &cases,
                     configs: &plan.configs,
@@ -662,6 +724,48 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             })?;
             Ok(0)
         }
+        Command::Docgen(args) => {
+            let written = crate::docgen::docgen(
+                &crate::docgen::DocgenArgs {
+                    request: args.request()?,
+                    llm: &args.llm,
+                    count: args.count,
+                    out: &args.out,
+                    prompts: args.prompts.as_deref(),
+                },
+                models,
+                &|made| eprintln!("  {made}/{} documents", args.count),
+            )
+            .await?;
+            for path in &written {
+                println!("{}", path.display());
+            }
+            eprintln!(
+                "wrote {} documents and {}",
+                written.len(),
+                args.out
+                    .join(ragtester_core::generated::MANIFEST_FILE)
+                    .display()
+            );
+            Ok(0)
+        }
+        Command::Serve {
+            addr,
+            workspace,
+            runs,
+        } => {
+            let state = ragtester_web::AppState {
+                workspace: ragtester_web::Workspace::open(&workspace, &runs)?,
+                jobs: Default::default(),
+                stages: std::sync::Arc::new(crate::serve::CliStages {
+                    models: shared_models.clone(),
+                }),
+                runs: Default::default(),
+            };
+            eprintln!("workspace: {}", workspace.display());
+            ragtester_web::serve(addr, state).await?;
+            Ok(0)
+        }
         Command::Demo {
             out,
             embedders,
@@ -678,6 +782,31 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 rerankers
             };
             let corpus = crate::bundled::write_corpus(&out.join("corpus"))?;
+            // Generated documents beside the real ones (the report separates them, the paper's RQ3):
+            // planted facts in English and Chinese, whose cases have exact ground truth.
+            let generated = corpus.join("generated");
+            if generated.exists() {
+                std::fs::remove_dir_all(&generated)
+                    .with_context(|| format!("cannot clear {}", generated.display()))?;
+            }
+            for language in ["en", "zh"] {
+                crate::docgen::docgen(
+                    &crate::docgen::DocgenArgs {
+                        request: ragtester_docgen::DocRequest {
+                            language: language.into(),
+                            words: 300,
+                            ..Default::default()
+                        },
+                        llm: "offline",
+                        count: 1,
+                        out: &generated,
+                        prompts: None,
+                    },
+                    models,
+                    &|_| {},
+                )
+                .await?;
+            }
             let mut project = ProjectConfig {
                 corpus: None,
                 generation: Default::default(),
@@ -695,6 +824,11 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 models: Default::default(),
             };
             project.generation.n_test = 8;
+            project.generation.strategies = vec![
+                Generator::Ragtester,
+                Generator::Baseline,
+                Generator::Planted,
+            ];
             stages::full_pipeline(&[corpus], &project, &out, models).await
         }
     }

@@ -8,8 +8,10 @@ mod audit;
 mod bench;
 mod bundled;
 mod cli;
+mod docgen;
 mod interop;
 mod models;
+mod serve;
 mod stages;
 
 use clap::Parser;

@@ -58,6 +58,14 @@ pub fn ingest_with(paths: &[PathBuf], options: &IngestOptions) -> Result<(Vec<Do
     Ok((report.documents, report.failures.len()))
 }
 
+/// The planted facts of a document `ragtester docgen` wrote, from the manifest beside its file.
+fn planted_facts(doc: &Document) -> Option<Vec<ragtester_core::generated::PlantedFact>> {
+    ragtester_core::generated::GeneratedManifest::entry_for(Path::new(&doc.source))
+        .ok()
+        .flatten()
+        .map(|e| e.facts)
+}
+
 pub struct GenerateArgs {
     pub generators: Vec<Generator>,
     pub n_test: usize,
@@ -99,8 +107,11 @@ pub async fn generate(
             seed: args.seed,
             concurrency: args.concurrency,
         };
-        let report =
-            ragtester_testgen::generate(docs, &options, model.as_ref(), targets.as_ref()).await?;
+        let report = if generator == Generator::Planted {
+            ragtester_testgen::planted_cases(docs, args.n_test, &planted_facts)
+        } else {
+            ragtester_testgen::generate(docs, &options, model.as_ref(), targets.as_ref()).await?
+        };
         if generator == Generator::Ragtester {
             targets = Some(
                 report
@@ -154,6 +165,8 @@ fn short(s: &str, n: usize) -> String {
 
 pub struct RunArgs<'a> {
     pub quiet: bool,
+    /// Told every cell's progress besides the terminal (the web UI's job view).
+    pub observer: Option<&'a (dyn Fn(&ragtester_exec::Counts) + Send + Sync + 'a)>,
     pub docs: &'a [Document],
     pub cases: &'a [TestCase],
     pub configs: &'a [Configuration],
@@ -246,16 +259,17 @@ pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<RunOutcome> {
         args.configs.len(),
         total.saturating_sub(done)
     );
-    let progress = progress_reporter(args.quiet);
+    let reporter = progress_reporter(args.quiet);
+    let progress = |c: &ragtester_exec::Counts| {
+        reporter(c);
+        if let Some(observer) = args.observer {
+            observer(c);
+        }
+    };
     let started = std::time::Instant::now();
-    let (answers, counts) = ragtester_exec::execute(
-        &pipelines,
-        args.cases,
-        &store,
-        args.concurrency,
-        progress.as_ref(),
-    )
-    .await?;
+    let (answers, counts) =
+        ragtester_exec::execute(&pipelines, args.cases, &store, args.concurrency, &progress)
+            .await?;
     let seconds = started.elapsed().as_secs_f64();
     eprintln!(
         "ran {} cells in {seconds:.2} s ({:.1} cells/s; {} served from the cache)",
@@ -643,6 +657,7 @@ pub async fn full_pipeline(
     let outcome = run(
         &RunArgs {
             quiet: false,
+            observer: None,
             docs: &docs,
             cases: &cases,
             configs: &configs,

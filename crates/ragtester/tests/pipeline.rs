@@ -34,7 +34,35 @@ fn demo_records_hold_together() {
     let configs: Vec<Configuration> = read_jsonl(&dir.join("configs.jsonl")).unwrap();
     let answers: Vec<Answer> = read_jsonl(&dir.join("answers.jsonl")).unwrap();
     let verdicts: Vec<Verdict> = read_jsonl(&dir.join("verdicts.jsonl")).unwrap();
-    assert_eq!(docs.len(), 8);
+    // Eight bundled documents and two planted-fact documents generated offline (English, Chinese).
+    assert_eq!(docs.len(), 10);
+    let generated: Vec<&Document> = docs
+        .iter()
+        .filter(|d| d.origin == ragtester_core::document::DocumentOrigin::Generated)
+        .collect();
+    assert_eq!(generated.len(), 2);
+    let planted: Vec<&TestCase> = cases
+        .iter()
+        .filter(|c| c.generator == Generator::Planted)
+        .collect();
+    assert_eq!(planted.len(), 16, "8 per generated document");
+    for c in planted.iter().filter(|c| !c.expects_refusal()) {
+        let doc = generated.iter().find(|d| d.id == c.document_id).unwrap();
+        let span = &c.source_spans[0];
+        let text: String = doc
+            .text
+            .chars()
+            .skip(span.start)
+            .take(span.end - span.start)
+            .collect();
+        assert!(
+            c.keywords
+                .iter()
+                .all(|k| c.category == Category::Inference || text.contains(k.as_str())),
+            "{}: {text}",
+            c.query
+        );
+    }
     assert!(docs.iter().any(|d| d.language == "zh") && docs.iter().any(|d| d.language == "en"));
     // The bundled PDFs arrive with their pages, and every span on them names the page it lies on.
     let pdfs: Vec<&Document> = docs

@@ -1,0 +1,263 @@
+//! A model writes the document: prompt from the controls (templates `prompts/document.{en,zh}.j2`, or the
+//! user's), reply checked for what the controls asked — a document at all, its required sections, a length
+//! near the target — and re-asked with what was missing; a reply still wrong after that fails the document
+//! with the reasons, never passes as a document.
+
+use crate::{DocRequest, GeneratedDoc};
+use anyhow::{Result, bail};
+use ragtester_core::prompt_template::PromptTemplates;
+use ragtester_core::{ChatModel, ChatRequest, Message, ReplyFormat, Role};
+use serde::Serialize;
+use std::path::Path;
+
+pub const DOCUMENT_PROMPT_VERSION: &str = "document-v1";
+
+/// Re-asks after the first reply, each naming what was wrong.
+const REASKS: usize = 2;
+
+#[derive(Debug, Clone)]
+pub struct DocumentPrompts {
+    templates: PromptTemplates,
+}
+
+impl Default for DocumentPrompts {
+    fn default() -> Self {
+        Self {
+            templates: PromptTemplates::builtin(
+                "document",
+                include_str!("../prompts/document.en.j2"),
+                include_str!("../prompts/document.zh.j2"),
+                DOCUMENT_PROMPT_VERSION,
+            ),
+        }
+    }
+}
+
+impl DocumentPrompts {
+    /// `document.en.j2` / `document.zh.j2` from `dir` replace the built-in ones; checked at load.
+    pub fn from_dir(dir: &Path) -> Result<Self> {
+        let defaults = DocRequest::default();
+        let sample = Values::of(&defaults);
+        Ok(Self {
+            templates: Self::default().templates.override_from(dir, &sample)?,
+        })
+    }
+    pub fn version(&self) -> &str {
+        &self.templates.version
+    }
+}
+
+#[derive(Serialize)]
+struct Values<'a> {
+    title: Option<&'a str>,
+    topic: Option<&'a str>,
+    tone: &'a str,
+    detail: &'a str,
+    words: usize,
+    sections: &'a [String],
+    language: &'a str,
+}
+
+impl<'a> Values<'a> {
+    fn of(req: &'a DocRequest) -> Self {
+        Self {
+            title: req.title.as_deref(),
+            topic: req.topic.as_deref(),
+            tone: &req.tone,
+            detail: req.detail.as_str(),
+            words: req.words,
+            sections: &req.sections,
+            language: &req.language,
+        }
+    }
+}
+
+/// The Markdown inside a reply: a fenced ```markdown block is unwrapped, text before the first heading
+/// (a model's preamble) dropped.
+fn extract_markdown(reply: &str) -> String {
+    let mut text = reply.trim();
+    for fence in ["```markdown", "```md", "```"] {
+        if let Some(rest) = text.strip_prefix(fence)
+            && let Some(body) = rest.trim_end().strip_suffix("```")
+        {
+            text = body.trim();
+            break;
+        }
+    }
+    match text.find("\n#") {
+        Some(i) if !text.starts_with('#') => text[i + 1..].trim().to_string(),
+        _ => text.to_string(),
+    }
+}
+
+fn headings(markdown: &str, level: usize) -> Vec<String> {
+    let marker = format!("{} ", "#".repeat(level));
+    markdown
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix(&marker))
+        .map(|h| h.trim().to_string())
+        .collect()
+}
+
+fn word_count(text: &str) -> usize {
+    text.split_whitespace().count()
+        + text
+            .chars()
+            .filter(|c| ('\u{4e00}'..='\u{9fff}').contains(c))
+            .count()
+}
+
+/// What is wrong with a reply, in words a model can act on; empty when it is a usable document.
+fn problems(markdown: &str, req: &DocRequest) -> Vec<String> {
+    let mut out = Vec::new();
+    let sections = headings(markdown, 2);
+    if word_count(markdown) < 40 || sections.is_empty() {
+        out.push("the reply is not a Markdown document with `##` sections".to_string());
+        return out;
+    }
+    let lower: Vec<String> = sections.iter().map(|s| s.to_lowercase()).collect();
+    let missing: Vec<&str> = req
+        .sections
+        .iter()
+        .filter(|want| !lower.iter().any(|h| h.contains(&want.to_lowercase())))
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        out.push(format!(
+            "these required sections are missing as `##` headings: {}",
+            missing.join(", ")
+        ));
+    }
+    let n = word_count(markdown);
+    if n * 3 < req.words {
+        out.push(format!(
+            "it has about {n} words; about {} were asked for",
+            req.words
+        ));
+    }
+    out
+}
+
+/// One document from `model`.
+pub async fn write_with_model(
+    req: &DocRequest,
+    model: &dyn ChatModel,
+    prompts: &DocumentPrompts,
+) -> Result<GeneratedDoc> {
+    let mut messages = prompts
+        .templates
+        .messages(&req.language, &Values::of(req))?;
+    let mut last_problems = Vec::new();
+    for attempt in 0..=REASKS {
+        let request = ChatRequest {
+            messages: messages.clone(),
+            temperature: 0.0,
+            max_tokens: None,
+            seed: Some(req.seed),
+            format: ReplyFormat::Text,
+            sample: 0,
+            hint: None,
+        };
+        let reply = model.chat(&request).await?;
+        let mut markdown = extract_markdown(&reply.content);
+        last_problems = problems(&markdown, req);
+        if last_problems.is_empty() {
+            let title = headings(&markdown, 1)
+                .into_iter()
+                .next()
+                .or_else(|| req.title.clone())
+                .unwrap_or_else(|| "Generated document".into());
+            if headings(&markdown, 1).is_empty() {
+                markdown = format!("# {title}\n\n{markdown}");
+            }
+            return Ok(GeneratedDoc {
+                title,
+                language: req.language.clone(),
+                markdown: markdown + "\n",
+                facts: Vec::new(),
+            });
+        }
+        if attempt < REASKS {
+            messages.push(Message {
+                role: Role::Assistant,
+                content: reply.content,
+            });
+            messages.push(Message::user(if req.language == "zh" {
+                format!(
+                    "这篇文档不符合要求：{}。请重新输出完整的 Markdown 文档。",
+                    last_problems.join("；")
+                )
+            } else {
+                format!(
+                    "The document does not meet the request: {}. Reply with the whole corrected Markdown document.",
+                    last_problems.join("; ")
+                )
+            }));
+        }
+    }
+    bail!(
+        "{} did not write a usable document after {} re-asks: {}",
+        model.name(),
+        REASKS,
+        last_problems.join("; ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fenced_and_prefaced_replies_are_unwrapped() {
+        assert_eq!(
+            extract_markdown("```markdown\n# T\n\n## A\nx\n```"),
+            "# T\n\n## A\nx"
+        );
+        assert_eq!(
+            extract_markdown("Sure! Here it is:\n# T\n## A"),
+            "# T\n## A"
+        );
+        assert_eq!(extract_markdown("# T"), "# T");
+    }
+
+    #[test]
+    fn problems_name_missing_sections_and_short_replies() {
+        let req = DocRequest {
+            sections: vec!["Safety".into(), "Contacts".into()],
+            words: 600,
+            ..Default::default()
+        };
+        let body = "word ".repeat(60);
+        let doc = format!("# T\n\n## Overview\n{body}\n\n## Safety rules\n{body}");
+        let p = problems(&doc, &req);
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert!(p[0].contains("Contacts") && !p[0].contains("Safety"));
+        assert!(p[1].contains("600"));
+        assert_eq!(problems("Sorry, I cannot.", &req).len(), 1);
+    }
+
+    #[test]
+    fn templates_render_the_controls_in_each_language() {
+        let p = DocumentPrompts::default();
+        let req = DocRequest {
+            topic: Some("ferry terminal".into()),
+            sections: vec!["Tickets".into(), "Safety".into()],
+            ..Default::default()
+        };
+        let en = p.templates.messages("en", &Values::of(&req)).unwrap();
+        assert!(en[0].content.contains("Markdown"));
+        assert!(en[1].content.contains("Topic: ferry terminal"));
+        assert!(
+            en[1]
+                .content
+                .contains("Required sections (use these as level-2 headings): Tickets, Safety")
+        );
+        let zh = p.templates.messages("zh", &Values::of(&req)).unwrap();
+        assert!(
+            zh[1]
+                .content
+                .contains("必须包含的章节（作为二级标题）：Tickets、Safety")
+        );
+        assert_eq!(p.version(), DOCUMENT_PROMPT_VERSION);
+    }
+}

@@ -1,0 +1,414 @@
+// ragtester UI. Every element is built with text nodes: no data ever reaches innerHTML, so a model's
+// output shows as text and runs nothing (the server's Content-Security-Policy forbids inline script too).
+'use strict';
+
+const $ = (sel, root = document) => root.querySelector(sel);
+const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null) continue;
+    if (k === 'class') node.className = v;
+    else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const c of children.flat()) {
+    if (c === undefined || c === null) continue;
+    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return node;
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+function svg(tag, attrs = {}, text) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+async function api(path, options = {}) {
+  const res = await fetch(path, options);
+  const body = res.headers.get('content-type')?.includes('json') ? await res.json() : null;
+  if (!res.ok) throw new Error(body?.error || `${res.status} ${res.statusText}`);
+  return body;
+}
+const post = (path, data) => api(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(data) });
+
+function notice(text, ok = false) {
+  const n = $('#notice');
+  n.textContent = text;
+  n.className = ok ? 'ok' : '';
+  n.hidden = !text;
+}
+function guard(fn) {
+  return async (...args) => {
+    try { await fn(...args); } catch (e) { notice(e.message); }
+  };
+}
+
+const pct = (x) => (x === null || x === undefined ? '—' : `${(x * 100).toFixed(1)}%`);
+const num = (x, d = 2) => (x === null || x === undefined ? '—' : Number(x).toFixed(d));
+const list = (s) => s.split(',').map((x) => x.trim()).filter(Boolean);
+
+// ---------- tabs ----------
+function showTab(name) {
+  for (const b of $$('#tabs button')) b.classList.toggle('active', b.dataset.tab === name);
+  for (const s of $$('section.tab')) s.hidden = s.id !== name;
+  if (name === 'results' && state.resultRun) loadRun(state.resultRun);
+}
+
+const state = { workspace: null, resultRun: null, filter: {}, page: 0, perPage: 50, total: 0, polling: null };
+
+// ---------- workspace ----------
+async function refresh() {
+  const ws = await api('/api/workspace');
+  state.workspace = ws;
+  const docs = $('#doc-table tbody');
+  docs.replaceChildren(...ws.documents.map((d) => el('tr', {}, el('td', {}, d.name), el('td', {}, `${(d.bytes / 1024).toFixed(1)} KiB`))));
+  if (!ws.documents.length) docs.append(el('tr', {}, el('td', { colspan: 2, class: 'hint' }, 'No documents yet: upload some, add the samples or generate them.')));
+  $('#suite-docs').replaceChildren(...ws.documents.map((d) => el('label', {}, el('input', { type: 'checkbox', name: 'documents', value: d.name }), ` ${d.name}`)));
+  $('#suite-table tbody').replaceChildren(...ws.suites.map((s) => el('tr', {}, el('td', {}, s.name), el('td', {}, `${(s.bytes / 1024).toFixed(1)} KiB`))));
+  fillSelect($('#run-suite'), ws.suites.map((s) => [s.name, s.name]));
+  $('#run-table tbody').replaceChildren(...ws.runs.map(runRow));
+  const runs = ws.runs.map((r) => [r.name, r.name]);
+  fillSelect($('#result-run'), ws.runs.filter((r) => r.judged || true).map((r) => [r.name, r.name]));
+  for (const s of $$('.run-choice')) fillSelect(s, runs);
+  renderJobs(ws.jobs);
+  if (!state.resultRun && ws.runs.length) state.resultRun = ws.runs[ws.runs.length - 1].name;
+  if (state.resultRun) $('#result-run').value = state.resultRun;
+}
+
+function fillSelect(select, options) {
+  const keep = select.value;
+  select.replaceChildren(...options.map(([v, t]) => el('option', { value: v }, t)));
+  if (options.some(([v]) => v === keep)) select.value = keep;
+}
+
+function runRow(r) {
+  const judgeInput = el('input', { value: 'offline', size: 14, 'aria-label': `judges for ${r.name}` });
+  const actions = el('td', {},
+    el('button', { type: 'button', onclick: () => { state.resultRun = r.name; $('#result-run').value = r.name; showTab('results'); } }, 'Results'), ' ');
+  if (r.writable) {
+    actions.append(judgeInput, el('button', {
+      type: 'button',
+      onclick: guard(async () => { await startJob('/api/jobs/judge', { run: r.name, judges: list(judgeInput.value) }); }),
+    }, 'Judge again'));
+  }
+  return el('tr', {}, el('td', {}, r.name), el('td', {}, r.judged ? 'judged' : 'not judged', r.writable ? '' : ' · read-only'), actions);
+}
+
+// ---------- jobs ----------
+async function startJob(path, body) {
+  const { job } = await post(path, body);
+  notice(`Job ${job} started.`, true);
+  poll();
+  return job;
+}
+
+function renderJobs(jobs) {
+  const items = jobs.slice().reverse().map((j) => {
+    const bar = j.total ? el('progress', { max: j.total, value: j.done }) : el('progress', {});
+    const li = el('li', { class: `job-${j.status}`, 'data-job': j.id, 'data-status': j.status },
+      el('b', {}, `#${j.id} ${j.kind} ${j.target}`), ' · ', el('span', { class: 'job-stage' }, j.stage), ' · ',
+      el('span', { class: 'job-status' }, j.status), ' ', bar,
+      j.total ? ` ${j.done}/${j.total} cells${j.errors ? `, ${j.errors} errors` : ''}` : '',
+      el('div', { class: 'job-log' }, j.log.slice(-6).join('\n')));
+    return li;
+  });
+  $('#job-list').replaceChildren(...items);
+  $('#jobs').hidden = !jobs.length;
+}
+
+function poll() {
+  if (state.polling) return;
+  state.polling = setInterval(guard(async () => {
+    const jobs = await api('/api/jobs');
+    renderJobs(jobs);
+    if (!jobs.some((j) => j.status === 'running')) {
+      clearInterval(state.polling);
+      state.polling = null;
+      const last = jobs[jobs.length - 1];
+      if (last?.status === 'failed') notice(`Job ${last.id} failed: ${last.error}`);
+      else if (last) notice(`Job ${last.id} done: ${last.result}`, true);
+      await refresh();
+    }
+  }), 500);
+}
+
+// ---------- stage forms ----------
+function formData(form) {
+  const out = {};
+  for (const [k, v] of new FormData(form).entries()) {
+    if (k in out) out[k] = [].concat(out[k], v); else out[k] = v;
+  }
+  return out;
+}
+const asList = (v) => (v === undefined ? [] : [].concat(v));
+
+function wireForms() {
+  $('#upload-form').addEventListener('submit', guard(async (ev) => {
+    ev.preventDefault();
+    const files = $('#upload-files').files;
+    if (!files.length) throw new Error('Choose files to upload first.');
+    const body = new FormData();
+    for (const f of files) body.append('file', f, f.name);
+    const r = await api('/api/documents', { method: 'POST', body });
+    const refused = r.refused.map((x) => `${x.name}: ${x.error}`).join('; ');
+    notice(`Uploaded ${r.saved.length} file(s).${refused ? ` Refused: ${refused}` : ''}`, !refused);
+    await refresh();
+  }));
+  $('#samples').addEventListener('click', guard(async () => {
+    const r = await post('/api/documents/samples', {});
+    notice(`Added ${r.written} sample documents.`, true);
+    await refresh();
+  }));
+  $('#docgen-form').addEventListener('submit', guard(async (ev) => {
+    ev.preventDefault();
+    const f = formData(ev.target);
+    await startJob('/api/jobs/docgen', { llm: f.llm, count: Number(f.count), topic: f.topic || null, language: f.language });
+  }));
+  $('#suite-form').addEventListener('submit', guard(async (ev) => {
+    ev.preventDefault();
+    const f = formData(ev.target);
+    await startJob('/api/jobs/suite', {
+      name: f.name, documents: asList(f.documents), strategies: asList(f.strategies), n_test: Number(f.n_test),
+      n_complex: f.n_complex === '' ? null : Number(f.n_complex), llm: f.llm,
+    });
+  }));
+  $('#run-form').addEventListener('submit', guard(async (ev) => {
+    ev.preventDefault();
+    const f = formData(ev.target);
+    const topK = list(f.top_k).map(Number);
+    if (topK.some((k) => !Number.isInteger(k) || k < 1)) throw new Error('Top-k must be whole numbers of at least 1.');
+    state.resultRun = f.name;
+    await startJob('/api/jobs/run', {
+      name: f.name, suite: f.suite, retrievers: asList(f.retrievers), top_k: topK, llms: list(f.llms),
+      embedders: list(f.embedders), judges: list(f.judges), concurrency: Number(f.concurrency),
+    });
+  }));
+}
+
+// ---------- results ----------
+async function loadRun(name) {
+  const run = await api(`/api/runs/${encodeURIComponent(name)}`);
+  state.run = run;
+  $('#report-link').href = `/api/runs/${encodeURIComponent(name)}/report`;
+  renderCards(run);
+  renderCharts(run);
+  const f = run.facets;
+  const opts = (sel, values, label) => fillSelect($(`#filters [name=${sel}]`), [['', label], ...values]);
+  opts('config', f.configs.map(([id, l]) => [id, l]), 'every configuration');
+  opts('category', f.categories.map((c) => [c, c]), 'every category');
+  opts('strategy', f.strategies.map((c) => [c, c]), 'every strategy');
+  opts('generator', f.generators.map((c) => [c, c]), 'every generator');
+  opts('language', f.languages.map((c) => [c, c]), 'every language');
+  opts('origin', f.origins.map((c) => [c, c]), 'every source');
+  opts('outcome', Object.entries(f.outcomes).map(([k, n]) => [k, `${k} (${n})`]), 'every outcome');
+  opts('cause', Object.entries(f.causes).map(([k, n]) => [k, `${k.replace('_', ' ')} (${n})`]), 'every cause');
+  state.page = 0;
+  await loadPage();
+}
+
+function renderCards(run) {
+  const s = run.summary;
+  const cards = [['Cases', run.cases], ['Configurations', run.configs], ['Answers', run.answers]];
+  if (s) {
+    const judged = s.configs.reduce((a, c) => a + c.passed + c.failed, 0);
+    const passed = s.configs.reduce((a, c) => a + c.passed, 0);
+    cards.push(['Pass rate', judged ? pct(passed / judged) : '—'], ['Weakest category', s.weakest_category || '—']);
+  } else {
+    cards.push(['Report', 'not judged yet']);
+  }
+  const nodes = cards.map(([k, v]) => el('div', { class: 'card' }, k, el('b', {}, v)));
+  if (s?.heuristic) nodes.push(el('div', { class: 'card warn' }, 'Judge', el('b', {}, 'heuristic'), s.heuristic_note || ''));
+  $('#cards').replaceChildren(...nodes);
+}
+
+function barChart(rows, { max = 1, format = pct, series = 1 } = {}) {
+  const rowH = 22 * series + 6;
+  const w = 560;
+  const labelW = 230;
+  const chart = svg('svg', { width: w, height: rows.length * rowH + 10, role: 'img' });
+  rows.forEach((r, i) => {
+    const y = i * rowH + 5;
+    chart.append(svg('text', { x: 0, y: y + 14 }, r.label.length > 34 ? `${r.label.slice(0, 33)}…` : r.label));
+    r.values.forEach((v, j) => {
+      const bw = v === null ? 0 : Math.max(1, ((w - labelW - 70) * v) / (max || 1));
+      chart.append(svg('rect', { x: labelW, y: y + j * 22, width: bw, height: 18, fill: j ? '#9db4e8' : '#2857c5', class: 'bar' }));
+      chart.append(svg('text', { x: labelW + bw + 4, y: y + j * 22 + 13 }, format(v)));
+    });
+  });
+  return chart;
+}
+
+function renderCharts(run) {
+  const s = run.summary;
+  const empty = (id) => $(id).replaceChildren(el('p', { class: 'hint' }, 'Judge the run to see this.'));
+  if (!s) { empty('#chart-fail'); empty('#chart-heat'); empty('#chart-latency'); return; }
+  $('#chart-fail').replaceChildren(barChart(s.configs.map((c) => ({ label: c.label, values: [c.fail_rate] }))));
+  const maxLatency = Math.max(1, ...s.configs.map((c) => c.latency_p95_ms || 0));
+  $('#chart-latency').replaceChildren(barChart(
+    s.configs.map((c) => ({ label: c.label, values: [c.latency_p50_ms, c.latency_p95_ms] })),
+    { max: maxLatency, format: (v) => num(v, 0), series: 2 },
+  ));
+  const configs = s.configs;
+  const head = el('tr', {}, el('th', {}, 'category'), ...configs.map((c) => el('th', { title: c.label }, c.label.length > 18 ? `${c.label.slice(0, 17)}…` : c.label)));
+  const body = Object.entries(s.heatmap).map(([cat, row]) => el('tr', {}, el('th', {}, cat), ...configs.map((c) => {
+    const v = row[c.id];
+    const cell = el('td', {}, v === undefined ? '' : pct(v));
+    if (v !== undefined && v !== null) cell.style.background = `rgba(192, 57, 43, ${0.08 + 0.8 * v})`;
+    return cell;
+  })));
+  $('#chart-heat').replaceChildren(el('table', { class: 'heat' }, el('thead', {}, head), el('tbody', {}, body)));
+}
+
+async function loadPage() {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(formData($('#filters')))) if (v) params.set(k, v);
+  params.set('page', state.page);
+  params.set('per_page', state.perPage);
+  const started = performance.now();
+  const page = await api(`/api/runs/${encodeURIComponent(state.resultRun)}/results?${params}`);
+  state.total = page.total;
+  const pages = Math.max(1, Math.ceil(page.total / page.per_page));
+  $('#page-info').textContent = `page ${page.page + 1} of ${pages} · ${page.total} results`;
+  $('#page-info').dataset.ms = String(Math.round(performance.now() - started));
+  $('#prev').disabled = page.page === 0;
+  $('#next').disabled = page.page + 1 >= pages;
+  $('#result-table tbody').replaceChildren(...page.rows.map((r) => el('tr', {
+    'data-case': r.case_id, 'data-config': r.config_id, onclick: guard(() => showDetail(r.case_id, r.config_id)),
+  },
+  el('td', { class: `outcome-${r.outcome}` }, r.outcome), el('td', {}, r.cause ? r.cause.replace('_', ' ') : ''),
+  el('td', {}, r.category), el('td', {}, r.strategy), el('td', {}, r.config), el('td', {}, num(r.score)),
+  el('td', {}, num(r.latency_ms, 0)), el('td', {}, r.query), el('td', { class: 'answer' }, r.answer))));
+}
+
+// Keywords marked in a text by splitting it: the pieces stay text nodes.
+function highlighted(text, keywords) {
+  const words = (keywords || []).filter((k) => k.trim()).map((k) => k.toLowerCase());
+  const out = el('div', { class: 'text' });
+  if (!words.length) { out.textContent = text; return out; }
+  const lower = text.toLowerCase();
+  let i = 0;
+  while (i < text.length) {
+    let best = -1; let len = 0;
+    for (const w of words) {
+      const at = lower.indexOf(w, i);
+      if (at !== -1 && (best === -1 || at < best || (at === best && w.length > len))) { best = at; len = w.length; }
+    }
+    if (best === -1) { out.append(text.slice(i)); break; }
+    out.append(text.slice(i, best), el('mark', {}, text.slice(best, best + len)));
+    i = best + len;
+  }
+  return out;
+}
+
+async function showDetail(caseId, configId) {
+  const d = await api(`/api/runs/${encodeURIComponent(state.resultRun)}/cells/${encodeURIComponent(caseId)}/${encodeURIComponent(configId)}`);
+  const c = d.case;
+  const parts = [
+    el('button', { class: 'close', type: 'button', onclick: () => { $('#detail').hidden = true; } }, 'close ✕'),
+    el('h3', {}, `${c.category} · ${c.strategy} · ${c.generator}`),
+    el('p', {}, el('span', { class: `outcome-${d.outcome}` }, d.outcome), d.cause ? ` · ${d.cause.replace('_', ' ')}` : '', ` · ${d.config_label}`),
+    el('h4', {}, 'Query'), el('div', { class: 'text', id: 'detail-query' }, c.query),
+    el('h4', {}, 'Expected answer'), el('div', { class: 'text' }, c.expected_answer || '(a refusal)'),
+    el('h4', {}, 'Keywords'), el('p', {}, (c.keywords || []).join(', ') || '—'),
+    el('h4', {}, 'Answer'), highlighted(d.answer?.answer || '', c.keywords),
+  ];
+  if (d.answer?.error) parts.push(el('p', { class: 'outcome-error' }, `Error: ${d.answer.error}`));
+  if (d.document) parts.push(el('p', { class: 'hint' }, `Source document: ${d.document}`));
+  parts.push(el('h4', {}, `Retrieved contexts (${d.answer?.contexts?.length || 0})`));
+  for (const ctx of d.answer?.contexts || []) {
+    parts.push(el('p', { class: 'hint' }, `#${ctx.rank} · score ${num(ctx.score, 3)} · ${ctx.document_id.slice(0, 12)} [${ctx.start}–${ctx.end}]`), highlighted(ctx.text, c.keywords));
+  }
+  parts.push(el('h4', {}, 'Verdicts'));
+  for (const v of d.verdicts) {
+    const rows = [];
+    if (v.criteria) for (const [k, cr] of Object.entries(v.criteria)) rows.push(el('tr', {}, el('td', {}, k), el('td', {}, cr.rating), el('td', {}, cr.reason)));
+    if (v.rubric) for (const [k, r] of Object.entries(v.rubric)) if (r && typeof r === 'object' && 'score' in r) rows.push(el('tr', {}, el('td', {}, k), el('td', {}, `${r.score}/5`), el('td', {}, r.reason)));
+    parts.push(el('p', {}, el('b', {}, v.judge), ` · ${v.status}${v.passed === true ? ' · pass' : v.passed === false ? ' · fail' : ''}${v.error ? ` · ${v.error}` : ''}`),
+      el('table', {}, el('tbody', {}, rows)));
+  }
+  $('#detail').replaceChildren(...parts);
+  $('#detail').hidden = false;
+}
+
+function wireResults() {
+  $('#result-run').addEventListener('change', guard(async (ev) => { state.resultRun = ev.target.value; await loadRun(state.resultRun); }));
+  let timer = null;
+  $('#filters').addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(guard(async () => { state.page = 0; await loadPage(); }), 200);
+  });
+  $('#filters').addEventListener('submit', (ev) => ev.preventDefault());
+  $('#prev').addEventListener('click', guard(async () => { state.page = Math.max(0, state.page - 1); await loadPage(); }));
+  $('#next').addEventListener('click', guard(async () => { state.page += 1; await loadPage(); }));
+}
+
+// ---------- compare ----------
+function wireCompare() {
+  $('#compare-form').addEventListener('submit', guard(async (ev) => {
+    ev.preventDefault();
+    const f = formData(ev.target);
+    const d = await api(`/api/compare?before=${encodeURIComponent(f.before)}&after=${encodeURIComponent(f.after)}`);
+    const head = el('tr', {}, ...['Configuration', 'Pass rate before', 'after', 'Regressions', 'Fixes', 'McNemar p', 'Score change (95% CI)'].map((h) => el('th', {}, h)));
+    const rows = d.configs.map((c) => el('tr', {}, el('td', {}, c.label), el('td', {}, pct(c.pass_rate_before)), el('td', {}, pct(c.pass_rate_after)),
+      el('td', {}, c.regressions), el('td', {}, c.fixes), el('td', {}, num(c.mcnemar_p, 3)),
+      el('td', {}, c.score_change ? `${num(c.score_change.estimate, 3)} [${num(c.score_change.low, 3)}, ${num(c.score_change.high, 3)}]` : '—')));
+    const cells = (title, changes) => [el('h3', {}, `${title} (${changes.length})`),
+      el('ul', {}, changes.slice(0, 200).map((x) => el('li', {}, `${x.case_id} × ${x.config_id.slice(0, 12)}: ${x.before} → ${x.after}`)))];
+    $('#compare-out').replaceChildren(el('table', {}, el('thead', {}, head), el('tbody', {}, rows)),
+      ...cells('Regressions', d.regressions), ...cells('Fixes', d.fixes),
+      el('p', { class: 'hint' }, `${d.only_before} cells only before, ${d.only_after} only after.`));
+  }));
+}
+
+// ---------- audit ----------
+async function loadAudit() {
+  const run = $('#audit-form [name=run]').value;
+  const a = await api(`/api/runs/${encodeURIComponent(run)}/audit`);
+  const s = a.summary;
+  $('#audit-summary').replaceChildren(s ? el('p', {},
+    `${s.labelled} of ${s.sample_size} labelled by ${s.labeller}: ${s.true_failures} real failures, ${s.false_failures} false alarms; precision `,
+    el('b', {}, s.precision ? `${pct(s.precision.estimate)} [${pct(s.precision.low)}, ${pct(s.precision.high)}]` : '—')) : el('p', { class: 'hint' }, 'Not scored yet.'));
+  if (!a.sheet) {
+    $('#audit-table thead').replaceChildren();
+    $('#audit-table tbody').replaceChildren(el('tr', {}, el('td', { class: 'hint' }, 'No sample drawn yet.')));
+    return;
+  }
+  const show = ['category', 'query', 'expected_answer', 'answer', 'judge_reasons', 'label'];
+  const idx = show.map((h) => a.sheet.headers.indexOf(h));
+  $('#audit-table thead').replaceChildren(el('tr', {}, ...show.map((h) => el('th', {}, h.replace('_', ' '))), el('th', {}, '')));
+  $('#audit-table tbody').replaceChildren(...a.sheet.rows.map((row, i) => {
+    const set = (label) => guard(async () => {
+      await api(`/api/runs/${encodeURIComponent(run)}/audit/${i}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ label }) });
+      await loadAudit();
+    });
+    return el('tr', { 'data-row': i }, ...idx.map((j) => el('td', {}, j >= 0 ? row[j] : '')),
+      el('td', {}, el('button', { type: 'button', onclick: set(true) }, 'real'), ' ',
+        el('button', { type: 'button', onclick: set(false) }, 'false alarm'), ' ',
+        el('button', { type: 'button', onclick: set(null) }, 'clear')));
+  }));
+}
+
+function wireAudit() {
+  $('#audit-load').addEventListener('click', guard(loadAudit));
+  $('#audit-draw').addEventListener('click', guard(async () => {
+    await startJob('/api/jobs/audit-sample', { run: $('#audit-form [name=run]').value });
+  }));
+  $('#audit-score').addEventListener('click', guard(async () => {
+    await startJob('/api/jobs/audit-score', { run: $('#audit-form [name=run]').value });
+  }));
+}
+
+document.addEventListener('DOMContentLoaded', guard(async () => {
+  for (const b of $$('#tabs button')) b.addEventListener('click', () => showTab(b.dataset.tab));
+  wireForms();
+  wireResults();
+  wireCompare();
+  wireAudit();
+  await refresh();
+  if (state.workspace.jobs.some((j) => j.status === 'running')) poll();
+}));

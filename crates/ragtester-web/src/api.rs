@@ -1,0 +1,361 @@
+//! The HTTP API under `/api`, and the embedded page.
+
+use crate::jobs::{DocgenRequest, JudgeRequest, RunRequest, SuiteRequest};
+use crate::results::{Filter, RunIndex};
+use crate::{AppState, audit_sheet};
+use axum::Json;
+use axum::extract::{Multipart, Path as UrlPath, Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// An error as the UI shows it: a status and a sentence.
+pub struct ApiError(StatusCode, String);
+
+impl ApiError {
+    fn bad(e: impl std::fmt::Display) -> Self {
+        Self(StatusCode::BAD_REQUEST, e.to_string())
+    }
+    fn not_found(e: impl std::fmt::Display) -> Self {
+        Self(StatusCode::NOT_FOUND, e.to_string())
+    }
+}
+
+impl From<anyhow::Error> for ApiError {
+    fn from(e: anyhow::Error) -> Self {
+        Self(StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}"))
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, Json(json!({ "error": self.1 }))).into_response()
+    }
+}
+
+type ApiResult<T> = Result<T, ApiError>;
+type Shared = State<Arc<AppState>>;
+
+const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; \
+                   frame-src 'self'; object-src 'none'; base-uri 'none'";
+
+fn asset(body: &'static str, kind: &'static str) -> Response {
+    let mut r = ([(header::CONTENT_TYPE, kind)], body).into_response();
+    r.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    r
+}
+
+pub async fn index() -> Response {
+    asset(
+        include_str!("../assets/index.html"),
+        "text/html; charset=utf-8",
+    )
+}
+pub async fn script() -> Response {
+    asset(
+        include_str!("../assets/app.js"),
+        "text/javascript; charset=utf-8",
+    )
+}
+pub async fn style() -> Response {
+    asset(include_str!("../assets/app.css"), "text/css; charset=utf-8")
+}
+
+pub async fn workspace(State(s): Shared) -> ApiResult<Json<Value>> {
+    let ws = &s.workspace;
+    Ok(Json(json!({
+        "documents": ws.documents()?,
+        "suites": ws.suites()?,
+        "runs": ws.runs()?,
+        "jobs": s.jobs.list(),
+    })))
+}
+
+/// Multipart upload of documents (field name free). Each file is named by its last path component, checked;
+/// refused ones are listed with the reason, the others saved.
+pub async fn upload(State(s): Shared, mut form: Multipart) -> ApiResult<Json<Value>> {
+    let mut saved = Vec::new();
+    let mut refused = Vec::new();
+    while let Some(field) = form.next_field().await.map_err(ApiError::bad)? {
+        let sent = field.file_name().unwrap_or_default().to_string();
+        let name = match crate::workspace::upload_name(&sent) {
+            Ok(n) => n,
+            Err(e) => {
+                refused.push(json!({ "name": sent, "error": format!("{e:#}") }));
+                continue;
+            }
+        };
+        let bytes = field.bytes().await.map_err(ApiError::bad)?;
+        let path = s.workspace.docs_dir().join(&name);
+        ragtester_core::record::write_atomic(&path, &bytes)?;
+        saved.push(name);
+    }
+    Ok(Json(json!({ "saved": saved, "refused": refused })))
+}
+
+pub async fn samples(State(s): Shared) -> ApiResult<Json<Value>> {
+    let n = s.stages.write_samples(&s.workspace.docs_dir())?;
+    Ok(Json(json!({ "written": n })))
+}
+
+fn started(id: usize) -> Json<Value> {
+    Json(json!({ "job": id }))
+}
+
+fn claim(s: &AppState, target: &str) -> ApiResult<()> {
+    if s.jobs.busy(target) {
+        return Err(ApiError(
+            StatusCode::CONFLICT,
+            format!("a job is writing `{target}` now"),
+        ));
+    }
+    Ok(())
+}
+
+pub async fn docgen(State(s): Shared, Json(req): Json<DocgenRequest>) -> ApiResult<Json<Value>> {
+    if req.count == 0 || req.count > 200 {
+        return Err(ApiError::bad("count must be between 1 and 200"));
+    }
+    let dir = s.workspace.docs_dir();
+    let stages = s.stages.clone();
+    let id = s.jobs.spawn("docgen", "docs", move |job| {
+        Box::pin(async move { stages.generate_documents(&req, &dir, job).await })
+    });
+    Ok(started(id))
+}
+
+pub async fn suite(State(s): Shared, Json(req): Json<SuiteRequest>) -> ApiResult<Json<Value>> {
+    let out = s.workspace.suite_path(&req.name).map_err(ApiError::bad)?;
+    let docs = s
+        .workspace
+        .document_paths(&req.documents)
+        .map_err(ApiError::bad)?;
+    if req.n_test == 0 || req.strategies.is_empty() {
+        return Err(ApiError::bad(
+            "choose at least one strategy and at least one test per document",
+        ));
+    }
+    claim(&s, &format!("suite:{}", req.name))?;
+    // The run needs exactly the documents the suite was written from.
+    let names: Vec<String> = docs
+        .iter()
+        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    let docs_list = s
+        .workspace
+        .suite_docs_path(&req.name)
+        .map_err(ApiError::bad)?;
+    let stages = s.stages.clone();
+    let target = format!("suite:{}", req.name);
+    let id = s.jobs.spawn("suite", &target, move |job| {
+        Box::pin(async move {
+            let made = stages.generate_suite(&req, &docs, &out, job).await?;
+            ragtester_core::record::write_atomic(&docs_list, &serde_json::to_vec(&names)?)?;
+            Ok(made)
+        })
+    });
+    Ok(started(id))
+}
+
+pub async fn run(State(s): Shared, Json(req): Json<RunRequest>) -> ApiResult<Json<Value>> {
+    let suite = s.workspace.suite_path(&req.suite).map_err(ApiError::bad)?;
+    if !suite.is_file() {
+        return Err(ApiError::not_found(format!("no suite `{}`", req.suite)));
+    }
+    let names: Vec<String> = std::fs::read(s.workspace.suite_docs_path(&req.suite)?)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    let docs = s.workspace.document_paths(&names).map_err(ApiError::bad)?;
+    let target = format!("run:{}", req.name);
+    claim(&s, &target)?;
+    let run_dir = s.workspace.new_run_dir(&req.name).map_err(ApiError::bad)?;
+    if req.retrievers.is_empty() || req.top_k.is_empty() || req.llms.is_empty() {
+        return Err(ApiError::bad(
+            "choose at least one retriever, one top-k and one model",
+        ));
+    }
+    let stages = s.stages.clone();
+    let id = s.jobs.spawn("run", &target, move |job| {
+        Box::pin(async move { stages.run_matrix(&req, &docs, &suite, &run_dir, job).await })
+    });
+    Ok(started(id))
+}
+
+fn writable_run(s: &AppState, name: &str) -> ApiResult<PathBuf> {
+    let (dir, writable) = s.workspace.run_dir(name).map_err(ApiError::not_found)?;
+    if !writable {
+        return Err(ApiError(
+            StatusCode::FORBIDDEN,
+            format!("`{name}` was opened with --run and is read-only here"),
+        ));
+    }
+    claim(s, &format!("run:{name}"))?;
+    Ok(dir)
+}
+
+pub async fn judge(State(s): Shared, Json(req): Json<JudgeRequest>) -> ApiResult<Json<Value>> {
+    let dir = writable_run(&s, &req.run)?;
+    if req.judges.is_empty() {
+        return Err(ApiError::bad("name at least one judge"));
+    }
+    let stages = s.stages.clone();
+    let id = s
+        .jobs
+        .spawn("judge", &format!("run:{}", req.run), move |job| {
+            Box::pin(async move { stages.judge(&req.judges, &dir, job).await })
+        });
+    Ok(started(id))
+}
+
+#[derive(Deserialize)]
+pub struct RunName {
+    run: String,
+}
+
+pub async fn audit_sample(State(s): Shared, Json(req): Json<RunName>) -> ApiResult<Json<Value>> {
+    let dir = writable_run(&s, &req.run)?;
+    let stages = s.stages.clone();
+    let id = s
+        .jobs
+        .spawn("audit", &format!("run:{}", req.run), move |job| {
+            Box::pin(async move { stages.audit_sample(&dir, job).await })
+        });
+    Ok(started(id))
+}
+
+pub async fn audit_score(State(s): Shared, Json(req): Json<RunName>) -> ApiResult<Json<Value>> {
+    let dir = writable_run(&s, &req.run)?;
+    let stages = s.stages.clone();
+    let id = s
+        .jobs
+        .spawn("audit", &format!("run:{}", req.run), move |job| {
+            Box::pin(async move { stages.audit_score(&dir, job).await })
+        });
+    Ok(started(id))
+}
+
+pub async fn jobs(State(s): Shared) -> Json<Value> {
+    Json(json!(s.jobs.list()))
+}
+
+pub async fn job(State(s): Shared, UrlPath(id): UrlPath<usize>) -> ApiResult<Json<Value>> {
+    let job = s
+        .jobs
+        .get(id)
+        .ok_or_else(|| ApiError::not_found(format!("no job {id}")))?;
+    Ok(Json(json!(job)))
+}
+
+async fn index_of(s: &AppState, name: &str) -> ApiResult<Arc<RunIndex>> {
+    let (dir, _) = s.workspace.run_dir(name).map_err(ApiError::not_found)?;
+    s.runs.get(&dir).await.map_err(ApiError::from)
+}
+
+pub async fn run_overview(State(s): Shared, UrlPath(name): UrlPath<String>) -> ApiResult<Response> {
+    let index = index_of(&s, &name).await?;
+    let (_, writable) = s.workspace.run_dir(&name).map_err(ApiError::not_found)?;
+    Ok(Json(json!({
+        "name": name,
+        "writable": writable,
+        "cases": index.cases.len(),
+        "configs": index.configs.len(),
+        "answers": index.answers.len(),
+        "summary": index.summary,
+        "facets": index.facets(),
+    }))
+    .into_response())
+}
+
+pub async fn results(
+    State(s): Shared,
+    UrlPath(name): UrlPath<String>,
+    Query(filter): Query<Filter>,
+) -> ApiResult<Response> {
+    let index = index_of(&s, &name).await?;
+    let page = tokio::task::spawn_blocking(move || serde_json::to_vec(&index.page(&filter)))
+        .await
+        .map_err(|e| anyhow::anyhow!(e))?
+        .map_err(anyhow::Error::from)?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], page).into_response())
+}
+
+pub async fn cell(
+    State(s): Shared,
+    UrlPath((name, case, config)): UrlPath<(String, String, String)>,
+) -> ApiResult<Response> {
+    let index = index_of(&s, &name).await?;
+    let detail = index
+        .detail(&case, &config)
+        .ok_or_else(|| ApiError::not_found(format!("no cell {case} × {config} in `{name}`")))?;
+    Ok(Json(json!(detail)).into_response())
+}
+
+/// The run's single-file report, as `ragtester report` wrote it (every model output escaped there).
+pub async fn report(State(s): Shared, UrlPath(name): UrlPath<String>) -> ApiResult<Response> {
+    let (dir, _) = s.workspace.run_dir(&name).map_err(ApiError::not_found)?;
+    let html = std::fs::read(dir.join("report.html"))
+        .map_err(|_| ApiError::not_found(format!("`{name}` has no report yet: judge it first")))?;
+    let mut r = ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response();
+    // The report is self-contained; it may run its own inline code but reach nothing.
+    r.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:",
+        ),
+    );
+    Ok(r)
+}
+
+#[derive(Deserialize)]
+pub struct ComparePair {
+    before: String,
+    after: String,
+}
+
+pub async fn compare(State(s): Shared, Query(q): Query<ComparePair>) -> ApiResult<Json<Value>> {
+    let (a, b) = (
+        index_of(&s, &q.before).await?,
+        index_of(&s, &q.after).await?,
+    );
+    if a.verdicts.is_empty() || b.verdicts.is_empty() {
+        return Err(ApiError::bad("both runs must be judged to be compared"));
+    }
+    let diff = ragtester_report::diff_runs((&a.configs, &a.verdicts), (&b.configs, &b.verdicts));
+    Ok(Json(json!(diff)))
+}
+
+fn run_path(s: &AppState, name: &str) -> ApiResult<PathBuf> {
+    Ok(s.workspace.run_dir(name).map_err(ApiError::not_found)?.0)
+}
+
+pub async fn audit(State(s): Shared, UrlPath(name): UrlPath<String>) -> ApiResult<Json<Value>> {
+    let dir = run_path(&s, &name)?;
+    let sheet = audit_sheet::read(&dir.join("audit.csv"))?;
+    let summary: Option<Value> = std::fs::read(dir.join("audit.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok());
+    Ok(Json(json!({ "sheet": sheet, "summary": summary })))
+}
+
+#[derive(Deserialize)]
+pub struct Label {
+    label: Option<bool>,
+}
+
+pub async fn label(
+    State(s): Shared,
+    UrlPath((name, row)): UrlPath<(String, usize)>,
+    Json(l): Json<Label>,
+) -> ApiResult<Json<Value>> {
+    let dir = writable_run(&s, &name)?;
+    let path: &Path = &dir.join("audit.csv");
+    audit_sheet::set_label(path, row, l.label).map_err(ApiError::bad)?;
+    Ok(Json(json!({ "ok": true })))
+}

@@ -1,0 +1,307 @@
+//! Jobs the UI starts (generate documents, a suite, a matrix run, judging, an audit), each on its own thread,
+//! with progress the UI polls. The stages themselves are the binary's: it hands them in as [`Stages`], so this
+//! crate knows HTTP and the workspace, never how a model is called.
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Generate test documents into the workspace.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct DocgenRequest {
+    /// Model spec that writes them; `offline` plants facts from templates.
+    #[serde(default = "offline")]
+    pub llm: String,
+    pub count: usize,
+    #[serde(default)]
+    pub topic: Option<String>,
+    /// `en` or `zh`.
+    #[serde(default = "english")]
+    pub language: String,
+    #[serde(default)]
+    pub seed: u64,
+}
+
+/// Generate a suite from workspace documents.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct SuiteRequest {
+    pub name: String,
+    /// Document file names; empty means every document in the workspace.
+    #[serde(default)]
+    pub documents: Vec<String>,
+    /// `ragtester`, `baseline` (the paper's generators).
+    pub strategies: Vec<String>,
+    pub n_test: usize,
+    #[serde(default)]
+    pub n_complex: Option<usize>,
+    #[serde(default = "offline")]
+    pub llm: String,
+}
+
+/// Run a suite against a matrix, then judge and report it.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct RunRequest {
+    pub name: String,
+    pub suite: String,
+    /// `bm25`, `dense`, `hybrid`, `hybrid-rerank`.
+    pub retrievers: Vec<String>,
+    pub top_k: Vec<usize>,
+    pub llms: Vec<String>,
+    #[serde(default)]
+    pub embedders: Vec<String>,
+    #[serde(default = "offline_list")]
+    pub judges: Vec<String>,
+    #[serde(default = "four")]
+    pub concurrency: usize,
+}
+
+/// Judge (again) a run's answers, then report it.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct JudgeRequest {
+    pub run: String,
+    pub judges: Vec<String>,
+}
+
+fn offline() -> String {
+    "offline".into()
+}
+fn offline_list() -> Vec<String> {
+    vec![offline()]
+}
+fn english() -> String {
+    "en".into()
+}
+fn four() -> usize {
+    4
+}
+
+/// The binary's stages, as the UI drives them. Each returns a one-line description of what it made.
+/// Futures need not be `Send`: every job runs on its own thread and runtime.
+#[async_trait::async_trait(?Send)]
+pub trait Stages: Send + Sync + 'static {
+    /// Write the bundled sample documents into `dir`.
+    fn write_samples(&self, dir: &Path) -> Result<usize>;
+    async fn generate_documents(
+        &self,
+        req: &DocgenRequest,
+        dir: &Path,
+        job: &Job,
+    ) -> Result<String>;
+    async fn generate_suite(
+        &self,
+        req: &SuiteRequest,
+        docs: &[PathBuf],
+        out: &Path,
+        job: &Job,
+    ) -> Result<String>;
+    /// Run, judge and report into `run_dir` (a new directory).
+    async fn run_matrix(
+        &self,
+        req: &RunRequest,
+        docs: &[PathBuf],
+        suite: &Path,
+        run_dir: &Path,
+        job: &Job,
+    ) -> Result<String>;
+    async fn judge(&self, judges: &[String], run_dir: &Path, job: &Job) -> Result<String>;
+    /// Draw the audit sample into `run_dir/audit.csv` (labels empty).
+    async fn audit_sample(&self, run_dir: &Path, job: &Job) -> Result<String>;
+    /// Score the labelled `run_dir/audit.csv` into audit.json and the report.
+    async fn audit_score(&self, run_dir: &Path, job: &Job) -> Result<String>;
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobStatus {
+    Running,
+    Done,
+    Failed,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct JobState {
+    pub id: usize,
+    pub kind: String,
+    /// What the job writes: a suite or run name, or `docs`.
+    pub target: String,
+    pub status: JobStatus,
+    /// The stage now running (ingest, generate, run, judge, report…).
+    pub stage: String,
+    pub done: usize,
+    pub total: usize,
+    pub errors: usize,
+    pub log: Vec<String>,
+    pub result: Option<String>,
+    pub error: Option<String>,
+    pub started_unix: u64,
+}
+
+/// A running job's handle: stages report through it.
+#[derive(Clone)]
+pub struct Job(Arc<Mutex<JobState>>);
+
+const LOG_LINES: usize = 200;
+
+impl Job {
+    fn with<R>(&self, f: impl FnOnce(&mut JobState) -> R) -> R {
+        // A panic while holding the lock only loses progress text; keep serving it.
+        let mut s = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut s)
+    }
+    pub fn stage(&self, stage: &str) {
+        self.with(|s| {
+            s.stage = stage.to_string();
+            s.done = 0;
+            s.total = 0;
+            s.log.push(format!("{stage}…"));
+        });
+    }
+    pub fn progress(&self, done: usize, total: usize, errors: usize) {
+        self.with(|s| {
+            s.done = done;
+            s.total = total;
+            s.errors = errors;
+        });
+    }
+    pub fn log(&self, line: impl Into<String>) {
+        self.with(|s| {
+            s.log.push(line.into());
+            let over = s.log.len().saturating_sub(LOG_LINES);
+            s.log.drain(..over);
+        });
+    }
+    pub fn state(&self) -> JobState {
+        self.with(|s| s.clone())
+    }
+}
+
+/// Every job of this server's life, newest last.
+#[derive(Default)]
+pub struct Jobs {
+    all: Mutex<Vec<Job>>,
+}
+
+impl Jobs {
+    /// Is a job writing `target` now? Two jobs never write the same suite or run.
+    pub fn busy(&self, target: &str) -> bool {
+        self.list()
+            .iter()
+            .any(|j| j.status == JobStatus::Running && j.target == target)
+    }
+
+    pub fn list(&self) -> Vec<JobState> {
+        let all = self.all.lock().unwrap_or_else(|e| e.into_inner());
+        all.iter().map(Job::state).collect()
+    }
+
+    pub fn get(&self, id: usize) -> Option<JobState> {
+        let all = self.all.lock().unwrap_or_else(|e| e.into_inner());
+        all.get(id).map(Job::state)
+    }
+
+    /// Start `work` on its own thread and runtime; its error, or a panic, fails the job with the message.
+    pub fn spawn<F>(&self, kind: &str, target: &str, work: F) -> usize
+    where
+        F: for<'a> FnOnce(&'a Job) -> std::pin::Pin<Box<dyn Future<Output = Result<String>> + 'a>>
+            + Send
+            + 'static,
+    {
+        let mut all = self.all.lock().unwrap_or_else(|e| e.into_inner());
+        let id = all.len();
+        let job = Job(Arc::new(Mutex::new(JobState {
+            id,
+            kind: kind.to_string(),
+            target: target.to_string(),
+            status: JobStatus::Running,
+            stage: "starting".into(),
+            done: 0,
+            total: 0,
+            errors: 0,
+            log: Vec::new(),
+            result: None,
+            error: None,
+            started_unix: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+        })));
+        all.push(job.clone());
+        drop(all);
+        std::thread::spawn(move || {
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let runtime = tokio::runtime::Builder::new_multi_thread()
+                    .enable_all()
+                    .build()?;
+                runtime.block_on(work(&job))
+            }));
+            let outcome = match outcome {
+                Ok(r) => r,
+                Err(panic) => Err(anyhow::anyhow!(
+                    "the job stopped on an internal error: {}",
+                    panic
+                        .downcast_ref::<String>()
+                        .map(String::as_str)
+                        .or_else(|| panic.downcast_ref::<&str>().copied())
+                        .unwrap_or("panic")
+                )),
+            };
+            job.with(|s| match outcome {
+                Ok(result) => {
+                    s.status = JobStatus::Done;
+                    s.log.push(result.clone());
+                    s.result = Some(result);
+                }
+                Err(e) => {
+                    s.status = JobStatus::Failed;
+                    let message = format!("{e:#}");
+                    s.log.push(format!("error: {message}"));
+                    s.error = Some(message);
+                }
+            });
+        });
+        id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wait(jobs: &Jobs, id: usize) -> JobState {
+        for _ in 0..500 {
+            let s = jobs.get(id).unwrap();
+            if s.status != JobStatus::Running {
+                return s;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        panic!("job {id} never finished");
+    }
+
+    #[test]
+    fn jobs_report_result_error_and_panic() {
+        let jobs = Jobs::default();
+        let ok = jobs.spawn("t", "a", |job| {
+            Box::pin(async move {
+                job.stage("work");
+                job.progress(2, 2, 0);
+                Ok("made 2".to_string())
+            })
+        });
+        let bad = jobs.spawn("t", "b", |_| {
+            Box::pin(async { Err(anyhow::anyhow!("no documents")) })
+        });
+        let panics = jobs.spawn("t", "c", |_| Box::pin(async { panic!("boom") }));
+        let s = wait(&jobs, ok);
+        assert_eq!((s.status, s.done, s.total), (JobStatus::Done, 2, 2));
+        assert_eq!(s.result.as_deref(), Some("made 2"));
+        let s = wait(&jobs, bad);
+        assert_eq!(s.status, JobStatus::Failed);
+        assert_eq!(s.error.as_deref(), Some("no documents"));
+        let s = wait(&jobs, panics);
+        assert_eq!(s.status, JobStatus::Failed);
+        assert!(s.error.unwrap().contains("boom"));
+        assert!(!jobs.busy("a"));
+    }
+}

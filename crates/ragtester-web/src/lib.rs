@@ -1,0 +1,130 @@
+//! `ragtester serve`: a local web UI over a workspace folder that drives all four stages — documents
+//! (upload, bundled samples, generation), suites, matrix runs with live progress, judging — and browses the
+//! results: filters and paging done on the server (smooth at 50,000 results), a case detail view, run
+//! comparison and audit labelling. Page, script and style are embedded in the binary; the page builds every
+//! element with text nodes, never HTML from data, and a Content-Security-Policy forbids inline script.
+//!
+//! This crate knows HTTP, the workspace layout and the records; it runs no stage itself: the binary hands
+//! them in as [`Stages`].
+
+mod api;
+pub mod audit_sheet;
+pub mod jobs;
+pub mod results;
+pub mod workspace;
+
+pub use jobs::{DocgenRequest, Job, JudgeRequest, RunRequest, Stages, SuiteRequest};
+pub use workspace::Workspace;
+
+use anyhow::{Context, Result};
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post, put};
+use results::RunIndex;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+/// When each watched record file of a run was last modified (`None`: absent).
+type Stamp = Vec<Option<SystemTime>>;
+
+/// Loaded runs, reloaded when their records change on disk (a job judged them again, say).
+#[derive(Default)]
+pub struct RunCache {
+    loaded: tokio::sync::Mutex<HashMap<PathBuf, (Stamp, Arc<RunIndex>)>>,
+}
+
+const WATCHED: [&str; 5] = [
+    "suite.jsonl",
+    "configs.jsonl",
+    "answers.jsonl",
+    "verdicts.jsonl",
+    "summary.json",
+];
+
+impl RunCache {
+    pub async fn get(&self, dir: &Path) -> Result<Arc<RunIndex>> {
+        let stamp: Stamp = WATCHED
+            .iter()
+            .map(|f| {
+                std::fs::metadata(dir.join(f))
+                    .and_then(|m| m.modified())
+                    .ok()
+            })
+            .collect();
+        // One load at a time: a second request for the same run waits for the first instead of loading twice.
+        let mut loaded = self.loaded.lock().await;
+        if let Some((s, index)) = loaded.get(dir)
+            && *s == stamp
+        {
+            return Ok(index.clone());
+        }
+        let path = dir.to_path_buf();
+        let index = tokio::task::spawn_blocking(move || RunIndex::load(&path))
+            .await
+            .context("loading the run stopped")?
+            .with_context(|| format!("cannot read the run in {}", dir.display()))?;
+        let index = Arc::new(index);
+        loaded.insert(dir.to_path_buf(), (stamp, index.clone()));
+        Ok(index)
+    }
+}
+
+pub struct AppState {
+    pub workspace: Workspace,
+    pub jobs: jobs::Jobs,
+    pub stages: Arc<dyn Stages>,
+    pub runs: RunCache,
+}
+
+/// Uploads up to this size are accepted (the ingest stage applies its own per-file limit).
+const MAX_UPLOAD_BYTES: usize = 512 * 1024 * 1024;
+
+pub fn router(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/", get(api::index))
+        .route("/assets/app.js", get(api::script))
+        .route("/assets/app.css", get(api::style))
+        .route("/api/workspace", get(api::workspace))
+        .route(
+            "/api/documents",
+            post(api::upload).layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES)),
+        )
+        .route("/api/documents/samples", post(api::samples))
+        .route("/api/jobs", get(api::jobs))
+        .route("/api/jobs/{id}", get(api::job))
+        .route("/api/jobs/docgen", post(api::docgen))
+        .route("/api/jobs/suite", post(api::suite))
+        .route("/api/jobs/run", post(api::run))
+        .route("/api/jobs/judge", post(api::judge))
+        .route("/api/jobs/audit-sample", post(api::audit_sample))
+        .route("/api/jobs/audit-score", post(api::audit_score))
+        .route("/api/runs/{run}", get(api::run_overview))
+        .route("/api/runs/{run}/results", get(api::results))
+        .route("/api/runs/{run}/cells/{case}/{config}", get(api::cell))
+        .route("/api/runs/{run}/report", get(api::report))
+        .route("/api/runs/{run}/audit", get(api::audit))
+        .route("/api/runs/{run}/audit/{row}", put(api::label))
+        .route("/api/compare", get(api::compare))
+        .with_state(state)
+}
+
+/// Serve until the process is stopped. Prints the address it listens on (port 0 picks a free one).
+pub async fn serve(addr: SocketAddr, state: AppState) -> Result<()> {
+    if !addr.ip().is_loopback() {
+        tracing::warn!(
+            "serving on {addr}: the UI has no authentication and runs models with your keys; \
+             anyone who can reach this address can use it"
+        );
+    }
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))?;
+    let local = listener.local_addr()?;
+    println!("ragtester UI on http://{local}/");
+    axum::serve(listener, router(Arc::new(state)))
+        .await
+        .context("the server stopped")
+}

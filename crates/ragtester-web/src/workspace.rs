@@ -1,0 +1,251 @@
+//! The workspace folder the UI works in: `docs/` (uploaded and generated documents), `suites/` (one JSONL
+//! per suite, with the list of documents it was written from) and `runs/` (one run directory each), plus
+//! run directories named on the command line, which are read but never written.
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+pub struct Workspace {
+    root: PathBuf,
+    /// Run directories outside the workspace (`serve --run DIR`), by the name the UI shows.
+    extra_runs: Vec<(String, PathBuf)>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FileEntry {
+    pub name: String,
+    pub bytes: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunEntry {
+    pub name: String,
+    /// Whether verdicts exist (the run can be browsed as judged results).
+    pub judged: bool,
+    /// Whether the run lives in the workspace (jobs may write it) or was named with `--run`.
+    pub writable: bool,
+}
+
+/// A name the UI may use for a suite or run, or a document's file name: one path component of letters,
+/// digits, CJK and `._-`, not hidden, not `..`. Anything else is refused, so no request can reach outside
+/// the workspace.
+pub fn check_name(name: &str) -> Result<()> {
+    let ok_char = |c: char| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | ' ');
+    if name.is_empty()
+        || name.chars().count() > 120
+        || name.starts_with('.')
+        || name.starts_with(' ')
+        || name.ends_with(' ')
+        || !name.chars().all(ok_char)
+    {
+        bail!(
+            "`{}` is not a usable name: use letters, digits, spaces and . _ - (not first), up to 120 characters",
+            name.escape_default()
+        );
+    }
+    Ok(())
+}
+
+/// The file name an upload is stored under: its last path component (browsers may send `C:\x\a.pdf` or
+/// `../../a.pdf`), checked with [`check_name`].
+pub fn upload_name(sent: &str) -> Result<String> {
+    let last = sent.rsplit(['/', '\\']).next().unwrap_or_default().trim();
+    check_name(last).with_context(|| format!("upload `{}` refused", sent.escape_default()))?;
+    Ok(last.to_string())
+}
+
+impl Workspace {
+    pub fn open(root: &Path, extra_runs: &[PathBuf]) -> Result<Self> {
+        for sub in ["docs", "suites", "runs"] {
+            std::fs::create_dir_all(root.join(sub))
+                .with_context(|| format!("cannot create {}", root.join(sub).display()))?;
+        }
+        let mut named: Vec<(String, PathBuf)> = Vec::new();
+        for dir in extra_runs {
+            if !dir.join("suite.jsonl").is_file() {
+                bail!("{} is not a run directory (no suite.jsonl)", dir.display());
+            }
+            let base = dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "run".into());
+            let mut name = base.clone();
+            let mut n = 2;
+            while named.iter().any(|(k, _)| *k == name) || root.join("runs").join(&name).exists() {
+                name = format!("{base}-{n}");
+                n += 1;
+            }
+            named.push((name, dir.clone()));
+        }
+        Ok(Self {
+            root: root.to_path_buf(),
+            extra_runs: named,
+        })
+    }
+
+    pub fn docs_dir(&self) -> PathBuf {
+        self.root.join("docs")
+    }
+
+    pub fn documents(&self) -> Result<Vec<FileEntry>> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(self.docs_dir())? {
+            let entry = entry?;
+            let meta = entry.metadata()?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            // The docgen manifest describes documents; it is not one.
+            if meta.is_file()
+                && !name.starts_with('.')
+                && name != ragtester_core::generated::MANIFEST_FILE
+            {
+                out.push(FileEntry {
+                    name,
+                    bytes: meta.len(),
+                });
+            }
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    /// Paths of the named documents (all of them when `names` is empty); unknown names are an error.
+    pub fn document_paths(&self, names: &[String]) -> Result<Vec<PathBuf>> {
+        let all = self.documents()?;
+        if all.is_empty() {
+            bail!("the workspace has no documents: upload some or generate them first");
+        }
+        if names.is_empty() {
+            return Ok(all.iter().map(|f| self.docs_dir().join(&f.name)).collect());
+        }
+        names
+            .iter()
+            .map(|n| {
+                check_name(n)?;
+                if !all.iter().any(|f| &f.name == n) {
+                    bail!("no document `{n}` in the workspace");
+                }
+                Ok(self.docs_dir().join(n))
+            })
+            .collect()
+    }
+
+    pub fn suite_path(&self, name: &str) -> Result<PathBuf> {
+        check_name(name)?;
+        Ok(self.root.join("suites").join(format!("{name}.jsonl")))
+    }
+
+    /// Where a suite's list of source documents is kept, so a run ingests exactly those.
+    pub fn suite_docs_path(&self, name: &str) -> Result<PathBuf> {
+        check_name(name)?;
+        Ok(self.root.join("suites").join(format!("{name}.docs.json")))
+    }
+
+    pub fn suites(&self) -> Result<Vec<FileEntry>> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(self.root.join("suites"))? {
+            let entry = entry?;
+            let file = entry.file_name().to_string_lossy().into_owned();
+            if let Some(name) = file.strip_suffix(".jsonl") {
+                out.push(FileEntry {
+                    name: name.to_string(),
+                    bytes: entry.metadata()?.len(),
+                });
+            }
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    /// A new run directory in the workspace; an existing name is refused (runs are never overwritten).
+    pub fn new_run_dir(&self, name: &str) -> Result<PathBuf> {
+        check_name(name)?;
+        let dir = self.root.join("runs").join(name);
+        if dir.exists() || self.extra_runs.iter().any(|(n, _)| n == name) {
+            bail!("a run named `{name}` exists already: choose another name");
+        }
+        Ok(dir)
+    }
+
+    /// The directory of a run by name, and whether jobs may write it.
+    pub fn run_dir(&self, name: &str) -> Result<(PathBuf, bool)> {
+        if let Some((_, dir)) = self.extra_runs.iter().find(|(n, _)| n == name) {
+            return Ok((dir.clone(), false));
+        }
+        check_name(name)?;
+        let dir = self.root.join("runs").join(name);
+        if !dir.join("suite.jsonl").is_file() {
+            bail!("no run named `{name}`");
+        }
+        Ok((dir, true))
+    }
+
+    pub fn runs(&self) -> Result<Vec<RunEntry>> {
+        let mut out: Vec<RunEntry> = self
+            .extra_runs
+            .iter()
+            .map(|(name, dir)| RunEntry {
+                name: name.clone(),
+                judged: dir.join("verdicts.jsonl").is_file(),
+                writable: false,
+            })
+            .collect();
+        let mut own = Vec::new();
+        for entry in std::fs::read_dir(self.root.join("runs"))? {
+            let dir = entry?.path();
+            if dir.join("suite.jsonl").is_file() {
+                own.push(RunEntry {
+                    name: dir
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                    judged: dir.join("verdicts.jsonl").is_file(),
+                    writable: true,
+                });
+            }
+        }
+        own.sort_by(|a, b| a.name.cmp(&b.name));
+        out.extend(own);
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_cannot_leave_the_workspace() {
+        for bad in [
+            "", "..", "../x", "a/b", "a\\b", ".hidden", "x\0y", "a:b", " lead",
+        ] {
+            assert!(check_name(bad).is_err(), "{bad:?} accepted");
+        }
+        for good in ["manual.pdf", "报告 2024.docx", "run-1_a.b"] {
+            check_name(good).unwrap();
+        }
+    }
+
+    #[test]
+    fn uploads_keep_only_their_last_component() {
+        assert_eq!(upload_name("../../etc/passwd").unwrap(), "passwd");
+        assert_eq!(upload_name("C:\\Users\\me\\a.pdf").unwrap(), "a.pdf");
+        assert!(upload_name("../..").is_err());
+        assert!(upload_name("dir/").is_err());
+        assert!(upload_name("..\\.bashrc").is_err());
+    }
+
+    #[test]
+    fn runs_are_never_overwritten_and_unknown_ones_are_named() {
+        let root = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(root.path(), &[]).unwrap();
+        let dir = ws.new_run_dir("r1").unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("suite.jsonl"), "").unwrap();
+        assert!(ws.new_run_dir("r1").is_err());
+        assert_eq!(ws.run_dir("r1").unwrap().0, dir);
+        let err = ws.run_dir("nope").unwrap_err().to_string();
+        assert!(err.contains("nope"), "{err}");
+        assert_eq!(ws.runs().unwrap().len(), 1);
+    }
+}
