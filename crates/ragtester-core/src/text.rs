@@ -41,6 +41,8 @@ const REFUSAL_PHRASES: &[&str] = &[
     "没有提及",
     "没有相关信息",
     "无相关信息",
+    "没有提供",
+    "未提供",
 ];
 
 /// Whether an answer declines to answer, in English or Chinese phrasing.
@@ -333,6 +335,7 @@ mod tests {
         assert!(is_refusal(REFUSAL_ZH));
         assert!(is_refusal("Sorry, I don’t know."));
         assert!(is_refusal("文档中未提及该信息"));
+        assert!(is_refusal("文档中没有提供这一信息。"));
         assert!(!is_refusal("The warranty lasts 24 months."));
     }
 

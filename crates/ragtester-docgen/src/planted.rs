@@ -183,7 +183,7 @@ fn draft_en(p: &Plant) -> Draft {
         "Faults are reported to the control room on extension {}.",
         p.extension
     );
-    let refusal = "The document does not say.".to_string();
+    let refusal = ragtester_core::text::refusal_for("en").to_string();
     let facts = vec![
         fact(
             Category::Core,
@@ -304,7 +304,7 @@ fn draft_zh(p: &Plant) -> Draft {
     let filters = format!("过滤器每{}天更换一次。", p.days);
     let overhaul = format!("主驱动每{}个月大修一次。", p.months);
     let extension = format!("故障须拨打控制室分机{}报告。", p.extension);
-    let refusal = "文档中没有提供这一信息。".to_string();
+    let refusal = ragtester_core::text::refusal_for("zh").to_string();
     let facts = vec![
         fact(
             Category::Core,
@@ -564,6 +564,7 @@ mod tests {
                     }
                     if f.category == Category::Negative {
                         assert!(f.evidence.is_empty() && f.keywords.is_empty());
+                        assert!(ragtester_core::text::is_refusal(&f.answer));
                     }
                 }
                 assert!(words(&doc.markdown) >= 300, "{lang}: {}", doc.markdown);

@@ -336,7 +336,13 @@ async function showDetail(caseId, configId) {
 }
 
 function wireResults() {
-  $('#result-run').addEventListener('change', guard(async (ev) => { state.resultRun = ev.target.value; await loadRun(state.resultRun); }));
+  $('#result-run').addEventListener('change', guard(async (ev) => {
+    state.resultRun = ev.target.value;
+    // Another run's filters would hide rows of this one.
+    $('#filters').reset();
+    $('#detail').hidden = true;
+    await loadRun(state.resultRun);
+  }));
   let timer = null;
   $('#filters').addEventListener('input', () => {
     clearTimeout(timer);

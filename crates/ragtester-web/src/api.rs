@@ -267,7 +267,7 @@ pub async fn run_overview(State(s): Shared, UrlPath(name): UrlPath<String>) -> A
         "cases": index.cases.len(),
         "configs": index.configs.len(),
         "answers": index.answers.len(),
-        "summary": index.summary,
+        "summary": index.brief_summary(),
         "facets": index.facets(),
     }))
     .into_response())

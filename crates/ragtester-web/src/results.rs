@@ -43,6 +43,9 @@ pub struct RunIndex {
     pub verdicts: Vec<Verdict>,
     pub summary: Option<Summary>,
     rows: Vec<Row>,
+    facets: Facets,
+    /// The summary without its bad-case list (the results table pages through those), for the overview.
+    brief: Option<serde_json::Value>,
 }
 
 /// What the results table may be filtered by; an absent or empty field filters nothing.
@@ -91,7 +94,7 @@ pub struct Page {
 }
 
 /// The values each filter can take in this run, for the UI's menus.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct Facets {
     pub configs: Vec<(String, String)>,
     pub categories: BTreeSet<&'static str>,
@@ -109,7 +112,7 @@ pub struct CellDetail<'a> {
     pub case: &'a TestCase,
     pub config: &'a Configuration,
     pub config_label: String,
-    pub document: Option<&'a str>,
+    pub document: Option<String>,
     pub answer: Option<&'a Answer>,
     pub outcome: Outcome,
     pub cause: Option<FailureCause>,
@@ -178,8 +181,20 @@ impl RunIndex {
             verdicts,
             summary,
             rows: Vec::new(),
+            facets: Facets::default(),
+            brief: None,
         };
+        index.brief = index.summary.as_ref().map(|summary| {
+            let mut brief = serde_json::to_value(summary).unwrap_or_default();
+            if let Some(fields) = brief.as_object_mut() {
+                let bad = fields.remove("bad_cases");
+                let count = bad.as_ref().and_then(|b| b.as_array()).map_or(0, Vec::len);
+                fields.insert("bad_case_count".into(), count.into());
+            }
+            brief
+        });
         index.rows = index.build_rows();
+        index.facets = index.compute_facets();
         Ok(index)
     }
 
@@ -331,7 +346,17 @@ impl RunIndex {
         }
     }
 
-    pub fn facets(&self) -> Facets {
+    /// The summary as the overview shows it: every figure but the bad-case list, and its length.
+    pub fn brief_summary(&self) -> Option<&serde_json::Value> {
+        self.brief.as_ref()
+    }
+
+    /// The values each filter can take, computed once at load.
+    pub fn facets(&self) -> &Facets {
+        &self.facets
+    }
+
+    fn compute_facets(&self) -> Facets {
         let name = |v: serde_json::Value| v.as_str().unwrap_or_default().to_string();
         let mut outcomes = BTreeMap::new();
         let mut causes = BTreeMap::new();
@@ -389,7 +414,12 @@ impl RunIndex {
                 .documents
                 .iter()
                 .find(|d| d.id == case.document_id)
-                .map(|d| d.source.as_str()),
+                // The file name: where the server keeps it is no business of the page.
+                .map(|d| {
+                    std::path::Path::new(&d.source)
+                        .file_name()
+                        .map_or_else(|| d.source.clone(), |n| n.to_string_lossy().into_owned())
+                }),
             answer: row.answer.map(|a| &self.answers[a]),
             outcome: row.outcome,
             cause: row.cause,

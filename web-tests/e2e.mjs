@@ -1,0 +1,216 @@
+// End-to-end test of `ragtester serve` in headless Debian Chromium (playwright-core; no browser download):
+// the four stages through the page, charts, the detail view, comparison and audit labelling; a model answer
+// carrying <script> shows as text and runs nothing; a 50,000-result run pages in under a second per page.
+//
+//   RAGTESTER_BIN=target/debug/ragtester node web-tests/e2e.mjs [--screenshots DIR]
+import { chromium } from 'playwright-core';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+
+const bin = path.resolve(process.env.RAGTESTER_BIN || 'target/debug/ragtester');
+const shotsAt = process.argv.indexOf('--screenshots');
+const shots = shotsAt > 0 ? path.resolve(process.argv[shotsAt + 1]) : null;
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ragtester-e2e-'));
+const env = { ...process.env, RAGTESTER_CACHE_DIR: path.join(tmp, 'cache') };
+const XSS = '<script>alert(1)</script><img src=x onerror="alert(2)">';
+const BIG = 50_000;
+
+function ragtester(...args) {
+  execFileSync(bin, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+const readJsonl = (file) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const writeJsonl = (file, rows) => fs.writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+
+// A run of at least 50,000 judged cells: the demo's records repeated under new case ids, one answer carrying
+// markup. Then `ragtester report` summarises it as it would any run.
+function buildBigRun(demo, big) {
+  fs.mkdirSync(big, { recursive: true });
+  for (const f of ['documents.jsonl', 'configs.jsonl']) fs.copyFileSync(path.join(demo, f), path.join(big, f));
+  const cases = readJsonl(path.join(demo, 'suite.jsonl'));
+  const answers = readJsonl(path.join(demo, 'answers.jsonl'));
+  const verdicts = readJsonl(path.join(demo, 'verdicts.jsonl'));
+  const copies = Math.ceil(BIG / answers.length);
+  const bigCases = []; const bigAnswers = []; const bigVerdicts = [];
+  for (let k = 0; k < copies; k++) {
+    for (const c of cases) bigCases.push({ ...c, id: `${c.id}-${k}` });
+    for (const a of answers) bigAnswers.push({ ...a, case_id: `${a.case_id}-${k}` });
+    for (const v of verdicts) bigVerdicts.push({ ...v, case_id: `${v.case_id}-${k}` });
+  }
+  bigAnswers[0].answer = `${XSS} ${bigAnswers[0].answer}`;
+  writeJsonl(path.join(big, 'suite.jsonl'), bigCases);
+  writeJsonl(path.join(big, 'answers.jsonl'), bigAnswers);
+  writeJsonl(path.join(big, 'verdicts.jsonl'), bigVerdicts);
+  ragtester('report', big);
+  return bigAnswers.length;
+}
+
+async function startServer(workspace, runs) {
+  const args = ['serve', '--addr', '127.0.0.1:0', '--workspace', workspace];
+  for (const r of runs) args.push('--run', r);
+  const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = readline.createInterface({ input: child.stdout });
+  const url = await new Promise((resolve, reject) => {
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+    lines.on('line', (line) => {
+      const m = line.match(/^ragtester UI on (http:\/\/\S+)\/$/);
+      if (m) resolve(m[1]);
+    });
+  });
+  return { child, url };
+}
+
+// Start a job with `action` and wait until it (and any other) has finished: the job list grows by one and
+// no entry is running. A failed job fails the test with its message.
+async function job(page, action, timeout = 240_000) {
+  const before = await page.locator('#job-list li').count();
+  await action();
+  await page.waitForFunction((n) => {
+    const items = [...document.querySelectorAll('#job-list li')];
+    return items.length > n && items.every((li) => li.dataset.status !== 'running');
+  }, before, { timeout });
+  const failed = await page.$$eval('#job-list li[data-status=failed]', (els) => els.map((e) => e.textContent));
+  assert.deepEqual(failed, [], 'no job failed');
+}
+
+const step = (name) => console.log(`· ${name}`);
+
+async function main() {
+  step('demo run and a 50,000-result run');
+  const demo = path.join(tmp, 'demo');
+  ragtester('demo', '--out', demo);
+  const big = path.join(tmp, 'big');
+  const cells = buildBigRun(demo, big);
+  assert.ok(cells >= BIG);
+
+  const { child, url } = await startServer(path.join(tmp, 'ws'), [demo, big]);
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--no-first-run'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+    const dialogs = [];
+    page.on('dialog', async (d) => { dialogs.push(d.message()); await d.dismiss(); });
+    const pageErrors = [];
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await page.goto(url);
+
+    step('stage 1: documents — samples, an upload, generated');
+    await page.click('#samples');
+    await page.waitForFunction(() => document.querySelectorAll('#doc-table tbody tr').length === 8);
+    const upload = path.join(tmp, 'site-notes.md');
+    fs.writeFileSync(upload, '# Site notes\n\n## Gate\n\nThe north gate code is 4411 and it closes at 22:00.\n');
+    await page.setInputFiles('#upload-files', upload);
+    await page.click('#upload-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelectorAll('#doc-table tbody tr').length === 9);
+    await page.fill('#docgen-form [name=count]', '1');
+    await page.selectOption('#docgen-form [name=language]', 'zh');
+    await job(page, () => page.click('#docgen-form button[type=submit]'));
+    await page.waitForFunction(() => document.querySelectorAll('#doc-table tbody tr').length === 10);
+
+    step('stage 2: a suite');
+    await page.click('nav button[data-tab=suites]');
+    await page.fill('#suite-form [name=name]', 's1');
+    await page.fill('#suite-form [name=n_test]', '3');
+    await job(page, () => page.click('#suite-form button[type=submit]'));
+    await page.waitForSelector('#suite-table tbody tr >> text=s1');
+
+    step('stage 3: a matrix run with live progress, judged');
+    await page.click('nav button[data-tab=runs]');
+    await page.selectOption('#run-suite', 's1');
+    await page.fill('#run-form [name=name]', 'r1');
+    await page.fill('#run-form [name=top_k]', '2,4');
+    await job(page, () => page.click('#run-form button[type=submit]'));
+    const runJob = await page.textContent('#job-list li:first-child');
+    assert.match(runJob, /run run:r1 · report · done/);
+    await page.waitForSelector('#run-table tbody tr >> text=r1');
+
+    step('stage 4: results — cards, charts, filters, detail');
+    await page.click('#run-table tbody tr:has-text("r1") button:has-text("Results")');
+    await page.waitForSelector('#result-table tbody tr');
+    assert.ok(await page.locator('#chart-fail svg rect').count() >= 4, 'fail-rate bars drawn');
+    assert.ok(await page.locator('#chart-latency svg rect').count() >= 8, 'latency bars drawn');
+    assert.ok(await page.locator('#chart-heat td').count() >= 4, 'heat map drawn');
+    assert.match(await page.textContent('#cards'), /Pass rate/);
+    const unfiltered = await page.textContent('#page-info');
+    await page.selectOption('#filters [name=outcome]', { index: 1 });
+    await page.waitForFunction((b) => document.querySelector('#page-info').textContent !== b, unfiltered);
+    if (shots) {
+      fs.mkdirSync(shots, { recursive: true });
+      await page.screenshot({ path: path.join(shots, 'ui-results.png') });
+    }
+    await page.click('#result-table tbody tr:first-child');
+    await page.waitForSelector('#detail:not([hidden]) #detail-query');
+    assert.ok((await page.textContent('#detail')).includes('Verdicts'));
+    if (shots) await page.screenshot({ path: path.join(shots, 'ui-case.png') });
+    await page.click('#detail .close');
+
+    step('compare and audit');
+    await page.click('nav button[data-tab=compare]');
+    await page.selectOption('#compare-form [name=before]', 'r1');
+    await page.selectOption('#compare-form [name=after]', 'r1');
+    await page.click('#compare-form button[type=submit]');
+    await page.waitForSelector('#compare-out table');
+    await page.click('nav button[data-tab=audit]');
+    await page.selectOption('#audit-form [name=run]', 'r1');
+    await job(page, () => page.click('#audit-draw'));
+    await page.click('#audit-load');
+    await page.waitForSelector('#audit-table tbody tr[data-row="0"]');
+    await page.click('#audit-table tbody tr[data-row="0"] button:has-text("false alarm")');
+    await page.waitForFunction(() => document.querySelector('#audit-table tbody tr[data-row="0"]')?.textContent.includes('false'));
+    await job(page, () => page.click('#audit-score'));
+    await page.click('#audit-load');
+    await page.waitForFunction(() => /1 of \d+ labelled/.test(document.querySelector('#audit-summary').textContent));
+
+    step('50,000 results: paging under a second, markup shown as text');
+    await page.click('nav button[data-tab=results]');
+    await page.selectOption('#result-run', 'big');
+    await page.waitForFunction((n) => document.querySelector('#page-info').textContent.includes(`${n} results`), cells, { timeout: 60_000 });
+    const times = [];
+    for (let i = 0; i < 5; i++) {
+      const before = await page.textContent('#page-info');
+      const t0 = Date.now();
+      await page.click('#next');
+      await page.waitForFunction((b) => document.querySelector('#page-info').textContent !== b, before);
+      times.push(Date.now() - t0);
+    }
+    console.log(`  page turns (ms): ${times.join(', ')}`);
+    assert.ok(Math.max(...times) < 1000, `every page under a second: ${times}`);
+    const t0 = Date.now();
+    await page.fill('#filters [name=q]', 'alert(1)');
+    await page.waitForFunction(() => /of 1 · 1 results/.test(document.querySelector('#page-info').textContent));
+    console.log(`  text search over ${cells} results: ${Date.now() - t0} ms (200 ms of it the typing pause)`);
+    const shown = await page.textContent('#result-table tbody tr:first-child td.answer');
+    assert.ok(shown.includes('<script>alert(1)</script>'), `markup shown as text: ${shown}`);
+    assert.equal(await page.locator('#result-table script, #result-table img').count(), 0, 'no element injected');
+    await page.click('#result-table tbody tr:first-child');
+    await page.waitForSelector('#detail:not([hidden])');
+    assert.ok((await page.textContent('#detail')).includes('<script>alert(1)</script>'));
+    assert.equal(await page.locator('#detail script, #detail img').count(), 0);
+    await page.waitForTimeout(300);
+    assert.deepEqual(dialogs, [], 'no script ran');
+    assert.deepEqual(pageErrors, [], 'no error in the page');
+
+    if (shots) {
+      const report = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+      await report.goto(`${url}/api/runs/demo/report`);
+      await report.screenshot({ path: path.join(shots, 'report.png') });
+    }
+    console.log('web UI end-to-end: ok');
+  } finally {
+    await browser.close();
+    child.kill();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
