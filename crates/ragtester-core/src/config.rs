@@ -556,6 +556,9 @@ pub struct GenerationSettings {
     /// Sampling of the question writer.
     #[serde(default, skip_serializing_if = "Sampling::is_default")]
     pub sampling: Sampling,
+    /// A folder with question.en.j2 / question.zh.j2 prompt templates replacing the built-in ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<PathBuf>,
 }
 
 fn default_generators() -> Vec<crate::case::Generator> {
@@ -584,6 +587,7 @@ impl Default for GenerationSettings {
             section_tokens: default_section_tokens(),
             seed: 0,
             sampling: Sampling::default(),
+            prompts: None,
         }
     }
 }

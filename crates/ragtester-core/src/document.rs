@@ -130,32 +130,42 @@ pub struct Chunk {
     pub text: String,
 }
 
-/// Where `text` occurs in the corpus, whitespace runs compared as one space: (document id, start, end) in
-/// chars of the original text. For contexts returned by external services and imported datasets, whose
-/// whitespace rarely survives intact.
+/// Text with each whitespace run as one space — none beside a CJK character, where extractors add spaces at
+/// font changes (`39°C 时`) that the writer never typed — and each kept char's offset in the original.
+fn squash(text: &str) -> (String, Vec<usize>) {
+    let cjk =
+        |c: char| ('\u{2e80}'..='\u{9fff}').contains(&c) || ('\u{ff00}'..='\u{ffef}').contains(&c);
+    let mut out = String::new();
+    let mut offsets = Vec::new();
+    let mut prev: Option<char> = None;
+    let mut gap = false;
+    for (i, c) in text.chars().enumerate() {
+        if c.is_whitespace() {
+            gap = prev.is_some();
+            continue;
+        }
+        if gap && !prev.is_some_and(cjk) && !cjk(c) {
+            out.push(' ');
+            offsets.push(i - 1);
+        }
+        gap = false;
+        out.push(c);
+        offsets.push(i);
+        prev = Some(c);
+    }
+    (out, offsets)
+}
+
+/// Where `text` occurs in the corpus, whitespace runs compared as one space (and ignored beside CJK
+/// characters): (document id, start, end) in chars of the original text. For contexts returned by external
+/// services, imported datasets and planted facts read back from PDFs, whose whitespace rarely survives intact.
 pub fn find_text(documents: &[Document], text: &str) -> Option<(String, usize, usize)> {
-    let needle = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let (needle, _) = squash(text);
     if needle.is_empty() {
         return None;
     }
     for doc in documents {
-        // Map each char of the squashed document back to its char offset in the original.
-        let mut squashed = String::new();
-        let mut offsets = Vec::new();
-        let mut last_space = true;
-        for (i, c) in doc.text.chars().enumerate() {
-            if c.is_whitespace() {
-                if !last_space {
-                    squashed.push(' ');
-                    offsets.push(i);
-                }
-                last_space = true;
-            } else {
-                squashed.push(c);
-                offsets.push(i);
-                last_space = false;
-            }
-        }
+        let (squashed, offsets) = squash(&doc.text);
         if let Some(byte) = squashed.find(&needle) {
             let start_char = squashed[..byte].chars().count();
             let len = needle.chars().count();
@@ -172,6 +182,25 @@ pub fn find_text(documents: &[Document], text: &str) -> Option<(String, usize, u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn find_text_squashes_whitespace_and_ignores_it_beside_cjk() {
+        let doc = Document::new(
+            "d".into(),
+            DocumentFormat::Text,
+            "t".into(),
+            "前言。进水温度超过39°C 时必须\n停止运行。 The  pump\nopens.".into(),
+            None,
+        );
+        let docs = std::slice::from_ref(&doc);
+        let (_, s, e) = find_text(docs, "进水温度超过39°C时必须停止运行。").unwrap();
+        let found: String = doc.text.chars().skip(s).take(e - s).collect();
+        assert_eq!(found, "进水温度超过39°C 时必须\n停止运行。");
+        let (_, s, e) = find_text(docs, "The pump opens.").unwrap();
+        let found: String = doc.text.chars().skip(s).take(e - s).collect();
+        assert_eq!(found, "The  pump\nopens.");
+        assert!(find_text(docs, "Thepump").is_none());
+    }
 
     #[test]
     fn id_is_content_hash_and_pages_default() {

@@ -8,6 +8,8 @@
 //! Knows the chat-model trait, never a provider; knows nothing of retrieval, runs or reports.
 
 mod planted;
+#[cfg(feature = "pdf")]
+pub mod render;
 mod writer;
 
 pub use writer::{DOCUMENT_PROMPT_VERSION, DocumentPrompts, write_with_model};
@@ -164,22 +166,79 @@ pub fn file_stem(title: &str) -> String {
     }
 }
 
-/// Write the documents into `dir` as `STEM.md` (never overwriting another file: a number is added) and
-/// record them in `dir/docgen.json`. Returns the paths written.
-pub fn write_documents(dir: &Path, docs: &[GeneratedDoc], generator: &str) -> Result<Vec<PathBuf>> {
+/// The form generated documents are written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    Markdown,
+    /// Typeset PDF (the Markdown source is kept in the folder's hidden `.markdown/`), with seeded layout
+    /// noise when asked.
+    #[cfg(feature = "pdf")]
+    Pdf {
+        noise: bool,
+    },
+}
+
+impl OutputFormat {
+    fn extension(self) -> &'static str {
+        match self {
+            Self::Markdown => "md",
+            #[cfg(feature = "pdf")]
+            Self::Pdf { .. } => "pdf",
+        }
+    }
+}
+
+/// The bytes of one document in `format` (`index` seeds its layout noise).
+fn encode(doc: &GeneratedDoc, format: OutputFormat, index: u64) -> Result<Vec<u8>> {
+    match format {
+        OutputFormat::Markdown => Ok(doc.markdown.as_bytes().to_vec()),
+        #[cfg(feature = "pdf")]
+        OutputFormat::Pdf { noise } => {
+            let noise = if noise {
+                render::Noise::seeded(index, &doc.language)
+            } else {
+                render::Noise::default()
+            };
+            render::render_pdf(&doc.markdown, &doc.title, &doc.language, &noise)
+                .with_context(|| format!("rendering `{}`", doc.title))
+        }
+    }
+}
+
+/// Write the documents into `dir` as `STEM.md` or `STEM.pdf` (never overwriting another file: a number is
+/// added) and record them in `dir/docgen.json`. Every document is encoded before any is written, so a
+/// rendering failure leaves the folder as it was. Returns the paths written.
+pub fn write_documents(
+    dir: &Path,
+    docs: &[GeneratedDoc],
+    generator: &str,
+    format: OutputFormat,
+) -> Result<Vec<PathBuf>> {
+    let encoded: Vec<Vec<u8>> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| encode(d, format, i as u64))
+        .collect::<Result<_>>()?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut entries = Vec::new();
     let mut paths = Vec::new();
-    for doc in docs {
+    let ext = format.extension();
+    for (doc, bytes) in docs.iter().zip(&encoded) {
         let stem = file_stem(&doc.title);
-        let mut name = format!("{stem}.md");
+        let mut name = format!("{stem}.{ext}");
         let mut n = 2;
         while dir.join(&name).exists() || paths.iter().any(|p: &PathBuf| p.ends_with(&name)) {
-            name = format!("{stem}-{n}.md");
+            name = format!("{stem}-{n}.{ext}");
             n += 1;
         }
         let path = dir.join(&name);
-        ragtester_core::record::write_atomic(&path, doc.markdown.as_bytes())?;
+        ragtester_core::record::write_atomic(&path, bytes)?;
+        if format != OutputFormat::Markdown {
+            // The source stays beside the PDF, hidden from folder ingestion.
+            let source = dir.join(".markdown").join(format!("{name}.md"));
+            std::fs::create_dir_all(dir.join(".markdown"))?;
+            ragtester_core::record::write_atomic(&source, doc.markdown.as_bytes())?;
+        }
         entries.push(GeneratedEntry {
             file: name,
             title: doc.title.clone(),
@@ -225,7 +284,7 @@ mod tests {
         )
         .await
         .unwrap();
-        let paths = write_documents(dir.path(), &docs, "planted").unwrap();
+        let paths = write_documents(dir.path(), &docs, "planted", OutputFormat::Markdown).unwrap();
         assert_eq!(
             paths
                 .iter()
@@ -233,7 +292,7 @@ mod tests {
                 .collect::<Vec<_>>(),
             ["same-title.md", "same-title-2.md"]
         );
-        write_documents(dir.path(), &docs[..1], "planted").unwrap();
+        write_documents(dir.path(), &docs[..1], "planted", OutputFormat::Markdown).unwrap();
         let manifest = GeneratedManifest::read(dir.path()).unwrap();
         assert_eq!(manifest.documents.len(), 3);
         let entry = GeneratedManifest::entry_for(&paths[1]).unwrap().unwrap();

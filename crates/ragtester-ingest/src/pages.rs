@@ -58,11 +58,15 @@ pub fn assemble(page_texts: &[String], strip_running: bool) -> PagedText {
     }
 }
 
-/// Typographic ligatures (U+FB00–FB06) as the letters they stand for, and soft hyphens dropped.
+/// Typographic ligatures (U+FB00–FB06) as the letters they stand for, and soft hyphens dropped — except at a
+/// line end, where a soft hyphen is where a typesetter (TeX, typst) broke a word: it becomes a hyphen there,
+/// so line joining rejoins the word.
 pub fn expand_ligatures(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
         match c {
+            '\u{00AD}' if matches!(chars.peek(), Some('\n') | Some('\r')) => out.push('-'),
             '\u{FB00}' => out.push_str("ff"),
             '\u{FB01}' => out.push_str("fi"),
             '\u{FB02}' => out.push_str("fl"),
@@ -300,6 +304,14 @@ mod tests {
         assert_eq!(out.pages[1].start, out.pages[1].end);
         assert_eq!(slice(&out.pages[2]), "Third page 第三页。");
         assert_eq!(out.pages[2].end, chars.len());
+    }
+
+    #[test]
+    fn soft_hyphens_at_line_ends_rejoin_words() {
+        assert_eq!(
+            expand_ligatures("commis\u{00AD}\nsioned co\u{00AD}op"),
+            "commis-\nsioned coop"
+        );
     }
 
     #[test]

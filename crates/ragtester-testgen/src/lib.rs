@@ -16,5 +16,5 @@ mod sections;
 
 pub use plan::{DocumentReport, GenerationOptions, GenerationReport, generate};
 pub use planted::{PLANTED_VERSION, planted_cases};
-pub use prompt::PROMPT_VERSION;
+pub use prompt::{PROMPT_VERSION, QuestionPrompts};
 pub use sections::{Section, sections_of};

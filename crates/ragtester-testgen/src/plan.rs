@@ -1,7 +1,7 @@
 //! Which sections feed which questions: the paper's strategies and the baseline.
 
 use crate::locate::locate;
-use crate::prompt::{PROMPT_VERSION, messages};
+use crate::prompt::QuestionPrompts;
 use crate::rng::{SplitMix64, seed_for};
 use crate::sections::{Section, sections_of};
 use anyhow::Result;
@@ -32,6 +32,8 @@ pub struct GenerationOptions {
     pub seed: u64,
     /// Documents written at the same time.
     pub concurrency: usize,
+    /// The question-writing templates (built in, or the user's).
+    pub prompts: QuestionPrompts,
 }
 
 /// What generation did per document: nothing is silently short.
@@ -447,7 +449,7 @@ impl DocWriter<'_> {
             readability: section.readability,
             readability_measure: section.measure.map(str::to_string),
             generator_model: self.model.name(),
-            prompt_version: PROMPT_VERSION.to_string(),
+            prompt_version: self.options.prompts.version().to_string(),
         }
     }
 
@@ -475,15 +477,43 @@ impl DocWriter<'_> {
             document: doc.text.clone(),
             seed,
         };
-        let mut request =
-            ChatRequest::new(messages(kind, &doc.title, &section.text, language), hint);
+        let mut request = ChatRequest::new(
+            self.options
+                .prompts
+                .messages(kind, &doc.title, &section.text, language),
+            hint,
+        );
         request.format = ragtester_core::ReplyFormat::Schema(crate::prompt::question_schema());
         let response = self
             .model
             .chat(&request)
             .await
             .map_err(|e| format!("generator error: {e:#}"))?;
-        let reply = parse_reply(&response.content)?;
+        let reply = match parse_reply(&response.content) {
+            Ok(reply) => reply,
+            Err(problem) => {
+                // Asked once more with its reply and what was wrong with it (a deterministic model or a cache
+                // would otherwise answer the identical request identically); then the slot reports it.
+                request.messages.push(ragtester_core::Message {
+                    role: ragtester_core::Role::Assistant,
+                    content: response.content.clone(),
+                });
+                request.messages.push(ragtester_core::Message::user(if language == "zh" {
+                    format!("无法读取你的回复（{problem}）。只输出一个 JSON 对象：{}", crate::prompt::SHAPE)
+                } else {
+                    format!(
+                        "Your reply could not be read ({problem}). Reply with one JSON object only: {}",
+                        crate::prompt::SHAPE
+                    )
+                }));
+                let again = self
+                    .model
+                    .chat(&request)
+                    .await
+                    .map_err(|e| format!("generator error: {e:#}"))?;
+                parse_reply(&again.content).map_err(|e| format!("{e} (after one re-ask)"))?
+            }
+        };
         if is_yes_no(&reply.question) {
             return Err(format!("rejected yes/no question: {}", reply.question));
         }

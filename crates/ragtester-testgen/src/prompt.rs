@@ -3,47 +3,87 @@
 //! or no, each with an expected answer and keywords.
 
 use ragtester_core::chat::QuestionKind;
+use ragtester_core::prompt_template::PromptTemplates;
 use ragtester_core::{Message, OutputSchema};
+use std::path::Path;
 
 pub const PROMPT_VERSION: &str = "question-v1";
 
-const SYSTEM_EN: &str = "You write test questions for a retrieval-augmented question-answering system. \
-Rules: the question must be clear and self-contained; it must not be answerable by yes or no; it tests the \
-given section only. Reply with one JSON object: {\"question\": string, \"answer\": string, \"keywords\": [string]} \
-where answer quotes the supporting sentences of the section and keywords are the key terms a correct answer contains.";
+/// How the prompt describes the reply (the schema itself goes to providers separately).
+pub(crate) const SHAPE: &str = r#"{"question": string, "answer": string, "keywords": [string]}"#;
 
-const SYSTEM_ZH: &str = "你为检索增强问答系统编写测试问题。规则：问题清晰且自成一体；不能用“是”或“否”回答；只考察给定章节。\
-只回复一个 JSON 对象：{\"question\": 字符串, \"answer\": 字符串, \"keywords\": [字符串]}，\
-answer 引用章节中支持答案的句子，keywords 是正确答案必须包含的关键术语。";
+/// The question-writing templates, English and Chinese (`prompts/question.*.j2`) or a user's.
+#[derive(Debug, Clone)]
+pub struct QuestionPrompts {
+    templates: PromptTemplates,
+}
 
-pub fn messages(kind: QuestionKind, title: &str, section: &str, language: &str) -> Vec<Message> {
-    let zh = language == "zh";
-    let task = match (kind, zh) {
-        (QuestionKind::Answerable, false) => "Write one question that this section answers.",
-        (QuestionKind::Complex, false) => {
-            "Write one question that needs several sentences of this section to answer."
+impl Default for QuestionPrompts {
+    fn default() -> Self {
+        Self {
+            templates: PromptTemplates::builtin(
+                "question",
+                include_str!("../prompts/question.en.j2"),
+                include_str!("../prompts/question.zh.j2"),
+                PROMPT_VERSION,
+            ),
         }
-        (QuestionKind::Unanswerable, false) => {
-            "Write one question on this document's topic that the document does NOT answer; \
-            its answer must be \"The information is not sufficient to answer this question.\" and keywords empty."
-        }
-        (QuestionKind::Answerable, true) => "写一个本章节能够回答的问题。",
-        (QuestionKind::Complex, true) => "写一个需要综合本章节多句话才能回答的问题。",
-        (QuestionKind::Unanswerable, true) => {
-            "写一个与文档主题相关、但文档没有回答的问题；answer 必须是“信息不足以回答此问题。”，keywords 为空。"
-        }
-    };
-    let user = if zh {
-        format!("文档：《{title}》\n任务：{task}\n问题语言：中文\n\n章节：\n{section}")
-    } else {
-        format!(
-            "Document: \"{title}\"\nTask: {task}\nQuestion language: English\n\nSection:\n{section}"
-        )
-    };
-    vec![
-        Message::system(if zh { SYSTEM_ZH } else { SYSTEM_EN }),
-        Message::user(user),
-    ]
+    }
+}
+
+#[derive(serde::Serialize)]
+struct Values<'a> {
+    kind: &'a str,
+    title: &'a str,
+    section: &'a str,
+    schema: &'a str,
+}
+
+fn kind_name(kind: QuestionKind) -> &'static str {
+    match kind {
+        QuestionKind::Answerable => "answerable",
+        QuestionKind::Complex => "complex",
+        QuestionKind::Unanswerable => "unanswerable",
+    }
+}
+
+impl QuestionPrompts {
+    /// `question.en.j2` / `question.zh.j2` from `dir` replace the built-in ones; checked at load.
+    pub fn from_dir(dir: &Path) -> anyhow::Result<Self> {
+        let sample = Values {
+            kind: "answerable",
+            title: "t",
+            section: "s",
+            schema: SHAPE,
+        };
+        Ok(Self {
+            templates: Self::default().templates.override_from(dir, &sample)?,
+        })
+    }
+
+    /// `question-v1`, or `custom-…` for a user's templates; recorded on every case.
+    pub fn version(&self) -> &str {
+        &self.templates.version
+    }
+
+    pub fn messages(
+        &self,
+        kind: QuestionKind,
+        title: &str,
+        section: &str,
+        language: &str,
+    ) -> Vec<Message> {
+        let values = Values {
+            kind: kind_name(kind),
+            title,
+            section,
+            schema: SHAPE,
+        };
+        // Templates were rendered at load; a failure now can only come from the values, so say so in-band.
+        self.templates
+            .messages(language, &values)
+            .unwrap_or_else(|e| vec![Message::user(format!("({e:#})"))])
+    }
 }
 
 /// The reply's JSON schema, for providers with structured output (OpenAI's strict subset).
@@ -60,5 +100,64 @@ pub fn question_schema() -> OutputSchema {
             "required": ["question", "answer", "keywords"],
             "additionalProperties": false
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prompts_carry_the_section_the_rules_and_the_task() {
+        let p = QuestionPrompts::default();
+        let en = p.messages(
+            QuestionKind::Complex,
+            "Pump manual",
+            "The valve opens at 4.5 bar.",
+            "en",
+        );
+        assert!(en[0].content.contains("not be answerable by yes or no"));
+        assert!(en[0].content.contains(SHAPE));
+        assert!(en[1].content.contains("Document: \"Pump manual\""));
+        assert!(en[1].content.contains("needs several sentences"));
+        assert!(
+            en[1]
+                .content
+                .ends_with("Section:\nThe valve opens at 4.5 bar.\n")
+                || en[1].content.ends_with("4.5 bar.")
+        );
+        let zh = p.messages(
+            QuestionKind::Unanswerable,
+            "手册",
+            "阀门在4.5巴时打开。",
+            "zh",
+        );
+        assert!(zh[0].content.contains("不能用“是”或“否”回答"));
+        assert!(
+            zh[1].content.contains("信息不足以回答此问题")
+                && zh[1].content.contains("阀门在4.5巴时打开")
+        );
+        assert_eq!(p.version(), PROMPT_VERSION);
+    }
+
+    #[test]
+    fn a_users_template_replaces_one_language_and_is_versioned() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("question.en.j2"),
+            "Ask about {{ title }}. {{ schema }}\n---user---\n[{{ kind }}] {{ section }}",
+        )
+        .unwrap();
+        let p = QuestionPrompts::from_dir(dir.path()).unwrap();
+        assert!(p.version().starts_with("custom-"));
+        let en = p.messages(QuestionKind::Answerable, "T", "S", "en");
+        assert_eq!(en[1].content, "[answerable] S");
+        assert!(
+            p.messages(QuestionKind::Answerable, "T", "S", "zh")[0]
+                .content
+                .starts_with("你为")
+        );
+        std::fs::write(dir.path().join("question.zh.j2"), "{{ oops(").unwrap();
+        assert!(QuestionPrompts::from_dir(dir.path()).is_err());
     }
 }

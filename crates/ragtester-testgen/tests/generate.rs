@@ -84,6 +84,7 @@ fn options(generator: Generator) -> GenerationOptions {
         section_tokens: 60,
         seed: 7,
         concurrency: 2,
+        prompts: Default::default(),
     }
 }
 

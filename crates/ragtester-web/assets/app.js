@@ -167,7 +167,7 @@ function wireForms() {
   $('#docgen-form').addEventListener('submit', guard(async (ev) => {
     ev.preventDefault();
     const f = formData(ev.target);
-    await startJob('/api/jobs/docgen', { llm: f.llm, count: Number(f.count), topic: f.topic || null, language: f.language });
+    await startJob('/api/jobs/docgen', { llm: f.llm, count: Number(f.count), topic: f.topic || null, language: f.language, format: f.format });
   }));
   $('#suite-form').addEventListener('submit', guard(async (ev) => {
     ev.preventDefault();

@@ -22,6 +22,9 @@ pub struct DocgenRequest {
     pub language: String,
     #[serde(default)]
     pub seed: u64,
+    /// `markdown`, `pdf`, or `pdf-noise` (typeset with layout noise).
+    #[serde(default = "markdown")]
+    pub format: String,
 }
 
 /// Generate a suite from workspace documents.
@@ -69,6 +72,9 @@ fn offline() -> String {
 }
 fn offline_list() -> Vec<String> {
     vec![offline()]
+}
+fn markdown() -> String {
+    "markdown".into()
 }
 fn english() -> String {
     "en".into()

@@ -164,12 +164,18 @@ enum Command {
         concurrency: usize,
     },
     /// Write RUNDIR/report.html and RUNDIR/summary.json and print the summary.
-    #[command(after_help = "Example:\n  ragtester report run1 --fail-under 0.8")]
+    #[command(
+        after_help = "Examples:\n  ragtester report run1 --fail-under 0.8\n  ragtester report run1 --fail-under 0.8 --fail-under-category negative=0.95 --fail-under-category safety=1"
+    )]
     Report {
         run_dir: PathBuf,
         /// Exit with code 4 when the pass rate of any configuration is below this share (0–1).
         #[arg(long)]
         fail_under: Option<f64>,
+        /// CATEGORY=SHARE: exit with code 4 when any configuration's pass rate on that category is below
+        /// the share; repeatable (core, detail_numeric, inference, multilingual, negative, safety).
+        #[arg(long = "fail-under-category", value_parser = parse_category_threshold)]
+        fail_under_category: Vec<(ragtester_core::Category, f64)>,
     },
     /// Compare two judged runs: regressions and fixes per case and per configuration.
     #[command(after_help = "Example:\n  ragtester diff run-main run-branch --fail-on-regression")]
@@ -269,6 +275,9 @@ struct GenerateCli {
     /// Documents whose questions are written at the same time.
     #[arg(long, default_value_t = 4)]
     concurrency: usize,
+    /// Folder with question.en.j2 / question.zh.j2 replacing the built-in prompt templates.
+    #[arg(long)]
+    prompts: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -303,6 +312,14 @@ pub(crate) struct DocgenCli {
     /// Folder with document.en.j2 / document.zh.j2 replacing the built-in prompt templates.
     #[arg(long)]
     pub prompts: Option<PathBuf>,
+    /// Typeset each document as a PDF (typst; Chinese needs a CJK font installed); the Markdown source is kept
+    /// in the folder's hidden .markdown/.
+    #[arg(long)]
+    pub pdf: bool,
+    /// PDFs with layout noise, seeded per document: running headers and footers, page numbers, two columns,
+    /// font size, a footnote. Implies --pdf.
+    #[arg(long)]
+    pub noise: bool,
 }
 
 #[derive(Args)]
@@ -358,6 +375,30 @@ struct RunCli {
     /// Stop starting chat calls once they have used this many tokens (prompt plus reply).
     #[arg(long)]
     budget_tokens: Option<u64>,
+}
+
+/// `negative=0.95` → (Negative, 0.95).
+fn parse_category_threshold(text: &str) -> Result<(ragtester_core::Category, f64)> {
+    let (name, share) = text
+        .split_once('=')
+        .with_context(|| format!("`{text}`: expected CATEGORY=SHARE, e.g. negative=0.95"))?;
+    let category = ragtester_core::Category::ALL
+        .into_iter()
+        .find(|c| c.as_str() == name.trim())
+        .with_context(|| {
+            let known: Vec<&str> = ragtester_core::Category::ALL
+                .iter()
+                .map(|c| c.as_str())
+                .collect();
+            format!("unknown category `{name}` (known: {})", known.join(", "))
+        })?;
+    let share: f64 = share
+        .trim()
+        .parse()
+        .ok()
+        .filter(|s: &f64| (0.0..=1.0).contains(s))
+        .with_context(|| format!("`{share}` is not a share between 0 and 1"))?;
+    Ok((category, share))
 }
 
 pub(crate) fn parse_generators(names: &[String]) -> Result<Vec<Generator>> {
@@ -552,6 +593,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 seed: g.seed,
                 concurrency: g.concurrency,
                 sampling: Sampling::default(),
+                prompts: g.prompts,
             };
             let cases = stages::generate(&docs, &args, &g.out, models).await?;
             eprintln!("wrote {} cases to {}", cases.len(), g.out.display());
@@ -655,10 +697,13 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         Command::Report {
             run_dir,
             fail_under,
+            fail_under_category,
         } => {
             let summary = stages::report(&run_dir)?;
             print!("{}", ragtester_report::render_table(&summary));
-            Ok(stages::threshold_code(&summary, fail_under))
+            let overall = stages::threshold_code(&summary, fail_under);
+            let by_category = stages::category_threshold_code(&summary, &fail_under_category);
+            Ok(overall.max(by_category))
         }
         Command::Diff {
             before,
@@ -732,6 +777,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                     count: args.count,
                     out: &args.out,
                     prompts: args.prompts.as_deref(),
+                    format: args.format()?,
                 },
                 models,
                 &|made| eprintln!("  {made}/{} documents", args.count),
@@ -783,7 +829,8 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             };
             let corpus = crate::bundled::write_corpus(&out.join("corpus"))?;
             // Generated documents beside the real ones (the report separates them, the paper's RQ3):
-            // planted facts in English and Chinese, whose cases have exact ground truth.
+            // planted facts in English and Chinese, whose cases have exact ground truth, typeset as PDFs
+            // (the English one with layout noise) and read back by the PDF loader like any real PDF.
             let generated = corpus.join("generated");
             if generated.exists() {
                 std::fs::remove_dir_all(&generated)
@@ -801,6 +848,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                         count: 1,
                         out: &generated,
                         prompts: None,
+                        format: crate::docgen::demo_format(language),
                     },
                     models,
                     &|_| {},

@@ -11,6 +11,7 @@ pub struct DocgenArgs<'a> {
     pub count: usize,
     pub out: &'a Path,
     pub prompts: Option<&'a Path>,
+    pub format: ragtester_docgen::OutputFormat,
 }
 
 /// Generate and write the documents; `progress(made)` after each. Returns the files written.
@@ -46,10 +47,22 @@ pub async fn docgen(
     )
     .await?;
     let generator = if planted { "planted" } else { args.llm };
-    ragtester_docgen::write_documents(args.out, &docs, generator)
+    ragtester_docgen::write_documents(args.out, &docs, generator, args.format)
 }
 
 impl crate::cli::DocgenCli {
+    pub fn format(&self) -> Result<ragtester_docgen::OutputFormat> {
+        if !(self.pdf || self.noise) {
+            return Ok(ragtester_docgen::OutputFormat::Markdown);
+        }
+        #[cfg(feature = "pdf")]
+        return Ok(ragtester_docgen::OutputFormat::Pdf { noise: self.noise });
+        #[cfg(not(feature = "pdf"))]
+        anyhow::bail!(
+            "this ragtester was built without the `pdf` feature: generated documents are Markdown only"
+        )
+    }
+
     pub fn request(&self) -> Result<DocRequest> {
         Ok(DocRequest {
             title: self.title.clone(),
@@ -62,4 +75,22 @@ impl crate::cli::DocgenCli {
             seed: self.seed,
         })
     }
+}
+
+/// How the demo writes its generated documents: PDFs (English with layout noise) where this build renders
+/// them and, for Chinese, a CJK font is installed; Markdown otherwise, with a note.
+pub fn demo_format(language: &str) -> ragtester_docgen::OutputFormat {
+    #[cfg(feature = "pdf")]
+    {
+        if language != "zh" || ragtester_docgen::render::has_cjk_font() {
+            return ragtester_docgen::OutputFormat::Pdf {
+                noise: language != "zh",
+            };
+        }
+        eprintln!(
+            "note: no Chinese font installed (e.g. fonts-noto-cjk): the generated Chinese document stays Markdown"
+        );
+    }
+    let _ = language;
+    ragtester_docgen::OutputFormat::Markdown
 }

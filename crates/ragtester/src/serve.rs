@@ -80,6 +80,14 @@ impl Stages for CliStages {
                 count,
                 out: dir,
                 prompts: None,
+                format: match req.format.as_str() {
+                    "markdown" => ragtester_docgen::OutputFormat::Markdown,
+                    #[cfg(feature = "pdf")]
+                    "pdf" => ragtester_docgen::OutputFormat::Pdf { noise: false },
+                    #[cfg(feature = "pdf")]
+                    "pdf-noise" => ragtester_docgen::OutputFormat::Pdf { noise: true },
+                    other => bail!("unknown document format `{other}` (markdown, pdf, pdf-noise)"),
+                },
             },
             &self.models,
             &|made| job.progress(made, count, 0),
@@ -122,6 +130,7 @@ impl Stages for CliStages {
                 seed: 0,
                 concurrency: 4,
                 sampling: Default::default(),
+                prompts: None,
             },
             out,
             &self.models,

@@ -75,6 +75,8 @@ pub struct GenerateArgs {
     pub seed: u64,
     pub concurrency: usize,
     pub sampling: ragtester_core::Sampling,
+    /// A folder with the user's question.en.j2 / question.zh.j2 templates.
+    pub prompts: Option<PathBuf>,
 }
 
 /// Generate the suite (ragtester first, so the baseline can match its counts), write it and its report.
@@ -93,6 +95,10 @@ pub async fn generate(
     let model = models
         .for_role(&args.llm, args.sampling, None)
         .context("question generator")?;
+    let prompts = match &args.prompts {
+        Some(dir) => ragtester_testgen::QuestionPrompts::from_dir(dir)?,
+        None => ragtester_testgen::QuestionPrompts::default(),
+    };
     let mut generators = args.generators.clone();
     generators.sort();
     let mut cases = Vec::new();
@@ -106,6 +112,7 @@ pub async fn generate(
             section_tokens: args.section_tokens,
             seed: args.seed,
             concurrency: args.concurrency,
+            prompts: prompts.clone(),
         };
         let report = if generator == Generator::Planted {
             ragtester_testgen::planted_cases(docs, args.n_test, &planted_facts)
@@ -568,6 +575,38 @@ pub fn threshold_code(summary: &Summary, fail_under: Option<f64>) -> u8 {
     code
 }
 
+/// Exit code 4 when some configuration's pass rate on a category is below that category's threshold. A
+/// configuration with no judged case of the category is not held to it.
+pub fn category_threshold_code(
+    summary: &Summary,
+    thresholds: &[(ragtester_core::Category, f64)],
+) -> u8 {
+    let mut code = 0;
+    for (category, min) in thresholds {
+        let Some(row) = summary.heatmap.get(category.as_str()) else {
+            eprintln!("threshold: no {} cases in this run", category.as_str());
+            continue;
+        };
+        for c in &summary.configs {
+            let Some(Some(fail_rate)) = row.get(&c.id) else {
+                continue;
+            };
+            let pass_rate = 1.0 - fail_rate;
+            if pass_rate < *min {
+                eprintln!(
+                    "threshold: {} pass rate on {} is {:.1}%, below {:.1}%",
+                    c.label,
+                    category.as_str(),
+                    pass_rate * 100.0,
+                    min * 100.0
+                );
+                code = crate::EXIT_THRESHOLD;
+            }
+        }
+    }
+    code
+}
+
 /// The audit of a run's reported failures.
 pub const AUDIT_FILE: &str = "audit.json";
 
@@ -648,6 +687,7 @@ pub async fn full_pipeline(
             seed: g.seed,
             concurrency: project.run.concurrency,
             sampling: g.sampling,
+            prompts: g.prompts.clone(),
         },
         &out.join("suite.jsonl"),
         models,

@@ -65,9 +65,17 @@ fn demo_records_hold_together() {
     }
     assert!(docs.iter().any(|d| d.language == "zh") && docs.iter().any(|d| d.language == "en"));
     // The bundled PDFs arrive with their pages, and every span on them names the page it lies on.
+    // The generated documents are PDFs too (typeset by docgen), read back like any other.
+    assert!(
+        generated
+            .iter()
+            .all(|d| d.format == ragtester_core::DocumentFormat::Pdf),
+        "generated documents are typeset PDFs"
+    );
     let pdfs: Vec<&Document> = docs
         .iter()
         .filter(|d| d.format == ragtester_core::DocumentFormat::Pdf)
+        .filter(|d| d.origin == ragtester_core::document::DocumentOrigin::Real)
         .collect();
     assert_eq!(pdfs.len(), 2);
     for pdf in pdfs {
@@ -324,6 +332,23 @@ fn stages_run_alone_and_resume_refuses_mixing_runs() {
     }
     let out = ragtester(&["report", r, "--fail-under", "1.01"]);
     assert_eq!(out.status.code(), Some(4));
+    // Per category: the demo's offline reader fails most inference questions, never a safety one.
+    let out = ragtester(&["report", r, "--fail-under-category", "inference=0.9"]);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("pass rate on inference"),
+        "{}",
+        stderr(&out)
+    );
+    let out = ragtester(&["report", r, "--fail-under-category", "inference=0"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = ragtester(&["report", r, "--fail-under-category", "vibes=0.5"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown category `vibes`"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
