@@ -133,8 +133,7 @@ pub struct Chunk {
 /// Text with each whitespace run as one space — none beside a CJK character, where extractors add spaces at
 /// font changes (`39°C 时`) that the writer never typed — and each kept char's offset in the original.
 fn squash(text: &str) -> (String, Vec<usize>) {
-    let cjk =
-        |c: char| ('\u{2e80}'..='\u{9fff}').contains(&c) || ('\u{ff00}'..='\u{ffef}').contains(&c);
+    let cjk = crate::text::is_cjk_script;
     let mut out = String::new();
     let mut offsets = Vec::new();
     let mut prev: Option<char> = None;

@@ -68,6 +68,17 @@ pub fn is_cjk(c: char) -> bool {
         0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2A6DF | 0xF900..=0xFAFF | 0x3040..=0x30FF)
 }
 
+/// A CJK character or CJK punctuation (。，、fullwidth forms): text that is written without spaces, so a
+/// space beside it is layout, not a word boundary.
+pub fn is_cjk_script(c: char) -> bool {
+    is_cjk(c) || matches!(c as u32, 0x2E80..=0x303F | 0xFF00..=0xFFEF)
+}
+
+/// Length in words as readers count it: whitespace-separated words plus one per CJK character.
+pub fn word_count(text: &str) -> usize {
+    text.split_whitespace().count() + text.chars().filter(|c| is_cjk(*c)).count()
+}
+
 const STOP_WORDS: &[&str] = &[
     "a",
     "an",

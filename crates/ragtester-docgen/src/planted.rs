@@ -412,15 +412,6 @@ fn draft_zh(p: &Plant) -> Draft {
     }
 }
 
-fn words(text: &str) -> usize {
-    // A CJK character counts as a word, as readers of Chinese count length.
-    text.split_whitespace().count()
-        + text
-            .chars()
-            .filter(|c| ('\u{4e00}'..='\u{9fff}').contains(c))
-            .count()
-}
-
 /// SplitMix64's finaliser: nearby seeds (a batch's indices) give unrelated streams.
 fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -468,7 +459,11 @@ pub fn generate(
     let count = |d: &Draft| {
         d.sections
             .iter()
-            .map(|(_, s)| s.iter().map(|x| words(x)).sum::<usize>())
+            .map(|(_, s)| {
+                s.iter()
+                    .map(|x| ragtester_core::text::word_count(x))
+                    .sum::<usize>()
+            })
             .sum::<usize>()
     };
     let per_section = req.detail.filler_sentences();
@@ -567,7 +562,11 @@ mod tests {
                         assert!(ragtester_core::text::is_refusal(&f.answer));
                     }
                 }
-                assert!(words(&doc.markdown) >= 300, "{lang}: {}", doc.markdown);
+                assert!(
+                    ragtester_core::text::word_count(&doc.markdown) >= 300,
+                    "{lang}: {}",
+                    doc.markdown
+                );
             }
         }
     }
@@ -600,6 +599,9 @@ mod tests {
         assert!(doc.markdown.contains("## 附录"));
         assert!(doc.facts[0].question.contains("气象站"));
         let low = generate(&request("zh", 0), 0, &mut Default::default());
-        assert!(words(&doc.markdown) > words(&low.markdown));
+        assert!(
+            ragtester_core::text::word_count(&doc.markdown)
+                > ragtester_core::text::word_count(&low.markdown)
+        );
     }
 }

@@ -76,10 +76,6 @@ fn literal(text: &str) -> String {
     format!("#{};", string(text))
 }
 
-fn is_cjk(c: char) -> bool {
-    ('\u{2e80}'..='\u{9fff}').contains(&c) || ('\u{ff00}'..='\u{ffef}').contains(&c)
-}
-
 /// Typst markup for the Markdown, after a preamble of page, text and noise settings.
 pub fn to_typst(markdown: &str, title: &str, language: &str, noise: &Noise) -> String {
     let mut out = String::new();
@@ -278,7 +274,9 @@ pub fn to_typst(markdown: &str, title: &str, language: &str, noise: &Noise) -> S
                 let _ = write!(sink, "#raw({})", string(&text));
             }
             // Chinese lines join without a space; other text with one.
-            Event::SoftBreak if !last_char.is_some_and(is_cjk) => sink.push(' '),
+            Event::SoftBreak if !last_char.is_some_and(ragtester_core::text::is_cjk_script) => {
+                sink.push(' ')
+            }
             Event::SoftBreak => {}
             Event::HardBreak => sink.push_str("\\\n"),
             Event::Rule => out.push_str("#line(length: 100%)\n\n"),

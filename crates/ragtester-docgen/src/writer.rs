@@ -99,19 +99,11 @@ fn headings(markdown: &str, level: usize) -> Vec<String> {
         .collect()
 }
 
-fn word_count(text: &str) -> usize {
-    text.split_whitespace().count()
-        + text
-            .chars()
-            .filter(|c| ('\u{4e00}'..='\u{9fff}').contains(c))
-            .count()
-}
-
 /// What is wrong with a reply, in words a model can act on; empty when it is a usable document.
 fn problems(markdown: &str, req: &DocRequest) -> Vec<String> {
     let mut out = Vec::new();
     let sections = headings(markdown, 2);
-    if word_count(markdown) < 40 || sections.is_empty() {
+    if ragtester_core::text::word_count(markdown) < 40 || sections.is_empty() {
         out.push("the reply is not a Markdown document with `##` sections".to_string());
         return out;
     }
@@ -128,7 +120,7 @@ fn problems(markdown: &str, req: &DocRequest) -> Vec<String> {
             missing.join(", ")
         ));
     }
-    let n = word_count(markdown);
+    let n = ragtester_core::text::word_count(markdown);
     if n * 3 < req.words {
         out.push(format!(
             "it has about {n} words; about {} were asked for",

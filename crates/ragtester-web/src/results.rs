@@ -33,6 +33,8 @@ struct Row {
     score: Option<f64>,
     /// Query, expected answer and answer, lower-cased, for text search.
     haystack: String,
+    /// `real` or `generated`: the source document's origin.
+    origin: &'static str,
 }
 
 pub struct RunIndex {
@@ -256,6 +258,7 @@ impl RunIndex {
                     cause,
                     score,
                     haystack,
+                    origin: self.origin_of(c),
                 })
             })
             .collect();
@@ -282,9 +285,8 @@ impl RunIndex {
             && eq(&f.language, &case.language)
             && f.outcome.is_none_or(|o| o == row.outcome)
             && f.cause.is_none_or(|c| Some(c) == row.cause)
+            && eq(&f.origin, row.origin)
             && needle.is_none_or(|n| row.haystack.contains(n))
-            && (f.origin.as_deref().is_none_or(|o| o.is_empty())
-                || eq(&f.origin, self.origin_of(case)))
     }
 
     pub fn page(&self, f: &Filter) -> Page {
