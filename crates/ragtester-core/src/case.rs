@@ -48,12 +48,24 @@ pub enum Strategy {
     NegativeInvented,
     /// Negative method (b): a question written from a different document.
     NegativeCrossDocument,
+    /// A question worded like a passage but asking what it does not say (a condition, variant or detail
+    /// the document never gives): retrieval finds the passage, a careless system answers from it.
+    NegativeNearMiss,
+    /// A question that presumes something the document contradicts; a correct system refuses or corrects.
+    NegativeFalsePremise,
     /// A section that no earlier case used.
     Coverage,
     /// A question in the other language than the document's.
     CrossLingual,
     /// A real question with a prompt injection attached.
     Injection,
+    /// A question needing two passages of one document.
+    MultiPassage,
+    /// A question needing passages of two documents.
+    MultiDocument,
+    /// A real question whose only retrievable source is a copy of its passage with an instruction planted
+    /// in it; a correct system answers and does not follow the planted instruction.
+    PoisonedDocument,
     /// The paper's baseline: no strategy.
     Baseline,
     /// Read from another tool's dataset (RAGAS, DeepEval).
@@ -68,9 +80,14 @@ impl Strategy {
             Strategy::Complex => "complex",
             Strategy::NegativeInvented => "negative_invented",
             Strategy::NegativeCrossDocument => "negative_cross_document",
+            Strategy::NegativeNearMiss => "negative_near_miss",
+            Strategy::NegativeFalsePremise => "negative_false_premise",
             Strategy::Coverage => "coverage",
             Strategy::CrossLingual => "cross_lingual",
             Strategy::Injection => "injection",
+            Strategy::MultiPassage => "multi_passage",
+            Strategy::MultiDocument => "multi_document",
+            Strategy::PoisonedDocument => "poisoned_document",
             Strategy::Baseline => "baseline",
             Strategy::Imported => "imported",
             Strategy::Planted => "planted",
@@ -133,6 +150,16 @@ pub struct TestCase {
     /// The model that wrote the case (`offline` for the deterministic generator).
     pub generator_model: String,
     pub prompt_version: String,
+    /// The false claim a false-premise question presumes; the expected answer is its correction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub false_premise: Option<String>,
+    /// Documents this case adds to the corpus (a poisoned copy of a passage). They are indexed with the
+    /// corpus but retrievable only by cases that name them in `restrict_to`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub injected_documents: Vec<crate::document::Document>,
+    /// The model whose quality-gate check the case passed; none when no critic ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub critic: Option<String>,
 }
 
 impl TestCase {

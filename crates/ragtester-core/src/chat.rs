@@ -47,6 +47,24 @@ pub enum QuestionKind {
     Complex,
     /// A question on the document's topic that the document does not answer.
     Unanswerable,
+    /// A question worded like the section that asks for something it does not say.
+    NearMiss,
+    /// A question presuming a claim the section contradicts; the answer is the correction.
+    FalsePremise,
+    /// A question needing every one of several passages (`passages` of the hint).
+    MultiPassage,
+}
+
+/// What a quality-gate critic is asked about a generated question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CriticCheck {
+    /// Do the passages answer the question, and support the expected answer? (Positive cases.)
+    Supported,
+    /// Does any passage answer the question? (Negative cases: the passages are what the corpus returns.)
+    Answered,
+    /// Do the passages contradict the question's premise? (False-premise cases.)
+    Contradicted,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -61,6 +79,19 @@ pub enum TaskHint {
         /// Whole-document text, so an unanswerable question can be checked against it.
         document: String,
         seed: u64,
+        /// For multi-passage questions: the passages (from one document or several), each needed.
+        passages: Vec<String>,
+    },
+    /// Check a generated question. Reply: `{"verdict": "yes" | "no", "reason"}`.
+    Critic {
+        check: CriticCheck,
+        question: String,
+        expected_answer: String,
+        /// The passages to check against (the case's source, or what the corpus returns for the question).
+        evidence: Vec<String>,
+        /// The false claim, for `Contradicted`.
+        premise: Option<String>,
+        language: String,
     },
     /// Answer from retrieved contexts only, or refuse.
     Answer {
@@ -76,6 +107,8 @@ pub enum TaskHint {
         contexts: Vec<String>,
         expects_refusal: bool,
         must_not_contain: Vec<String>,
+        /// The false claim the question presumes; refusing or correcting it is right.
+        false_premise: Option<String>,
     },
 }
 

@@ -556,9 +556,30 @@ pub struct GenerationSettings {
     /// Sampling of the question writer.
     #[serde(default, skip_serializing_if = "Sampling::is_default")]
     pub sampling: Sampling,
-    /// A folder with question.en.j2 / question.zh.j2 prompt templates replacing the built-in ones.
+    /// A folder with question.en.j2 / question.zh.j2 prompt templates replacing the built-in ones (and
+    /// critic.en.j2 / critic.zh.j2 for the quality gate, when present).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompts: Option<PathBuf>,
+    /// The quality gate's critic model: unset means the question writer checks its own questions,
+    /// `none` turns the gate off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub critic: Option<String>,
+}
+
+impl GenerationSettings {
+    /// The critic model spec, None when the gate is off.
+    pub fn critic_spec(&self) -> Option<String> {
+        critic_spec(self.critic.as_deref(), &self.llm)
+    }
+}
+
+/// The critic a `--critic` value names: the writer when unset, none for `none`.
+pub fn critic_spec(critic: Option<&str>, writer: &str) -> Option<String> {
+    match critic {
+        None => Some(writer.to_string()),
+        Some(c) if c.eq_ignore_ascii_case("none") => None,
+        Some(c) => Some(c.to_string()),
+    }
 }
 
 fn default_generators() -> Vec<crate::case::Generator> {
@@ -588,6 +609,7 @@ impl Default for GenerationSettings {
             seed: 0,
             sampling: Sampling::default(),
             prompts: None,
+            critic: None,
         }
     }
 }

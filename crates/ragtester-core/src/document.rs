@@ -23,6 +23,18 @@ pub enum DocumentOrigin {
     #[default]
     Real,
     Generated,
+    /// A copy of a passage with a planted instruction, carried by a safety case (never a user's file).
+    Poisoned,
+}
+
+impl DocumentOrigin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DocumentOrigin::Real => "real",
+            DocumentOrigin::Generated => "generated",
+            DocumentOrigin::Poisoned => "poisoned",
+        }
+    }
 }
 
 /// One page of a document: its 1-based number and its char range in `Document::text`.

@@ -15,7 +15,7 @@ pub struct PromptTemplates {
     name: &'static str,
     en: String,
     zh: String,
-    /// The built-in version (`judge-v1`), or `custom-` and a hash of the user's templates.
+    /// The built-in version (`judge-v2`), or `custom-` and a hash of the user's templates.
     pub version: String,
 }
 
@@ -33,13 +33,13 @@ impl PromptTemplates {
     /// a missing file). Each is rendered once with `sample`, so a broken template fails before any model
     /// is called.
     pub fn override_from(mut self, dir: &Path, sample: &impl Serialize) -> Result<Self> {
-        let mut found = Vec::new();
+        let mut found: Vec<(std::path::PathBuf, &str)> = Vec::new();
         for (lang, slot) in [("en", &mut self.en), ("zh", &mut self.zh)] {
             let path = dir.join(format!("{}.{lang}.j2", self.name));
             match std::fs::read_to_string(&path) {
                 Ok(text) => {
                     *slot = text;
-                    found.push(path);
+                    found.push((path, lang));
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => bail!("cannot read {}: {e}", path.display()),
@@ -56,7 +56,9 @@ impl PromptTemplates {
             "custom-{}",
             &crate::ids::stable_id(self.name, &(&self.en, &self.zh))[..12]
         );
-        for (path, text) in found.iter().zip([&self.en, &self.zh]) {
+        // Each file found is checked with its own text (a folder may hold the Chinese template alone).
+        for (path, lang) in &found {
+            let text = if *lang == "zh" { &self.zh } else { &self.en };
             render(text, sample).map_err(|e| anyhow!("{}: {e}", path.display()))?;
         }
         Ok(self)
@@ -84,4 +86,42 @@ fn render(template: &str, values: &impl Serialize) -> Result<Vec<Message>, Strin
         Message::system(system.trim()),
         Message::user(user.trim_start_matches('\n')),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct V {
+        x: &'static str,
+    }
+
+    #[test]
+    fn a_folder_with_one_broken_template_is_refused_whichever_language_it_is() {
+        let base = PromptTemplates::builtin(
+            "t",
+            "A {{ x }}\n---user---\nB",
+            "甲 {{ x }}\n---user---\n乙",
+            "t-v1",
+        );
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("t.zh.j2"), "{{ oops(").unwrap();
+        let err = base
+            .clone()
+            .override_from(dir.path(), &V { x: "1" })
+            .unwrap_err();
+        assert!(err.to_string().contains("t.zh.j2"), "{err}");
+        std::fs::write(dir.path().join("t.zh.j2"), "中 {{ x }}\n---user---\n文").unwrap();
+        let custom = base.override_from(dir.path(), &V { x: "1" }).unwrap();
+        assert!(custom.version.starts_with("custom-"));
+        assert_eq!(
+            custom.messages("zh", &V { x: "2" }).unwrap()[0].content,
+            "中 2"
+        );
+        assert_eq!(
+            custom.messages("en", &V { x: "2" }).unwrap()[0].content,
+            "A 2"
+        );
+    }
 }

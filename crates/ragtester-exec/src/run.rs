@@ -57,12 +57,20 @@ pub async fn execute(
         ..Counts::default()
     };
     let calls = Arc::new(Semaphore::new(concurrency.max(1)));
+    // Documents a case injects (a poisoned copy) are retrievable by that case alone.
+    let hidden: Arc<Vec<String>> = Arc::new(
+        cases
+            .iter()
+            .flat_map(|c| c.injected_documents.iter().map(|d| d.id.clone()))
+            .collect(),
+    );
     let mut stream = futures::stream::iter(pending)
         .map(|(p, c)| {
             let pipeline = pipelines[p].clone();
             let case = cases[c].clone();
             let calls = calls.clone();
-            tokio::spawn(async move { answer_cell(&pipeline, &case, &calls).await })
+            let hidden = hidden.clone();
+            tokio::spawn(async move { answer_cell(&pipeline, &case, &hidden, &calls).await })
         })
         .buffer_unordered(concurrency.max(1) * 2);
     while let Some(joined) = stream.next().await {
@@ -100,7 +108,12 @@ pub async fn execute(
     Ok((answers, counts))
 }
 
-async fn answer_cell(pipeline: &Pipeline, case: &TestCase, calls: &Semaphore) -> Cell {
+async fn answer_cell(
+    pipeline: &Pipeline,
+    case: &TestCase,
+    hidden: &Arc<Vec<String>>,
+    calls: &Semaphore,
+) -> Cell {
     let mut answer = Answer {
         schema_version: ragtester_core::SCHEMA_VERSION,
         case_id: case.id.clone(),
@@ -120,8 +133,11 @@ async fn answer_cell(pipeline: &Pipeline, case: &TestCase, calls: &Semaphore) ->
             model,
         } => built_in(
             &mut answer,
-            case,
-            pipeline.config.top_k,
+            Lookup {
+                case,
+                hidden: hidden.clone(),
+                top_k: pipeline.config.top_k,
+            },
             chunks,
             retriever.clone(),
             model.as_ref(),
@@ -129,6 +145,14 @@ async fn answer_cell(pipeline: &Pipeline, case: &TestCase, calls: &Semaphore) ->
         )
         .await
         .is_err(),
+        System::External { .. } if !case.injected_documents.is_empty() => {
+            answer.error = Some(
+                "this case adds a poisoned document to the corpus, which an external service cannot be \
+                 given: run it against built-in configurations"
+                    .into(),
+            );
+            false
+        }
         System::External { target, documents } => {
             let _call = calls
                 .acquire()
@@ -169,11 +193,21 @@ async fn external(
 /// A model call was refused because the budget is spent.
 struct OverBudget;
 
+/// What one cell retrieves for: its case, the documents hidden from every other case, how many chunks.
+struct Lookup<'a> {
+    case: &'a TestCase,
+    hidden: Arc<Vec<String>>,
+    top_k: usize,
+}
+
 /// Retrieve, then generate. Errors are recorded on the answer; only a budget refusal returns `Err`.
 async fn built_in(
     answer: &mut Answer,
-    case: &TestCase,
-    top_k: usize,
+    Lookup {
+        case,
+        hidden,
+        top_k,
+    }: Lookup<'_>,
     chunks: &[ragtester_core::Chunk],
     retriever: std::sync::Arc<dyn ragtester_retrieve::Retriever>,
     model: &dyn ragtester_core::ChatModel,
@@ -185,6 +219,7 @@ async fn built_in(
     let retrieved = tokio::task::spawn_blocking(move || {
         let scope = Scope {
             documents: &restrict_to,
+            hidden: &hidden,
         };
         retriever.retrieve(&query, top_k, scope)
     })

@@ -109,6 +109,7 @@ pub async fn judge_sample(
         contexts: contexts.clone(),
         expects_refusal: case.expects_refusal(),
         must_not_contain: case.must_not_contain.clone(),
+        false_premise: case.false_premise.clone(),
     };
     let mut request = ChatRequest::new(prompts.messages(case, &answer.answer, &contexts), hint);
     request.format = ReplyFormat::Schema(prompt::judge_schema());

@@ -38,6 +38,9 @@ fn case(category: Category, expected: &str) -> TestCase {
         readability_measure: None,
         generator_model: "offline".into(),
         prompt_version: "question-v1".into(),
+        false_premise: None,
+        injected_documents: Vec::new(),
+        critic: None,
     }
 }
 

@@ -107,6 +107,7 @@ mod tests {
             heuristic_note: None,
             judge: Some(evil.into()),
             documents: 1,
+            poisoned_copies: 0,
             cases: 1,
             configs: vec![],
             categories: vec![],

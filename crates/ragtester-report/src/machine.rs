@@ -234,6 +234,9 @@ mod tests {
             readability_measure: None,
             generator_model: "offline".into(),
             prompt_version: "v".into(),
+            false_premise: None,
+            injected_documents: Vec::new(),
+            critic: None,
         }
     }
 

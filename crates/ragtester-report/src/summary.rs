@@ -124,7 +124,11 @@ pub struct Summary {
     pub heuristic: bool,
     pub heuristic_note: Option<String>,
     pub judge: Option<String>,
+    /// The corpus, without the poisoned copies safety cases add.
     pub documents: usize,
+    /// Poisoned copies of passages that safety cases added to the corpus.
+    #[serde(default)]
+    pub poisoned_copies: usize,
     pub cases: usize,
     pub configs: Vec<ConfigSummary>,
     pub categories: Vec<GroupSummary>,
@@ -402,11 +406,12 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
     let languages = group_by(&|c| c.language.clone());
     let strategies = group_by(&|c| c.strategy.as_str().to_string());
     let origins = group_by(&|c| {
-        match origin_of.get(c.document_id.as_str()) {
-            Some(DocumentOrigin::Generated) => "generated",
-            _ => "real",
-        }
-        .to_string()
+        origin_of
+            .get(c.document_id.as_str())
+            .copied()
+            .unwrap_or_default()
+            .as_str()
+            .to_string()
     });
     // The spec's weakest category: lowest mean score; ties go to the higher fail rate.
     let weakest_category = categories
@@ -540,7 +545,16 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
             )
         }),
         judge,
-        documents: inputs.documents.len(),
+        documents: inputs
+            .documents
+            .iter()
+            .filter(|d| d.origin != DocumentOrigin::Poisoned)
+            .count(),
+        poisoned_copies: inputs
+            .documents
+            .iter()
+            .filter(|d| d.origin == DocumentOrigin::Poisoned)
+            .count(),
         cases: inputs.cases.len(),
         configs,
         categories,

@@ -15,8 +15,13 @@ pub fn render_table(s: &Summary) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} documents, {} cases, {} configurations; judge: {}",
+        "{} documents{}, {} cases, {} configurations; judge: {}",
         s.documents,
+        if s.poisoned_copies > 0 {
+            format!(" (+{} poisoned copies)", s.poisoned_copies)
+        } else {
+            String::new()
+        },
         s.cases,
         s.configs.len(),
         s.judge.as_deref().unwrap_or("–")

@@ -79,20 +79,31 @@ impl Bm25Index {
                 })
                 .collect(),
         ));
-        if scope.documents.is_empty() {
+        if scope.is_all() {
             return Some(text_query);
+        }
+        let document_term = |d: &String| -> Box<dyn Query> {
+            Box::new(TermQuery::new(
+                Term::from_field_text(self.document, d),
+                IndexRecordOption::Basic,
+            ))
+        };
+        if scope.documents.is_empty() {
+            // Everything but the hidden documents.
+            let mut clauses = vec![(Occur::Must, text_query)];
+            clauses.extend(
+                scope
+                    .hidden
+                    .iter()
+                    .map(|d| (Occur::MustNot, document_term(d))),
+            );
+            return Some(Box::new(BooleanQuery::new(clauses)));
         }
         let filter = BooleanQuery::new(
             scope
                 .documents
                 .iter()
-                .map(|d| {
-                    let q: Box<dyn Query> = Box::new(TermQuery::new(
-                        Term::from_field_text(self.document, d),
-                        IndexRecordOption::Basic,
-                    ));
-                    (Occur::Should, q)
-                })
+                .map(|d| (Occur::Should, document_term(d)))
                 .collect(),
         );
         // The filter must match but must not move scores: boost it to zero.
@@ -187,15 +198,21 @@ mod tests {
             Bm25Index::build(&chunks(&[("a", "valve data"), ("b", "valve valve data")])).unwrap();
         let all = index.retrieve("valve", 5, Scope::ALL).unwrap();
         let only_a = index
+            .retrieve("valve", 5, Scope::only(&["a".into()]))
+            .unwrap();
+        assert_eq!(only_a.len(), 1);
+        let without_a = index
             .retrieve(
                 "valve",
                 5,
                 Scope {
-                    documents: &["a".into()],
+                    documents: &[],
+                    hidden: &["a".into()],
                 },
             )
             .unwrap();
-        assert_eq!(only_a.len(), 1);
+        assert_eq!(without_a.len(), 1);
+        assert_eq!(without_a[0].chunk, 1);
         assert_eq!(only_a[0].chunk, 0);
         let a_in_all = all.iter().find(|h| h.chunk == 0).unwrap();
         assert!((a_in_all.score - only_a[0].score).abs() < 1e-6);

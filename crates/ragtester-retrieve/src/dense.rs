@@ -139,17 +139,25 @@ impl Retriever for DenseIndex {
         }
         // Scoped queries search exactly: a document's few chunks are cheap to score, and a graph search
         // filtered down to them could miss some.
+        // Hidden documents are few chunks: the graph is asked for extra hits to filter them out, and the
+        // exact search below serves the rare query the filter leaves short.
         if let Some(ann) = &self.ann
             && scope.documents.is_empty()
         {
-            return Ok(ann
-                .search(&q, k)
+            let extra = if scope.hidden.is_empty() { 0 } else { k + 32 };
+            let hits: Vec<Hit> = ann
+                .search(&q, k + extra)
                 .into_iter()
+                .filter(|(chunk, _)| scope.admits(&self.documents[*chunk]))
+                .take(k)
                 .map(|(chunk, score)| Hit {
                     chunk,
                     score: f64::from(score),
                 })
-                .collect());
+                .collect();
+            if hits.len() == k || scope.hidden.is_empty() {
+                return Ok(hits);
+            }
         }
         let mut hits: Vec<Hit> = self
             .vectors
@@ -253,12 +261,17 @@ mod tests {
         // Scoped queries are exact.
         let scope = ["d3".to_string()];
         assert_eq!(
-            ann.retrieve("valve", 5, Scope { documents: &scope })
-                .unwrap(),
-            exact
-                .retrieve("valve", 5, Scope { documents: &scope })
-                .unwrap()
+            ann.retrieve("valve", 5, Scope::only(&scope)).unwrap(),
+            exact.retrieve("valve", 5, Scope::only(&scope)).unwrap()
         );
+        // Hidden documents never come back from the graph, and k hits still do.
+        let hidden_scope = Scope {
+            documents: &[],
+            hidden: &scope,
+        };
+        let hits = ann.retrieve("valve", 10, hidden_scope).unwrap();
+        assert_eq!(hits.len(), 10);
+        assert!(hits.iter().all(|h| chunks[h.chunk].document_id != "d3"));
         // A second build loads the stored graph; other chunks do not.
         let again = DenseIndex::build_with(&chunks, embedder.clone(), &settings).unwrap();
         assert_eq!(again.ann_state(), Some(true));
@@ -331,15 +344,21 @@ mod tests {
         let hits = index.retrieve("relief valves", 2, Scope::ALL).unwrap();
         assert_eq!(hits[0].chunk, 0);
         let hits = index
+            .retrieve("relief valves", 2, Scope::only(&["b".into()]))
+            .unwrap();
+        assert!(hits.iter().all(|h| h.chunk != 0));
+        let hidden = ["a".to_string()];
+        let hits = index
             .retrieve(
                 "relief valves",
                 2,
                 Scope {
-                    documents: &["b".into()],
+                    documents: &[],
+                    hidden: &hidden,
                 },
             )
             .unwrap();
-        assert!(hits.iter().all(|h| h.chunk != 0));
+        assert!(!hits.is_empty() && hits.iter().all(|h| h.chunk != 0));
         assert!(index.retrieve("", 2, Scope::ALL).unwrap().is_empty());
     }
 }

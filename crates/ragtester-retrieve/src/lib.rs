@@ -34,17 +34,40 @@ pub struct Hit {
     pub score: f64,
 }
 
-/// Which chunks a query may see: all of them, or those of some documents (the paper's per-document scope).
+/// Which chunks a query may see: those of some documents (the paper's per-document scope), or, when none
+/// are named, every document except the hidden ones (documents a case injects for itself alone).
 #[derive(Debug, Clone, Copy)]
 pub struct Scope<'a> {
     pub documents: &'a [String],
+    /// Seen only when named in `documents`.
+    pub hidden: &'a [String],
 }
 
-impl Scope<'_> {
-    pub const ALL: Scope<'static> = Scope { documents: &[] };
+impl<'a> Scope<'a> {
+    pub const ALL: Scope<'static> = Scope {
+        documents: &[],
+        hidden: &[],
+    };
+
+    /// Only these documents (all of them when the list is empty).
+    pub fn only(documents: &'a [String]) -> Self {
+        Self {
+            documents,
+            hidden: &[],
+        }
+    }
 
     pub fn admits(&self, document_id: &str) -> bool {
-        self.documents.is_empty() || self.documents.iter().any(|d| d == document_id)
+        if self.documents.is_empty() {
+            !self.hidden.iter().any(|d| d == document_id)
+        } else {
+            self.documents.iter().any(|d| d == document_id)
+        }
+    }
+
+    /// Whether every document is admitted.
+    pub fn is_all(&self) -> bool {
+        self.documents.is_empty() && self.hidden.is_empty()
     }
 }
 

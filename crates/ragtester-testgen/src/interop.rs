@@ -255,6 +255,9 @@ pub fn import_rows(shape: Shape, rows: &[Map<String, Value>], documents: &[Docum
                 Shape::Ragas => "ragas".into(),
                 Shape::DeepEval => "deepeval".into(),
             },
+            false_premise: None,
+            injected_documents: Vec::new(),
+            critic: None,
         });
     }
     out

@@ -6,14 +6,19 @@
 //!
 //! This crate knows documents and chat models; it knows nothing of retrieval, matrices or judging.
 
+mod critic;
 pub mod interop;
 mod locate;
 mod plan;
 mod planted;
+mod poison;
 mod prompt;
+mod reply;
 mod rng;
 mod sections;
+mod writer;
 
+pub use critic::{CRITIC_PROMPT_VERSION, Corpus, CriticPrompts, QualityGate};
 pub use plan::{DocumentReport, GenerationOptions, GenerationReport, generate};
 pub use planted::{PLANTED_VERSION, planted_cases};
 pub use prompt::{PROMPT_VERSION, QuestionPrompts};

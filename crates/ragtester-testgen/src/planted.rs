@@ -44,6 +44,7 @@ pub fn planted_cases(
             coverage: 0.0,
             requested: n_test.min(facts.len()),
             produced: cases.len(),
+            rejected_by_critic: 0,
             notes,
         });
         report.cases.extend(cases);
@@ -102,6 +103,9 @@ fn case_of(doc: &Document, fact: &PlantedFact) -> Result<TestCase, String> {
         readability_measure: None,
         generator_model: "planted".into(),
         prompt_version: PLANTED_VERSION.into(),
+        false_premise: None,
+        injected_documents: Vec::new(),
+        critic: None,
     })
 }
 

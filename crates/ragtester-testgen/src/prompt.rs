@@ -7,10 +7,22 @@ use ragtester_core::prompt_template::PromptTemplates;
 use ragtester_core::{Message, OutputSchema};
 use std::path::Path;
 
-pub const PROMPT_VERSION: &str = "question-v1";
+pub const PROMPT_VERSION: &str = "question-v2";
 
 /// How the prompt describes the reply (the schema itself goes to providers separately).
 pub(crate) const SHAPE: &str = r#"{"question": string, "answer": string, "keywords": [string]}"#;
+/// The false-premise reply adds the claim the question presumes.
+pub(crate) const PREMISE_SHAPE: &str =
+    r#"{"question": string, "answer": string, "keywords": [string], "false_claim": string}"#;
+
+/// The reply shape asked for a kind of question.
+pub(crate) fn shape_for(kind: QuestionKind) -> &'static str {
+    if kind == QuestionKind::FalsePremise {
+        PREMISE_SHAPE
+    } else {
+        SHAPE
+    }
+}
 
 /// The question-writing templates, English and Chinese (`prompts/question.*.j2`) or a user's.
 #[derive(Debug, Clone)]
@@ -36,6 +48,7 @@ struct Values<'a> {
     kind: &'a str,
     title: &'a str,
     section: &'a str,
+    passages: &'a [String],
     schema: &'a str,
 }
 
@@ -44,6 +57,9 @@ fn kind_name(kind: QuestionKind) -> &'static str {
         QuestionKind::Answerable => "answerable",
         QuestionKind::Complex => "complex",
         QuestionKind::Unanswerable => "unanswerable",
+        QuestionKind::NearMiss => "near_miss",
+        QuestionKind::FalsePremise => "false_premise",
+        QuestionKind::MultiPassage => "multi_passage",
     }
 }
 
@@ -51,9 +67,10 @@ impl QuestionPrompts {
     /// `question.en.j2` / `question.zh.j2` from `dir` replace the built-in ones; checked at load.
     pub fn from_dir(dir: &Path) -> anyhow::Result<Self> {
         let sample = Values {
-            kind: "answerable",
+            kind: "multi_passage",
             title: "t",
             section: "s",
+            passages: &["p".to_string(), "q".to_string()],
             schema: SHAPE,
         };
         Ok(Self {
@@ -66,18 +83,21 @@ impl QuestionPrompts {
         &self.templates.version
     }
 
+    /// The prompt for one question about `section` (or, for multi-passage questions, about `passages`).
     pub fn messages(
         &self,
         kind: QuestionKind,
         title: &str,
         section: &str,
+        passages: &[String],
         language: &str,
     ) -> Vec<Message> {
         let values = Values {
             kind: kind_name(kind),
             title,
             section,
-            schema: SHAPE,
+            passages,
+            schema: shape_for(kind),
         };
         // Templates were rendered at load; a failure now can only come from the values, so say so in-band.
         self.templates
@@ -87,17 +107,23 @@ impl QuestionPrompts {
 }
 
 /// The reply's JSON schema, for providers with structured output (OpenAI's strict subset).
-pub fn question_schema() -> OutputSchema {
+pub fn question_schema(kind: QuestionKind) -> OutputSchema {
+    let mut properties = serde_json::json!({
+        "question": { "type": "string" },
+        "answer": { "type": "string" },
+        "keywords": { "type": "array", "items": { "type": "string" } }
+    });
+    let mut required = vec!["question", "answer", "keywords"];
+    if kind == QuestionKind::FalsePremise {
+        properties["false_claim"] = serde_json::json!({ "type": "string" });
+        required.push("false_claim");
+    }
     OutputSchema {
         name: "test_question".into(),
         schema: serde_json::json!({
             "type": "object",
-            "properties": {
-                "question": { "type": "string" },
-                "answer": { "type": "string" },
-                "keywords": { "type": "array", "items": { "type": "string" } }
-            },
-            "required": ["question", "answer", "keywords"],
+            "properties": properties,
+            "required": required,
             "additionalProperties": false
         }),
     }
@@ -114,6 +140,7 @@ mod tests {
             QuestionKind::Complex,
             "Pump manual",
             "The valve opens at 4.5 bar.",
+            &[],
             "en",
         );
         assert!(en[0].content.contains("not be answerable by yes or no"));
@@ -130,6 +157,7 @@ mod tests {
             QuestionKind::Unanswerable,
             "手册",
             "阀门在4.5巴时打开。",
+            &[],
             "zh",
         );
         assert!(zh[0].content.contains("不能用“是”或“否”回答"));
@@ -138,6 +166,37 @@ mod tests {
                 && zh[1].content.contains("阀门在4.5巴时打开")
         );
         assert_eq!(p.version(), PROMPT_VERSION);
+        let multi = p.messages(
+            QuestionKind::MultiPassage,
+            "Pump manual",
+            "",
+            &[
+                "The valve opens at 4.5 bar.".into(),
+                "The seal is Viton.".into(),
+            ],
+            "en",
+        );
+        assert!(multi[1].content.contains("every one of the passages"));
+        assert!(
+            multi[1]
+                .content
+                .contains("Passage 1:\nThe valve opens at 4.5 bar.")
+                && multi[1].content.contains("Passage 2:\nThe seal is Viton.")
+        );
+        let premise = p.messages(
+            QuestionKind::FalsePremise,
+            "手册",
+            "阀门在4.5巴时打开。",
+            &[],
+            "zh",
+        );
+        assert!(
+            premise[0].content.contains("false_claim") && premise[1].content.contains("相矛盾")
+        );
+        assert_eq!(
+            question_schema(QuestionKind::FalsePremise).schema["required"][3],
+            "false_claim"
+        );
     }
 
     #[test]
@@ -150,10 +209,10 @@ mod tests {
         .unwrap();
         let p = QuestionPrompts::from_dir(dir.path()).unwrap();
         assert!(p.version().starts_with("custom-"));
-        let en = p.messages(QuestionKind::Answerable, "T", "S", "en");
+        let en = p.messages(QuestionKind::Answerable, "T", "S", &[], "en");
         assert_eq!(en[1].content, "[answerable] S");
         assert!(
-            p.messages(QuestionKind::Answerable, "T", "S", "zh")[0]
+            p.messages(QuestionKind::Answerable, "T", "S", &[], "zh")[0]
                 .content
                 .starts_with("你为")
         );

@@ -81,7 +81,7 @@ fn options(generator: Generator) -> GenerationOptions {
         generator,
         n_test: 8,
         n_complex: None,
-        section_tokens: 60,
+        section_tokens: 30,
         seed: 7,
         concurrency: 2,
         prompts: Default::default(),
@@ -91,12 +91,18 @@ fn options(generator: Generator) -> GenerationOptions {
 #[tokio::test]
 async fn ragtester_strategies_use_each_section_at_most_once() {
     let docs = corpus();
-    let report = generate(&docs, &options(Generator::Ragtester), &OfflineModel, None)
-        .await
-        .unwrap();
+    let report = generate(
+        &docs,
+        &options(Generator::Ragtester),
+        &OfflineModel,
+        None,
+        None,
+    )
+    .await
+    .unwrap();
     assert_eq!(report.cases.len(), 16, "{:#?}", report.documents);
     for doc in &docs {
-        let sections = sections_of(doc, 60).unwrap();
+        let sections = sections_of(doc, 30).unwrap();
         let mut fed: HashMap<usize, usize> = HashMap::new();
         for case in report
             .cases
@@ -144,9 +150,15 @@ async fn ragtester_strategies_use_each_section_at_most_once() {
 #[tokio::test]
 async fn baseline_matches_counts_and_marks_its_strategy() {
     let docs = corpus();
-    let ours = generate(&docs, &options(Generator::Ragtester), &OfflineModel, None)
-        .await
-        .unwrap();
+    let ours = generate(
+        &docs,
+        &options(Generator::Ragtester),
+        &OfflineModel,
+        None,
+        None,
+    )
+    .await
+    .unwrap();
     let targets: HashMap<String, usize> = ours
         .documents
         .iter()
@@ -156,6 +168,7 @@ async fn baseline_matches_counts_and_marks_its_strategy() {
         &docs,
         &options(Generator::Baseline),
         &OfflineModel,
+        None,
         Some(&targets),
     )
     .await
@@ -171,6 +184,7 @@ async fn baseline_matches_counts_and_marks_its_strategy() {
         &docs,
         &options(Generator::Baseline),
         &OfflineModel,
+        None,
         Some(&targets),
     )
     .await
@@ -187,10 +201,101 @@ async fn too_small_a_document_reports_a_shortfall() {
         "The only sentence of this document is here.".into(),
         None,
     )];
-    let report = generate(&docs, &options(Generator::Ragtester), &OfflineModel, None)
-        .await
-        .unwrap();
+    let report = generate(
+        &docs,
+        &options(Generator::Ragtester),
+        &OfflineModel,
+        None,
+        None,
+    )
+    .await
+    .unwrap();
     let d = &report.documents[0];
     assert!(d.produced < 8);
     assert!(d.notes[0].starts_with("shortfall"), "{:?}", d.notes);
+}
+
+#[tokio::test]
+async fn every_kind_beyond_the_paper_is_generated_with_its_ground_truth() {
+    let docs = corpus();
+    let mut opts = options(Generator::Ragtester);
+    opts.n_test = 14;
+    opts.section_tokens = 30;
+    let report = generate(&docs, &opts, &OfflineModel, None, None)
+        .await
+        .unwrap();
+    for d in &report.documents {
+        assert_eq!(d.produced, 14, "{:#?}", d.notes);
+    }
+    let of = |s: Strategy| -> Vec<&ragtester_core::TestCase> {
+        report.cases.iter().filter(|c| c.strategy == s).collect()
+    };
+    let doc_of = |id: &str| docs.iter().find(|d| d.id == id).unwrap();
+    // Near misses and false premises are negatives; a near miss has no span, a false premise has the
+    // span of the sentence that corrects it.
+    for case in of(Strategy::NegativeNearMiss) {
+        assert!(case.expects_refusal() && case.source_spans.is_empty());
+    }
+    let premises = of(Strategy::NegativeFalsePremise);
+    assert_eq!(premises.len(), 2);
+    for case in premises {
+        assert!(case.expects_refusal());
+        let claim = case.false_premise.as_deref().unwrap();
+        let span = &case.source_spans[0];
+        let source = doc_of(&span.document_id).slice(span.start, span.end);
+        assert!(
+            source.contains(&case.keywords[0]),
+            "{source} / {:?}",
+            case.keywords
+        );
+        assert!(
+            !source.contains(claim),
+            "the source states the claim: {claim}"
+        );
+        assert!(case.restrict_to.is_empty());
+    }
+    // Multi-passage: spans in two sections of one document; multi-document: spans in two documents.
+    for case in of(Strategy::MultiPassage) {
+        assert_eq!(case.category, Category::Inference);
+        let sections = sections_of(doc_of(&case.document_id), 30).unwrap();
+        let fed: HashSet<usize> = case
+            .source_spans
+            .iter()
+            .map(|s| {
+                sections
+                    .iter()
+                    .position(|x| s.start >= x.start && s.end <= x.end)
+                    .unwrap()
+            })
+            .collect();
+        assert!(fed.len() >= 2, "{:?}", case.source_spans);
+    }
+    let multi_doc = of(Strategy::MultiDocument);
+    assert_eq!(multi_doc.len(), 2);
+    for case in multi_doc {
+        let documents: HashSet<&str> = case
+            .source_spans
+            .iter()
+            .map(|s| s.document_id.as_str())
+            .collect();
+        assert_eq!(documents.len(), 2, "{:?}", case.source_spans);
+    }
+    // Poisoned: the case carries its copy, retrieves from it alone, and its span points into the copy.
+    for case in of(Strategy::PoisonedDocument) {
+        assert_eq!(case.category, Category::Safety);
+        let copy = &case.injected_documents[0];
+        assert_eq!(
+            copy.origin,
+            ragtester_core::document::DocumentOrigin::Poisoned
+        );
+        assert_eq!(case.restrict_to, vec![copy.id.clone()]);
+        assert!(copy.text.contains(&case.must_not_contain[0]));
+        let span = &case.source_spans[0];
+        assert_eq!(span.document_id, copy.id);
+        let answer_in_copy = copy.slice(span.start, span.end);
+        assert!(
+            case.expected_answer.contains(&answer_in_copy),
+            "{answer_in_copy}"
+        );
+    }
 }

@@ -47,7 +47,7 @@ async fn an_unreadable_reply_is_asked_again_with_the_reason() {
     server.push(Reply::Content(
         r#"{"question": "At what pressure does the relief valve of the harbour pump open?", "answer": "The relief valve of the harbour pump opens at 4.5 bar", "keywords": ["4.5 bar"]}"#.into(),
     ));
-    let report = generate(&[doc()], &options(), &model(&server), None)
+    let report = generate(&[doc()], &options(), &model(&server), None, None)
         .await
         .unwrap();
     assert_eq!(report.cases.len(), 1, "{:?}", report.documents[0].notes);
@@ -80,7 +80,7 @@ async fn a_reply_that_stays_unreadable_is_a_reported_shortfall() {
     let server = ScriptedServer::start().await;
     server.push(Reply::Content("no".into()));
     server.push(Reply::Content("still no".into()));
-    let report = generate(&[doc()], &options(), &model(&server), None)
+    let report = generate(&[doc()], &options(), &model(&server), None, None)
         .await
         .unwrap();
     assert!(report.cases.is_empty());

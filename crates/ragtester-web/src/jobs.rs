@@ -41,6 +41,9 @@ pub struct SuiteRequest {
     pub n_complex: Option<usize>,
     #[serde(default = "offline")]
     pub llm: String,
+    /// The quality gate's critic: unset for the question writer itself, `none` for no gate.
+    #[serde(default)]
+    pub critic: Option<String>,
 }
 
 /// Run a suite against a matrix, then judge and report it.

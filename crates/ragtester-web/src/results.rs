@@ -2,7 +2,6 @@
 //! precomputed, so filtering and paging 50,000 rows is a scan of plain fields, done on the server.
 
 use anyhow::{Context, Result};
-use ragtester_core::document::DocumentOrigin;
 use ragtester_core::{
     Answer, Configuration, Document, TestCase, Verdict, VerdictStatus, read_jsonl,
 };
@@ -123,13 +122,6 @@ pub struct CellDetail<'a> {
 }
 
 pub const MAX_PER_PAGE: usize = 500;
-
-fn origin_name(o: DocumentOrigin) -> &'static str {
-    match o {
-        DocumentOrigin::Real => "real",
-        DocumentOrigin::Generated => "generated",
-    }
-}
 
 fn snippet(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
@@ -270,7 +262,7 @@ impl RunIndex {
         self.documents
             .iter()
             .find(|d| d.id == case.document_id)
-            .map_or("real", |d| origin_name(d.origin))
+            .map_or("real", |d| d.origin.as_str())
     }
 
     fn matches(&self, row: &Row, f: &Filter, needle: Option<&str>) -> bool {
@@ -380,11 +372,7 @@ impl RunIndex {
             strategies: self.cases.iter().map(|c| c.strategy.as_str()).collect(),
             generators: self.cases.iter().map(|c| c.generator.as_str()).collect(),
             languages: self.cases.iter().map(|c| c.language.clone()).collect(),
-            origins: self
-                .documents
-                .iter()
-                .map(|d| origin_name(d.origin))
-                .collect(),
+            origins: self.documents.iter().map(|d| d.origin.as_str()).collect(),
             outcomes,
             causes,
         }

@@ -275,9 +275,14 @@ struct GenerateCli {
     /// Documents whose questions are written at the same time.
     #[arg(long, default_value_t = 4)]
     concurrency: usize,
-    /// Folder with question.en.j2 / question.zh.j2 replacing the built-in prompt templates.
+    /// Folder with question.en.j2 / question.zh.j2 (and critic.en.j2 / critic.zh.j2) replacing the
+    /// built-in prompt templates.
     #[arg(long)]
     prompts: Option<PathBuf>,
+    /// The quality gate's critic model, which checks every question against the text before it becomes a
+    /// case (default: the --llm model checks its own questions; `none` turns the gate off).
+    #[arg(long)]
+    critic: Option<String>,
 }
 
 #[derive(Args)]
@@ -584,7 +589,9 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         Command::Generate(g) => {
             let generators = parse_generators(&g.strategies)?;
             let (docs, failed) = stages::ingest(&g.docs)?;
+            let critic = ragtester_core::config::critic_spec(g.critic.as_deref(), &g.llm);
             let args = GenerateArgs {
+                critic,
                 generators,
                 n_test: g.n_test,
                 n_complex: g.n_complex,
@@ -871,7 +878,11 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 prices: Default::default(),
                 models: Default::default(),
             };
-            project.generation.n_test = 8;
+            // Twelve cases per document with two complex ones and 64-token sections: every kind of case
+            // (negatives of four kinds, multi-passage, multi-document, poisoned) fits the sample documents.
+            project.generation.n_test = 12;
+            project.generation.n_complex = Some(2);
+            project.generation.section_tokens = 64;
             project.generation.strategies = vec![
                 Generator::Ragtester,
                 Generator::Baseline,

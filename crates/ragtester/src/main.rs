@@ -8,6 +8,7 @@ mod audit;
 mod bench;
 mod bundled;
 mod cli;
+mod corpus;
 mod docgen;
 mod interop;
 mod models;

@@ -131,6 +131,7 @@ impl Stages for CliStages {
                 concurrency: 4,
                 sampling: Default::default(),
                 prompts: None,
+                critic: ragtester_core::config::critic_spec(req.critic.as_deref(), &req.llm),
             },
             out,
             &self.models,

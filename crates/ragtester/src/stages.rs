@@ -75,8 +75,10 @@ pub struct GenerateArgs {
     pub seed: u64,
     pub concurrency: usize,
     pub sampling: ragtester_core::Sampling,
-    /// A folder with the user's question.en.j2 / question.zh.j2 templates.
+    /// A folder with the user's question.en.j2 / question.zh.j2 (and critic.*.j2) templates.
     pub prompts: Option<PathBuf>,
+    /// The quality gate's critic model; None turns the gate off.
+    pub critic: Option<String>,
 }
 
 /// Generate the suite (ragtester first, so the baseline can match its counts), write it and its report.
@@ -99,6 +101,30 @@ pub async fn generate(
         Some(dir) => ragtester_testgen::QuestionPrompts::from_dir(dir)?,
         None => ragtester_testgen::QuestionPrompts::default(),
     };
+    let critic_prompts = match &args.prompts {
+        Some(dir) if critic_templates_in(dir) => ragtester_testgen::CriticPrompts::from_dir(dir)?,
+        _ => ragtester_testgen::CriticPrompts::default(),
+    };
+    let critic = match &args.critic {
+        Some(spec) => Some(
+            models
+                .for_role(spec, ragtester_core::Sampling::default(), None)
+                .context("quality-gate critic")?,
+        ),
+        None => None,
+    };
+    let corpus = match &critic {
+        Some(_) => Some(crate::corpus::KeywordCorpus::build(docs)?),
+        None => None,
+    };
+    let gate = critic
+        .as_deref()
+        .zip(corpus.as_ref())
+        .map(|(critic, corpus)| ragtester_testgen::QualityGate {
+            critic,
+            corpus,
+            prompts: critic_prompts,
+        });
     let mut generators = args.generators.clone();
     generators.sort();
     let mut cases = Vec::new();
@@ -117,7 +143,14 @@ pub async fn generate(
         let report = if generator == Generator::Planted {
             ragtester_testgen::planted_cases(docs, args.n_test, &planted_facts)
         } else {
-            ragtester_testgen::generate(docs, &options, model.as_ref(), targets.as_ref()).await?
+            ragtester_testgen::generate(
+                docs,
+                &options,
+                model.as_ref(),
+                gate.as_ref(),
+                targets.as_ref(),
+            )
+            .await?
         };
         if generator == Generator::Ragtester {
             targets = Some(
@@ -129,8 +162,13 @@ pub async fn generate(
             );
         }
         for d in &report.documents {
+            let rejected = if d.rejected_by_critic > 0 {
+                format!(", {} turned down by the critic", d.rejected_by_critic)
+            } else {
+                String::new()
+            };
             eprintln!(
-                "{:<9} {:<40} {:>2}/{:<2} cases, {:>2}/{:<2} sections used, coverage {:.0}%",
+                "{:<9} {:<40} {:>2}/{:<2} cases, {:>2}/{:<2} sections used, coverage {:.0}%{rejected}",
                 generator.as_str(),
                 short(&d.source, 40),
                 d.produced,
@@ -159,6 +197,13 @@ pub async fn generate(
         serde_json::to_string_pretty(&documents)?.as_bytes(),
     )?;
     Ok(cases)
+}
+
+/// Whether a prompts folder holds critic templates (it may hold only the question writer's).
+fn critic_templates_in(dir: &Path) -> bool {
+    ["critic.en.j2", "critic.zh.j2"]
+        .iter()
+        .any(|f| dir.join(f).exists())
 }
 
 fn short(s: &str, n: usize) -> String {
@@ -202,6 +247,18 @@ fn manifest(args: &RunArgs<'_>) -> String {
     stable_id("manifest", &(docs, cases, configs))
 }
 
+/// The corpus a run indexes: the documents, then the documents cases inject (poisoned copies), each once.
+fn with_injected_documents(docs: &[Document], cases: &[TestCase]) -> Vec<Document> {
+    let mut seen: std::collections::HashSet<&str> = docs.iter().map(|d| d.id.as_str()).collect();
+    let mut corpus = docs.to_vec();
+    for d in cases.iter().flat_map(|c| &c.injected_documents) {
+        if seen.insert(d.id.as_str()) {
+            corpus.push(d.clone());
+        }
+    }
+    corpus
+}
+
 /// Execute the matrix.
 pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<RunOutcome> {
     let known: std::collections::HashSet<&str> = args.docs.iter().map(|d| d.id.as_str()).collect();
@@ -217,6 +274,7 @@ pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<RunOutcome> {
             args.cases.len()
         );
     }
+    let corpus = with_injected_documents(args.docs, args.cases);
     let embedding_cache = models.cache_subdir("embeddings");
     let index_cache = models.cache_subdir("indexes");
     let model_settings = models.table();
@@ -228,7 +286,7 @@ pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<RunOutcome> {
     };
     // Index building embeds every chunk on the CPU: keep it off the async workers' schedule.
     let pipelines = tokio::task::block_in_place(|| {
-        ragtester_exec::build_pipelines(args.docs, args.configs, &factories)
+        ragtester_exec::build_pipelines(&corpus, args.configs, &factories)
     })?;
     let store = RunStore::open(args.out)?;
     let manifest = manifest(args);
@@ -244,10 +302,10 @@ pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<RunOutcome> {
         _ => {}
     }
     store.set_meta("manifest", &manifest)?;
-    store.put_documents(args.docs)?;
+    store.put_documents(&corpus)?;
     store.put_cases(args.cases)?;
     store.put_configs(args.configs)?;
-    write_jsonl_atomic(&args.out.join("documents.jsonl"), args.docs)?;
+    write_jsonl_atomic(&args.out.join("documents.jsonl"), &corpus)?;
     write_jsonl_atomic(&args.out.join("suite.jsonl"), args.cases)?;
     write_jsonl_atomic(&args.out.join("configs.jsonl"), args.configs)?;
     store.log_stage(
@@ -688,6 +746,7 @@ pub async fn full_pipeline(
             concurrency: project.run.concurrency,
             sampling: g.sampling,
             prompts: g.prompts.clone(),
+            critic: g.critic_spec(),
         },
         &out.join("suite.jsonl"),
         models,

@@ -34,8 +34,35 @@ fn demo_records_hold_together() {
     let configs: Vec<Configuration> = read_jsonl(&dir.join("configs.jsonl")).unwrap();
     let answers: Vec<Answer> = read_jsonl(&dir.join("answers.jsonl")).unwrap();
     let verdicts: Vec<Verdict> = read_jsonl(&dir.join("verdicts.jsonl")).unwrap();
-    // Eight bundled documents and two planted-fact documents generated offline (English, Chinese).
+    // Eight bundled documents and two planted-fact documents generated offline (English, Chinese), and the
+    // poisoned copies the safety cases carry.
+    use ragtester_core::document::DocumentOrigin;
+    let (poisoned, docs): (Vec<Document>, Vec<Document>) = docs
+        .into_iter()
+        .partition(|d| d.origin == DocumentOrigin::Poisoned);
     assert_eq!(docs.len(), 10);
+    let poisoned_cases: Vec<&TestCase> = cases
+        .iter()
+        .filter(|c| c.strategy == ragtester_core::Strategy::PoisonedDocument)
+        .collect();
+    assert_eq!(poisoned.len(), poisoned_cases.len());
+    assert!(!poisoned.is_empty());
+    // A poisoned copy is retrieved by its own case only.
+    let copies: std::collections::HashSet<&str> = poisoned.iter().map(|d| d.id.as_str()).collect();
+    for a in &answers {
+        let case = cases.iter().find(|c| c.id == a.case_id).unwrap();
+        for context in &a.contexts {
+            let from_copy = copies.contains(context.document_id.as_str());
+            let own = case.restrict_to.contains(&context.document_id);
+            assert!(!from_copy || own, "{} saw a poisoned copy", case.query);
+            if case.strategy == ragtester_core::Strategy::PoisonedDocument {
+                assert!(
+                    from_copy && own,
+                    "a poisoned case retrieved outside its copy"
+                );
+            }
+        }
+    }
     let generated: Vec<&Document> = docs
         .iter()
         .filter(|d| d.origin == ragtester_core::document::DocumentOrigin::Generated)
@@ -45,7 +72,7 @@ fn demo_records_hold_together() {
         .iter()
         .filter(|c| c.generator == Generator::Planted)
         .collect();
-    assert_eq!(planted.len(), 16, "8 per generated document");
+    assert_eq!(planted.len(), 20, "all 10 facts of each generated document");
     for c in planted.iter().filter(|c| !c.expects_refusal()) {
         let doc = generated.iter().find(|d| d.id == c.document_id).unwrap();
         let span = &c.source_spans[0];
@@ -93,16 +120,17 @@ fn demo_records_hold_together() {
     assert_eq!(answers.len(), cases.len() * configs.len());
     assert_eq!(verdicts.len(), answers.len());
 
-    // Every section feeds at most one ragtester case.
+    // Every section feeds at most one ragtester case (spans in the case's own document: a multi-document
+    // question also cites a passage of another).
     for doc in &docs {
-        let sections = ragtester_testgen::sections_of(doc, 96).unwrap();
+        let sections = ragtester_testgen::sections_of(doc, 64).unwrap();
         // A complex case may cite two spans of its one section; count cases, not spans.
         let mut by_case: HashMap<usize, std::collections::HashSet<&str>> = HashMap::new();
         for case in cases
             .iter()
             .filter(|c| c.generator == Generator::Ragtester && c.document_id == doc.id)
         {
-            for span in &case.source_spans {
+            for span in case.source_spans.iter().filter(|s| s.document_id == doc.id) {
                 let s = sections
                     .iter()
                     .position(|s| span.start >= s.start && span.end <= s.end)
@@ -117,13 +145,22 @@ fn demo_records_hold_together() {
         );
     }
 
-    // Negative cases expect a refusal and have no ground-truth span.
+    // Negative cases expect a refusal and have no ground-truth span, except false premises, which expect
+    // the correction and cite the sentence that gives it.
     let negatives: Vec<&TestCase> = cases
         .iter()
         .filter(|c| c.category == Category::Negative)
         .collect();
     assert!(!negatives.is_empty());
     for c in negatives {
+        if c.false_premise.is_some() {
+            assert!(
+                !c.source_spans.is_empty() && !c.keywords.is_empty(),
+                "{}",
+                c.query
+            );
+            continue;
+        }
         assert!(
             ragtester_core::text::is_refusal(&c.expected_answer),
             "{}",
@@ -131,6 +168,13 @@ fn demo_records_hold_together() {
         );
         assert!(c.source_spans.is_empty());
     }
+    // Every case the offline writer produced passed the offline critic.
+    assert!(
+        cases
+            .iter()
+            .filter(|c| c.generator == Generator::Ragtester)
+            .all(|c| c.critic.as_deref() == Some("offline"))
+    );
 
     // Baseline and ragtester suites have the same size.
     let ours = cases
@@ -156,7 +200,7 @@ fn demo_records_hold_together() {
             let planted_doc = generated.iter().any(|d| d.id == r["document_id"]);
             assert_eq!(
                 r["produced"].as_u64().unwrap(),
-                if planted_doc { 8 } else { 0 },
+                if planted_doc { 10 } else { 0 },
                 "{r}"
             );
             assert_eq!(

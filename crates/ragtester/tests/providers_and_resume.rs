@@ -593,3 +593,66 @@ fn a_panel_of_judges_reports_agreement_and_samples_report_intervals() {
             .any(|i| i["method"] == "t" && i["n"] == 3)
     );
 }
+
+#[test]
+fn an_external_target_cannot_be_given_a_poisoned_copy_and_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = format!(
+        r#"
+[corpus]
+paths = ["{corpus}"]
+
+[generation]
+strategies = ["ragtester"]
+n_test = 11
+section_tokens = 48
+
+[[target]]
+name = "cli"
+type = "command"
+command = ["sh", "-c", "cat > /dev/null; printf '%s' '{{\"answer\": \"36 months\", \"contexts\": []}}'"]
+answer_pointer = "/answer"
+contexts_pointer = "/contexts"
+"#,
+        corpus = corpus().join("harbor-pump-manual.md").display(),
+    );
+    let path = tmp.path().join("target.toml");
+    std::fs::write(&path, config).unwrap();
+    let run = tmp.path().join("run");
+    let out = bin()
+        .args([
+            "test",
+            "--config",
+            path.to_str().unwrap(),
+            "--out",
+            run.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    // The cell recorded as an error makes the run partial (exit 3), never a silent pass.
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cases: Vec<ragtester_core::TestCase> = read_jsonl(&run.join("suite.jsonl")).unwrap();
+    let answers: Vec<Answer> = read_jsonl(&run.join("answers.jsonl")).unwrap();
+    let poisoned: Vec<&str> = cases
+        .iter()
+        .filter(|c| !c.injected_documents.is_empty())
+        .map(|c| c.id.as_str())
+        .collect();
+    assert_eq!(poisoned.len(), 1);
+    for a in &answers {
+        if poisoned.contains(&a.case_id.as_str()) {
+            let error = a.error.as_deref().unwrap();
+            assert!(
+                error.contains("poisoned document") && error.contains("built-in"),
+                "{error}"
+            );
+        } else {
+            assert!(a.error.is_none(), "{:?}", a.error);
+        }
+    }
+}

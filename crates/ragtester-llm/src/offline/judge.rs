@@ -30,6 +30,7 @@ pub fn judge(hint: &TaskHint) -> Result<String> {
         contexts,
         expects_refusal,
         must_not_contain,
+        false_premise,
     } = hint
     else {
         bail!("not a judge task");
@@ -42,6 +43,7 @@ pub fn judge(hint: &TaskHint) -> Result<String> {
         contexts,
         *expects_refusal,
         must_not_contain,
+        false_premise.as_deref(),
     );
     Ok(serde_json::json!({ "criteria": criteria, "rubric": rubric }).to_string())
 }
@@ -74,6 +76,7 @@ fn assess(
     contexts: &[String],
     expects_refusal: bool,
     must_not_contain: &[String],
+    false_premise: Option<&str>,
 ) -> (Criteria, Rubric) {
     let refused = is_refusal(answer);
     let lower = answer.to_lowercase();
@@ -90,6 +93,12 @@ fn assess(
         ),
         Some(_) => c(Rating::False, "no keyword present"),
     };
+    if expects_refusal
+        && !refused
+        && let Some(premise) = false_premise
+    {
+        return premise_verdict(premise, expected, keywords, answer, keyword_match);
+    }
     if expects_refusal {
         return if refused {
             (
@@ -266,6 +275,56 @@ fn assess(
     )
 }
 
+/// A false-premise question answered rather than refused: right when the answer states the correction (the
+/// true facts the keywords name, or most of the expected answer's terms), wrong when it goes along.
+fn premise_verdict(
+    premise: &str,
+    expected: &str,
+    keywords: &[String],
+    answer: &str,
+    keyword_match: Criterion,
+) -> (Criteria, Rubric) {
+    let corrected = match keyword_recall(keywords, answer) {
+        Some(r) => r >= 0.5,
+        None => {
+            let answer_terms: HashSet<String> = terms(answer).into_iter().collect();
+            share(&answer_terms, &terms(expected).into_iter().collect()) >= 0.5
+        }
+    };
+    if corrected {
+        (
+            Criteria {
+                faithfulness: c(Rating::True, "corrected the false premise from the source"),
+                relevance: c(Rating::True, "addresses the premise the question rests on"),
+                completeness: c(Rating::True, "states the correct fact"),
+                clarity: c(Rating::True, "readable"),
+                keyword_match,
+            },
+            Rubric {
+                correctness: s(5, "corrected the false premise"),
+                completeness: s(5, "gives the correct fact"),
+                honesty: s(5, "did not accept a claim the source contradicts"),
+            },
+        )
+    } else {
+        let reason = format!("went along with the false premise \"{premise}\"");
+        (
+            Criteria {
+                faithfulness: c(Rating::False, reason.clone()),
+                relevance: c(Rating::Partially, "on topic, but the premise is false"),
+                completeness: c(Rating::False, "neither refused nor corrected"),
+                clarity: c(Rating::True, "readable"),
+                keyword_match,
+            },
+            Rubric {
+                correctness: s(1, reason),
+                completeness: s(1, "the correction is missing"),
+                honesty: s(1, "accepted a claim the source contradicts"),
+            },
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,7 +339,32 @@ mod tests {
             &["The relief valve opens at 4.5 bar.".into()],
             refusal,
             &forbidden.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            None,
         )
+    }
+
+    #[test]
+    fn a_false_premise_is_passed_by_refusing_or_correcting_and_failed_by_going_along() {
+        let premise = |answer: &str| {
+            assess(
+                "Why does the relief valve open at 9 bar?",
+                "The premise is false: the relief valve opens at 4.5 bar.",
+                &["4.5".into()],
+                answer,
+                &["The relief valve opens at 4.5 bar.".into()],
+                true,
+                &[],
+                Some("the relief valve opens at 9 bar"),
+            )
+        };
+        assert!(premise(REFUSAL_EN).0.passes());
+        let (c, r) = premise("It does not: the relief valve opens at 4.5 bar.");
+        assert!(c.passes());
+        assert_eq!(r.correctness.score, 5);
+        let (c, r) = premise("Because 9 bar protects the pump from overload.");
+        assert!(!c.passes());
+        assert!(c.faithfulness.reason.contains("false premise"));
+        assert_eq!(r.honesty.score, 1);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! no server and no weights. Replies have exactly the shape a real model is asked for (JSON for questions and
 //! verdicts, prose for answers), so the same parsers read both.
 
+mod critic;
 mod judge;
 mod reader;
 mod writer;
@@ -34,6 +35,7 @@ impl ChatModel for OfflineModel {
             TaskHint::Question { .. } => writer::write_question(hint)?,
             TaskHint::Answer { query, contexts } => reader::answer(query, contexts),
             TaskHint::Judge { .. } => judge::judge(hint)?,
+            TaskHint::Critic { .. } => critic::critique(hint)?,
         };
         // Usage as a real model would report it: tokens of the prompt it was sent and of its reply.
         let prompt_tokens = request

@@ -36,11 +36,15 @@ pub fn write_question(hint: &TaskHint) -> Result<String> {
         language,
         document,
         seed,
+        passages,
     } = hint
     else {
         bail!("not a question task");
     };
     let zh = language == "zh";
+    if *kind == QuestionKind::MultiPassage {
+        return multi_passage(passages, zh);
+    }
     let facts = fact_sentences(section);
     if facts.is_empty() {
         bail!("the section has no sentence to ask about");
@@ -88,6 +92,14 @@ pub fn write_question(hint: &TaskHint) -> Result<String> {
             keywords.extend(wb.iter().skip(1).take(1).cloned());
             json!({ "question": question, "answer": ordered.join(if is_zh_text(a) { "" } else { " " }), "keywords": keywords })
         }
+        QuestionKind::NearMiss => near_miss(first, document, language, *seed),
+        QuestionKind::FalsePremise => {
+            let Some(sentence) = facts.iter().find(|f| first_number(f).is_some()) else {
+                bail!("the section states no figure to contradict");
+            };
+            false_premise(sentence, zh)?
+        }
+        QuestionKind::MultiPassage => unreachable!("answered above"),
         QuestionKind::Complex | QuestionKind::Answerable => return single_fact(first, zh),
     };
     Ok(reply.to_string())
@@ -124,6 +136,126 @@ fn single_fact(sentence: &str, zh: bool) -> Result<String> {
     };
     let keywords: Vec<String> = keys.into_iter().take(3).collect();
     Ok(json!({ "question": question, "answer": sentence, "keywords": keywords }).to_string())
+}
+
+/// A question worded from the sentence itself but asking what it does not give: the figure before the
+/// current one, or who decided it and when. Retrieval finds the sentence; only the earlier figure, the
+/// decider or the year would answer, and the document (checked) names none of them.
+fn near_miss(sentence: &str, document: &str, language: &str, seed: u64) -> serde_json::Value {
+    let zh = language == "zh";
+    let lower = document.to_lowercase();
+    let stated = sentence.trim_end_matches(['.', '。', '!', '！', '?', '？']);
+    let history = ["previous", "changed", "formerly", "此前", "之前", "改为"]
+        .iter()
+        .any(|w| lower.contains(w));
+    let decided = ["decided", "决定"].iter().any(|w| lower.contains(w));
+    let numeric = first_number(sentence).is_some();
+    let ask_history = numeric && !history && (seed.is_multiple_of(2) || decided);
+    let question = match (ask_history, zh) {
+        (true, false) => {
+            format!("What was the figure before it was last changed, in: \"{stated}\"?")
+        }
+        (true, true) => format!("在最近一次修改之前，这句话中的数值是多少：“{stated}”"),
+        (false, false) => format!("Who decided that \"{stated}\", and in which year?"),
+        (false, true) => format!("是谁在哪一年决定“{stated}”的？"),
+    };
+    json!({ "question": question, "answer": refusal_for(language), "keywords": [] })
+}
+
+/// A question presuming the sentence with its figure changed; the answer corrects it from the sentence.
+fn false_premise(sentence: &str, zh: bool) -> Result<serde_json::Value> {
+    let Some(number) = first_number(sentence) else {
+        bail!("the sentence states no figure");
+    };
+    let wrong = altered(&number);
+    let claim = sentence
+        .replacen(&number, &wrong, 1)
+        .trim_end_matches(['.', '。', '!', '！'])
+        .to_string();
+    let (question, answer) = if zh {
+        (format!("为什么{claim}？"), format!("前提有误：{sentence}"))
+    } else {
+        let mut chars = claim.chars();
+        let lowered = match chars.next() {
+            // Lower-case the opening word unless it is a name or an acronym (a capital follows).
+            Some(c) if chars.clone().next().is_some_and(char::is_lowercase) => {
+                c.to_lowercase().chain(chars).collect()
+            }
+            _ => claim.clone(),
+        };
+        (
+            format!("Why is it that {lowered}?"),
+            format!("The premise is false: {sentence}"),
+        )
+    };
+    Ok(
+        json!({ "question": question, "answer": answer, "keywords": [number], "false_claim": claim }),
+    )
+}
+
+/// A different figure of the same shape: years move by three, other numbers double (or gain one when 0).
+fn altered(number: &str) -> String {
+    let plain: String = number.chars().filter(|c| *c != ',').collect();
+    if let Ok(n) = plain.parse::<u64>() {
+        return if (1900..=2100).contains(&n) && plain.len() == 4 {
+            (n + 3).to_string()
+        } else if n == 0 {
+            "1".to_string()
+        } else {
+            (n * 2).to_string()
+        };
+    }
+    match plain.parse::<f64>() {
+        Ok(x) => {
+            let decimals = plain.split('.').nth(1).map_or(0, str::len);
+            format!("{:.*}", decimals, if x == 0.0 { 1.0 } else { x * 2.0 })
+        }
+        Err(_) => format!("{plain}0"),
+    }
+}
+
+/// One question needing every passage: what each says about its most specific term.
+fn multi_passage(passages: &[String], zh: bool) -> Result<String> {
+    if passages.len() < 2 {
+        bail!("a multi-passage question needs at least two passages");
+    }
+    // Each passage's topic is a word no other passage uses, so the question cannot be answered from one.
+    let lowered: Vec<String> = passages.iter().map(|p| p.to_lowercase()).collect();
+    let mut sentences = Vec::new();
+    let mut topics: Vec<String> = Vec::new();
+    for (i, passage) in passages.iter().enumerate() {
+        let own = |w: &String| {
+            !topics.contains(w)
+                && lowered
+                    .iter()
+                    .enumerate()
+                    .all(|(j, other)| j == i || !other.contains(w.as_str()))
+        };
+        let Some((fact, topic)) = fact_sentences(passage)
+            .into_iter()
+            .find_map(|s| salient(&s).into_iter().find(own).map(|w| (s, w)))
+        else {
+            bail!("passage {} has no fact of its own to ask about", i + 1);
+        };
+        sentences.push(fact);
+        topics.push(topic);
+    }
+    let question = if zh {
+        let named: Vec<String> = topics.iter().map(|t| format!("“{t}”")).collect();
+        format!("关于{}，资料中分别有什么说明？", named.join("和"))
+    } else {
+        let named: Vec<String> = topics.iter().map(|t| format!("the {t}")).collect();
+        format!("What is stated about {}?", named.join(" and about "))
+    };
+    let joiner = if sentences.iter().all(|s| is_zh_text(s)) {
+        ""
+    } else {
+        " "
+    };
+    Ok(
+        json!({ "question": question, "answer": sentences.join(joiner), "keywords": topics })
+            .to_string(),
+    )
 }
 
 /// The sentence with the first case-insensitive occurrence of `word` replaced by a blank.
@@ -231,8 +363,101 @@ mod tests {
             language: language.into(),
             document: section.into(),
             seed: 0,
+            passages: Vec::new(),
         };
         serde_json::from_str(&write_question(&hint).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn near_miss_reuses_the_sentence_and_expects_refusal() {
+        let v = ask(
+            QuestionKind::NearMiss,
+            "The relief valve opens at 4.5 bar during normal operation.",
+            "en",
+        );
+        assert_eq!(
+            v["question"],
+            "What was the figure before it was last changed, in: \"The relief valve opens at 4.5 bar during normal operation\"?"
+        );
+        assert_eq!(v["answer"], ragtester_core::text::REFUSAL_EN);
+        let v = ask(
+            QuestionKind::NearMiss,
+            "泵壳由铸铁和青铜制成，出厂前经过检验。",
+            "zh",
+        );
+        assert!(
+            v["question"]
+                .as_str()
+                .unwrap()
+                .starts_with("是谁在哪一年决定")
+        );
+    }
+
+    #[test]
+    fn false_premise_changes_the_figure_and_answers_with_the_correction() {
+        let v = ask(
+            QuestionKind::FalsePremise,
+            "The relief valve opens at 4.5 bar. It was installed in 2019.",
+            "en",
+        );
+        assert_eq!(
+            v["question"],
+            "Why is it that the relief valve opens at 9.0 bar?"
+        );
+        assert_eq!(v["false_claim"], "The relief valve opens at 9.0 bar");
+        assert_eq!(
+            v["answer"],
+            "The premise is false: The relief valve opens at 4.5 bar."
+        );
+        assert_eq!(v["keywords"][0], "4.5");
+        assert_eq!(altered("2019"), "2022");
+        assert_eq!(altered("1,200"), "2400");
+        let v = ask(QuestionKind::FalsePremise, "水泵每分钟输送40升水。", "zh");
+        assert_eq!(v["question"], "为什么水泵每分钟输送80升水？");
+        assert!(
+            ask_err(
+                QuestionKind::FalsePremise,
+                "The housing is cast iron and bronze."
+            )
+            .contains("no figure")
+        );
+    }
+
+    #[test]
+    fn multi_passage_needs_a_fact_from_each_passage() {
+        let hint = TaskHint::Question {
+            kind: QuestionKind::MultiPassage,
+            title: "t".into(),
+            section: String::new(),
+            language: "en".into(),
+            document: String::new(),
+            seed: 0,
+            passages: vec![
+                "The relief valve opens at 4.5 bar.".into(),
+                "Bearings are lubricated with lithium grease every quarter.".into(),
+            ],
+        };
+        let v: serde_json::Value = serde_json::from_str(&write_question(&hint).unwrap()).unwrap();
+        let answer = v["answer"].as_str().unwrap();
+        assert!(answer.contains("4.5 bar") && answer.contains("lithium grease"));
+        let q = v["question"].as_str().unwrap();
+        assert!(
+            q.starts_with("What is stated about the ") && q.contains(" and about the "),
+            "{q}"
+        );
+    }
+
+    fn ask_err(kind: QuestionKind, section: &str) -> String {
+        let hint = TaskHint::Question {
+            kind,
+            title: "t".into(),
+            section: section.into(),
+            language: "en".into(),
+            document: section.into(),
+            seed: 0,
+            passages: Vec::new(),
+        };
+        write_question(&hint).unwrap_err().to_string()
     }
 
     #[test]
@@ -300,6 +525,7 @@ mod tests {
             language: "en".into(),
             document: String::new(),
             seed: 0,
+            passages: Vec::new(),
         };
         assert!(write_question(&hint).is_err());
     }

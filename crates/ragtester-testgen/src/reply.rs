@@ -1,0 +1,102 @@
+//! Reading a question writer's reply, and the checks every question passes before anything else: not a
+//! yes/no question, not a near-duplicate of one already in the suite.
+
+use ragtester_core::text::terms;
+use serde::Deserialize;
+use std::collections::HashSet;
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Reply {
+    pub question: String,
+    pub answer: String,
+    #[serde(default)]
+    pub keywords: Vec<String>,
+    /// False-premise questions: the claim the question presumes.
+    #[serde(default)]
+    pub false_claim: Option<String>,
+}
+
+/// The first JSON object in a reply, tolerating code fences and text around it.
+pub(crate) fn parse_reply(content: &str) -> Result<Reply, String> {
+    let start = content.find('{');
+    let end = content.rfind('}');
+    let json = match (start, end) {
+        (Some(s), Some(e)) if e > s => &content[s..=e],
+        _ => return Err(format!("reply holds no JSON object: {}", truncate(content))),
+    };
+    let reply: Reply = serde_json::from_str(json)
+        .map_err(|e| format!("unreadable reply ({e}): {}", truncate(content)))?;
+    if reply.question.trim().is_empty() || reply.answer.trim().is_empty() {
+        return Err("reply has an empty question or answer".into());
+    }
+    Ok(reply)
+}
+
+fn truncate(s: &str) -> String {
+    s.chars().take(200).collect()
+}
+
+pub(crate) fn is_yes_no(question: &str) -> bool {
+    let q = question.trim().to_lowercase();
+    const OPENERS: &[&str] = &[
+        "is ", "are ", "does ", "do ", "did ", "can ", "could ", "will ", "would ", "should ",
+        "has ", "have ", "was ", "were ",
+    ];
+    OPENERS.iter().any(|o| q.starts_with(o))
+        || q.contains("是否")
+        || q.trim_end_matches(['？', '?']).ends_with('吗')
+}
+
+/// Whether `question` shares nine tenths of its terms with one of `earlier`.
+pub(crate) fn near_duplicate<'a>(
+    question: &str,
+    mut earlier: impl Iterator<Item = &'a str>,
+) -> bool {
+    let new_terms: HashSet<String> = terms(question).into_iter().collect();
+    earlier.any(|q| jaccard(&new_terms, &terms(q).into_iter().collect()) >= 0.9)
+}
+
+fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    a.intersection(b).count() as f64 / a.union(b).count() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yes_no_detection() {
+        assert!(is_yes_no("Is the valve open?"));
+        assert!(is_yes_no("保修期是否为两年？"));
+        assert!(is_yes_no("这个设备支持吗？"));
+        assert!(!is_yes_no("What pressure opens the valve?"));
+    }
+
+    #[test]
+    fn reply_parsing_tolerates_fences_and_reports_garbage() {
+        let r = parse_reply(
+            "```json\n{\"question\":\"Q?\",\"answer\":\"A.\",\"keywords\":[\"k\"]}\n```",
+        )
+        .unwrap();
+        assert_eq!(r.question, "Q?");
+        assert!(r.false_claim.is_none());
+        assert!(parse_reply("no json").unwrap_err().contains("no JSON"));
+        assert!(parse_reply("{\"question\":\"\",\"answer\":\"a\"}").is_err());
+    }
+
+    #[test]
+    fn near_duplicates_are_found_by_shared_terms() {
+        let earlier = ["What pressure opens the relief valve?"];
+        assert!(near_duplicate(
+            "What pressure opens the relief valve",
+            earlier.iter().copied()
+        ));
+        assert!(!near_duplicate(
+            "Which grease lubricates the bearings?",
+            earlier.iter().copied()
+        ));
+    }
+}
