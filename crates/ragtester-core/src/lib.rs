@@ -21,6 +21,7 @@ pub mod prompt_template;
 pub mod readability;
 pub mod record;
 pub mod spec;
+pub mod spend;
 pub mod text;
 pub mod tokens;
 pub mod verdict;

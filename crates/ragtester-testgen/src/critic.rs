@@ -6,6 +6,7 @@
 
 use ragtester_core::chat::CriticCheck;
 use ragtester_core::prompt_template::PromptTemplates;
+use ragtester_core::spend::BudgetExhausted;
 use ragtester_core::{ChatModel, ChatRequest, Message, OutputSchema, ReplyFormat, Role, TaskHint};
 use serde::Deserialize;
 use std::path::Path;
@@ -135,9 +136,19 @@ struct Reply {
     reason: String,
 }
 
+/// Why a question did not pass the gate.
+pub(crate) enum Rejection {
+    /// The critic turned it down, for this reason.
+    Critic(String),
+    /// No verdict could be had (a provider error, an unreadable reply).
+    Failed(String),
+    /// The spending cap refused the call: generation stops.
+    Budget(String),
+}
+
 impl QualityGate<'_> {
-    /// Ok when the question passes; Err with the critic's reason (or the failure to get one) when not.
-    pub(crate) async fn check(&self, task: Task<'_>) -> Result<(), String> {
+    /// Ok when the question passes; why not otherwise.
+    pub(crate) async fn check(&self, task: Task<'_>) -> Result<(), Rejection> {
         let hint = TaskHint::Critic {
             check: task.check,
             question: task.question.to_string(),
@@ -151,11 +162,13 @@ impl QualityGate<'_> {
         let zh = task.language == "zh";
         let mut reply = None;
         for attempt in 0..2 {
-            let response = self
-                .critic
-                .chat(&request)
-                .await
-                .map_err(|e| format!("critic error: {e:#}"))?;
+            let response = self.critic.chat(&request).await.map_err(|e| {
+                if BudgetExhausted::caused(&e) {
+                    Rejection::Budget(e.to_string())
+                } else {
+                    Rejection::Failed(format!("critic error: {e:#}"))
+                }
+            })?;
             match parse(&response.content) {
                 Ok(r) => {
                     reply = Some(r);
@@ -173,9 +186,9 @@ impl QualityGate<'_> {
                     }));
                 }
                 Err(problem) => {
-                    return Err(format!(
+                    return Err(Rejection::Failed(format!(
                         "critic reply unreadable after one re-ask: {problem}"
-                    ));
+                    )));
                 }
             }
         }
@@ -184,13 +197,13 @@ impl QualityGate<'_> {
         if yes == wanted {
             return Ok(());
         }
-        Err(match task.check {
+        Err(Rejection::Critic(match task.check {
             CriticCheck::Supported => format!("critic: the source does not support it ({reason})"),
             CriticCheck::Answered => format!("critic: the corpus answers it ({reason})"),
             CriticCheck::Contradicted => {
                 format!("critic: the source does not contradict the premise ({reason})")
             }
-        })
+        }))
     }
 }
 

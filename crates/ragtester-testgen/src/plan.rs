@@ -42,6 +42,10 @@ pub struct DocumentReport {
     /// Questions the quality gate's critic turned down.
     #[serde(default)]
     pub rejected_by_critic: usize,
+    /// Why generation stopped early (the spending cap refused a call); a rerun with a larger cap resumes
+    /// from the response cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub halted: Option<String>,
     /// Why fewer cases than requested were produced, and what was rejected on the way.
     pub notes: Vec<String>,
 }
@@ -116,6 +120,7 @@ async fn generate_document<'a>(
         notes: Vec::new(),
         rejected_by_critic: 0,
         rng: SplitMix64::new(seed_for(options.seed, &doc.id)),
+        halted: None,
     };
     let slots = match options.generator {
         Generator::Ragtester => ragtester_slots(target, options.n_complex, docs.len() > 1),
@@ -141,9 +146,14 @@ async fn generate_document<'a>(
         writer.notes.insert(
             0,
             format!(
-                "shortfall: {} of {} cases produced",
+                "shortfall: {} of {} cases produced{}",
                 writer.cases.len(),
-                target
+                target,
+                writer
+                    .halted
+                    .as_ref()
+                    .map(|why| format!(" (stopped: {why})"))
+                    .unwrap_or_default()
             ),
         );
     }
@@ -161,6 +171,7 @@ async fn generate_document<'a>(
         requested: target,
         produced: writer.cases.len(),
         rejected_by_critic: writer.rejected_by_critic,
+        halted: writer.halted,
         notes: writer.notes,
     };
     (report, writer.cases)

@@ -45,6 +45,7 @@ pub fn planted_cases(
             requested: n_test.min(facts.len()),
             produced: cases.len(),
             rejected_by_critic: 0,
+            halted: None,
             notes,
         });
         report.cases.extend(cases);

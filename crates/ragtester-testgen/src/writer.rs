@@ -2,7 +2,7 @@
 //! checked before it becomes a case — readable, not yes/no, not a near-duplicate, located in its source,
 //! and passed by the critic when a quality gate is set. What was rejected on the way is noted.
 
-use crate::critic::{EVIDENCE_PASSAGES, QualityGate, Task};
+use crate::critic::{EVIDENCE_PASSAGES, QualityGate, Rejection, Task};
 use crate::locate::{locate, locate_in};
 use crate::plan::GenerationOptions;
 use crate::poison::poison;
@@ -11,6 +11,7 @@ use crate::rng::SplitMix64;
 use crate::sections::Section;
 use ragtester_core::chat::{CriticCheck, QuestionKind};
 use ragtester_core::ids::stable_id;
+use ragtester_core::spend::BudgetExhausted;
 use ragtester_core::text::refusal_for;
 use ragtester_core::{
     Category, ChatModel, ChatRequest, Document, Generator, Message, ReplyFormat, Role, SourceSpan,
@@ -41,6 +42,8 @@ pub(crate) struct DocWriter<'a> {
     pub notes: Vec<String>,
     pub rejected_by_critic: usize,
     pub rng: SplitMix64,
+    /// Set when the spending cap refused a call: no further slot is tried.
+    pub halted: Option<String>,
 }
 
 /// A case before it is numbered and stamped with its generator.
@@ -108,6 +111,9 @@ impl<'a> DocWriter<'a> {
     /// Fill one slot. Slots that need another document fall back to their one-document kind when there is
     /// none (or it yields nothing), and a multi-passage slot to coverage, each with a note.
     pub async fn fill(&mut self, slot: Strategy, other: Other<'a>) {
+        if self.halted.is_some() {
+            return;
+        }
         match slot {
             Strategy::NegativeCrossDocument => {
                 if let Some(other) = other
@@ -217,6 +223,9 @@ impl<'a> DocWriter<'a> {
         let kind = kind_of(slot);
         let sections = self.sections;
         for index in self.candidates(slot) {
+            if self.halted.is_some() {
+                return false;
+            }
             let section = &sections[index];
             let label = format!("{} (section {index})", slot.as_str());
             let reply = match self
@@ -226,6 +235,9 @@ impl<'a> DocWriter<'a> {
                 Ok(r) => r,
                 Err(reason) => {
                     self.notes.push(format!("{label}: {reason}"));
+                    if self.halted.is_some() {
+                        return false;
+                    }
                     continue;
                 }
             };
@@ -356,6 +368,9 @@ impl<'a> DocWriter<'a> {
         let slot = Strategy::NegativeCrossDocument;
         let start = self.rng.below(sections.len());
         for k in 0..sections.len().min(CROSS_DOCUMENT_TRIES) {
+            if self.halted.is_some() {
+                return false;
+            }
             let section = &sections[(start + k) % sections.len()];
             let label = slot.as_str();
             let reply = match self
@@ -371,6 +386,9 @@ impl<'a> DocWriter<'a> {
                 Ok(r) => r,
                 Err(reason) => {
                     self.notes.push(format!("{label}: {reason}"));
+                    if self.halted.is_some() {
+                        return false;
+                    }
                     continue;
                 }
             };
@@ -378,6 +396,9 @@ impl<'a> DocWriter<'a> {
                 .unanswered(&reply.question, &other.language, label)
                 .await
             {
+                if self.halted.is_some() {
+                    return false;
+                }
                 continue;
             }
             let draft = self.negative(reply.question, slot, &other.language, section);
@@ -416,6 +437,9 @@ impl<'a> DocWriter<'a> {
                 }
             };
             for (their_doc, their_section, their_index) in partners {
+                if self.halted.is_some() {
+                    return false;
+                }
                 let label = format!("{} (section {a})", slot.as_str());
                 let passages = vec![sections[a].text.clone(), their_section.text.clone()];
                 let reply = match self
@@ -431,6 +455,9 @@ impl<'a> DocWriter<'a> {
                     Ok(r) => r,
                     Err(reason) => {
                         self.notes.push(format!("{label}: {reason}"));
+                        if self.halted.is_some() {
+                            return false;
+                        }
                         continue;
                     }
                 };
@@ -486,16 +513,20 @@ impl<'a> DocWriter<'a> {
         let Some(gate) = self.gate else {
             return true;
         };
-        match gate.check(task).await {
-            Ok(()) => true,
-            Err(reason) => {
-                if reason.starts_with("critic:") {
-                    self.rejected_by_critic += 1;
-                }
-                self.notes.push(format!("{label}: {reason}"));
-                false
+        let reason = match gate.check(task).await {
+            Ok(()) => return true,
+            Err(Rejection::Critic(reason)) => {
+                self.rejected_by_critic += 1;
+                reason
             }
-        }
+            Err(Rejection::Failed(reason)) => reason,
+            Err(Rejection::Budget(reason)) => {
+                self.halted = Some(reason.clone());
+                reason
+            }
+        };
+        self.notes.push(format!("{label}: {reason}"));
+        false
     }
 
     /// A negative question must not be answered by what the corpus returns for it from this document.
@@ -566,6 +597,14 @@ impl<'a> DocWriter<'a> {
         self.cases.push(case);
     }
 
+    /// What a failed generator call says; a budget refusal also halts the document.
+    fn failed(&mut self, e: anyhow::Error) -> String {
+        if BudgetExhausted::caused(&e) {
+            self.halted = Some(e.to_string());
+        }
+        format!("generator error: {e:#}")
+    }
+
     /// One question from a text, checked: parseable (re-asked once), not yes/no, not a near-duplicate.
     async fn ask(
         &mut self,
@@ -600,11 +639,13 @@ impl<'a> DocWriter<'a> {
             hint,
         );
         request.format = ReplyFormat::Schema(crate::prompt::question_schema(kind));
-        let response = self
-            .model
-            .chat(&request)
-            .await
-            .map_err(|e| format!("generator error: {e:#}"))?;
+        if let Some(reason) = &self.halted {
+            return Err(reason.clone());
+        }
+        let response = match self.model.chat(&request).await {
+            Ok(r) => r,
+            Err(e) => return Err(self.failed(e)),
+        };
         let reply = match parse_reply(&response.content) {
             Ok(reply) => reply,
             Err(problem) => {
@@ -622,11 +663,10 @@ impl<'a> DocWriter<'a> {
                         "Your reply could not be read ({problem}). Reply with one JSON object only: {shape}"
                     )
                 }));
-                let again = self
-                    .model
-                    .chat(&request)
-                    .await
-                    .map_err(|e| format!("generator error: {e:#}"))?;
+                let again = match self.model.chat(&request).await {
+                    Ok(r) => r,
+                    Err(e) => return Err(self.failed(e)),
+                };
                 parse_reply(&again.content).map_err(|e| format!("{e} (after one re-ask)"))?
             }
         };

@@ -152,7 +152,10 @@ async fn a_critic_that_turns_everything_down_is_a_reported_shortfall() {
 #[tokio::test]
 async fn an_unreadable_critic_is_asked_again_then_reported() {
     let server = ScriptedServer::start().await;
-    // Nothing scripted: the server echoes prose, which is no verdict.
+    // Prose, which is no verdict: for each of the three sections, the check and its re-ask.
+    for _ in 0..6 {
+        server.push(Reply::Content("I think the question is fine.".into()));
+    }
     let report = checked(&server, 1).await;
     let d = &report.documents[0];
     assert_eq!(d.produced, 0);

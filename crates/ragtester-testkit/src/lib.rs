@@ -152,16 +152,22 @@ impl ScriptedServer {
 
 /// The deterministic echo: "echo: " and the question line of the last user message. A request for the
 /// judge's schema (`judge_verdict`) gets a scripted verdict instead: every criterion True when the system
-/// answer shares a word of four letters or more with the expected answer, else faithfulness False.
+/// answer shares a word of four letters or more with the expected answer, else faithfulness False. A
+/// request for a test question (`test_question`) gets one about the first sentence of its section, and a
+/// critic's check (`question_check`) the verdict that passes the question.
 pub fn echo_content(body: &Value) -> String {
-    if body["response_format"]["json_schema"]["name"] == "judge_verdict" {
-        return scripted_verdict(body);
+    match body["response_format"]["json_schema"]["name"].as_str() {
+        Some("judge_verdict") => return scripted_verdict(body),
+        Some("test_question") => return scripted_question(body),
+        Some("question_check") => {
+            // Every question passes: positives are supported, negatives answered by no passage.
+            let asks_answered = body["messages"].to_string().contains("fully or in part");
+            let verdict = if asks_answered { "no" } else { "yes" };
+            return json!({"verdict": verdict, "reason": "scripted"}).to_string();
+        }
+        _ => {}
     }
-    let last_user = body["messages"]
-        .as_array()
-        .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or("");
+    let last_user = last_user(body);
     let question = last_user
         .lines()
         .rev()
@@ -291,12 +297,42 @@ async fn ollama(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Str
     respond(200, "application/json", body.to_string(), None)
 }
 
-fn scripted_verdict(body: &Value) -> String {
-    let prompt = body["messages"]
+/// The content of the last user message of a chat request body.
+fn last_user(body: &Value) -> &str {
+    body["messages"]
         .as_array()
         .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
         .and_then(|m| m["content"].as_str())
-        .unwrap_or("");
+        .unwrap_or("")
+}
+
+/// A question about the first sentence after the prompt's `Section:` line, answered by that sentence.
+fn scripted_question(body: &Value) -> String {
+    let prompt = last_user(body);
+    let section = prompt
+        .split_once("Section:\n")
+        .map_or(prompt, |(_, rest)| rest);
+    let sentence: String = section
+        .split_inclusive(['.', '。'])
+        .map(str::trim)
+        .find(|s| s.split_whitespace().count() >= 4 || s.chars().count() >= 10)
+        .unwrap_or(section.trim())
+        .to_string();
+    let topic = sentence
+        .split_whitespace()
+        .max_by_key(|w| w.chars().count())
+        .unwrap_or("it")
+        .trim_matches(|c: char| !c.is_alphanumeric());
+    json!({
+        "question": format!("What does the manual say about {topic}?"),
+        "answer": sentence,
+        "keywords": [topic],
+    })
+    .to_string()
+}
+
+fn scripted_verdict(body: &Value) -> String {
+    let prompt = last_user(body);
     let line = |prefix: &str| {
         prompt
             .lines()

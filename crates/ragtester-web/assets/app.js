@@ -175,6 +175,7 @@ function wireForms() {
     await startJob('/api/jobs/suite', {
       name: f.name, documents: asList(f.documents), strategies: asList(f.strategies), n_test: Number(f.n_test),
       n_complex: f.n_complex === '' ? null : Number(f.n_complex), llm: f.llm,
+      critic: f.critic ? f.critic : null,
     });
   }));
   $('#run-form').addEventListener('submit', guard(async (ev) => {

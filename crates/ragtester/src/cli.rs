@@ -283,6 +283,11 @@ struct GenerateCli {
     /// case (default: the --llm model checks its own questions; `none` turns the gate off).
     #[arg(long)]
     critic: Option<String>,
+    /// Stop starting writer and critic calls once they have used this many tokens (prompt plus reply);
+    /// the suite holds what was generated, and running again with a larger budget finishes it from the
+    /// response cache (exit code 5).
+    #[arg(long)]
+    budget_tokens: Option<u64>,
 }
 
 #[derive(Args)]
@@ -590,8 +595,21 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             let generators = parse_generators(&g.strategies)?;
             let (docs, failed) = stages::ingest(&g.docs)?;
             let critic = ragtester_core::config::critic_spec(g.critic.as_deref(), &g.llm);
+            if g.budget_tokens == Some(0) {
+                bail!("--budget-tokens must be at least 1");
+            }
+            let budget = g.budget_tokens.map(|tokens| {
+                ragtester_llm::Budget::new(
+                    ragtester_llm::BudgetLimits {
+                        usd: None,
+                        tokens: Some(tokens),
+                    },
+                    PriceTable::default(),
+                )
+            });
             let args = GenerateArgs {
                 critic,
+                budget,
                 generators,
                 n_test: g.n_test,
                 n_complex: g.n_complex,
@@ -602,9 +620,19 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 sampling: Sampling::default(),
                 prompts: g.prompts,
             };
-            let cases = stages::generate(&docs, &args, &g.out, models).await?;
-            eprintln!("wrote {} cases to {}", cases.len(), g.out.display());
-            Ok(if failed > 0 { crate::EXIT_PARTIAL } else { 0 })
+            let generated = stages::generate(&docs, &args, &g.out, models).await?;
+            eprintln!(
+                "wrote {} cases to {}",
+                generated.cases.len(),
+                g.out.display()
+            );
+            Ok(if generated.halted > 0 {
+                crate::EXIT_BUDGET
+            } else if failed > 0 {
+                crate::EXIT_PARTIAL
+            } else {
+                0
+            })
         }
         Command::Run(run) => {
             let plan = configurations_from_flags(&run)?;

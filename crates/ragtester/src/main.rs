@@ -2,7 +2,8 @@
 //! Each command is a thin wrapper over the stage functions in `stages.rs`.
 //!
 //! Exit codes: 0 success; 1 error (nothing usable was produced); 2 usage error; 3 partial success (some
-//! inputs failed and were reported, the rest was processed); 4 a `--fail-under` threshold was not met.
+//! inputs failed and were reported, the rest was processed); 4 a `--fail-under` threshold was not met; 5 the
+//! budget was spent (a run to resume, a suite to generate again with a larger budget).
 
 mod audit;
 mod bench;

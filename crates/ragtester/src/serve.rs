@@ -132,11 +132,13 @@ impl Stages for CliStages {
                 sampling: Default::default(),
                 prompts: None,
                 critic: ragtester_core::config::critic_spec(req.critic.as_deref(), &req.llm),
+                budget: None,
             },
             out,
             &self.models,
         )
-        .await?;
+        .await?
+        .cases;
         Ok(format!(
             "{} cases from {} documents",
             cases.len(),

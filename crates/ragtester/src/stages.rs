@@ -79,15 +79,26 @@ pub struct GenerateArgs {
     pub prompts: Option<PathBuf>,
     /// The quality gate's critic model; None turns the gate off.
     pub critic: Option<String>,
+    /// What the writer's and critic's calls may spend.
+    pub budget: Option<Arc<ragtester_llm::Budget>>,
+}
+
+/// A generated suite, and whether the budget stopped it short.
+pub struct Generated {
+    pub cases: Vec<TestCase>,
+    /// Documents whose generation the spending cap stopped (their shortfall notes say so).
+    pub halted: usize,
 }
 
 /// Generate the suite (ragtester first, so the baseline can match its counts), write it and its report.
+/// Every reply goes through the response cache, so a generation stopped by its budget or killed is
+/// resumed by running it again: the calls already answered are not paid for twice.
 pub async fn generate(
     docs: &[Document],
     args: &GenerateArgs,
     out: &Path,
     models: &Models,
-) -> Result<Vec<TestCase>> {
+) -> Result<Generated> {
     if args.n_test == 0 {
         bail!("--n-test must be at least 1");
     }
@@ -95,7 +106,7 @@ pub async fn generate(
         bail!("--section-tokens must be at least 16");
     }
     let model = models
-        .for_role(&args.llm, args.sampling, None)
+        .for_role(&args.llm, args.sampling, args.budget.as_ref())
         .context("question generator")?;
     let prompts = match &args.prompts {
         Some(dir) => ragtester_testgen::QuestionPrompts::from_dir(dir)?,
@@ -108,7 +119,11 @@ pub async fn generate(
     let critic = match &args.critic {
         Some(spec) => Some(
             models
-                .for_role(spec, ragtester_core::Sampling::default(), None)
+                .for_role(
+                    spec,
+                    ragtester_core::Sampling::default(),
+                    args.budget.as_ref(),
+                )
                 .context("quality-gate critic")?,
         ),
         None => None,
@@ -186,7 +201,20 @@ pub async fn generate(
         cases.extend(report.cases.iter().cloned());
         reports.push(report);
     }
-    if cases.is_empty() {
+    let halted = reports
+        .iter()
+        .flat_map(|r| &r.documents)
+        .filter(|d| d.halted.is_some())
+        .count();
+    if halted > 0 {
+        let spent = args.budget.as_ref().map(|b| b.spent()).unwrap_or_default();
+        eprintln!(
+            "budget spent ({} tokens, ${:.4} in {} calls): generation stopped for {halted} documents; run \
+             it again with a larger budget to finish (answered calls come from the response cache)",
+            spent.tokens, spent.usd, spent.calls
+        );
+    }
+    if cases.is_empty() && halted == 0 {
         bail!("no test case could be generated (see the notes above)");
     }
     write_jsonl_atomic(out, &cases)?;
@@ -196,7 +224,7 @@ pub async fn generate(
         &report_path,
         serde_json::to_string_pretty(&documents)?.as_bytes(),
     )?;
-    Ok(cases)
+    Ok(Generated { cases, halted })
 }
 
 /// Whether a prompts folder holds critic templates (it may hold only the question writer's).
@@ -734,7 +762,9 @@ pub async fn full_pipeline(
     }
     let (docs, failed) = ingest(corpus)?;
     let g = &project.generation;
-    let cases = generate(
+    // One budget for the whole command: generation spends from it first, the run from what is left.
+    let budget = budget_of(&project.run, &project.prices);
+    let generated = generate(
         &docs,
         &GenerateArgs {
             generators: g.strategies.clone(),
@@ -747,11 +777,19 @@ pub async fn full_pipeline(
             sampling: g.sampling,
             prompts: g.prompts.clone(),
             critic: g.critic_spec(),
+            budget: budget.clone(),
         },
         &out.join("suite.jsonl"),
         models,
     )
     .await?;
+    if generated.halted > 0 {
+        bail!(
+            "generation stopped at the budget; raise [run] budget_tokens / budget_usd and run again (replies \
+             already paid for come from the response cache)"
+        );
+    }
+    let cases = generated.cases;
     let configs = project.configurations()?;
     let outcome = run(
         &RunArgs {
@@ -764,7 +802,7 @@ pub async fn full_pipeline(
             concurrency: project.run.concurrency,
             resume: false,
             sampling: project.run.sampling,
-            budget: budget_of(&project.run, &project.prices),
+            budget,
         },
         models,
     )

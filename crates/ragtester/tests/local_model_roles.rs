@@ -126,3 +126,72 @@ fn a_local_model_answers_and_judges() {
         other => panic!("unexpected status {other:?}: {v:?}"),
     }
 }
+
+/// The question writer, then the quality gate's critic (behind the offline writer), played by the local
+/// model. A 135M model capped at a few tokens rarely writes a whole JSON reply: then the suite is empty and
+/// the command says why (the reply unreadable after one re-ask, or the critic's reason), never a silent
+/// empty suite; when it manages, the case names the model in its role.
+#[test]
+fn a_local_model_writes_and_checks_questions() {
+    let model = format!("local:{}", smollm2().display());
+    let tmp = tempfile::tempdir().unwrap();
+    let doc = tmp.path().join("pump.md");
+    std::fs::write(
+        &doc,
+        "The Harbor P-200 pump has a maximum pressure of 4.5 bar and weighs 12 kilograms.\n",
+    )
+    .unwrap();
+    for (writer, critic) in [(model.as_str(), "none"), ("offline", model.as_str())] {
+        let suite = tmp.path().join(format!("suite-{}.jsonl", writer.len()));
+        let out = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+            .args([
+                "generate",
+                "--docs",
+                doc.to_str().unwrap(),
+                "--out",
+                suite.to_str().unwrap(),
+                "--llm",
+                writer,
+                "--critic",
+                critic,
+                "--n-test",
+                "1",
+                "--max-tokens",
+                "40",
+            ])
+            .env("RAGTESTER_CACHE_DIR", tmp.path().join("cache"))
+            .output()
+            .expect("binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match out.status.code() {
+            Some(0) => {
+                let cases: Vec<ragtester_core::TestCase> = read_jsonl(&suite).unwrap();
+                assert_eq!(cases.len(), 1);
+                if critic == "none" {
+                    assert!(cases[0].generator_model.starts_with("local:"));
+                    assert!(cases[0].critic.is_none());
+                } else {
+                    assert!(
+                        cases[0]
+                            .critic
+                            .as_deref()
+                            .is_some_and(|c| c.starts_with("local:"))
+                    );
+                }
+            }
+            Some(1) => {
+                assert!(
+                    stderr.contains("no test case could be generated"),
+                    "{stderr}"
+                );
+                let reason = if critic == "none" {
+                    "after one re-ask"
+                } else {
+                    "critic"
+                };
+                assert!(stderr.contains(reason), "the reason is given: {stderr}");
+            }
+            other => panic!("unexpected exit {other:?}: {stderr}"),
+        }
+    }
+}

@@ -656,3 +656,87 @@ contexts_pointer = "/contexts"
         }
     }
 }
+
+/// Generation through a real HTTP writer and critic: a token budget stops it (exit 5) with the suite it
+/// had and the reason in its report; run again with the same cache, it finishes, paying only for the calls
+/// it had not made, and the suite equals one generated in a single go.
+#[test]
+fn generation_stopped_by_its_budget_finishes_from_the_cache() {
+    let server = ScriptedServer::start_in_background();
+    let tmp = tempfile::tempdir().unwrap();
+    let doc = corpus().join("harbor-pump-manual.md");
+    let generate = |out: &Path, cache: &Path, budget: Option<&str>| {
+        let mut args = vec![
+            "generate".to_string(),
+            "--docs".into(),
+            doc.to_str().unwrap().into(),
+            "--out".into(),
+            out.to_str().unwrap().into(),
+            "--llm".into(),
+            "openai:writer".into(),
+            "--n-test".into(),
+            "3".into(),
+        ];
+        if let Some(tokens) = budget {
+            args.extend(["--budget-tokens".into(), tokens.into()]);
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+            .args(&args)
+            .env("OPENAI_BASE_URL", server.openai_base())
+            .env("RAGTESTER_CACHE_DIR", cache)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let cache = tmp.path().join("cache");
+    let partial = tmp.path().join("partial.jsonl");
+    // One token: the first call is admitted (nothing spent yet), every later one refused.
+    let (code, stderr) = generate(&partial, &cache, Some("1"));
+    assert_eq!(code, Some(5), "{stderr}");
+    assert!(stderr.contains("budget spent"), "{stderr}");
+    assert_eq!(server.seen().len(), 1);
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(partial.with_extension("report.json")).unwrap())
+            .unwrap();
+    assert!(
+        report[0]["halted"]
+            .as_str()
+            .unwrap()
+            .contains("budget spent")
+    );
+    assert!(
+        report[0]["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("stopped: budget spent")
+    );
+
+    let (code, stderr) = generate(&tmp.path().join("resumed.jsonl"), &cache, None);
+    assert_eq!(code, Some(0), "{stderr}");
+    let resumed_calls = server.seen().len() - 1;
+    let (code, stderr) = generate(
+        &tmp.path().join("fresh.jsonl"),
+        &tmp.path().join("fresh-cache"),
+        None,
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let fresh_calls = server.seen().len() - 1 - resumed_calls;
+    assert_eq!(
+        resumed_calls + 1,
+        fresh_calls,
+        "the paid-for call came from the cache"
+    );
+    let read = |name: &str| -> Vec<ragtester_core::TestCase> {
+        read_jsonl(&tmp.path().join(name)).unwrap()
+    };
+    assert_eq!(read("resumed.jsonl"), read("fresh.jsonl"));
+    assert_eq!(read("fresh.jsonl").len(), 3);
+    assert!(
+        read("fresh.jsonl")
+            .iter()
+            .all(|c| c.critic.as_deref() == Some("openai:writer"))
+    );
+}
