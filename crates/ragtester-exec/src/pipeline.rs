@@ -88,7 +88,10 @@ pub fn build_pipelines(
         let keyword = match bm25.get(&config.chunking) {
             Some(i) => i.clone(),
             None => {
-                let index = Arc::new(Bm25Index::build(&chunks)?);
+                let index = Arc::new(match factories.index_cache {
+                    Some(dir) => Bm25Index::build_cached(&chunks, dir)?,
+                    None => Bm25Index::build(&chunks)?,
+                });
                 bm25.insert(config.chunking.clone(), index.clone());
                 index
             }

@@ -296,6 +296,7 @@ mod tests {
             verdicts: &verdicts,
             oracle: None,
             audit: None,
+            chunk_coverage: &Default::default(),
         };
         let csv_text = render_csv(&inputs).unwrap();
         let rows: Vec<csv::StringRecord> = csv::Reader::from_reader(csv_text.as_bytes())

@@ -16,6 +16,9 @@ pub struct ReportInputs<'a> {
     /// The oracle's own figures (judges, agreement, intervals, audit), when the run has them.
     pub oracle: Option<&'a ragtester_core::oracle::OracleSummary>,
     pub audit: Option<&'a ragtester_core::oracle::AuditSummary>,
+    /// Per configuration id: the share of its chunks that hold a case's source span (how much of the
+    /// corpus, as that configuration cuts it, the suite tests). Absent for external targets.
+    pub chunk_coverage: &'a HashMap<String, f64>,
 }
 
 /// Why a failed case failed, read from its record (after the report-model definitions in the spec and paper).
@@ -79,6 +82,9 @@ pub struct ConfigSummary {
     /// Mean share of the top k that overlap a source span.
     #[serde(default)]
     pub precision: Option<f64>,
+    /// Share of this configuration's chunks that hold a source span of some case.
+    #[serde(default)]
+    pub chunk_coverage: Option<f64>,
     pub keyword_recall: Option<f64>,
     pub causes: BTreeMap<String, usize>,
     /// This configuration against the one with the best pass rate, on the cases both decided.
@@ -385,6 +391,7 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
             ndcg: mean(vs.iter().filter_map(|v| v.metrics.ndcg)),
             recall: mean(vs.iter().filter_map(|v| v.metrics.recall)),
             precision: mean(vs.iter().filter_map(|v| v.metrics.precision)),
+            chunk_coverage: inputs.chunk_coverage.get(&config.id).copied(),
             keyword_recall: mean(vs.iter().filter_map(|v| v.metrics.keyword_recall_context)),
             causes,
             vs_best: None,

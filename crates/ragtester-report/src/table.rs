@@ -32,7 +32,7 @@ pub fn render_table(s: &Summary) -> String {
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "{:<40} {:>6} {:>6} {:>6} {:>6} {:>9} {:>8} {:>8} {:>9}",
+        "{:<40} {:>6} {:>6} {:>6} {:>6} {:>9} {:>8} {:>8} {:>9} {:>10}",
         "configuration",
         "cases",
         "passed",
@@ -41,12 +41,13 @@ pub fn render_table(s: &Summary) -> String {
         "fail rate",
         "P50 ms",
         "P95 ms",
-        "hit rate"
+        "hit rate",
+        "chunk cov."
     );
     for c in &s.configs {
         let _ = writeln!(
             out,
-            "{:<40} {:>6} {:>6} {:>6} {:>6} {:>9} {:>8} {:>8} {:>9}",
+            "{:<40} {:>6} {:>6} {:>6} {:>6} {:>9} {:>8} {:>8} {:>9} {:>10}",
             truncate(&c.label, 40),
             c.cases,
             c.passed,
@@ -55,7 +56,8 @@ pub fn render_table(s: &Summary) -> String {
             pct(c.fail_rate),
             ms(c.latency_p50_ms),
             ms(c.latency_p95_ms),
-            pct(c.hit_rate)
+            pct(c.hit_rate),
+            pct(c.chunk_coverage)
         );
     }
     for (title, groups) in [("category", &s.categories), ("generator", &s.generators)] {

@@ -1,9 +1,13 @@
-//! BM25 over chunks with tantivy, in memory.
+//! BM25 over chunks with tantivy: in memory, or persisted in an index cache keyed by the chunks (ids,
+//! documents, texts, order) and the analyzer version, so a second run over the same chunks opens the
+//! index instead of tokenizing the corpus again.
 
 use crate::analyzer::{ANALYZER_NAME, analyze, mixed_analyzer};
 use crate::{Hit, Retriever, Scope};
 use anyhow::{Context, Result};
 use ragtester_core::Chunk;
+use ragtester_core::ids::stable_id;
+use std::path::Path;
 use std::sync::Mutex;
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
@@ -21,41 +25,133 @@ pub struct Bm25Index {
     document: Field,
     ordinal: Field,
     analyzer: Mutex<TextAnalyzer>,
+    loaded: bool,
+}
+
+/// Changes whenever the analyzer or the schema changes, so older persisted indexes are never opened.
+const BM25_VERSION: &str = "bm25-v1";
+
+struct Fields {
+    text: Field,
+    document: Field,
+    ordinal: Field,
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut builder = Schema::builder();
+    let text_options = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(ANALYZER_NAME)
+            .set_index_option(IndexRecordOption::WithFreqs),
+    );
+    let fields = Fields {
+        text: builder.add_text_field("text", text_options),
+        document: builder.add_text_field("document", STRING),
+        ordinal: builder.add_u64_field("ordinal", INDEXED | STORED),
+    };
+    (builder.build(), fields)
 }
 
 impl Bm25Index {
+    /// An index in memory.
     pub fn build(chunks: &[Chunk]) -> Result<Self> {
-        let mut builder = Schema::builder();
-        let text_options = TextOptions::default().set_indexing_options(
-            TextFieldIndexing::default()
-                .set_tokenizer(ANALYZER_NAME)
-                .set_index_option(IndexRecordOption::WithFreqs),
+        let (schema, fields) = schema();
+        Self::fill(Index::create_in_ram(schema), fields, chunks, false)
+    }
+
+    /// The index of `chunks` from the cache under `dir` when one was stored for exactly these chunks;
+    /// otherwise built there (in a temporary folder renamed into place, so a killed build leaves nothing
+    /// half-written behind). A damaged stored index is rebuilt with a warning.
+    pub fn build_cached(chunks: &[Chunk], dir: &Path) -> Result<Self> {
+        let key = stable_id(
+            BM25_VERSION,
+            &chunks
+                .iter()
+                .map(|c| (&c.id, &c.document_id, &c.text))
+                .collect::<Vec<_>>(),
         );
-        let text = builder.add_text_field("text", text_options);
-        let document = builder.add_text_field("document", STRING);
-        let ordinal = builder.add_u64_field("ordinal", INDEXED | STORED);
-        let index = Index::create_in_ram(builder.build());
-        index.tokenizers().register(ANALYZER_NAME, mixed_analyzer());
-        // One thread and a small arena: chunks of a test corpus fit, and it keeps memory flat.
-        let mut writer = index
-            .writer_with_num_threads::<TantivyDocument>(1, 50_000_000)
-            .context("cannot create BM25 index writer")?;
-        for (i, chunk) in chunks.iter().enumerate() {
-            writer.add_document(doc!(
-                text => chunk.text.as_str(),
-                document => chunk.document_id.as_str(),
-                ordinal => i as u64,
-            ))?;
+        let path = dir.join(format!("bm25-{key}"));
+        if path.join("meta.json").is_file() {
+            match Self::open(&path, chunks.len()) {
+                Ok(index) => return Ok(index),
+                Err(e) => {
+                    tracing::warn!("BM25 index {} rebuilt: {e:#}", path.display());
+                    std::fs::remove_dir_all(&path)
+                        .with_context(|| format!("cannot remove {}", path.display()))?;
+                }
+            }
         }
-        writer.commit().context("cannot commit BM25 index")?;
+        let staging = dir.join(format!("bm25-{key}.partial-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&staging);
+        std::fs::create_dir_all(&staging)
+            .with_context(|| format!("cannot create {}", staging.display()))?;
+        let (schema, fields) = schema();
+        let index = Index::create_in_dir(&staging, schema)
+            .with_context(|| format!("cannot create a BM25 index in {}", staging.display()))?;
+        drop(Self::fill(index, fields, chunks, false)?);
+        if std::fs::rename(&staging, &path).is_err() {
+            // Another process stored the same index first: use that one.
+            let _ = std::fs::remove_dir_all(&staging);
+        }
+        let mut index = Self::open(&path, chunks.len())?;
+        index.loaded = false;
+        Ok(index)
+    }
+
+    /// Whether this index was opened from the cache rather than built.
+    pub fn loaded(&self) -> bool {
+        self.loaded
+    }
+
+    fn open(path: &Path, expected: usize) -> Result<Self> {
+        let index = Index::open_in_dir(path)
+            .with_context(|| format!("cannot open the BM25 index {}", path.display()))?;
+        index.tokenizers().register(ANALYZER_NAME, mixed_analyzer());
+        let schema = index.schema();
+        let field = |name: &str| {
+            schema
+                .get_field(name)
+                .with_context(|| format!("the stored BM25 index has no `{name}` field"))
+        };
+        let fields = Fields {
+            text: field("text")?,
+            document: field("document")?,
+            ordinal: field("ordinal")?,
+        };
+        let opened = Self::fill(index, fields, &[], true)?;
+        let found = opened.len();
+        if found != expected as u64 {
+            anyhow::bail!("holds {found} chunks, {expected} expected");
+        }
+        Ok(opened)
+    }
+
+    /// Add `chunks` (none when opening a stored index) and open a reader.
+    fn fill(index: Index, fields: Fields, chunks: &[Chunk], loaded: bool) -> Result<Self> {
+        index.tokenizers().register(ANALYZER_NAME, mixed_analyzer());
+        if !loaded {
+            // One thread and a small arena: chunks of a test corpus fit, and it keeps memory flat.
+            let mut writer = index
+                .writer_with_num_threads::<TantivyDocument>(1, 50_000_000)
+                .context("cannot create BM25 index writer")?;
+            for (i, chunk) in chunks.iter().enumerate() {
+                writer.add_document(doc!(
+                    fields.text => chunk.text.as_str(),
+                    fields.document => chunk.document_id.as_str(),
+                    fields.ordinal => i as u64,
+                ))?;
+            }
+            writer.commit().context("cannot commit BM25 index")?;
+        }
         let reader = index.reader().context("cannot open BM25 index reader")?;
         Ok(Self {
             index,
             reader,
-            text,
-            document,
-            ordinal,
+            text: fields.text,
+            document: fields.document,
+            ordinal: fields.ordinal,
             analyzer: Mutex::new(mixed_analyzer()),
+            loaded,
         })
     }
 
@@ -173,6 +269,60 @@ mod tests {
                 text: text.to_string(),
             })
             .collect()
+    }
+
+    #[test]
+    fn a_stored_index_is_opened_for_the_same_chunks_and_rebuilt_when_damaged() {
+        let dir = tempfile::tempdir().unwrap();
+        let corpus = chunks(&[
+            ("a", "The relief valve opens at 4.5 bar."),
+            ("b", "本产品的保修期为二十四个月。"),
+        ]);
+        let built = Bm25Index::build_cached(&corpus, dir.path()).unwrap();
+        assert!(!built.loaded());
+        let stored: Vec<std::path::PathBuf> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(stored.len(), 1, "{stored:?}");
+        let again = Bm25Index::build_cached(&corpus, dir.path()).unwrap();
+        assert!(again.loaded());
+        for q in ["relief valve", "保修期"] {
+            assert_eq!(
+                again.retrieve(q, 2, Scope::ALL).unwrap(),
+                Bm25Index::build(&corpus)
+                    .unwrap()
+                    .retrieve(q, 2, Scope::ALL)
+                    .unwrap()
+            );
+        }
+        // Other chunks (one text changed) are another index.
+        let mut changed = corpus.clone();
+        changed[0].text = "The relief valve opens at 5 bar.".into();
+        assert!(
+            !Bm25Index::build_cached(&changed, dir.path())
+                .unwrap()
+                .loaded()
+        );
+        // A stored index that lost its segment files is rebuilt, not trusted.
+        drop((built, again));
+        for f in std::fs::read_dir(&stored[0]).unwrap() {
+            let f = f.unwrap().path();
+            if f.extension().is_some_and(|e| e == "store" || e == "idx") {
+                std::fs::remove_file(f).unwrap();
+            }
+        }
+        let rebuilt = Bm25Index::build_cached(&corpus, dir.path()).unwrap();
+        assert_eq!(
+            rebuilt.retrieve("relief valve", 1, Scope::ALL).unwrap()[0].chunk,
+            0
+        );
+        assert!(std::fs::read_dir(dir.path()).unwrap().all(|e| {
+            !e.unwrap()
+                .file_name()
+                .to_string_lossy()
+                .contains(".partial-")
+        }));
     }
 
     #[test]

@@ -43,9 +43,12 @@ impl CachedEmbedder {
         let dimension = inner.dimension();
         let path = cache_file(dir, &id);
         let vectors = match read_cache(&path, &id, dimension) {
-            Ok(v) => v,
-            Err(e) => {
-                tracing::warn!("embedding cache {} rebuilt: {e:#}", path.display());
+            Ok(Some(v)) => v,
+            outcome => {
+                // A first use starts a cache quietly; an unreadable or foreign one is replaced, and said.
+                if let Err(e) = outcome {
+                    tracing::warn!("embedding cache {} rebuilt: {e:#}", path.display());
+                }
                 let mut f = File::create(&path)
                     .with_context(|| format!("cannot create {}", path.display()))?;
                 f.write_all(&header(&id, dimension))?;
@@ -151,12 +154,13 @@ fn header(id: &str, dimension: usize) -> Vec<u8> {
     h
 }
 
-/// The cached vectors, after cutting off a partial last record. Errors mean "rebuild".
-fn read_cache(path: &Path, id: &str, dimension: usize) -> Result<HashMap<Key, Vec<f32>>> {
+/// The cached vectors, after cutting off a partial last record; None when there is no cache yet. Errors
+/// mean "rebuild".
+fn read_cache(path: &Path, id: &str, dimension: usize) -> Result<Option<HashMap<Key, Vec<f32>>>> {
     let mut bytes = Vec::new();
     match File::open(path) {
         Ok(mut f) => f.read_to_end(&mut bytes)?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!("no cache yet"),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
     let expected = header(id, dimension);
@@ -184,17 +188,19 @@ fn read_cache(path: &Path, id: &str, dimension: usize) -> Result<HashMap<Key, Ve
             .open(path)?
             .set_len((expected.len() + whole) as u64)?;
     }
-    Ok(body[..whole]
-        .chunks_exact(record)
-        .map(|r| {
-            let key: Key = r[..32].try_into().expect("32-byte key");
-            let v = r[32..]
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")))
-                .collect();
-            (key, v)
-        })
-        .collect())
+    Ok(Some(
+        body[..whole]
+            .chunks_exact(record)
+            .map(|r| {
+                let key: Key = r[..32].try_into().expect("32-byte key");
+                let v = r[32..]
+                    .chunks_exact(4)
+                    .map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")))
+                    .collect();
+                (key, v)
+            })
+            .collect(),
+    ))
 }
 
 #[cfg(test)]

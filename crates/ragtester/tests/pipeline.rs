@@ -227,6 +227,8 @@ fn demo_records_hold_together() {
         assert_eq!(c["failed"].as_u64().unwrap(), failed);
         assert_eq!(c["errors"].as_u64().unwrap(), errors);
         assert_eq!(c["cases"].as_u64().unwrap(), passed + failed + errors);
+        let coverage = c["chunk_coverage"].as_f64().unwrap();
+        assert!(coverage > 0.0 && coverage <= 1.0, "{coverage}");
         total += passed + failed + errors;
     }
     assert_eq!(total as usize, verdicts.len());
