@@ -61,7 +61,7 @@ enum Command {
     },
     /// Generate a test suite from documents.
     #[command(
-        after_help = "Examples:\n  ragtester generate --docs docs/ --out suite.jsonl\n  ragtester generate --docs docs/ --out suite.jsonl --strategy ragtester --strategy baseline --n-test 10 --n-complex 3"
+        after_help = "Examples:\n  ragtester generate --docs docs/ --out suite.jsonl\n  ragtester generate --docs docs/ --out suite.jsonl --strategy ragtester --strategy baseline --n-test 10 --n-complex 3\n  ragtester generate --docs docs/ --out suite.jsonl --llm openai:gpt-4o-mini --critic openai:gpt-4o --budget-tokens 200000"
     )]
     Generate(GenerateCli),
     /// Write a suite, or one configuration's answered cells of a run, as a RAGAS or DeepEval dataset.
