@@ -308,7 +308,74 @@ fn xlm_roberta_models_load_and_are_padding_invariant() {
         let dot: f32 = alone.iter().zip(&batch[i]).map(|(a, b)| a * b).sum();
         assert!(dot > 0.9999, "text #{i}: {dot}");
     }
-    // Rerankers of this architecture are refused by name, not mis-scored.
+    // A model without a classification head is no reranker, and says so.
     let err = CrossEncoder::load(dir.path()).err().unwrap().to_string();
-    assert!(err.contains("BERT models only"), "{err}");
+    assert!(err.contains("no classifier head"), "{err}");
+}
+
+/// XLM-RoBERTa cross-encoders (bge-reranker): a tiny random `XLMRobertaForSequenceClassification` scored by
+/// our reranker (batched, padded) and by candle's own implementation of that class (one pair at a time,
+/// unpadded) agree, for a one-logit head (sigmoid) and a two-label head (softmax of the positive class).
+#[test]
+fn xlm_roberta_cross_encoders_score_as_the_reference_implementation() {
+    use candle_nn::{VarBuilder, VarMap};
+    use candle_transformers::models::xlm_roberta::{Config, XLMRobertaForSequenceClassification};
+    for labels in [1usize, 2] {
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(
+            minilm().join("tokenizer.json"),
+            dir.path().join("tokenizer.json"),
+        )
+        .unwrap();
+        // Two token types: the borrowed BERT tokenizer marks the passage of a pair with type 1.
+        let config = serde_json::json!({
+            "model_type": "xlm-roberta", "hidden_size": 32, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "intermediate_size": 64, "hidden_act": "gelu",
+            "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
+            "max_position_embeddings": 130, "type_vocab_size": 2, "vocab_size": 30522,
+            "layer_norm_eps": 1e-5, "pad_token_id": 0, "position_embedding_type": "absolute"
+        });
+        std::fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
+        let varmap = VarMap::new();
+        let vb = VarBuilder::from_varmap(&varmap, candle_core::DType::F32, &Device::Cpu);
+        let parsed: Config = serde_json::from_value(config).unwrap();
+        let reference = XLMRobertaForSequenceClassification::new(labels, &parsed, vb).unwrap();
+        varmap.save(dir.path().join("model.safetensors")).unwrap();
+
+        let reranker = CrossEncoder::load(dir.path()).unwrap();
+        let query = "At what pressure does the relief valve open?";
+        let passages = [
+            "The relief valve opens at 4.5 bar.",
+            "保修期为二十四个月，自购买之日起计算。",
+            "Bearings are greased every ninety days with lithium soap, and the seals are checked.",
+        ];
+        let ours = reranker.score(query, &passages).unwrap();
+        let tokenizer = tokenizers::Tokenizer::from_file(minilm().join("tokenizer.json")).unwrap();
+        for (i, passage) in passages.iter().enumerate() {
+            let e = tokenizer.encode((query, *passage), true).unwrap();
+            let row = |v: &[u32]| Tensor::new(v, &Device::Cpu).unwrap().unsqueeze(0).unwrap();
+            let logits = reference
+                .forward(
+                    &row(e.get_ids()),
+                    &row(e.get_attention_mask()),
+                    &row(e.get_type_ids()),
+                )
+                .unwrap()
+                .squeeze(0)
+                .unwrap()
+                .to_vec1::<f32>()
+                .unwrap();
+            let expected = if labels == 1 {
+                1.0 / (1.0 + (-f64::from(logits[0])).exp())
+            } else {
+                let (a, b) = (f64::from(logits[0]), f64::from(logits[1]));
+                b.exp() / (a.exp() + b.exp())
+            };
+            assert!(
+                (ours[i] - expected).abs() < 1e-5,
+                "{labels} labels, passage {i}: {} vs {expected}",
+                ours[i]
+            );
+        }
+    }
 }

@@ -1,18 +1,35 @@
-//! A BERT cross-encoder reranker (ms-marco MiniLM, bge-reranker-base of the BERT kind): query and passage
-//! read together, scored by the pooler and classifier head that `BertForSequenceClassification` adds.
+//! A cross-encoder reranker: query and passage read together and scored from the first token by the head
+//! of the model's sequence-classification class — `BertForSequenceClassification` (pooler dense + tanh,
+//! then a linear classifier; ms-marco MiniLM) or `XLMRobertaForSequenceClassification` (classifier dense +
+//! tanh, then out_proj; bge-reranker-base/large, multilingual rerankers).
 
 use super::encoder::{Backbone, Encoder};
 use super::folder::ModelFolder;
 use crate::Reranker;
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow};
 use candle_core::{D, IndexOp, Module};
 use candle_nn::{Linear, linear};
 use std::path::Path;
 
+/// The classification head over the first token's hidden state.
+enum Head {
+    Bert { pooler: Linear, classifier: Linear },
+    Roberta { dense: Linear, out_proj: Linear },
+}
+
+impl Head {
+    fn logits(&self, first: &candle_core::Tensor) -> Result<candle_core::Tensor> {
+        let (inner, outer) = match self {
+            Head::Bert { pooler, classifier } => (pooler, classifier),
+            Head::Roberta { dense, out_proj } => (dense, out_proj),
+        };
+        Ok(outer.forward(&inner.forward(first)?.tanh()?)?)
+    }
+}
+
 pub struct CrossEncoder {
     encoder: Encoder,
-    pooler: Linear,
-    classifier: Linear,
+    head: Head,
     labels: usize,
     name: String,
 }
@@ -21,39 +38,53 @@ impl CrossEncoder {
     pub fn load(dir: &Path) -> Result<Self> {
         let folder = ModelFolder::open(dir)?;
         let (encoder, vb) = Encoder::load(&folder)?;
-        if !matches!(encoder.model, Backbone::Bert(_)) {
-            bail!(
-                "{}: cross-encoders run on BERT models only in this build (XLM-RoBERTa rerankers such as \
-                 bge-reranker are not supported yet)",
-                dir.display()
-            );
-        }
         let hidden = encoder.hidden_size;
-        let head = |name: &str| {
-            if vb.contains_tensor(&format!("bert.{name}.weight")) {
-                vb.pp(format!("bert.{name}"))
-            } else {
-                vb.pp(name)
+        let labels_of = |names: &[&str]| -> Result<usize> {
+            names
+                .iter()
+                .find(|n| vb.contains_tensor(n))
+                .map(|n| vb.get_unchecked(n).map(|t| t.dims()[0]))
+                .transpose()?
+                .with_context(|| {
+                    format!(
+                        "{} has no classifier head: not a cross-encoder",
+                        dir.display()
+                    )
+                })
+        };
+        let (head, labels) = match encoder.model {
+            Backbone::Bert(_) => {
+                let prefixed = |name: &str| {
+                    if vb.contains_tensor(&format!("bert.{name}.weight")) {
+                        vb.pp(format!("bert.{name}"))
+                    } else {
+                        vb.pp(name)
+                    }
+                };
+                let labels = labels_of(&["classifier.weight", "bert.classifier.weight"])?;
+                let pooler =
+                    linear(hidden, hidden, prefixed("pooler.dense")).with_context(|| {
+                        format!("{} has no pooler: not a cross-encoder", dir.display())
+                    })?;
+                let classifier = linear(hidden, labels, prefixed("classifier"))?;
+                (Head::Bert { pooler, classifier }, labels)
+            }
+            Backbone::XlmRoberta(_) => {
+                let labels = labels_of(&["classifier.out_proj.weight"])?;
+                let dense =
+                    linear(hidden, hidden, vb.pp("classifier.dense")).with_context(|| {
+                        format!(
+                            "{} has no classifier.dense: not a cross-encoder",
+                            dir.display()
+                        )
+                    })?;
+                let out_proj = linear(hidden, labels, vb.pp("classifier.out_proj"))?;
+                (Head::Roberta { dense, out_proj }, labels)
             }
         };
-        let pooler = linear(hidden, hidden, head("pooler.dense"))
-            .with_context(|| format!("{} has no pooler: not a cross-encoder", dir.display()))?;
-        let labels = ["classifier.weight", "bert.classifier.weight"]
-            .iter()
-            .find(|n| vb.contains_tensor(n))
-            .map(|n| vb.get_unchecked(n).map(|t| t.dims()[0]))
-            .transpose()?
-            .with_context(|| {
-                format!(
-                    "{} has no classifier head: not a cross-encoder",
-                    dir.display()
-                )
-            })?;
-        let classifier = linear(hidden, labels, head("classifier"))?;
         Ok(Self {
             encoder,
-            pooler,
-            classifier,
+            head,
             labels,
             name: folder.name,
         })
@@ -81,9 +112,8 @@ impl Reranker for CrossEncoder {
                 .map_err(|e| anyhow!("cannot tokenise for {}: {e}", self.id()))?;
             let refs: Vec<&tokenizers::Encoding> = encodings.iter().collect();
             let (hidden, _) = self.encoder.forward(&refs)?;
-            let cls = hidden.i((.., 0))?;
-            let pooled = self.pooler.forward(&cls)?.tanh()?;
-            let logits = self.classifier.forward(&pooled)?;
+            let first = hidden.i((.., 0))?.contiguous()?;
+            let logits = self.head.logits(&first)?;
             let scores = if self.labels == 1 {
                 candle_nn::ops::sigmoid(&logits)?.squeeze(D::Minus1)?
             } else {
