@@ -4,16 +4,25 @@
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 
-/// The folder of `hf:ORG/NAME` in the local Hugging Face cache, if that model has been downloaded.
-pub fn hf_cache_folder(repo: &str) -> Option<PathBuf> {
-    let hub = std::env::var_os("HF_HUB_CACHE")
+/// The hub cache folder: `$HF_HUB_CACHE`, else `$HF_HOME/hub`, else `~/.cache/huggingface/hub`.
+pub fn hub_dir() -> Option<PathBuf> {
+    std::env::var_os("HF_HUB_CACHE")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HF_HOME").map(|h| PathBuf::from(h).join("hub")))
         .or_else(|| {
             std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/huggingface/hub"))
-        })?;
+        })
+}
+
+/// The folder of `hf:ORG/NAME` under a hub cache folder, if that model has been downloaded there.
+pub fn repo_folder_in(hub: &Path, repo: &str) -> Option<PathBuf> {
     let folder = hub.join(format!("models--{}", repo.replace('/', "--")));
     folder.is_dir().then_some(folder)
+}
+
+/// The folder of `hf:ORG/NAME` in the local Hugging Face cache, if that model has been downloaded.
+pub fn hf_cache_folder(repo: &str) -> Option<PathBuf> {
+    repo_folder_in(&hub_dir()?, repo)
 }
 
 /// For a cache repository folder: the snapshot `refs/main` points at, else the only or newest snapshot.

