@@ -169,11 +169,14 @@ impl<'a> DocWriter<'a> {
                 c
             }
             Strategy::Baseline => {
-                // No strategy: sections drawn at random, reuse allowed.
+                // No strategy: sections drawn at random, reuse allowed; then every section once, so a
+                // document with many empty sections (headings alone) still gives its count when it can.
                 let n = self.sections.len();
-                (0..(4 * n).max(8))
+                let mut c: Vec<usize> = (0..(4 * n).max(8))
                     .map(|_| self.rng.below(n.max(1)))
-                    .collect()
+                    .collect();
+                c.extend(0..n);
+                c
             }
             Strategy::NegativeInvented => (0..self.sections.len()).collect(),
             Strategy::NegativeNearMiss | Strategy::NegativeFalsePremise => {

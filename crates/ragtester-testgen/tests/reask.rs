@@ -78,8 +78,9 @@ async fn an_unreadable_reply_is_asked_again_with_the_reason() {
 #[tokio::test]
 async fn a_reply_that_stays_unreadable_is_a_reported_shortfall() {
     let server = ScriptedServer::start().await;
-    // The baseline draws the document's one section eight times, each asked and re-asked.
-    for _ in 0..16 {
+    // The baseline draws the document's one section eight times, then tries it once more; each is asked
+    // and re-asked.
+    for _ in 0..18 {
         server.push(Reply::Content("no".into()));
     }
     let report = generate(&[doc()], &options(), &model(&server), None, None)

@@ -906,11 +906,12 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 prices: Default::default(),
                 models: Default::default(),
             };
-            // Twelve cases per document with two complex ones and 64-token sections: every kind of case
-            // (negatives of four kinds, multi-passage, multi-document, poisoned) fits the sample documents.
+            // Twelve cases per document with two complex ones and 48-token sections: every kind of case
+            // (negatives of four kinds, multi-passage, multi-document, poisoned) fits every sample document,
+            // the short generated handbooks included, since each section feeds one case.
             project.generation.n_test = 12;
             project.generation.n_complex = Some(2);
-            project.generation.section_tokens = 64;
+            project.generation.section_tokens = 48;
             project.generation.strategies = vec![
                 Generator::Ragtester,
                 Generator::Baseline,

@@ -193,8 +193,22 @@ pub async fn generate(
                 d.coverage * 100.0
             );
             if d.produced < d.requested {
-                for n in d.notes.iter().take(3) {
+                // The shortfall line and why slots went empty, then the distinct reasons sections were turned
+                // down (the report lists every attempt).
+                let (attempts, slots): (Vec<&String>, Vec<&String>) =
+                    d.notes.iter().partition(|n| n.contains("(section "));
+                let mut reasons: Vec<&str> = Vec::new();
+                for n in &attempts {
+                    let reason = n.split_once("): ").map_or(n.as_str(), |(_, r)| r);
+                    if !reasons.contains(&reason) {
+                        reasons.push(reason);
+                    }
+                }
+                for n in slots.iter().take(3) {
                     eprintln!("          {n}");
+                }
+                for r in reasons.iter().take(3) {
+                    eprintln!("          turned down: {r}");
                 }
             }
         }
