@@ -150,3 +150,42 @@ async fn pdfs_are_written_with_their_markdown_source_and_manifest() {
         ragtester_core::document::DocumentOrigin::Generated
     );
 }
+
+/// A PDF whose fonts lost their ToUnicode maps extracts as glyph numbers; ingestion keeps the file but warns,
+/// naming the pages, instead of passing the codes off as text. The intact PDF gets no such warning.
+#[tokio::test]
+async fn a_pdf_without_tounicode_maps_is_read_with_a_warning() {
+    let doc = planted("zh", 5).await;
+    let pdf = render_pdf(&doc.markdown, &doc.title, &doc.language, &Noise::default()).unwrap();
+    // Renaming the key (same length, so every offset stays valid) hides the maps from readers.
+    let needle = b"/ToUnicode";
+    let mut stripped = pdf.clone();
+    let mut renamed = 0;
+    for i in 0..stripped.len().saturating_sub(needle.len()) {
+        if &stripped[i..i + needle.len()] == needle {
+            stripped[i + needle.len() - 1] = b'X';
+            renamed += 1;
+        }
+    }
+    assert!(renamed > 0, "typst writes ToUnicode maps");
+    let dir = tempfile::tempdir().unwrap();
+    let options = ragtester_ingest::IngestOptions::default();
+    let (intact, stripped_path) = (
+        dir.path().join("intact.pdf"),
+        dir.path().join("stripped.pdf"),
+    );
+    std::fs::write(&intact, &pdf).unwrap();
+    std::fs::write(&stripped_path, &stripped).unwrap();
+    let (_, warning) = ragtester_ingest::load_file_with(&intact, &options).unwrap();
+    assert!(warning.is_none(), "{warning:?}");
+    let (read, warning) = ragtester_ingest::load_file_with(&stripped_path, &options).unwrap();
+    let warning = warning.expect("a warning for glyph codes");
+    assert!(
+        warning.contains("glyph codes") && warning.contains("page(s) 1"),
+        "{warning}"
+    );
+    assert!(
+        !read.text.contains(&doc.title),
+        "the codes are not the text"
+    );
+}

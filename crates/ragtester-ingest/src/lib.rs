@@ -6,6 +6,7 @@
 
 mod chunk;
 mod decode;
+mod glyphs;
 mod load;
 mod pages;
 mod pdf;

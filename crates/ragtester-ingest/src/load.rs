@@ -198,6 +198,9 @@ pub fn load_file_with(path: &Path, options: &IngestOptions) -> Result<(Document,
                     page_texts.len()
                 );
             }
+            if let Some(unmapped) = crate::glyphs::glyph_code_warning(&normalised) {
+                warning = Some(unmapped);
+            }
             let title = first_line_title(&paged.text).unwrap_or(stem);
             (title, paged.text, Some(paged.pages))
         }
