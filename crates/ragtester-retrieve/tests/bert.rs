@@ -292,13 +292,16 @@ fn empty_corpus_empty_query_and_overlong_query_are_answered_plainly() {
     assert_eq!(hits[0].chunk, 1);
 }
 
-/// XLM-RoBERTa (multilingual-e5, bge-m3): no such weights ship on PyPI, so a tiny random model of that
-/// architecture checks loading, RoBERTa's position offset (window = positions − pad − 1) and that padding in a
-/// batch does not change any vector.
-#[test]
-fn xlm_roberta_models_load_and_are_padding_invariant() {
-    use candle_nn::{VarBuilder, VarMap};
-    use candle_transformers::models::xlm_roberta::{Config, XLMRobertaModel};
+/// A folder with a tiny random XLM-RoBERTa model (hidden size 32, two layers) and MiniLM's tokenizer: `build`
+/// creates the model's variables (a base model, or a task model with its head) before they are saved.
+fn tiny_xlm_roberta(
+    max_positions: usize,
+    type_vocab_size: usize,
+    build: impl FnOnce(
+        &candle_transformers::models::xlm_roberta::Config,
+        candle_nn::VarBuilder<'static>,
+    ),
+) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(
         minilm().join("tokenizer.json"),
@@ -309,15 +312,27 @@ fn xlm_roberta_models_load_and_are_padding_invariant() {
         "model_type": "xlm-roberta", "hidden_size": 32, "num_hidden_layers": 2,
         "num_attention_heads": 4, "intermediate_size": 64, "hidden_act": "gelu",
         "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
-        "max_position_embeddings": 66, "type_vocab_size": 1, "vocab_size": 30522,
-        "layer_norm_eps": 1e-5, "pad_token_id": 0, "position_embedding_type": "absolute"
+        "max_position_embeddings": max_positions, "type_vocab_size": type_vocab_size,
+        "vocab_size": 30522, "layer_norm_eps": 1e-5, "pad_token_id": 0,
+        "position_embedding_type": "absolute"
     });
     std::fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
-    let varmap = VarMap::new();
-    let vb = VarBuilder::from_varmap(&varmap, candle_core::DType::F32, &Device::Cpu);
-    let parsed: Config = serde_json::from_value(config).unwrap();
-    XLMRobertaModel::new(&parsed, vb).unwrap();
+    let varmap = candle_nn::VarMap::new();
+    let vb = candle_nn::VarBuilder::from_varmap(&varmap, candle_core::DType::F32, &Device::Cpu);
+    build(&serde_json::from_value(config).unwrap(), vb);
     varmap.save(dir.path().join("model.safetensors")).unwrap();
+    dir
+}
+
+/// XLM-RoBERTa (multilingual-e5, bge-m3): no such weights ship on PyPI, so a tiny random model of that
+/// architecture checks loading, RoBERTa's position offset (window = positions − pad − 1) and that padding in a
+/// batch does not change any vector.
+#[test]
+fn xlm_roberta_models_load_and_are_padding_invariant() {
+    use candle_transformers::models::xlm_roberta::XLMRobertaModel;
+    let dir = tiny_xlm_roberta(66, 1, |config, vb| {
+        XLMRobertaModel::new(config, vb).unwrap();
+    });
 
     let model = BertEmbedder::load(dir.path()).unwrap();
     assert_eq!(model.dimension(), 32);
@@ -342,29 +357,14 @@ fn xlm_roberta_models_load_and_are_padding_invariant() {
 /// unpadded) agree, for a one-logit head (sigmoid) and a two-label head (softmax of the positive class).
 #[test]
 fn xlm_roberta_cross_encoders_score_as_the_reference_implementation() {
-    use candle_nn::{VarBuilder, VarMap};
-    use candle_transformers::models::xlm_roberta::{Config, XLMRobertaForSequenceClassification};
+    use candle_transformers::models::xlm_roberta::XLMRobertaForSequenceClassification;
     for labels in [1usize, 2] {
-        let dir = tempfile::tempdir().unwrap();
-        std::os::unix::fs::symlink(
-            minilm().join("tokenizer.json"),
-            dir.path().join("tokenizer.json"),
-        )
-        .unwrap();
         // Two token types: the borrowed BERT tokenizer marks the passage of a pair with type 1.
-        let config = serde_json::json!({
-            "model_type": "xlm-roberta", "hidden_size": 32, "num_hidden_layers": 2,
-            "num_attention_heads": 4, "intermediate_size": 64, "hidden_act": "gelu",
-            "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
-            "max_position_embeddings": 130, "type_vocab_size": 2, "vocab_size": 30522,
-            "layer_norm_eps": 1e-5, "pad_token_id": 0, "position_embedding_type": "absolute"
+        let mut reference = None;
+        let dir = tiny_xlm_roberta(130, 2, |config, vb| {
+            reference = Some(XLMRobertaForSequenceClassification::new(labels, config, vb).unwrap());
         });
-        std::fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
-        let varmap = VarMap::new();
-        let vb = VarBuilder::from_varmap(&varmap, candle_core::DType::F32, &Device::Cpu);
-        let parsed: Config = serde_json::from_value(config).unwrap();
-        let reference = XLMRobertaForSequenceClassification::new(labels, &parsed, vb).unwrap();
-        varmap.save(dir.path().join("model.safetensors")).unwrap();
+        let reference = reference.unwrap();
 
         let reranker = CrossEncoder::load(dir.path()).unwrap();
         let query = "At what pressure does the relief valve open?";

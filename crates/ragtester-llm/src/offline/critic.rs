@@ -3,6 +3,7 @@
 //! holds nearly every term of the question; contradicted when a sentence restates the false claim with
 //! another figure. Replies `{"verdict", "reason"}`, the shape a real critic is asked for.
 
+use super::judge::share;
 use anyhow::{Result, bail};
 use ragtester_core::TaskHint;
 use ragtester_core::chat::CriticCheck;
@@ -37,20 +38,12 @@ fn term_set(text: &str) -> HashSet<String> {
     terms(text).into_iter().collect()
 }
 
-/// Share of `wanted` found in `have` (1 when nothing is wanted).
-fn share(wanted: &HashSet<String>, have: &HashSet<String>) -> f64 {
-    if wanted.is_empty() {
-        return 1.0;
-    }
-    wanted.iter().filter(|t| have.contains(*t)).count() as f64 / wanted.len() as f64
-}
-
 /// Supported: most of the expected answer's terms are in the passages, and the question names at least two
 /// of their terms (one for a one-term question), so it is about them. A share of the question would punish
 /// question templates and Chinese bigrams, which add many terms no passage holds.
 fn supported(question: &str, expected: &str, evidence: &[String]) -> (bool, String) {
     let have: HashSet<String> = evidence.iter().flat_map(|e| terms(e)).collect();
-    let answer = share(&term_set(expected), &have);
+    let answer = share(&have, &term_set(expected));
     let asked = term_set(question);
     let shared = asked.iter().filter(|t| have.contains(*t)).count();
     let yes = answer >= 0.6 && shared >= asked.len().min(2);
@@ -75,7 +68,7 @@ fn passage_sentences(evidence: &[String]) -> impl Iterator<Item = String> + '_ {
 fn answered(question: &str, evidence: &[String]) -> (bool, String) {
     let wanted = term_set(question);
     let best = passage_sentences(evidence)
-        .map(|s| (share(&wanted, &term_set(&s)), s))
+        .map(|s| (share(&term_set(&s), &wanted), s))
         .max_by(|a, b| a.0.total_cmp(&b.0));
     match best {
         Some((x, sentence)) if x >= ANSWERED_SHARE => (
@@ -110,7 +103,7 @@ fn contradicted(premise: &str, evidence: &[String]) -> (bool, String) {
         claim.into_iter().partition(|t| is_number(t));
     for sentence in passage_sentences(evidence) {
         let have = term_set(&sentence);
-        let restated = share(&words, &have) >= 0.6;
+        let restated = share(&have, &words) >= 0.6;
         let differs = numbers.iter().any(|n| !have.contains(n));
         if restated && differs && !numbers.is_empty() {
             return (

@@ -60,7 +60,8 @@ fn graded(x: f64, high: f64, low: f64, reason: String) -> Criterion {
     c(rating, reason)
 }
 
-fn share(part: &HashSet<String>, whole: &HashSet<String>) -> f64 {
+/// Share of `whole` found in `part` (1 when `whole` is empty).
+pub(super) fn share(part: &HashSet<String>, whole: &HashSet<String>) -> f64 {
     if whole.is_empty() {
         return 1.0;
     }

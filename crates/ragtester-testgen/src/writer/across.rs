@@ -41,9 +41,6 @@ impl<'a> DocWriter<'a> {
                 Ok(r) => r,
                 Err(reason) => {
                     self.notes.push(format!("{label}: {reason}"));
-                    if self.halted.is_some() {
-                        return false;
-                    }
                     continue;
                 }
             };
@@ -51,9 +48,6 @@ impl<'a> DocWriter<'a> {
                 .unanswered(&reply.question, &other.language, label)
                 .await
             {
-                if self.halted.is_some() {
-                    return false;
-                }
                 continue;
             }
             let draft = self.negative(reply.question, slot, &other.language, section);
@@ -110,9 +104,6 @@ impl<'a> DocWriter<'a> {
                     Ok(r) => r,
                     Err(reason) => {
                         self.notes.push(format!("{label}: {reason}"));
-                        if self.halted.is_some() {
-                            return false;
-                        }
                         continue;
                     }
                 };

@@ -237,9 +237,6 @@ impl<'a> DocWriter<'a> {
                 Ok(r) => r,
                 Err(reason) => {
                     self.notes.push(format!("{label}: {reason}"));
-                    if self.halted.is_some() {
-                        return false;
-                    }
                     continue;
                 }
             };
@@ -289,7 +286,10 @@ impl<'a> DocWriter<'a> {
             self.push(draft);
             return true;
         }
-        self.note(slot, "no section left that yields a valid question");
+        // A halted document says why once (the shortfall note), not once per slot.
+        if self.halted.is_none() {
+            self.note(slot, "no section left that yields a valid question");
+        }
         false
     }
 
@@ -502,9 +502,6 @@ impl<'a> DocWriter<'a> {
             hint,
         );
         request.format = ReplyFormat::Schema(crate::prompt::question_schema(kind));
-        if let Some(reason) = &self.halted {
-            return Err(reason.clone());
-        }
         let response = match self.model.chat(&request).await {
             Ok(r) => r,
             Err(e) => return Err(self.failed(e)),
