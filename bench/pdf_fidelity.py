@@ -5,7 +5,8 @@ Downloads documentation packages with `apt-get download` (nothing is installed o
 PDFs, and reports word-level F1 between the two texts (CJK counted by character) and the median time per page
 over --runs runs of each tool. Needs poppler-utils (pdftotext, pdfinfo) and a release build of ragtester.
 
-    python3 bench/pdf_fidelity.py --ragtester target/release/ragtester [--runs 3] [--json out.json]
+    python3 bench/pdf_fidelity.py --ragtester target/release/ragtester [--runs 3] [--json out.json] \
+        [--extra crates/ragtester-ingest/tests/fixtures/tex-cjk-no-tounicode.pdf]
 """
 import argparse, collections, gzip, json, os, re, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -65,10 +66,12 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--json")
     ap.add_argument("--work", help="reuse this folder for downloads")
+    ap.add_argument("--extra", action="append", default=[],
+                    help="another PDF to include (repeatable), e.g. crates/ragtester-ingest/tests/fixtures/*.pdf")
     args = ap.parse_args()
     work = args.work or tempfile.mkdtemp(prefix="pdfbench-")
     os.makedirs(work, exist_ok=True)
-    pdfs = fetch(work)
+    pdfs = fetch(work) + args.extra
     rows = []
     print(f"{'file':44} {'pages':>5} {'F1':>6} {'ragtester ms/p':>14} {'pdftotext ms/p':>14} {'ratio':>6}")
     for pdf in pdfs:

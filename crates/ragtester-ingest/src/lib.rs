@@ -8,6 +8,7 @@ mod chunk;
 mod decode;
 mod glyphs;
 mod load;
+mod overstrike;
 mod pages;
 mod pdf;
 

@@ -1,6 +1,8 @@
 //! Turning extracted page texts into one document text with page offsets: ligatures and line-end hyphenation
-//! undone, lines of a paragraph joined, running headers, footers and page numbers removed.
+//! undone, overstruck ("poor man's bold") words printed once, lines of a paragraph joined, running headers,
+//! footers and page numbers removed.
 
+use crate::overstrike::collapse_overstrike;
 use ragtester_core::Page;
 use ragtester_core::text::is_cjk;
 use std::collections::HashMap;
@@ -22,7 +24,7 @@ pub fn assemble(page_texts: &[String], strip_running: bool) -> PagedText {
         .map(|p| {
             expand_ligatures(p)
                 .lines()
-                .map(|l| l.trim().to_string())
+                .map(|l| collapse_overstrike(l.trim()))
                 .collect()
         })
         .collect();
@@ -35,7 +37,7 @@ pub fn assemble(page_texts: &[String], strip_running: bool) -> PagedText {
     let mut pages = Vec::with_capacity(pages_lines.len());
     let mut offset = 0usize;
     for (i, lines) in pages_lines.iter().enumerate() {
-        let body = join_paragraph_lines(lines);
+        let body = join_paragraph_lines(&undouble_spacing(lines));
         if !body.is_empty() {
             if !text.is_empty() {
                 text.push_str("\n\n");
@@ -113,6 +115,33 @@ fn join_paragraph_lines(lines: &[String]) -> String {
         paragraph_open = true;
     }
     rejoin_inline_hyphens(out.trim_end())
+}
+
+/// Some engines put a blank line after every line of a page (pdf_oxide on pdfLaTeX CJK pages, whose line
+/// spacing is wide). On a page where no two text lines touch, a blank line after a line that runs to the full
+/// width of the page follows a wrapped line, not the end of a paragraph: it is dropped so the lines join.
+fn undouble_spacing(lines: &[String]) -> Vec<String> {
+    let text_lines = lines.iter().filter(|l| !l.is_empty()).count();
+    let touching = lines
+        .windows(2)
+        .any(|w| !w[0].is_empty() && !w[1].is_empty());
+    if text_lines < 3 || touching {
+        return lines.to_vec();
+    }
+    let full_width = lines.iter().map(|l| visual_width(l)).max().unwrap_or(0);
+    let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        let soft_break = line.is_empty()
+            && i > 0
+            && visual_width(&lines[i - 1]) * 10 >= full_width * 9
+            && lines
+                .get(i + 1)
+                .is_some_and(|next| !next.is_empty() && !starts_new_block(next));
+        if !soft_break {
+            out.push(line.clone());
+        }
+    }
+    out
 }
 
 /// Width in columns: CJK characters and full-width forms take two.
@@ -334,6 +363,38 @@ mod tests {
             "The efficient centrifugal pump is documented in the appendix and is well- Known. Pre- and post-checks are \
              required.\n\n离心泵的最大工作压力为四点五巴，每次启动前必须检查密封圈。\n1. first item\n2. second item\n\
              温区 温度范围\n冷冻 ≤ −18 ℃"
+        );
+    }
+
+    #[test]
+    fn lines_an_engine_double_spaced_are_joined_again() {
+        let p = page(&[
+            "本手册说明了实验室离心机的日常维护流程。离心机每运行五百小时必须更换",
+            "",
+            "一次密封圈，更换工作由设备管理员负责。 如果转子出现裂纹，应立即停止使",
+            "",
+            "用并联系供应商。",
+            "",
+            "传感器校准",
+            "",
+            "温度传感器的校准周期为六个月。",
+        ]);
+        assert_eq!(
+            assemble(&[p], true).text,
+            "本手册说明了实验室离心机的日常维护流程。离心机每运行五百小时必须更换一次密封圈，更换工作由设备管理员负责。 \
+             如果转子出现裂纹，应立即停止使用并联系供应商。\n\n传感器校准\n\n温度传感器的校准周期为六个月。"
+        );
+        // Paragraphs separated by blank lines on a page whose lines touch stay apart.
+        let q = page(&[
+            "A full line of text that runs across",
+            "the page and ends its paragraph here.",
+            "",
+            "Next paragraph line that is long enough.",
+        ]);
+        assert_eq!(
+            assemble(&[q], true).text,
+            "A full line of text that runs across the page and ends its paragraph here.\n\nNext paragraph line \
+             that is long enough."
         );
     }
 

@@ -27,26 +27,69 @@ impl PdfTextEngine for PdfOxide {
         {
             bail!("not a PDF (no %PDF- header)");
         }
-        let doc = PdfDocument::from_bytes(bytes).map_err(|e| anyhow!("cannot parse PDF: {e}"))?;
-        // pdf_oxide returns empty text, not an error, for a file it cannot decrypt: check first. Many PDFs are
-        // encrypted with an empty user password (copy/print restrictions only); those open without one.
-        if doc.is_encrypted() && !doc.authenticate(b"").unwrap_or(false) {
-            bail!(
-                "PDF is encrypted and needs a password; decrypt it first (e.g. `qpdf --decrypt`)"
-            );
-        }
+        let doc = open(bytes.clone())?;
         let count = doc
             .page_count()
             .map_err(|e| anyhow!("cannot read the page tree: {e}"))?;
-        let options = ConversionOptions::default();
-        (0..count)
-            .map(|i| {
-                doc.to_plain_text(i, &options)
-                    .map_err(|e| anyhow!("{e}"))
-                    .with_context(|| format!("cannot extract text from page {}", i + 1))
-            })
-            .collect()
+        let workers = page_workers(count);
+        if workers == 1 {
+            return extract_range(&doc, 0..count);
+        }
+        // pdf_oxide's document is neither Send nor Sync: each worker opens its own copy (fonts are parsed once,
+        // in pdf_oxide's global cache) and reads a contiguous run of pages. docs/benchmarks.md has the timings.
+        drop(doc);
+        let per_worker = count.div_ceil(workers);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..count)
+                .step_by(per_worker)
+                .map(|start| {
+                    let bytes = bytes.clone();
+                    s.spawn(move || {
+                        extract_range(&open(bytes)?, start..count.min(start + per_worker))
+                    })
+                })
+                .collect();
+            let mut pages = Vec::with_capacity(count);
+            for handle in handles {
+                match handle.join() {
+                    Ok(texts) => pages.extend(texts?),
+                    // Re-raised on this thread, so `extract_pages` reports the engine's own message.
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+            Ok(pages)
+        })
     }
+}
+
+/// Parse a PDF and unlock it if it opens with the empty password.
+fn open(bytes: Vec<u8>) -> Result<PdfDocument> {
+    let doc = PdfDocument::from_bytes(bytes).map_err(|e| anyhow!("cannot parse PDF: {e}"))?;
+    // pdf_oxide returns empty text, not an error, for a file it cannot decrypt: check first. Many PDFs are
+    // encrypted with an empty user password (copy/print restrictions only); those open without one.
+    if doc.is_encrypted() && !doc.authenticate(b"").unwrap_or(false) {
+        bail!("PDF is encrypted and needs a password; decrypt it first (e.g. `qpdf --decrypt`)");
+    }
+    Ok(doc)
+}
+
+fn extract_range(doc: &PdfDocument, pages: std::ops::Range<usize>) -> Result<Vec<String>> {
+    let options = ConversionOptions::default();
+    pages
+        .map(|i| {
+            doc.to_plain_text(i, &options)
+                .map_err(|e| anyhow!("{e}"))
+                .with_context(|| format!("cannot extract text from page {}", i + 1))
+        })
+        .collect()
+}
+
+/// Threads for a document of `pages` pages: one per core, each with at least `MIN_PAGES_EACH` pages, since
+/// every worker parses the file again.
+fn page_workers(pages: usize) -> usize {
+    const MIN_PAGES_EACH: usize = 8;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (pages / MIN_PAGES_EACH).clamp(1, cores)
 }
 
 /// Run an engine with panics caught: a bug in a parser fails this file with a message, never the whole run.

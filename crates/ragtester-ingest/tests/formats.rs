@@ -1,8 +1,8 @@
 //! Every loader on real files written to disk, and every bad input the ingest stage must survive.
 
 use ragtester_core::DocumentFormat;
-use ragtester_ingest::{IngestOptions, ingest_paths, ingest_paths_with, load_file};
-use ragtester_testkit::pdf::{Line, PageSpec, PdfSpec, layout, write_pdf};
+use ragtester_ingest::{IngestOptions, ingest_paths, ingest_paths_with, load_file, load_file_with};
+use ragtester_testkit::pdf::{Line, PageSpec, PdfFont, PdfSpec, layout, write_pdf};
 use std::path::{Path, PathBuf};
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
@@ -39,7 +39,7 @@ fn pdf_columns_read_in_order() {
             &format!("cols{columns}.pdf"),
             &write_pdf(&PdfSpec {
                 pages,
-                encrypted: false,
+                ..Default::default()
             }),
         );
         let doc = load_file(&p).unwrap();
@@ -85,7 +85,7 @@ fn pdf_running_lines_removed_and_pages_mapped() {
     assert!(pages.len() >= 3, "{}", pages.len());
     let bytes = write_pdf(&PdfSpec {
         pages: pages.clone(),
-        encrypted: false,
+        ..Default::default()
     });
     let p = write(dir.path(), "manual.pdf", &bytes);
     let doc = load_file(&p).unwrap();
@@ -137,7 +137,7 @@ fn pdf_hyphenated_line_ends_are_rejoined() {
         "hy.pdf",
         &write_pdf(&PdfSpec {
             pages: vec![page],
-            encrypted: false,
+            ..Default::default()
         }),
     );
     let doc = load_file(&p).unwrap();
@@ -153,7 +153,7 @@ fn bad_pdfs_fail_alone_with_named_errors() {
     let dir = tempfile::tempdir().unwrap();
     let good = write_pdf(&PdfSpec {
         pages: layout(&PARAS[..1], 1, None, None),
-        encrypted: false,
+        ..Default::default()
     });
     write(dir.path(), "good.pdf", &good);
     write(dir.path(), "zero.pdf", b"");
@@ -168,6 +168,7 @@ fn bad_pdfs_fail_alone_with_named_errors() {
         &write_pdf(&PdfSpec {
             pages: layout(&PARAS[..1], 1, None, None),
             encrypted: true,
+            ..Default::default()
         }),
     );
     let scan = PageSpec {
@@ -179,7 +180,7 @@ fn bad_pdfs_fail_alone_with_named_errors() {
         "scan.pdf",
         &write_pdf(&PdfSpec {
             pages: vec![scan.clone(), scan],
-            encrypted: false,
+            ..Default::default()
         }),
     );
     write(
@@ -340,5 +341,83 @@ fn sample_corpus_pdfs_read_cleanly() {
     for doc in [&en, &zh] {
         assert!(doc.pages.windows(2).all(|w| w[0].end <= w[1].start));
         assert_eq!(doc.pages.last().unwrap().end, doc.text.chars().count());
+    }
+}
+
+/// A Chinese pdfLaTeX document (CJK package, Arphic Type 1 fonts) without ToUnicode maps, the kind pypdf
+/// returns as mojibake: the characters come back through the fonts' built-in glyph names, and the overstruck
+/// bold headings are printed once. `fixtures/tex-cjk-no-tounicode.tex` is its source.
+#[test]
+fn tex_cjk_pdf_without_tounicode_is_read() {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tex-cjk-no-tounicode.pdf");
+    let (doc, warning) = load_file_with(&fixture, &IngestOptions::default()).unwrap();
+    assert_eq!(warning, None, "read as glyph codes");
+    assert_eq!((doc.language.as_str(), doc.pages.len()), ("zh", 1));
+    // Extractors may put a space where the font changes between Latin and CJK.
+    let compact: String = doc.text.chars().filter(|c| !c.is_whitespace()).collect();
+    for sentence in [
+        "设备维护手册",
+        "本手册说明了实验室离心机的日常维护流程。",
+        "离心机每运行五百小时必须更换一次密封圈，更换工作由设备管理员负责。",
+        "如果转子出现裂纹，应立即停止使用并联系供应商。",
+        "传感器校准",
+        "温度传感器PT100的校准周期为六个月，校准记录保存在设备档案中。",
+    ] {
+        assert!(
+            compact.contains(sentence),
+            "{sentence} missing from {}",
+            doc.text
+        );
+    }
+    assert!(
+        !doc.text.contains("设设"),
+        "overstruck heading kept: {}",
+        doc.text
+    );
+    // The engine double-spaces this page; a paragraph's wrapped lines are joined again.
+    assert!(
+        doc.text.contains("必须更换一次密封圈"),
+        "wrapped line left as a paragraph break: {}",
+        doc.text
+    );
+}
+
+/// Chinese set in a non-embedded STSong-Light over the predefined GBK-EUC-H CMap, with no ToUnicode map (older
+/// Chinese producers): the characters come back through the predefined CMap and the Adobe-GB1 collection.
+#[test]
+fn chinese_pdf_in_a_predefined_cmap_without_tounicode_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let sentences = [
+        "冷库温度必须保持在零下十八摄氏度以下。",
+        "每批货物入库前由质检员抽样检查，记录保存三年。",
+    ];
+    let lines = sentences
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Line::new(72.0, 700.0 - 20.0 * i as f32, *s))
+        .collect();
+    let path = write(
+        dir.path(),
+        "gbk.pdf",
+        &write_pdf(&PdfSpec {
+            pages: vec![PageSpec {
+                lines,
+                drawing: None,
+            }],
+            font: PdfFont::SongGbk,
+            ..Default::default()
+        }),
+    );
+    let (doc, warning) = load_file_with(&path, &IngestOptions::default()).unwrap();
+    assert_eq!(warning, None);
+    assert_eq!(doc.language, "zh");
+    let compact: String = doc.text.chars().filter(|c| !c.is_whitespace()).collect();
+    for sentence in sentences {
+        assert!(
+            compact.contains(sentence),
+            "{sentence} missing from {}",
+            doc.text
+        );
     }
 }

@@ -36,6 +36,19 @@ pub struct PdfSpec {
     pub pages: Vec<PageSpec>,
     /// Add a standard security handler with an unknown user password.
     pub encrypted: bool,
+    pub font: PdfFont,
+}
+
+/// The one font every line is set in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PdfFont {
+    /// Helvetica in WinAnsi: Latin text.
+    #[default]
+    Helvetica,
+    /// Adobe's STSong-Light, not embedded, as a Type 0 font over the predefined `GBK-EUC-H` CMap with no
+    /// ToUnicode map, the text written as GBK bytes: how older Chinese PDF producers wrote Chinese. A reader
+    /// must know the predefined CMap and the Adobe-GB1 collection to get the characters back.
+    SongGbk,
 }
 
 /// US Letter width and height in points.
@@ -130,9 +143,18 @@ pub fn write_pdf(spec: &PdfSpec) -> Vec<u8> {
         "<< /Type /Pages /Kids [{}] /Count {n_pages} >>",
         kids.join(" ")
     ));
-    objects.push(
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".into(),
-    );
+    objects.push(match spec.font {
+        PdfFont::Helvetica => {
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".into()
+        }
+        PdfFont::SongGbk => "<< /Type /Font /Subtype /Type0 /BaseFont /STSong-Light-GBK-EUC-H \
+            /Encoding /GBK-EUC-H /DescendantFonts [<< /Type /Font /Subtype /CIDFontType0 \
+            /BaseFont /STSong-Light /CIDSystemInfo << /Registry (Adobe) /Ordering (GB1) /Supplement 4 >> \
+            /FontDescriptor << /Type /FontDescriptor /FontName /STSong-Light /Flags 6 \
+            /FontBBox [-25 -254 1000 880] /ItalicAngle 0 /Ascent 880 /Descent -120 /CapHeight 880 \
+            /StemV 93 >> /DW 1000 >>] >>"
+            .into(),
+    });
     for (i, page) in spec.pages.iter().enumerate() {
         let content_id = 5 + 2 * i;
         objects.push(format!(
@@ -145,13 +167,14 @@ pub fn write_pdf(spec: &PdfSpec) -> Vec<u8> {
             stream.push('\n');
         }
         for line in &page.lines {
+            let shown = match spec.font {
+                PdfFont::Helvetica => format!("({})", escape(&line.text)),
+                PdfFont::SongGbk => format!("<{}>", hex_gbk(&line.text)),
+            };
             let _ = writeln!(
                 stream,
-                "BT /F1 {} Tf {} {} Td ({}) Tj ET",
-                line.size,
-                line.x,
-                line.y,
-                escape(&line.text)
+                "BT /F1 {} Tf {} {} Td {shown} Tj ET",
+                line.size, line.x, line.y,
             );
         }
         objects.push(format!(
@@ -189,6 +212,12 @@ pub fn write_pdf(spec: &PdfSpec) -> Vec<u8> {
     );
     out.extend_from_slice(xref.as_bytes());
     out
+}
+
+/// The text's GBK bytes as a PDF hex string body.
+fn hex_gbk(text: &str) -> String {
+    let (bytes, _, _) = encoding_rs::GBK.encode(text);
+    bytes.iter().map(|b| format!("{b:02X}")).collect()
 }
 
 /// PDF literal-string escaping; characters outside Latin-1 become `?` (WinAnsi fixtures are Latin only).
