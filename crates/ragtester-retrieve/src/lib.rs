@@ -17,7 +17,10 @@ mod rerank;
 mod vector_cache;
 
 pub use bert::hub as bert_hub;
-pub use bert::{BertEmbedder, CrossEncoder, ModelFolder, Pooling, Prompts, hf_cache_folder};
+pub use bert::{
+    BertEmbedder, CrossEncoder, ModelFolder, Pooling, Prompts, hf_cache_folder,
+    run_elementwise_ops_inline,
+};
 pub use bm25::Bm25Index;
 pub use dense::{AnnSettings, DenseIndex};
 pub use hash_embedder::HashEmbedder;

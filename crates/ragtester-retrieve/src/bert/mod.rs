@@ -4,6 +4,7 @@
 mod cross_encoder;
 mod encoder;
 mod folder;
+mod forward;
 pub mod hub;
 
 pub use cross_encoder::CrossEncoder;
@@ -96,12 +97,9 @@ impl Embedder for BertEmbedder {
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&i| encodings[i].len());
         let batches: Vec<&[usize]> = order.chunks(BATCH).collect();
-        let workers = embed_workers().min(batches.len()).max(1);
+        let plan = WorkerPlan::for_batches(batches.len());
         let next = AtomicUsize::new(0);
         let results: Mutex<Vec<(usize, Vec<f32>)>> = Mutex::default();
-        // Batches are handed to a few workers: candle parallelises each matrix product, but the small
-        // attention products and the element-wise steps leave cores idle that a second batch can use
-        // (+15 % measured on two cores; docs/benchmarks.md).
         let work = || -> Result<()> {
             loop {
                 let Some(batch) = batches.get(next.fetch_add(1, Ordering::Relaxed)) else {
@@ -117,13 +115,20 @@ impl Embedder for BertEmbedder {
                     .extend(batch.iter().copied().zip(rows));
             }
         };
-        std::thread::scope(|s| {
-            let handles: Vec<_> = (0..workers).map(|_| s.spawn(work)).collect();
-            handles.into_iter().try_for_each(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("an embedding worker panicked")))
-            })
-        })?;
+        if plan.workers == 1 {
+            // One batch (a query): candle spreads its products over every core of the global pool.
+            work()?;
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..plan.workers)
+                    .map(|_| s.spawn(|| plan.pool()?.install(work)))
+                    .collect();
+                handles.into_iter().try_for_each(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(anyhow::anyhow!("an embedding worker panicked")))
+                })
+            })?;
+        }
         let mut out = vec![Vec::new(); encodings.len()];
         for (i, row) in results.into_inner().expect("embedding results lock") {
             out[i] = row;
@@ -132,17 +137,53 @@ impl Embedder for BertEmbedder {
     }
 }
 
-/// Batches embedded at once: `RAGTESTER_EMBED_WORKERS`, else two (one where there is a single core).
-fn embed_workers() -> usize {
-    std::env::var("RAGTESTER_EMBED_WORKERS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|n| *n > 0)
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map_or(1, |n| n.get())
-                .min(2)
-        })
+/// Keep candle's element-wise operations on the thread that asks for them, unless `CANDLE_NUM_THREADS` says
+/// otherwise. candle runs them on one global spin-waiting pool; embedding workers each run their own batch and
+/// would queue for it (first 1,000 Vaswani abstracts, two cores: 147–160 texts/s with the pool, 186–190 without;
+/// docs/benchmarks.md). Matrix products still use every core through rayon.
+///
+/// # Safety
+/// Sets an environment variable: call it first thing in `main`, before any other thread exists.
+pub unsafe fn run_elementwise_ops_inline() {
+    if std::env::var_os("CANDLE_NUM_THREADS").is_none() {
+        // SAFETY: the caller guarantees no other thread is running.
+        unsafe { std::env::set_var("CANDLE_NUM_THREADS", "1") };
+    }
+}
+
+/// How many batches are embedded at once, and on how many threads each. Several batches in flight, each on its
+/// own small thread pool, keep the cores busy through the element-wise steps and the small attention products
+/// that one batch spread over every core leaves idle, and they never wait on each other's matrix products
+/// (docs/benchmarks.md: +15 % for two batches sharing the global pool, more with a pool each).
+struct WorkerPlan {
+    workers: usize,
+    threads_each: usize,
+}
+
+impl WorkerPlan {
+    /// `RAGTESTER_EMBED_WORKERS` batches at once if set, else one per core (never more than there are batches).
+    fn for_batches(batches: usize) -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let wanted = std::env::var("RAGTESTER_EMBED_WORKERS")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or(cores);
+        let workers = wanted.min(batches).max(1);
+        Self {
+            workers,
+            threads_each: (cores / workers).max(1),
+        }
+    }
+
+    /// The worker's own pool: candle's products and element-wise steps run inside the installed pool.
+    fn pool(&self) -> Result<rayon::ThreadPool> {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(self.threads_each)
+            .thread_name(|i| format!("embed-{i}"))
+            .build()
+            .map_err(|e| anyhow::anyhow!("cannot start an embedding thread pool: {e}"))
+    }
 }
 
 /// (batch, tokens, hidden) → (batch, hidden), ignoring padding.
