@@ -5,6 +5,7 @@
 use crate::overstrike::collapse_overstrike;
 use ragtester_core::Page;
 use ragtester_core::text::is_cjk;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// How many lines at the top and bottom of a page are candidates for running headers and footers.
@@ -120,13 +121,13 @@ fn join_paragraph_lines(lines: &[String]) -> String {
 /// Some engines put a blank line after every line of a page (pdf_oxide on pdfLaTeX CJK pages, whose line
 /// spacing is wide). On a page where no two text lines touch, a blank line after a line that runs to the full
 /// width of the page follows a wrapped line, not the end of a paragraph: it is dropped so the lines join.
-fn undouble_spacing(lines: &[String]) -> Vec<String> {
+fn undouble_spacing(lines: &[String]) -> Cow<'_, [String]> {
     let text_lines = lines.iter().filter(|l| !l.is_empty()).count();
     let touching = lines
         .windows(2)
         .any(|w| !w[0].is_empty() && !w[1].is_empty());
     if text_lines < 3 || touching {
-        return lines.to_vec();
+        return Cow::Borrowed(lines);
     }
     let full_width = lines.iter().map(|l| visual_width(l)).max().unwrap_or(0);
     let mut out: Vec<String> = Vec::with_capacity(lines.len());
@@ -141,7 +142,7 @@ fn undouble_spacing(lines: &[String]) -> Vec<String> {
             out.push(line.clone());
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Width in columns: CJK characters and full-width forms take two.
