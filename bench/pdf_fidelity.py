@@ -8,7 +8,7 @@ over --runs runs of each tool. Needs poppler-utils (pdftotext, pdfinfo) and a re
     python3 bench/pdf_fidelity.py --ragtester target/release/ragtester [--runs 3] [--json out.json] \
         [--extra crates/ragtester-ingest/tests/fixtures/tex-cjk-no-tounicode.pdf]
 """
-import argparse, collections, gzip, json, os, re, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, collections, gzip, hashlib, json, os, re, shutil, statistics, subprocess, sys, tempfile, time
 
 PACKAGES = [
     "debmake-doc", "debian-reference-en", "debian-reference-zh-cn", "gnuplot-doc", "camlidl-doc",
@@ -31,13 +31,16 @@ def f1(reference, candidate):
     return 0.0 if p + r == 0 else 2 * p * r / (p + r)
 
 
-def timed(cmd, runs):
-    times, out = [], None
+def timed_side_by_side(commands, runs):
+    """Median wall time of each command over `runs` rounds; the commands take turns within each round, so a
+    slow spell of the machine falls on both. Returns the medians and each command's last output."""
+    times, outs = [[] for _ in commands], [None] * len(commands)
     for _ in range(runs):
-        t = time.perf_counter()
-        out = subprocess.run(cmd, check=True, capture_output=True)
-        times.append(time.perf_counter() - t)
-    return statistics.median(times), out
+        for i, cmd in enumerate(commands):
+            t = time.perf_counter()
+            outs[i] = subprocess.run(cmd, check=True, capture_output=True)
+            times[i].append(time.perf_counter() - t)
+    return [statistics.median(t) for t in times], outs
 
 
 def fetch(work):
@@ -60,6 +63,27 @@ def fetch(work):
     return pdfs
 
 
+def unique(paths):
+    """Drop files whose bytes equal an earlier one's (docbook-xsl ships one reference.pdf three times)."""
+    seen, kept = set(), []
+    for path in paths:
+        with open(path, "rb") as fh:
+            digest = hashlib.sha256(fh.read()).hexdigest()
+        if digest not in seen:
+            seen.add(digest)
+            kept.append(path)
+    return kept
+
+
+def label(path, work):
+    """The file name, with its package folder where the name alone says little (reference.pdf)."""
+    rel = os.path.relpath(path, os.path.join(work, "x", "usr", "share"))
+    parts = rel.split(os.sep)
+    if rel.startswith("..") or len(parts) < 3:
+        return os.path.basename(path)
+    return f"{parts[1]}/{parts[-1]}"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ragtester", default="target/release/ragtester")
@@ -71,21 +95,23 @@ def main():
     args = ap.parse_args()
     work = args.work or tempfile.mkdtemp(prefix="pdfbench-")
     os.makedirs(work, exist_ok=True)
-    pdfs = fetch(work) + args.extra
+    pdfs = unique(fetch(work) + args.extra)
     rows = []
     print(f"{'file':44} {'pages':>5} {'F1':>6} {'ragtester ms/p':>14} {'pdftotext ms/p':>14} {'ratio':>6}")
     for pdf in pdfs:
         info = subprocess.run(["pdfinfo", pdf], capture_output=True, text=True).stdout
         pages = int(re.search(r"Pages:\s+(\d+)", info).group(1)) if "Pages:" in info else 1
-        t_pop, out = timed(["pdftotext", "-enc", "UTF-8", pdf, "-"], args.runs)
-        reference = out.stdout.decode("utf-8", "replace")
         out_dir = os.path.join(work, "out")
-        t_rag, _ = timed([args.ragtester, "ingest", pdf, "--out", out_dir, "--keep-running-lines"], args.runs)
+        (t_pop, t_rag), (out, _) = timed_side_by_side([
+            ["pdftotext", "-enc", "UTF-8", pdf, "-"],
+            [args.ragtester, "ingest", pdf, "--out", out_dir, "--keep-running-lines"],
+        ], args.runs)
+        reference = out.stdout.decode("utf-8", "replace")
         with open(os.path.join(out_dir, "documents.jsonl"), encoding="utf-8") as fh:
             text = json.loads(fh.readline())["text"]
         score = f1(tokens(reference), tokens(text))
         row = {
-            "file": os.path.basename(pdf), "pages": pages, "f1": round(score, 4),
+            "file": label(pdf, work), "pages": pages, "f1": round(score, 4),
             "ragtester_ms_per_page": round(1000 * t_rag / pages, 2),
             "pdftotext_ms_per_page": round(1000 * t_pop / pages, 2),
         }

@@ -190,6 +190,8 @@ impl OutputFormat {
 
 /// The bytes of one document in `format` (`index` seeds its layout noise).
 fn encode(doc: &GeneratedDoc, format: OutputFormat, index: u64) -> Result<Vec<u8>> {
+    #[cfg(not(feature = "pdf"))]
+    let _ = index; // Only PDF rendering has layout noise to seed.
     match format {
         OutputFormat::Markdown => Ok(doc.markdown.as_bytes().to_vec()),
         #[cfg(feature = "pdf")]

@@ -121,7 +121,14 @@ fn join_paragraph_lines(lines: &[String]) -> String {
 /// Some engines put a blank line after every line of a page (pdf_oxide on pdfLaTeX CJK pages, whose line
 /// spacing is wide). On a page where no two text lines touch, a blank line after a line that runs to the full
 /// width of the page follows a wrapped line, not the end of a paragraph: it is dropped so the lines join.
+///
+/// Only where the page's lines are printed lines: several of them wrap at the same full width, and none is
+/// longer than a printed line can be. When the engine has already joined each paragraph into one line (the
+/// usual case), the longest line is a whole paragraph, alone at its length, and the blank lines are paragraph
+/// breaks.
 fn undouble_spacing(lines: &[String]) -> Cow<'_, [String]> {
+    /// Wider than any printed line: about 6 pt type across a landscape A4 page.
+    const MAX_PRINTED_WIDTH: usize = 250;
     let text_lines = lines.iter().filter(|l| !l.is_empty()).count();
     let touching = lines
         .windows(2)
@@ -130,6 +137,13 @@ fn undouble_spacing(lines: &[String]) -> Cow<'_, [String]> {
         return Cow::Borrowed(lines);
     }
     let full_width = lines.iter().map(|l| visual_width(l)).max().unwrap_or(0);
+    let at_full_width = lines
+        .iter()
+        .filter(|l| visual_width(l) * 10 >= full_width * 9)
+        .count();
+    if at_full_width < 2 || full_width > MAX_PRINTED_WIDTH {
+        return Cow::Borrowed(lines);
+    }
     let mut out: Vec<String> = Vec::with_capacity(lines.len());
     for (i, line) in lines.iter().enumerate() {
         let soft_break = line.is_empty()
@@ -396,6 +410,35 @@ mod tests {
             assemble(&[q], true).text,
             "A full line of text that runs across the page and ends its paragraph here.\n\nNext paragraph line \
              that is long enough."
+        );
+        // Paragraphs the engine already joined into single lines, blank lines between: the longest line is a
+        // whole paragraph, not a printed line, so the blank lines are paragraph breaks.
+        let shutdown = "The Debian system needs the proper shutdown procedure before power can safely be turned \
+                        off. This is to maintain the integrity of files, by forcing all changes in memory to be \
+                        written to disk.";
+        let r = page(&[
+            "1.1.8 How to shutdown the system",
+            "",
+            shutdown,
+            "",
+            "You can shutdown the system under the normal multiuser mode from the commandline.",
+            "",
+            "# shutdown -h now",
+        ]);
+        assert_eq!(
+            assemble(&[r], true).text,
+            format!(
+                "1.1.8 How to shutdown the system\n\n{shutdown}\n\nYou can shutdown the system under the normal \
+                 multiuser mode from the commandline.\n\n# shutdown -h now"
+            )
+        );
+        // Two paragraphs of about the same length, each longer than any printed line: still paragraphs.
+        let long = "word ".repeat(60);
+        let long = long.trim_end();
+        let t = page(&[long, "", long, "", "end"]);
+        assert_eq!(
+            assemble(&[t], true).text,
+            format!("{long}\n\n{long}\n\nend")
         );
     }
 

@@ -421,3 +421,47 @@ fn chinese_pdf_in_a_predefined_cmap_without_tounicode_is_read() {
         );
     }
 }
+
+/// A real page (Debian Reference, page 32; provenance in `fixtures/README.md`): a package table whose last rows
+/// the producer wrote column by column, and paragraphs the engine joins into one line each. Every table row
+/// reads left to right on its own line, and paragraphs stay apart.
+#[test]
+fn real_table_page_keeps_rows_and_paragraphs() {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/debian-reference-tables.pdf");
+    let doc = load_file(&fixture).unwrap();
+    for row in [
+        [
+            "mc",
+            "V:54, I:226",
+            "1482",
+            "A text-mode full-screen file manager",
+        ],
+        ["emacs-nox", "V:3, I:18", "33819", "GNU project Emacs"],
+        ["w3m", "V:14, I:190", "2828", "Text-mode WWW browsers"],
+        ["gpm", "V:11, I:14", "521", "The Unix style cut-and-paste"],
+    ] {
+        let line = doc
+            .text
+            .lines()
+            .find(|l| l.starts_with(row[0]) && l.contains(row[3]))
+            .unwrap_or_else(|| panic!("no line holds the row {row:?}: {}", doc.text));
+        let at = order_of(line, &row);
+        assert!(
+            at.windows(2).all(|w| w[0] < w[1]),
+            "row {row:?} out of order: {line}"
+        );
+    }
+    let paragraphs: Vec<&str> = doc.text.split("\n\n").collect();
+    for opening in [
+        "Just like any other modern OS",
+        "You can shutdown the system under the normal multiuser mode",
+        "It may be a good idea to read",
+    ] {
+        assert!(
+            paragraphs.iter().any(|p| p.starts_with(opening)),
+            "no paragraph opens with {opening:?}: {}",
+            doc.text
+        );
+    }
+}
