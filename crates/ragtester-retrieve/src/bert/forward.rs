@@ -1,4 +1,5 @@
-//! The BERT encoder's forward pass, written for CPU inference of sentence embedders and cross-encoders.
+//! The forward pass of BERT-family encoders (BERT and XLM-RoBERTa), written for CPU inference of sentence
+//! embedders and cross-encoders.
 //!
 //! candle-transformers' `BertModel` computes the same function, but on a model of MiniLM's size (384 wide,
 //! heads of 32) it spends more time outside the matrix products than in them: a scalar `erf` for the exact
@@ -13,9 +14,89 @@
 
 use candle_core::{DType, Result, Shape};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{Config, HiddenAct};
+use candle_transformers::models::bert::HiddenAct;
 use gemm::Parallelism;
 use rayon::prelude::*;
+
+/// The checkpoint's family: both run this forward pass; they number positions differently, keep a task
+/// model's encoder under different prefixes, and the cross-encoder's head differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// BERT: MiniLM, bge, e5, ms-marco cross-encoders.
+    Bert,
+    /// XLM-RoBERTa: multilingual-e5, bge-m3, bge-reranker.
+    XlmRoberta,
+}
+
+/// The shape of a checkpoint, read from its `config.json` (both families name these fields alike).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct Architecture {
+    #[serde(default = "bert_type")]
+    model_type: String,
+    #[serde(rename = "hidden_size")]
+    hidden: usize,
+    #[serde(rename = "num_attention_heads")]
+    heads: usize,
+    #[serde(rename = "num_hidden_layers")]
+    layers: usize,
+    #[serde(rename = "intermediate_size")]
+    intermediate: usize,
+    #[serde(rename = "vocab_size")]
+    vocab: usize,
+    #[serde(rename = "max_position_embeddings")]
+    positions: usize,
+    #[serde(rename = "type_vocab_size")]
+    token_types: usize,
+    #[serde(rename = "layer_norm_eps")]
+    eps: f32,
+    hidden_act: String,
+    pub pad_token_id: u32,
+}
+
+fn bert_type() -> String {
+    "bert".into()
+}
+
+impl Architecture {
+    pub fn family(&self) -> anyhow::Result<Family> {
+        match self.model_type.as_str() {
+            "bert" => Ok(Family::Bert),
+            "xlm-roberta" => Ok(Family::XlmRoberta),
+            other => anyhow::bail!(
+                "a `{other}` model; this build runs BERT (MiniLM, bge, e5) and XLM-RoBERTa \
+                 (multilingual-e5, bge-m3) models"
+            ),
+        }
+    }
+
+    fn activation(&self) -> Result<HiddenAct> {
+        // transformers' names: `gelu` is the exact (erf) GELU, the other two its tanh approximation.
+        match self.hidden_act.as_str() {
+            "gelu" => Ok(HiddenAct::Gelu),
+            "gelu_new" | "gelu_pytorch_tanh" => Ok(HiddenAct::GeluApproximate),
+            "relu" => Ok(HiddenAct::Relu),
+            other => candle_core::bail!("activation `{other}` is not one this encoder runs"),
+        }
+    }
+
+    /// RoBERTa numbers a sequence's tokens from `pad + 1` and gives padding the position `pad` (transformers'
+    /// `create_position_ids_from_input_ids`); BERT numbers them from 0.
+    fn roberta_pad(&self) -> Option<u32> {
+        (self.model_type == "xlm-roberta").then_some(self.pad_token_id)
+    }
+
+    pub fn hidden(&self) -> usize {
+        self.hidden
+    }
+
+    /// Tokens a sequence may hold: RoBERTa's numbering starts after the padding position.
+    pub fn max_tokens(&self) -> usize {
+        match self.roberta_pad() {
+            Some(pad) => self.positions.saturating_sub(pad as usize + 1),
+            None => self.positions,
+        }
+    }
+}
 
 pub struct Bert {
     word: Table,
@@ -26,6 +107,7 @@ pub struct Bert {
     heads: usize,
     hidden: usize,
     activation: HiddenAct,
+    roberta_pad: Option<u32>,
 }
 
 struct Layer {
@@ -59,15 +141,19 @@ struct Norm {
 }
 
 impl Bert {
-    pub fn load(vb: VarBuilder, config: &Config) -> Result<Self> {
-        // Checkpoints saved from a task model keep the encoder under `bert.`.
-        let vb = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") {
-            vb.pp("bert")
+    pub fn load(vb: VarBuilder, arch: &Architecture) -> Result<Self> {
+        // Checkpoints saved from a task model keep the encoder under `bert.` or `roberta.`.
+        let task_prefix = match arch.roberta_pad() {
+            Some(_) => "roberta",
+            None => "bert",
+        };
+        let vb = if vb.contains_tensor(&format!("{task_prefix}.embeddings.word_embeddings.weight"))
+        {
+            vb.pp(task_prefix)
         } else {
             vb
         };
-        let h = config.hidden_size;
-        let heads = config.num_attention_heads;
+        let (h, heads) = (arch.hidden, arch.heads);
         if heads == 0 || !h.is_multiple_of(heads) {
             candle_core::bail!("hidden size {h} is not a multiple of {heads} attention heads");
         }
@@ -78,19 +164,19 @@ impl Bert {
                 rows,
             })
         };
-        let eps = config.layer_norm_eps as f32;
         let scale = 1.0 / ((h / heads) as f32).sqrt();
         Ok(Self {
-            word: table("word_embeddings", config.vocab_size)?,
-            position: table("position_embeddings", config.max_position_embeddings)?,
-            token_type: table("token_type_embeddings", config.type_vocab_size)?,
-            embedding_norm: Norm::load(&e.pp("LayerNorm"), h, eps)?,
-            layers: (0..config.num_hidden_layers)
-                .map(|i| Layer::load(&vb.pp(format!("encoder.layer.{i}")), config, scale))
+            word: table("word_embeddings", arch.vocab)?,
+            position: table("position_embeddings", arch.positions)?,
+            token_type: table("token_type_embeddings", arch.token_types)?,
+            embedding_norm: Norm::load(&e.pp("LayerNorm"), h, arch.eps)?,
+            layers: (0..arch.layers)
+                .map(|i| Layer::load(&vb.pp(format!("encoder.layer.{i}")), arch, scale))
                 .collect::<Result<Vec<_>>>()?,
             heads,
             hidden: h,
-            activation: config.hidden_act,
+            activation: arch.activation()?,
+            roberta_pad: arch.roberta_pad(),
         })
     }
 
@@ -103,18 +189,32 @@ impl Bert {
         mask: &[u32],
         tokens: usize,
     ) -> Result<Vec<f32>> {
-        if tokens > self.position.rows {
+        let first_position = self.roberta_pad.map_or(0, |pad| pad as usize + 1);
+        if first_position + tokens > self.position.rows {
             candle_core::bail!(
                 "{tokens} tokens exceed the model's {} positions",
-                self.position.rows
+                self.position.rows - first_position.min(self.position.rows)
             );
         }
         let h = self.hidden;
         let rows = ids.len();
         let mut x = Vec::with_capacity(rows * h);
+        // RoBERTa counts a sequence's non-padding tokens (cumsum of `id != pad`), as transformers does.
+        let mut counted = 0;
         for (i, (&id, &kind)) in ids.iter().zip(type_ids).enumerate() {
             let (word, kind) = (self.word.row(id)?, self.token_type.row(kind)?);
-            let position = self.position.row((i % tokens) as u32)?;
+            if i % tokens == 0 {
+                counted = 0;
+            }
+            let position = match self.roberta_pad {
+                Some(pad) if id == pad => pad,
+                Some(pad) => {
+                    counted += 1;
+                    pad + counted
+                }
+                None => (i % tokens) as u32,
+            };
+            let position = self.position.row(position)?;
             x.extend((0..h).map(|j| word[j] + kind[j] + position[j]));
         }
         self.embedding_norm.apply(&mut x);
@@ -234,12 +334,8 @@ struct Scratch {
 }
 
 impl Layer {
-    fn load(vb: &VarBuilder, config: &Config, scale: f32) -> Result<Self> {
-        let (h, i, eps) = (
-            config.hidden_size,
-            config.intermediate_size,
-            config.layer_norm_eps as f32,
-        );
+    fn load(vb: &VarBuilder, arch: &Architecture, scale: f32) -> Result<Self> {
+        let (h, i, eps) = (arch.hidden, arch.intermediate, arch.eps);
         let attention = vb.pp("attention");
         let mut weight = Vec::with_capacity(3 * h * h);
         let mut bias = Vec::with_capacity(3 * h);
