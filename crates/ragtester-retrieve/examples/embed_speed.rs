@@ -10,8 +10,6 @@ use std::time::Instant;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> anyhow::Result<()> {
-    // SAFETY: nothing else runs yet (the binary does the same).
-    unsafe { ragtester_retrieve::run_elementwise_ops_inline() };
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(3).map_or(1000, |s| s.parse().unwrap());
     let model = ragtester_retrieve::BertEmbedder::load(std::path::Path::new(&args[1]))?;

@@ -17,10 +17,7 @@ mod rerank;
 mod vector_cache;
 
 pub use bert::hub as bert_hub;
-pub use bert::{
-    BertEmbedder, CrossEncoder, ModelFolder, Pooling, Prompts, hf_cache_folder,
-    run_elementwise_ops_inline,
-};
+pub use bert::{BertEmbedder, CrossEncoder, ModelFolder, Pooling, Prompts, hf_cache_folder};
 pub use bm25::Bm25Index;
 pub use dense::{AnnSettings, DenseIndex};
 pub use hash_embedder::HashEmbedder;

@@ -31,8 +31,6 @@ pub const EXIT_THRESHOLD: u8 = 4;
 pub const EXIT_BUDGET: u8 = 5;
 
 fn main() -> ExitCode {
-    // SAFETY: nothing else runs yet.
-    unsafe { ragtester_retrieve::run_elementwise_ops_inline() };
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("RAGTESTER_LOG")

@@ -137,20 +137,6 @@ impl Embedder for BertEmbedder {
     }
 }
 
-/// Keep candle's element-wise operations on the thread that asks for them, unless `CANDLE_NUM_THREADS` says
-/// otherwise. candle runs them on one global spin-waiting pool; embedding workers each run their own batch and
-/// would queue for it (first 1,000 Vaswani abstracts, two cores: 147–160 texts/s with the pool, 186–190 without;
-/// docs/benchmarks.md). Matrix products still use every core through rayon.
-///
-/// # Safety
-/// Sets an environment variable: call it first thing in `main`, before any other thread exists.
-pub unsafe fn run_elementwise_ops_inline() {
-    if std::env::var_os("CANDLE_NUM_THREADS").is_none() {
-        // SAFETY: the caller guarantees no other thread is running.
-        unsafe { std::env::set_var("CANDLE_NUM_THREADS", "1") };
-    }
-}
-
 /// How many batches are embedded at once, and on how many threads each. Several batches in flight, each on its
 /// own small thread pool, keep the cores busy through the element-wise steps and the small attention products
 /// that one batch spread over every core leaves idle, and they never wait on each other's matrix products

@@ -1,0 +1,45 @@
+//! Decoding speed of a local GGUF chat model: one fixed question about a passage, greedy, a fixed number of
+//! reply tokens. Usage: chat_speed MODEL.gguf [MAX_TOKENS] [RUNS]
+use ragtester_core::{ChatModel, ChatRequest, Message, TaskHint};
+use std::time::Instant;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let max_tokens: u32 = args.get(2).map_or(64, |s| s.parse().unwrap());
+    let runs: usize = args.get(3).map_or(3, |s| s.parse().unwrap());
+    let t = Instant::now();
+    let model = ragtester_llm::LocalChat::load(std::path::Path::new(&args[1]))?;
+    println!("loaded in {:.2} s", t.elapsed().as_secs_f64());
+    let passage = "The battery of the e-bike is covered for 24 months or 500 charge cycles, whichever comes first. \
+                   Damage from water immersion or from third-party chargers is not covered. "
+        .repeat(4);
+    for _ in 0..runs {
+        let mut request = ChatRequest::new(
+            vec![
+                Message::system("Answer from the passage only."),
+                Message::user(format!(
+                    "Passage: {passage}\n\nQuestion: How long is the battery covered, and what is excluded? Explain in detail."
+                )),
+            ],
+            TaskHint::Answer {
+                query: "How long is the battery covered?".into(),
+                contexts: Vec::new(),
+            },
+        );
+        request.max_tokens = Some(max_tokens);
+        let t = Instant::now();
+        let reply = model.chat(&request).await?;
+        let s = t.elapsed().as_secs_f64();
+        println!(
+            "{} prompt + {} reply tokens in {s:.2} s: {:.1} reply tokens/s",
+            reply.usage.prompt_tokens,
+            reply.usage.completion_tokens,
+            reply.usage.completion_tokens as f64 / s
+        );
+    }
+    Ok(())
+}
