@@ -121,6 +121,8 @@ async fn generate_document<'a>(
         rejected_by_critic: 0,
         rng: SplitMix64::new(seed_for(options.seed, &doc.id)),
         halted: None,
+        gave_up: None,
+        unreadable_in_a_row: 0,
     };
     let slots = match options.generator {
         Generator::Ragtester => ragtester_slots(target, options.n_complex, docs.len() > 1),
@@ -152,6 +154,7 @@ async fn generate_document<'a>(
                 writer
                     .halted
                     .as_ref()
+                    .or(writer.gave_up.as_ref())
                     .map(|why| format!(" (stopped: {why})"))
                     .unwrap_or_default()
             ),

@@ -6,6 +6,9 @@ use ragtester_core::{Document, DocumentFormat, Generator};
 use ragtester_testgen::{GenerationOptions, generate};
 use ragtester_testkit::{Reply, ScriptedServer};
 
+/// A readable question about the document whose answer is found in it.
+const GOOD_REPLY: &str = r#"{"question": "At what pressure does the relief valve of the harbour pump open?", "answer": "The relief valve of the harbour pump opens at 4.5 bar", "keywords": ["4.5 bar"]}"#;
+
 fn doc() -> Document {
     Document::new(
         "pump.md".into(),
@@ -44,9 +47,7 @@ async fn an_unreadable_reply_is_asked_again_with_the_reason() {
     server.push(Reply::Content(
         "Sure! The question is about the valve.".into(),
     ));
-    server.push(Reply::Content(
-        r#"{"question": "At what pressure does the relief valve of the harbour pump open?", "answer": "The relief valve of the harbour pump opens at 4.5 bar", "keywords": ["4.5 bar"]}"#.into(),
-    ));
+    server.push(Reply::Content(GOOD_REPLY.into()));
     let report = generate(&[doc()], &options(), &model(&server), None, None)
         .await
         .unwrap();
@@ -78,8 +79,8 @@ async fn an_unreadable_reply_is_asked_again_with_the_reason() {
 #[tokio::test]
 async fn a_reply_that_stays_unreadable_is_a_reported_shortfall() {
     let server = ScriptedServer::start().await;
-    // The baseline draws the document's one section eight times, then tries it once more; each is asked
-    // and re-asked.
+    // The baseline would draw the document's one section eight times, then try it once more, each asked and
+    // re-asked; a writer whose replies stay unreadable is given up after three questions (six calls).
     for _ in 0..18 {
         server.push(Reply::Content("no".into()));
     }
@@ -94,4 +95,32 @@ async fn a_reply_that_stays_unreadable_is_a_reported_shortfall() {
         "{:?}",
         d.notes
     );
+    assert_eq!(server.seen().len(), 6);
+    assert!(
+        d.notes[0].starts_with(
+            "shortfall: 0 of 1 cases produced (stopped: the question writer's replies were \
+             unreadable for 3 questions in a row"
+        ),
+        "{:?}",
+        d.notes
+    );
+    assert_eq!(d.halted, None, "not a budget stop");
+}
+
+/// One readable reply between unreadable ones starts the count again: only replies unreadable question after
+/// question give a document up.
+#[tokio::test]
+async fn a_readable_reply_resets_the_count_of_unreadable_ones() {
+    let server = ScriptedServer::start().await;
+    let yes_no = r#"{"question": "Does the relief valve open at 4.5 bar?", "answer": "yes", "keywords": []}"#;
+    for reply in ["no", "no", "no", "no", yes_no, "no", "no", "no", "no"] {
+        server.push(Reply::Content(reply.into()));
+    }
+    server.push(Reply::Content(GOOD_REPLY.into()));
+    let report = generate(&[doc()], &options(), &model(&server), None, None)
+        .await
+        .unwrap();
+    // Two unreadable questions, a readable (rejected yes/no) one, two more unreadable ones, then a case.
+    assert_eq!(report.cases.len(), 1, "{:?}", report.documents[0].notes);
+    assert_eq!(server.seen().len(), 10);
 }

@@ -23,7 +23,7 @@ impl<'a> DocWriter<'a> {
         let slot = Strategy::NegativeCrossDocument;
         let start = self.rng.below(sections.len());
         for k in 0..sections.len().min(CROSS_DOCUMENT_TRIES) {
-            if self.halted.is_some() {
+            if self.stopped() {
                 return false;
             }
             let section = &sections[(start + k) % sections.len()];
@@ -86,7 +86,7 @@ impl<'a> DocWriter<'a> {
                 }
             };
             for (their_doc, their_section, their_index) in partners {
-                if self.halted.is_some() {
+                if self.stopped() {
                     return false;
                 }
                 let label = format!("{} (section {a})", slot.as_str());

@@ -43,7 +43,17 @@ pub(crate) struct DocWriter<'a> {
     pub rng: SplitMix64,
     /// Set when the spending cap refused a call: no further slot is tried.
     pub halted: Option<String>,
+    /// Set when the writer's replies stayed unreadable question after question (a model that cannot follow
+    /// the JSON instruction): no further slot is tried, the shortfall says why.
+    pub gave_up: Option<String>,
+    /// Questions in a row whose reply stayed unreadable after the re-ask.
+    pub unreadable_in_a_row: usize,
 }
+
+/// Questions in a row with unreadable replies (each asked twice) before a document is given up: a model that
+/// cannot write the JSON would otherwise be asked twice for every section of every slot (a 135M model on a
+/// Chinese document: minutes per document, all of it wasted).
+const UNREADABLE_LIMIT: usize = 3;
 
 /// A case before it is numbered and stamped with its generator.
 struct Draft<'s> {
@@ -110,7 +120,7 @@ impl<'a> DocWriter<'a> {
     /// Fill one slot. Slots that need another document fall back to their one-document kind when there is
     /// none (or it yields nothing), and a multi-passage slot to coverage, each with a note.
     pub async fn fill(&mut self, slot: Strategy, other: Other<'a>) {
-        if self.halted.is_some() {
+        if self.stopped() {
             return;
         }
         match slot {
@@ -145,6 +155,11 @@ impl<'a> DocWriter<'a> {
                 self.single(slot).await;
             }
         }
+    }
+
+    /// No further slot is tried: the budget is spent or the writer's replies are unreadable.
+    pub fn stopped(&self) -> bool {
+        self.halted.is_some() || self.gave_up.is_some()
     }
 
     fn note(&mut self, strategy: Strategy, text: impl std::fmt::Display) {
@@ -225,7 +240,7 @@ impl<'a> DocWriter<'a> {
         let kind = kind_of(slot);
         let sections = self.sections;
         for index in self.candidates(slot) {
-            if self.halted.is_some() {
+            if self.stopped() {
                 return false;
             }
             let section = &sections[index];
@@ -286,8 +301,8 @@ impl<'a> DocWriter<'a> {
             self.push(draft);
             return true;
         }
-        // A halted document says why once (the shortfall note), not once per slot.
-        if self.halted.is_none() {
+        // A stopped document says why once (the shortfall note), not once per slot.
+        if !self.stopped() {
             self.note(slot, "no section left that yields a valid question");
         }
         false
@@ -527,9 +542,23 @@ impl<'a> DocWriter<'a> {
                     Ok(r) => r,
                     Err(e) => return Err(self.failed(e)),
                 };
-                parse_reply(&again.content).map_err(|e| format!("{e} (after one re-ask)"))?
+                match parse_reply(&again.content) {
+                    Ok(reply) => reply,
+                    Err(problem) => {
+                        self.unreadable_in_a_row += 1;
+                        if self.unreadable_in_a_row >= UNREADABLE_LIMIT {
+                            // The replies themselves are in the notes, one per question.
+                            self.gave_up = Some(format!(
+                                "the question writer's replies were unreadable for {UNREADABLE_LIMIT} questions in \
+                                 a row, each asked twice; use a model that follows JSON instructions"
+                            ));
+                        }
+                        return Err(format!("{problem} (after one re-ask)"));
+                    }
+                }
             }
         };
+        self.unreadable_in_a_row = 0;
         if is_yes_no(&reply.question) {
             return Err(format!("rejected yes/no question: {}", reply.question));
         }
