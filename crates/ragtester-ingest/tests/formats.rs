@@ -18,14 +18,16 @@ const PARAS: [&str; 4] = [
     "Delta paragraph closes with troubleshooting, listing the symptoms of cavitation, air locks and a blocked strainer.",
 ];
 
-fn order_of(text: &str, words: &[&str]) -> Vec<usize> {
-    words
+/// Whether every word occurs in `text`, in the given order (a missing word fails with the text).
+fn in_order(text: &str, words: &[&str]) -> bool {
+    let at: Vec<usize> = words
         .iter()
         .map(|w| {
             text.find(w)
                 .unwrap_or_else(|| panic!("{w} missing in {text}"))
         })
-        .collect()
+        .collect();
+    at.windows(2).all(|w| w[0] < w[1])
 }
 
 #[test]
@@ -44,9 +46,8 @@ fn pdf_columns_read_in_order() {
         );
         let doc = load_file(&p).unwrap();
         assert_eq!(doc.format, DocumentFormat::Pdf);
-        let at = order_of(&doc.text, &["Alpha", "Bravo", "Charlie", "Delta"]);
         assert!(
-            at.windows(2).all(|w| w[0] < w[1]),
+            in_order(&doc.text, &["Alpha", "Bravo", "Charlie", "Delta"]),
             "{columns} columns out of order: {}",
             doc.text
         );
@@ -304,15 +305,14 @@ fn sample_corpus_pdfs_read_cleanly() {
     assert!(!en.text.contains("page 1 of 2"), "footer kept");
     assert!(!en.text.contains("Utility · Annual"), "header kept");
     // Left column before right column on page 1.
-    let at = order_of(
+    assert!(in_order(
         &en.text,
         &[
             "Where your water comes from",
             "How the water is treated",
             "Lead pipes",
         ],
-    );
-    assert!(at.windows(2).all(|w| w[0] < w[1]));
+    ));
     assert!(en.text.contains(
         "Cedar Valley Water Utility serves 48,300 residents through 412 kilometres of mains."
     ));
@@ -446,11 +446,7 @@ fn real_table_page_keeps_rows_and_paragraphs() {
             .lines()
             .find(|l| l.starts_with(row[0]) && l.contains(row[3]))
             .unwrap_or_else(|| panic!("no line holds the row {row:?}: {}", doc.text));
-        let at = order_of(line, &row);
-        assert!(
-            at.windows(2).all(|w| w[0] < w[1]),
-            "row {row:?} out of order: {line}"
-        );
+        assert!(in_order(line, &row), "row {row:?} out of order: {line}");
     }
     let paragraphs: Vec<&str> = doc.text.split("\n\n").collect();
     for opening in [

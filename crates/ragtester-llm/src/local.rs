@@ -143,6 +143,12 @@ fn load(path: &Path) -> Result<Loaded> {
         .get(&format!("{arch}.context_length"))
         .and_then(|v| v.to_u32().ok())
         .unwrap_or(2048) as usize;
+    if !ARCHITECTURES.contains(&arch.as_str()) {
+        bail!(
+            "architecture `{arch}` is not supported (supported: {})",
+            ARCHITECTURES.join(", ")
+        );
+    }
     let device = Device::Cpu;
     let weights = match requantize_scalar_blocks(&content, &mut file, &device)? {
         Some(gguf) => {
@@ -164,6 +170,9 @@ fn load(path: &Path) -> Result<Loaded> {
     })
 }
 
+/// The `general.architecture` values `build_weights` knows, checked before any tensor is read or re-quantized.
+const ARCHITECTURES: [&str; 4] = ["llama", "qwen2", "qwen3", "gemma3"];
+
 fn build_weights<R: Read + Seek>(
     arch: &str,
     content: gguf_file::Content,
@@ -183,9 +192,7 @@ fn build_weights<R: Read + Seek>(
         "gemma3" => Weights::Gemma3(quantized_gemma3::ModelWeights::from_gguf(
             content, reader, device,
         )?),
-        other => bail!(
-            "architecture `{other}` is not supported (supported: llama, qwen2, qwen3, gemma3)"
-        ),
+        other => unreachable!("`{other}` is checked against ARCHITECTURES before loading"),
     })
 }
 
