@@ -16,11 +16,16 @@ pub struct RetrievedContext {
     pub text: String,
 }
 
+/// Where a cell's time went. `total_ms` is the system's: retrieval plus generation (for an external target,
+/// its call). Time the cell spent waiting for one of our engine's call slots is `queue_ms`, never part of
+/// the system's latency.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Latency {
     pub retrieval_ms: f64,
     pub generation_ms: f64,
     pub total_ms: f64,
+    #[serde(default)]
+    pub queue_ms: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -49,6 +54,18 @@ pub struct Answer {
     /// The generation came from the response cache (its latency is the cache's, not the model's).
     #[serde(default)]
     pub cached: bool,
+    /// For a replayed answer: when the model first produced it (seconds since the Unix epoch), if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_at: Option<u64>,
     /// Why this cell has no answer (provider failure, retrieval failure). Judged as `exec_error`.
     pub error: Option<String>,
+}
+
+/// A (case, configuration) cell the run did not ask, and why: the case cannot be put fairly to that system.
+/// Not an answer and not an error: a skipped cell counts in no rate, and the report lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkippedCell {
+    pub case_id: String,
+    pub config_id: String,
+    pub reason: String,
 }

@@ -169,12 +169,14 @@ impl ChatRequest {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ChatResponse {
     pub content: String,
     pub usage: Usage,
     /// Served from the response cache rather than by the model.
     pub cached: bool,
+    /// For a cached reply: when the model produced it (seconds since the Unix epoch), if the cache knows.
+    pub cached_at: Option<u64>,
 }
 
 /// A persistent store of model replies, keyed by everything that determines a reply.
@@ -187,6 +189,13 @@ pub trait ResponseCache: Send + Sync {
 pub trait ChatModel: Send + Sync {
     /// The model spec as the user wrote it (`offline`, `openai:gpt-4o-mini`).
     fn name(&self) -> String;
+    /// What the model's replies depend on beyond the request: the spec, where it is served (an HTTP
+    /// provider's base URL) and, where known, the model's own identity (a local file's digest). Cached
+    /// replies are keyed on it and run manifests record it, so another server or another file behind the
+    /// same name is never mistaken for this one.
+    fn identity(&self) -> String {
+        self.name()
+    }
     /// Whether this is a deterministic heuristic rather than a language model (reports label it so).
     fn is_heuristic(&self) -> bool {
         false

@@ -670,6 +670,12 @@ pub struct RunSettings {
     /// Stop starting calls once the run's chat calls have used this many tokens (prompt plus reply).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget_tokens: Option<u64>,
+    /// Answer cells from the response cache when the same system was asked the same thing before (same
+    /// endpoint, model, prompt and sampling). Off by default: a test of a system asks it afresh, so a
+    /// regression re-run never shows last week's answers; judge, critic and question-writer replies are
+    /// cached either way.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub replay_answers: bool,
 }
 
 fn default_concurrency() -> usize {
@@ -683,6 +689,7 @@ impl Default for RunSettings {
             sampling: Sampling::default(),
             budget_usd: None,
             budget_tokens: None,
+            replay_answers: false,
         }
     }
 }

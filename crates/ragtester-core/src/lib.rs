@@ -20,13 +20,14 @@ pub mod oracle;
 pub mod prompt_template;
 pub mod readability;
 pub mod record;
+pub mod refusal;
 pub mod spec;
 pub mod spend;
 pub mod text;
 pub mod tokens;
 pub mod verdict;
 
-pub use answer::{Answer, Latency, RetrievedContext, Usage};
+pub use answer::{Answer, Latency, RetrievedContext, SkippedCell, Usage};
 pub use case::{Category, Generator, Strategy, TestCase};
 pub use chat::{
     ChatModel, ChatRequest, ChatResponse, Message, OutputSchema, ReplyFormat, ResponseCache, Role,

@@ -17,40 +17,7 @@ pub fn refusal_for(language: &str) -> &'static str {
     }
 }
 
-const REFUSAL_PHRASES: &[&str] = &[
-    "not sufficient to answer",
-    "insufficient information",
-    "not enough information",
-    "i don't know",
-    "i do not know",
-    "cannot answer",
-    "can't answer",
-    "unable to answer",
-    "no information",
-    "not mentioned",
-    "does not mention",
-    "does not say",
-    "not provided in the context",
-    "not in the context",
-    "信息不足",
-    "无法回答",
-    "不知道",
-    "未找到",
-    "没有找到",
-    "未提及",
-    "没有提及",
-    "没有相关信息",
-    "无相关信息",
-    "没有提供",
-    "未提供",
-];
-
-/// Whether an answer declines to answer, in English or Chinese phrasing.
-pub fn is_refusal(answer: &str) -> bool {
-    let lower = answer.to_lowercase().replace('’', "'");
-    let trimmed = lower.trim();
-    REFUSAL_PHRASES.iter().any(|p| trimmed.contains(p))
-}
+pub use crate::refusal::is_refusal;
 
 fn stem(word: &str) -> String {
     static STEMMER: std::sync::OnceLock<rust_stemmers::Stemmer> = std::sync::OnceLock::new();
@@ -293,6 +260,26 @@ pub fn detect_language(text: &str) -> &'static str {
         Some(whatlang::Lang::Cmn) => "zh",
         Some(_) | None => "en",
     }
+}
+
+/// The language of a text when it can be told with confidence: `zh` by script, otherwise whatlang's guess
+/// only where whatlang calls it reliable (`other` for a language we do not name); None when unsure, as for
+/// a short phrase like "610 passengers per hour", which whatlang may take for German.
+pub fn confident_language(text: &str) -> Option<&'static str> {
+    match detect_language(text) {
+        "zh" => return Some("zh"),
+        "und" => return None,
+        _ => {}
+    }
+    let info = whatlang::detect(text).filter(|i| i.is_reliable())?;
+    Some(match info.lang() {
+        whatlang::Lang::Eng => "en",
+        whatlang::Lang::Fra => "fr",
+        whatlang::Lang::Deu => "de",
+        whatlang::Lang::Spa => "es",
+        whatlang::Lang::Cmn => "zh",
+        _ => "other",
+    })
 }
 
 /// Convert a byte offset of `text` to a char offset.

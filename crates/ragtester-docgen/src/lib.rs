@@ -12,6 +12,7 @@ mod planted;
 pub mod render;
 mod writer;
 
+pub use planted::generate as planted_document;
 pub use writer::{DOCUMENT_PROMPT_VERSION, DocumentPrompts, write_with_model};
 
 use anyhow::{Context, Result, bail};

@@ -13,6 +13,6 @@ mod run;
 
 pub use models::{embedder_for, reranker_for};
 pub use pipeline::{Factories, ModelFactory, Pipeline, System, build_pipelines};
-pub use prompt::answer_messages;
+pub use prompt::{ANSWER_PROMPT_VERSION, answer_messages, answer_prompt_identity};
 pub use run::locate_context;
-pub use run::{Counts, Progress, execute};
+pub use run::{Counts, Progress, execute, skip_reason, skipped_cells};

@@ -4,6 +4,20 @@
 use ragtester_core::text::{detect_language, refusal_for};
 use ragtester_core::{Message, RetrievedContext};
 
+/// The answer prompt's version, recorded in every run's manifest (with a hash of its text).
+pub const ANSWER_PROMPT_VERSION: &str = "answer-v1";
+
+/// The answer prompt's identity: its version and a hash of its text in both languages, so a changed prompt
+/// is a different run even when nobody bumped the version.
+pub fn answer_prompt_identity() -> String {
+    let sample = |q: &str| answer_messages(q, &[]);
+    let text = (sample("{query}"), sample("{问题}"));
+    format!(
+        "{ANSWER_PROMPT_VERSION}#{}",
+        ragtester_core::ids::stable_id("answer-prompt", &text)
+    )
+}
+
 pub fn answer_messages(query: &str, contexts: &[RetrievedContext]) -> Vec<Message> {
     let language = detect_language(query);
     let refusal = refusal_for(language);

@@ -4,7 +4,9 @@ use crate::pipeline::{Pipeline, System};
 use crate::prompt::answer_messages;
 use anyhow::Result;
 use futures::StreamExt;
-use ragtester_core::{Answer, ChatRequest, Latency, RetrievedContext, TaskHint, TestCase, Usage};
+use ragtester_core::{
+    Answer, ChatRequest, Latency, RetrievedContext, SkippedCell, TaskHint, TestCase, Usage,
+};
 use ragtester_llm::BudgetExhausted;
 use ragtester_retrieve::Scope;
 use ragtester_store::RunStore;
@@ -51,6 +53,7 @@ pub async fn execute(
     let pending: Vec<(usize, usize)> = (0..pipelines.len())
         .flat_map(|p| (0..cases.len()).map(move |c| (p, c)))
         .filter(|&(p, c)| !done.contains(&(cases[c].id.clone(), pipelines[p].config.id.clone())))
+        .filter(|&(p, c)| skip_reason(&pipelines[p], &cases[c]).is_none())
         .collect();
     let mut counts = Counts {
         total: pending.len(),
@@ -108,6 +111,34 @@ pub async fn execute(
     Ok((answers, counts))
 }
 
+/// Why a case cannot be put fairly to a configuration's system, if it cannot. A negative case is
+/// unanswerable within its own document (retrieval is scoped to it, the paper's setting); an external
+/// service searches its whole corpus, where another document may answer the question, so a correct answer
+/// would be scored as a hallucination.
+pub fn skip_reason(pipeline: &Pipeline, case: &TestCase) -> Option<String> {
+    let external = matches!(pipeline.system, System::External { .. });
+    (external && case.expects_refusal() && !case.restrict_to.is_empty()).then(|| {
+        "a negative case checked as unanswerable within one document only: an external service searches \
+         its whole corpus, where another document may answer it"
+            .to_string()
+    })
+}
+
+/// Every cell `execute` leaves unasked, with the reason.
+pub fn skipped_cells(pipelines: &[Arc<Pipeline>], cases: &[TestCase]) -> Vec<SkippedCell> {
+    pipelines
+        .iter()
+        .flat_map(|p| cases.iter().map(move |c| (p, c)))
+        .filter_map(|(p, c)| {
+            Some(SkippedCell {
+                reason: skip_reason(p, c)?,
+                case_id: c.id.clone(),
+                config_id: p.config.id.clone(),
+            })
+        })
+        .collect()
+}
+
 async fn answer_cell(
     pipeline: &Pipeline,
     case: &TestCase,
@@ -123,9 +154,9 @@ async fn answer_cell(
         latency: Latency::default(),
         usage: Usage::default(),
         cached: false,
+        cached_at: None,
         error: None,
     };
-    let started = Instant::now();
     let over_budget = match &pipeline.system {
         System::BuiltIn {
             chunks,
@@ -154,15 +185,21 @@ async fn answer_cell(
             false
         }
         System::External { target, documents } => {
+            let waited = Instant::now();
             let _call = calls
                 .acquire()
                 .await
                 .expect("the semaphore is never closed");
+            answer.latency.queue_ms = ms(waited);
+            let called = Instant::now();
             external(&mut answer, target.as_ref(), documents, &case.query).await;
+            answer.latency.generation_ms = ms(called);
             false
         }
     };
-    answer.latency.total_ms = ms(started);
+    // The system's time: what it spent retrieving and generating, not what the cell spent queued behind
+    // our own call slots.
+    answer.latency.total_ms = answer.latency.retrieval_ms + answer.latency.generation_ms;
     if over_budget {
         Cell::OverBudget
     } else {
@@ -258,16 +295,19 @@ async fn built_in(
             contexts: answer.contexts.clone(),
         },
     );
+    let waited = Instant::now();
     let _call = calls
         .acquire()
         .await
         .expect("the semaphore is never closed");
+    answer.latency.queue_ms = ms(waited);
     let generation_started = Instant::now();
     match model.chat(&request).await {
         Ok(response) => {
             answer.answer = response.content;
             answer.usage = response.usage;
             answer.cached = response.cached;
+            answer.cached_at = response.cached_at;
         }
         Err(e) if BudgetExhausted::caused(&e) => return Err(OverBudget),
         Err(e) => answer.error = Some(format!("generation failed ({}): {e:#}", model.name())),

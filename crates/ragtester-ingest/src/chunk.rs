@@ -58,10 +58,40 @@ fn split(text: &str, max_tokens: usize, overlap: usize) -> Result<Vec<(usize, St
         .with_overlap(overlap)
         .map_err(|e| anyhow!("invalid chunking settings: {e}"))?;
     let splitter = TextSplitter::new(config);
-    Ok(splitter
+    let chunks: Vec<(usize, String)> = splitter
         .chunk_char_indices(text)
         .map(|c| (c.char_offset, c.chunk.to_string()))
-        .collect())
+        .collect();
+    Ok(reattach_closing_punctuation(chunks))
+}
+
+/// Closing punctuation belongs to the sentence it ends. The splitter packs a chunk to the token budget at
+/// its finest level, so a sentence that fills the budget exactly can leave its "。" to open the next chunk
+/// ("…每次持续14小时" | "。该项工作…"): such leading marks go back to the chunk before, which then exceeds the
+/// budget by those few characters.
+fn reattach_closing_punctuation(chunks: Vec<(usize, String)>) -> Vec<(usize, String)> {
+    const CLOSING: &[char] = &[
+        '。', '！', '？', '，', '、', '；', '：', '」', '』', '）', '》', '”', '’', '.', ',', ';',
+        ':', '!', '?', ')',
+    ];
+    let mut out: Vec<(usize, String)> = Vec::with_capacity(chunks.len());
+    for (start, text) in chunks {
+        let moved: String = text.chars().take_while(|c| CLOSING.contains(c)).collect();
+        match out.last_mut() {
+            Some((prev_start, prev))
+                if !moved.is_empty() && *prev_start + prev.chars().count() == start =>
+            {
+                prev.push_str(&moved);
+                let rest = text[moved.len()..].trim_start();
+                let skipped = text.chars().count() - rest.chars().count();
+                if !rest.is_empty() {
+                    out.push((start + skipped, rest.to_string()));
+                }
+            }
+            _ => out.push((start, text)),
+        }
+    }
+    out
 }
 
 /// Sections start at heading paragraphs; each section is split on its own, so no chunk spans two.
@@ -163,6 +193,24 @@ fn atoms(text: &str) -> Vec<(usize, &str)> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_sentence_keeps_its_closing_mark() {
+        let chunks = vec![
+            (0, "每次持续14小时".to_string()),
+            (8, "。该项工作每年开展".to_string()),
+            (17, "27次。".to_string()),
+        ];
+        assert_eq!(
+            reattach_closing_punctuation(chunks),
+            vec![
+                (0, "每次持续14小时。".to_string()),
+                (9, "该项工作每年开展".to_string()),
+                (17, "27次。".to_string()),
+            ]
+        );
+    }
+
     use super::*;
     use ragtester_core::DocumentFormat;
     use ragtester_core::tokens::count_tokens;

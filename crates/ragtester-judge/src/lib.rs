@@ -8,6 +8,7 @@
 //! The judge sees the case, the answer and the retrieved text; it never sees a configuration's internals.
 
 pub mod audit;
+pub mod benchmark;
 pub mod oracle;
 mod panel;
 mod parse;
@@ -19,7 +20,7 @@ pub use panel::{PanelMethod, consensus};
 
 pub use parse::{JudgeReply, parse_judge_reply};
 pub use prompt::{JUDGE_PROMPT_VERSION, JudgePrompts};
-pub use rules::rule_metrics;
+pub use rules::{bound_verdict, rule_failure, rule_metrics};
 
 use futures::StreamExt;
 use ragtester_core::{
@@ -85,6 +86,8 @@ pub async fn judge_sample(
         metrics: Default::default(),
         passed: None,
         error: None,
+        notes: Vec::new(),
+        rule_failure: None,
     };
     let Some(case) = case else {
         verdict.status = VerdictStatus::JudgeError;
@@ -120,10 +123,9 @@ pub async fn judge_sample(
             Err(e) => problems.push(format!("judge call failed: {e:#}")),
             Ok(response) => match parse_judge_reply(&response.content) {
                 Ok(reply) => {
-                    verdict.criteria_mean = Some(reply.criteria.mean());
-                    verdict.passed = Some(reply.criteria.passes());
                     verdict.criteria = Some(reply.criteria);
                     verdict.rubric = Some(reply.rubric);
+                    bound_verdict(case, &mut verdict);
                     return verdict;
                 }
                 Err(e) => {

@@ -171,6 +171,8 @@ mod tests {
             passed: Some(passed),
             error: None,
             sample,
+            notes: Vec::new(),
+            rule_failure: None,
         }
     }
 

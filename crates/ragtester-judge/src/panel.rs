@@ -102,7 +102,8 @@ fn decide(votes: &[&Verdict], method: PanelMethod) -> Verdict {
         .find(|v| v.passed == Some(passed))
         .unwrap_or(&decided[0]);
     out.status = VerdictStatus::Ok;
-    out.passed = Some(passed);
+    // Rule failures come from the case and the answer, the same for every vote: no panel overrules them.
+    out.passed = Some(passed && first.rule_failure.is_none());
     out.criteria_mean = Some(mean);
     out.criteria = representative.criteria.clone();
     out.rubric = representative.rubric.clone();
@@ -132,6 +133,8 @@ mod tests {
             passed,
             error: passed.is_none().then(|| "unreadable".to_string()),
             sample: 0,
+            notes: Vec::new(),
+            rule_failure: None,
         }
     }
 

@@ -164,6 +164,9 @@ pub fn rating_of(v: &Value) -> Option<Rating> {
                 "false" | "no" | "fail" | "failed" | "否" | "错" | "错误" | "假" | "0" => {
                     Some(Rating::False)
                 }
+                "notapplicable" | "not applicable" | "n/a" | "na" | "none" | "不适用" | "无" => {
+                    Some(Rating::NotApplicable)
+                }
                 _ => None,
             }
         }
@@ -187,7 +190,7 @@ fn criterion(container: &Value, names: &[&str]) -> Result<Criterion, String> {
     };
     let rating = rating_value.and_then(rating_of).ok_or_else(|| {
         format!(
-            "criterion `{}` has no readable True/Partially/False rating: {v}",
+            "criterion `{}` has no readable True/Partially/False/NotApplicable rating: {v}",
             names[0]
         )
     })?;

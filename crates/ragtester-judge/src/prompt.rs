@@ -6,16 +6,16 @@ use ragtester_core::{Message, OutputSchema, TestCase};
 use serde_json::{Value, json};
 use std::path::Path;
 
-pub const JUDGE_PROMPT_VERSION: &str = "judge-v2";
+pub const JUDGE_PROMPT_VERSION: &str = "judge-v3";
 
 /// What the shape description in prompts says (the schema itself goes to providers separately).
-const SCHEMA: &str = r#"{"criteria": {"faithfulness": {"rating": "True|Partially|False", "reason": "..."}, "relevance": {...}, "completeness": {...}, "clarity": {...}, "keyword_match": {...}}, "rubric": {"correctness": {"score": 1-5, "reason": "..."}, "completeness": {...}, "honesty": {...}}}"#;
+const SCHEMA: &str = r#"{"criteria": {"faithfulness": {"rating": "True|Partially|False|NotApplicable", "reason": "..."}, "relevance": {...}, "completeness": {...}, "clarity": {...}, "keyword_match": {...}}, "rubric": {"correctness": {"score": 1-5, "reason": "..."}, "completeness": {...}, "honesty": {...}}}"#;
 
 /// The judge prompt templates, English and Chinese: the built-in ones (`prompts/judge.*.j2`) or a user's.
 #[derive(Debug, Clone)]
 pub struct JudgePrompts {
     templates: PromptTemplates,
-    /// `judge-v2`, or `custom-` and a hash of the user's templates.
+    /// `judge-v3`, or `custom-` and a hash of the user's templates.
     pub version: String,
 }
 
@@ -98,7 +98,7 @@ pub fn judge_schema() -> OutputSchema {
     let rating = json!({
         "type": "object",
         "properties": {
-            "rating": { "type": "string", "enum": ["True", "Partially", "False"] },
+            "rating": { "type": "string", "enum": ["True", "Partially", "False", "NotApplicable"] },
             "reason": { "type": "string" }
         },
         "required": ["rating", "reason"],
@@ -199,7 +199,7 @@ mod tests {
         let zh = p.messages(&case("zh"), "4.5 bar", &[]);
         assert!(zh[0].content.starts_with("你是一名 RAG 系统测试裁判"));
         assert!(zh[1].content.starts_with("【问题类型】: detail_numeric"));
-        assert_eq!(p.version, "judge-v2");
+        assert_eq!(p.version, "judge-v3");
     }
 
     #[test]

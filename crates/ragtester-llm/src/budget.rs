@@ -86,6 +86,10 @@ impl ChatModel for Budgeted {
         self.inner.name()
     }
 
+    fn identity(&self) -> String {
+        self.inner.identity()
+    }
+
     fn is_heuristic(&self) -> bool {
         self.inner.is_heuristic()
     }
@@ -121,6 +125,7 @@ mod tests {
                     completion_tokens: 100,
                 },
                 cached: false,
+                cached_at: None,
             })
         }
     }

@@ -1,6 +1,11 @@
-//! The response cache in front of a chat model: a reply is keyed by the model and every parameter and
-//! message that determines it, so a rerun or another configuration asking the same thing pays nothing, and a
-//! change to any of them misses. Deterministic heuristics are not cached: they cost nothing to recompute.
+//! The response cache in front of a chat model: a reply is keyed by the model's identity (spec, the endpoint
+//! serving it, a local file's digest) and every parameter and message that determines it, so a rerun or
+//! another configuration asking the same thing pays nothing, and a change to any of them — another server
+//! behind the same model name included — misses. Deterministic heuristics are not cached: they cost nothing
+//! to recompute.
+//!
+//! A cache can also be write-only (`replay: false`): the system under test is asked afresh every run unless
+//! the user opts into replaying its answers, but its replies are still stored for a later opt-in.
 
 use anyhow::Result;
 use ragtester_core::ids::stable_id;
@@ -41,6 +46,10 @@ impl ChatModel for CachedChat {
         self.inner.name()
     }
 
+    fn identity(&self) -> String {
+        self.inner.identity()
+    }
+
     fn is_heuristic(&self) -> bool {
         self.inner.is_heuristic()
     }
@@ -49,7 +58,9 @@ impl ChatModel for CachedChat {
         if self.inner.is_heuristic() {
             return self.inner.chat(request).await;
         }
-        let key = cache_key(&self.inner.name(), request);
+        // Keyed on where the model is served and what it is, not only its name: another server or another
+        // file behind the same name must not be answered from this one's replies.
+        let key = cache_key(&self.inner.identity(), request);
         if !self.refresh
             && let Some(mut hit) = self.cache.get(&key)?
         {

@@ -62,6 +62,8 @@ struct Loaded {
 /// and run on a blocking thread so the async engine keeps moving.
 pub struct LocalChat {
     spec: String,
+    /// The weights' sampled digest (`ragtester_core::ids::file_fingerprint`).
+    digest: String,
     loaded: Arc<Mutex<Loaded>>,
 }
 
@@ -74,8 +76,11 @@ impl LocalChat {
     pub fn load_as(path: &Path, spec: String) -> Result<Self> {
         let loaded =
             load(path).with_context(|| format!("cannot load local model {}", path.display()))?;
+        let digest = ragtester_core::ids::file_fingerprint(path)
+            .with_context(|| format!("cannot read local model {}", path.display()))?;
         Ok(Self {
             spec,
+            digest,
             loaded: Arc::new(Mutex::new(loaded)),
         })
     }
@@ -85,6 +90,10 @@ impl LocalChat {
 impl ChatModel for LocalChat {
     fn name(&self) -> String {
         self.spec.clone()
+    }
+
+    fn identity(&self) -> String {
+        format!("{}#{}", self.spec, self.digest)
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
@@ -349,6 +358,7 @@ fn generate(loaded: &mut Loaded, request: &ChatRequest) -> Result<ChatResponse> 
             completion_tokens: generated.len() as u64,
         },
         cached: false,
+        cached_at: None,
     })
 }
 

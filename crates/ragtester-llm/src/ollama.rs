@@ -74,6 +74,10 @@ impl ChatModel for OllamaChat {
         format!("ollama:{}", self.model)
     }
 
+    fn identity(&self) -> String {
+        format!("ollama:{}@{}", self.model, self.host)
+    }
+
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
         let url = format!("{}/api/chat", self.host);
         let tokens = if self.http.counts_tokens() {
@@ -92,6 +96,7 @@ impl ChatModel for OllamaChat {
         Ok(ChatResponse {
             content,
             cached: false,
+            cached_at: None,
             usage: Usage {
                 prompt_tokens: reply["prompt_eval_count"].as_u64().unwrap_or(0),
                 completion_tokens: reply["eval_count"].as_u64().unwrap_or(0),

@@ -123,6 +123,10 @@ impl ChatModel for OpenAiChat {
         format!("openai:{}", self.model)
     }
 
+    fn identity(&self) -> String {
+        format!("openai:{}@{}", self.model, self.base_url)
+    }
+
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
         let url = format!("{}/chat/completions", self.base_url);
         let reply = match self.post(&url, request).await {
@@ -150,6 +154,7 @@ impl ChatModel for OpenAiChat {
         Ok(ChatResponse {
             content,
             cached: false,
+            cached_at: None,
             usage: Usage {
                 prompt_tokens: usage["prompt_tokens"].as_u64().unwrap_or(0),
                 completion_tokens: usage["completion_tokens"].as_u64().unwrap_or(0),

@@ -45,6 +45,10 @@ impl ChatModel for Tuned {
         self.inner.name()
     }
 
+    fn identity(&self) -> String {
+        self.inner.identity()
+    }
+
     fn is_heuristic(&self) -> bool {
         self.inner.is_heuristic()
     }
@@ -73,6 +77,7 @@ mod tests {
                 content: String::new(),
                 usage: Usage::default(),
                 cached: false,
+                cached_at: None,
             })
         }
     }

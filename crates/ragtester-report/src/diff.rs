@@ -50,9 +50,10 @@ pub struct ConfigDelta {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunDiff {
+    /// Cells that passed before and now fail or error.
     pub regressions: Vec<CellChange>,
     pub fixes: Vec<CellChange>,
-    /// Cells whose error state changed (now an error, or no longer one).
+    /// Other cells whose error state changed (failed → error, or error → pass or fail).
     pub error_changes: Vec<CellChange>,
     /// Cells present in only one of the runs.
     pub only_before: usize,
@@ -60,17 +61,14 @@ pub struct RunDiff {
     pub configs: Vec<ConfigDelta>,
 }
 
+/// Passed over every cell: a cell with no verdict counts against the rate, as in the report's gates.
 fn pass_rate(verdicts: &[&Verdict]) -> Option<f64> {
-    let judged: Vec<_> = verdicts
-        .iter()
-        .filter(|v| outcome(v) != Outcome::Error)
-        .collect();
-    (!judged.is_empty()).then(|| {
-        judged
+    (!verdicts.is_empty()).then(|| {
+        verdicts
             .iter()
             .filter(|v| outcome(v) == Outcome::Passed)
             .count() as f64
-            / judged.len() as f64
+            / verdicts.len() as f64
     })
 }
 
@@ -107,7 +105,8 @@ pub fn diff_runs(
             after: y,
         };
         match (x, y) {
-            (Outcome::Passed, Outcome::Failed) => diff.regressions.push(change),
+            // A cell that passed and now has no verdict has lost its pass: a regression, not a shrug.
+            (Outcome::Passed, Outcome::Failed | Outcome::Error) => diff.regressions.push(change),
             (Outcome::Failed, Outcome::Passed) => diff.fixes.push(change),
             (p, q) if p != q => diff.error_changes.push(change),
             _ => {}
@@ -241,6 +240,8 @@ mod tests {
             passed,
             error: None,
             sample: 0,
+            notes: Vec::new(),
+            rule_failure: None,
         }
     }
 
@@ -259,12 +260,19 @@ mod tests {
             v("e", Some(true)),
         ];
         let d = diff_runs((&[], &before), (&[], &after));
-        assert_eq!(d.regressions.len(), 1);
-        assert_eq!(d.regressions[0].case_id, "a");
+        // "c" passed and now errors: that is a regression too.
+        let regressed: Vec<(&str, Outcome)> = d
+            .regressions
+            .iter()
+            .map(|c| (c.case_id.as_str(), c.after))
+            .collect();
+        assert_eq!(regressed, [("a", Outcome::Failed), ("c", Outcome::Error)]);
         assert_eq!(d.fixes[0].case_id, "b");
-        assert_eq!(d.error_changes[0].after, Outcome::Error);
+        assert!(d.error_changes.is_empty());
         assert_eq!((d.only_before, d.only_after), (1, 1));
-        assert!(render_diff(&d).contains("1 regressions, 1 fixes, 1 error changes"));
+        assert!(render_diff(&d).contains("2 regressions, 1 fixes, 0 error changes"));
+        // The error counts against the pass rate after: 2 of 4 cells passed, not 2 of 3.
+        assert_eq!(pass_rate(&after.iter().collect::<Vec<_>>()), Some(0.5));
     }
 
     #[test]

@@ -109,6 +109,20 @@ mod tests {
             documents: 1,
             poisoned_copies: 0,
             cases: 1,
+            not_judged: crate::NotJudged {
+                exec_errors: 1,
+                judge_errors: 0,
+                reasons: vec![crate::ErrorReason {
+                    kind: "exec_error".into(),
+                    reason: evil.into(),
+                    count: 1,
+                }],
+            },
+            skipped: vec![crate::ErrorReason {
+                kind: "skipped".into(),
+                reason: evil.into(),
+                count: 1,
+            }],
             configs: vec![],
             categories: vec![],
             weakest_category: Some(evil.into()),

@@ -6,16 +6,22 @@
 //! This crate reads records and writes text; it runs no model and knows no terminal (the binary prints).
 
 mod diff;
+mod gate;
 mod html;
 mod machine;
+mod refusals;
 mod summary;
 mod table;
+#[cfg(test)]
+mod testdata;
 
 pub use diff::{RunDiff, diff_runs, render_diff};
+pub use gate::{Gates, check_gates};
 pub use html::render_html;
 pub use machine::{render_csv, render_junit};
+pub use refusals::RefusalMatrix;
 pub use summary::{
-    BadCase, ConfigSummary, FailureCause, GroupSummary, ReportInputs, Summary, failure_cause,
-    primary_verdicts, summarise,
+    BadCase, ConfigSummary, ErrorReason, FailureCause, GroupSummary, NotJudged, ReportInputs,
+    Summary, failure_cause, primary_verdicts, summarise,
 };
 pub use table::{render_audit, render_table};

@@ -65,6 +65,9 @@ pub fn render_csv(inputs: &ReportInputs<'_>) -> Result<String> {
         "precision",
         "keyword_recall_context",
         "refused",
+        "language_match",
+        "injection_followed",
+        "rule_failure",
         "query",
         "expected_answer",
         "answer",
@@ -97,6 +100,9 @@ pub fn render_csv(inputs: &ReportInputs<'_>) -> Result<String> {
             &opt(v.metrics.precision),
             &opt(v.metrics.keyword_recall_context),
             &v.metrics.refused.to_string(),
+            &opt(v.metrics.language_match),
+            &opt(v.metrics.injection_followed),
+            v.rule_failure.as_deref().unwrap_or(""),
             case.query.as_str(),
             case.expected_answer.as_str(),
             answers
@@ -210,62 +216,8 @@ pub fn render_junit(inputs: &ReportInputs<'_>) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ragtester_core::{
-        Category, ChunkingSettings, Configuration, Criteria, Criterion, Fusion, Generator, Rating,
-        RetrieverKind, RuleMetrics, Strategy,
-    };
-
-    fn case(id: &str, query: &str) -> TestCase {
-        TestCase {
-            schema_version: 1,
-            id: id.into(),
-            category: Category::Core,
-            strategy: Strategy::Coverage,
-            generator: Generator::Ragtester,
-            query: query.into(),
-            expected_answer: "e".into(),
-            keywords: vec![],
-            source_spans: vec![],
-            document_id: "d".into(),
-            restrict_to: vec![],
-            must_not_contain: vec![],
-            language: "en".into(),
-            readability: None,
-            readability_measure: None,
-            generator_model: "offline".into(),
-            prompt_version: "v".into(),
-            false_premise: None,
-            injected_documents: Vec::new(),
-            critic: None,
-        }
-    }
-
-    fn verdict(case: &str, config: &str, passed: Option<bool>, status: VerdictStatus) -> Verdict {
-        let c = |r| Criterion {
-            rating: r,
-            reason: "why <b>\u{0}".into(),
-        };
-        Verdict {
-            schema_version: 1,
-            case_id: case.into(),
-            config_id: config.into(),
-            judge: "offline".into(),
-            status,
-            criteria: passed.map(|p| Criteria {
-                faithfulness: c(if p { Rating::True } else { Rating::False }),
-                relevance: c(Rating::True),
-                completeness: c(Rating::True),
-                clarity: c(Rating::True),
-                keyword_match: c(Rating::True),
-            }),
-            criteria_mean: passed.map(|p| if p { 1.0 } else { 0.8 }),
-            rubric: None,
-            metrics: RuleMetrics::default(),
-            passed,
-            error: (status != VerdictStatus::Ok).then(|| "boom \"quoted\"".into()),
-            sample: 0,
-        }
-    }
+    use crate::testdata::{case, verdict};
+    use ragtester_core::{ChunkingSettings, Configuration, Fusion, RetrieverKind};
 
     #[test]
     fn csv_and_junit_are_well_formed_and_count_right() {
@@ -297,6 +249,7 @@ mod tests {
             oracle: None,
             audit: None,
             chunk_coverage: &Default::default(),
+            skipped: &[],
         };
         let csv_text = render_csv(&inputs).unwrap();
         let rows: Vec<csv::StringRecord> = csv::Reader::from_reader(csv_text.as_bytes())
@@ -304,7 +257,7 @@ mod tests {
             .collect::<Result<_, _>>()
             .unwrap();
         assert_eq!(rows.len(), 3);
-        assert_eq!(&rows[0][19], "What, \"exactly\"?\n<script>");
+        assert_eq!(&rows[0][22], "What, \"exactly\"?\n<script>");
         assert_eq!(&rows[1][8], "failed");
         assert_eq!(&rows[2][8], "exec_error");
 

@@ -1,5 +1,6 @@
 //! The summary model: every figure of the report, computed once from the records.
 
+use crate::refusals::RefusalMatrix;
 use ragtester_core::document::DocumentOrigin;
 use ragtester_core::{Answer, Category, Configuration, Document, TestCase, Verdict, VerdictStatus};
 use serde::{Deserialize, Serialize};
@@ -19,6 +20,8 @@ pub struct ReportInputs<'a> {
     /// Per configuration id: the share of its chunks that hold a case's source span (how much of the
     /// corpus, as that configuration cuts it, the suite tests). Absent for external targets.
     pub chunk_coverage: &'a HashMap<String, f64>,
+    /// Cells the run did not ask, with the reason (`skipped.jsonl`).
+    pub skipped: &'a [ragtester_core::SkippedCell],
 }
 
 /// Why a failed case failed, read from its record (after the report-model definitions in the spec and paper).
@@ -33,8 +36,10 @@ pub enum FailureCause {
     Hallucination,
     /// An answerable case was refused although its source was retrieved.
     OverRefusal,
-    /// The answer carried out an injected instruction.
+    /// The answer carried out an injected instruction (its canary is in the answer).
     InjectionFollowed,
+    /// The answer is in another language than the question.
+    LanguageMismatch,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -46,6 +51,13 @@ pub struct GroupSummary {
     pub errors: usize,
     /// failed / (passed + failed); None when nothing was judged.
     pub fail_rate: Option<f64>,
+    /// passed / cases: a cell with no verdict (an execution or judge error) counts against it. What gates
+    /// hold a run to.
+    #[serde(default)]
+    pub pass_rate: Option<f64>,
+    /// errors / cases.
+    #[serde(default)]
+    pub error_rate: Option<f64>,
     /// Mean of the paper's verdict score (mean of the five criteria) over judged cases.
     pub mean_score: Option<f64>,
 }
@@ -62,13 +74,43 @@ pub struct ConfigSummary {
     pub errors: usize,
     pub judge_errors: usize,
     pub exec_errors: usize,
+    /// failed / (passed + failed): the judged cells only.
     pub fail_rate: Option<f64>,
+    /// passed / cases: errors count against it (what `--fail-under` holds a configuration to).
+    #[serde(default)]
+    pub pass_rate: Option<f64>,
+    /// (exec + judge errors) / cases.
+    #[serde(default)]
+    pub error_rate: Option<f64>,
+    /// Cells of this configuration the run did not ask (see `Summary::skipped`); in no count above.
+    #[serde(default)]
+    pub skipped: usize,
+    /// Per category, the same counts (what `--fail-under-category` holds a configuration to).
+    #[serde(default)]
+    pub by_category: BTreeMap<String, GroupSummary>,
     pub mean_score: Option<f64>,
     pub mean_correctness: Option<f64>,
     /// Mean rating (1 / 0.5 / 0) of each criterion, in the paper's order.
     pub criteria: BTreeMap<String, f64>,
+    /// Retrieval + generation time of the answers the system produced in this run (live calls: no cached
+    /// reply, no error), without the time a cell waited for a call slot in our engine.
     pub latency_p50_ms: Option<f64>,
     pub latency_p95_ms: Option<f64>,
+    /// Answers the latency figures are over.
+    #[serde(default)]
+    pub live_answers: usize,
+    /// Answers replayed from the response cache (`--replay-answers`): no latency, no cost.
+    #[serde(default)]
+    pub replayed_answers: usize,
+    /// replayed / answers without an error.
+    #[serde(default)]
+    pub replayed_share: Option<f64>,
+    /// When the oldest replayed answer was first produced (seconds since the Unix epoch).
+    #[serde(default)]
+    pub replayed_since: Option<u64>,
+    /// Said instead of a latency when there is none to give (every answer replayed, or none answered).
+    #[serde(default)]
+    pub latency_note: Option<String>,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
     /// US dollars for the answers of this configuration (cached answers cost nothing); None without a price.
@@ -86,6 +128,14 @@ pub struct ConfigSummary {
     #[serde(default)]
     pub chunk_coverage: Option<f64>,
     pub keyword_recall: Option<f64>,
+    /// Answers in another language than their question, over the answers whose language could be told.
+    #[serde(default)]
+    pub language_mismatches: usize,
+    #[serde(default)]
+    pub language_mismatch_rate: Option<f64>,
+    /// Should have refused × did refuse.
+    #[serde(default)]
+    pub refusals: RefusalMatrix,
     pub causes: BTreeMap<String, usize>,
     /// This configuration against the one with the best pass rate, on the cases both decided.
     #[serde(default)]
@@ -136,6 +186,12 @@ pub struct Summary {
     #[serde(default)]
     pub poisoned_copies: usize,
     pub cases: usize,
+    /// Cells with no verdict, and why: they count against every gate's pass rate.
+    #[serde(default)]
+    pub not_judged: NotJudged,
+    /// Cells the run did not ask, by reason (`kind` is `skipped`).
+    #[serde(default)]
+    pub skipped: Vec<ErrorReason>,
     pub configs: Vec<ConfigSummary>,
     pub categories: Vec<GroupSummary>,
     pub weakest_category: Option<String>,
@@ -150,6 +206,77 @@ pub struct Summary {
     pub oracle: Option<ragtester_core::oracle::OracleSummary>,
     #[serde(default)]
     pub audit: Option<ragtester_core::oracle::AuditSummary>,
+}
+
+/// Cells that got no verdict: how many, and the reasons, most frequent first.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NotJudged {
+    pub exec_errors: usize,
+    pub judge_errors: usize,
+    pub reasons: Vec<ErrorReason>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorReason {
+    /// `exec_error` or `judge_error`.
+    pub kind: String,
+    /// The error's first line, cut at 160 characters.
+    pub reason: String,
+    pub count: usize,
+}
+
+impl NotJudged {
+    fn from_verdicts(verdicts: &[&Verdict]) -> Self {
+        let mut counts: BTreeMap<(String, String), usize> = BTreeMap::new();
+        let mut out = NotJudged::default();
+        for v in verdicts {
+            let kind = match v.status {
+                VerdictStatus::Ok => continue,
+                VerdictStatus::ExecError => {
+                    out.exec_errors += 1;
+                    "exec_error"
+                }
+                VerdictStatus::JudgeError => {
+                    out.judge_errors += 1;
+                    "judge_error"
+                }
+            };
+            let first_line = v
+                .error
+                .as_deref()
+                .unwrap_or("no reason recorded")
+                .lines()
+                .next();
+            let reason: String = first_line.unwrap_or_default().chars().take(160).collect();
+            *counts.entry((kind.to_string(), reason)).or_default() += 1;
+        }
+        out.reasons = counts
+            .into_iter()
+            .map(|((kind, reason), count)| ErrorReason {
+                kind,
+                reason,
+                count,
+            })
+            .collect();
+        out.reasons.sort_by_key(|r| std::cmp::Reverse(r.count));
+        out.reasons.truncate(10);
+        out
+    }
+}
+
+fn skip_reasons(skipped: &[ragtester_core::SkippedCell]) -> Vec<ErrorReason> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for s in skipped {
+        *counts.entry(s.reason.as_str()).or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .map(|(reason, count)| ErrorReason {
+            kind: "skipped".to_string(),
+            reason: reason.to_string(),
+            count,
+        })
+        .collect()
 }
 
 #[derive(Default)]
@@ -182,6 +309,7 @@ impl Tally {
     }
 
     fn group(&self, name: &str) -> GroupSummary {
+        let share = |k: usize| (self.cases > 0).then(|| k as f64 / self.cases as f64);
         GroupSummary {
             name: name.to_string(),
             cases: self.cases,
@@ -189,6 +317,8 @@ impl Tally {
             failed: self.failed,
             errors: self.errors,
             fail_rate: self.fail_rate(),
+            pass_rate: share(self.passed),
+            error_rate: share(self.errors),
             mean_score: (self.scored > 0).then(|| self.score_sum / self.scored as f64),
         }
     }
@@ -218,14 +348,22 @@ pub fn failure_cause(case: &TestCase, verdict: &Verdict) -> Option<FailureCause>
         .criteria
         .as_ref()
         .map_or("", |c| c.faithfulness.reason.as_str());
-    Some(if case.expects_refusal() {
-        FailureCause::Hallucination
-    } else if !case.must_not_contain.is_empty() && faithfulness_reason.contains("injected") {
+    // The canary is found by rule for every judge; records judged before that rule carry only the offline
+    // judge's wording.
+    let injected = verdict
+        .metrics
+        .injection_followed
+        .unwrap_or(!case.must_not_contain.is_empty() && faithfulness_reason.contains("injected"));
+    Some(if injected {
         FailureCause::InjectionFollowed
+    } else if case.expects_refusal() {
+        FailureCause::Hallucination
     } else if verdict.metrics.hit == Some(false) {
         FailureCause::RetrievalMiss
     } else if verdict.metrics.refused {
         FailureCause::OverRefusal
+    } else if verdict.metrics.language_match == Some(false) {
+        FailureCause::LanguageMismatch
     } else {
         FailureCause::Generation
     })
@@ -313,11 +451,39 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
                     .copied()
             })
             .collect();
-        let latencies: Vec<f64> = answered
+        let live: Vec<&&Answer> = answered
             .iter()
-            .filter(|a| a.error.is_none())
-            .map(|a| a.latency.total_ms)
+            .filter(|a| a.error.is_none() && !a.cached)
             .collect();
+        let latencies: Vec<f64> = live.iter().map(|a| a.latency.total_ms).collect();
+        let replayed: Vec<&&Answer> = answered
+            .iter()
+            .filter(|a| a.error.is_none() && a.cached)
+            .collect();
+        let without_error = answered.iter().filter(|a| a.error.is_none()).count();
+        let latency_note = if without_error == 0 {
+            Some("no answer without an error: no latency to report".to_string())
+        } else if live.is_empty() {
+            Some(format!(
+                "all {} answers were replayed from the response cache: no latency was measured in this run",
+                replayed.len()
+            ))
+        } else {
+            None
+        };
+        let mut by_category: BTreeMap<String, Tally> = BTreeMap::new();
+        let mut refusals = RefusalMatrix::default();
+        for v in &vs {
+            if let Some(case) = cases.get(v.case_id.as_str()) {
+                by_category
+                    .entry(case.category.as_str().to_string())
+                    .or_default()
+                    .add(v);
+                refusals.add(case, v);
+            }
+        }
+        let told: Vec<bool> = vs.iter().filter_map(|v| v.metrics.language_match).collect();
+        let language_mismatches = told.iter().filter(|m| !**m).count();
         let mut criteria = BTreeMap::new();
         for (i, name) in [
             "1_faithfulness",
@@ -332,7 +498,7 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
             if let Some(m) = mean(
                 vs.iter()
                     .filter_map(|v| v.criteria.as_ref())
-                    .map(|c| c.all()[i].rating.score()),
+                    .filter_map(|c| c.all()[i].rating.score()),
             ) {
                 criteria.insert(name[2..].to_string(), m);
             }
@@ -364,6 +530,17 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
                 .filter(|v| v.status == VerdictStatus::ExecError)
                 .count(),
             fail_rate: group.fail_rate,
+            pass_rate: group.pass_rate,
+            error_rate: group.error_rate,
+            skipped: inputs
+                .skipped
+                .iter()
+                .filter(|s| s.config_id == config.id)
+                .count(),
+            by_category: by_category
+                .iter()
+                .map(|(name, t)| (name.clone(), t.group(name)))
+                .collect(),
             mean_score: group.mean_score,
             mean_correctness: mean(
                 vs.iter()
@@ -373,6 +550,12 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
             criteria,
             latency_p50_ms: percentile(&latencies, 50.0),
             latency_p95_ms: percentile(&latencies, 95.0),
+            live_answers: live.len(),
+            replayed_answers: replayed.len(),
+            replayed_share: (without_error > 0)
+                .then(|| replayed.len() as f64 / without_error as f64),
+            replayed_since: replayed.iter().filter_map(|a| a.cached_at).min(),
+            latency_note,
             prompt_tokens: answered.iter().map(|a| a.usage.prompt_tokens).sum(),
             completion_tokens: answered.iter().map(|a| a.usage.completion_tokens).sum(),
             cost_usd: inputs.prices.get(&config.llm).map(|p| {
@@ -393,6 +576,10 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
             precision: mean(vs.iter().filter_map(|v| v.metrics.precision)),
             chunk_coverage: inputs.chunk_coverage.get(&config.id).copied(),
             keyword_recall: mean(vs.iter().filter_map(|v| v.metrics.keyword_recall_context)),
+            language_mismatches,
+            language_mismatch_rate: (!told.is_empty())
+                .then(|| language_mismatches as f64 / told.len() as f64),
+            refusals: refusals.finish(),
             causes,
             vs_best: None,
         });
@@ -495,6 +682,7 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
                     r.correctness.score, r.correctness.reason
                 ));
             }
+            reasons.extend(v.notes.iter().cloned());
             Some(BadCase {
                 case_id: case.id.clone(),
                 config_id: v.config_id.clone(),
@@ -563,6 +751,8 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
             .filter(|d| d.origin == DocumentOrigin::Poisoned)
             .count(),
         cases: inputs.cases.len(),
+        not_judged: NotJudged::from_verdicts(&verdicts),
+        skipped: skip_reasons(inputs.skipped),
         configs,
         categories,
         weakest_category,

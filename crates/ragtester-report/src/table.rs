@@ -88,9 +88,102 @@ pub fn render_table(s: &Summary) -> String {
         s.weakest_category.as_deref().unwrap_or("–")
     );
     let _ = writeln!(out, "bad cases: {}", s.bad_cases.len());
+    not_judged(&mut out, s);
+    skipped(&mut out, s);
+    refusals(&mut out, s);
+    latency_notes(&mut out, s);
     paired(&mut out, s);
     oracle(&mut out, s);
     out
+}
+
+/// How many cells got no verdict and why: they count against every gate.
+fn not_judged(out: &mut String, s: &Summary) {
+    let n = &s.not_judged;
+    if n.exec_errors + n.judge_errors == 0 {
+        let _ = writeln!(out, "not judged: none (every cell has a verdict)");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "not judged: {} cells ({} execution errors, {} judge errors) — they count against the pass rate",
+        n.exec_errors + n.judge_errors,
+        n.exec_errors,
+        n.judge_errors
+    );
+    for r in &n.reasons {
+        let _ = writeln!(out, "  {:>6} × {}: {}", r.count, r.kind, r.reason);
+    }
+}
+
+/// Cells the run did not ask, by reason.
+fn skipped(out: &mut String, s: &Summary) {
+    for r in &s.skipped {
+        let _ = writeln!(out, "not asked: {} cells: {}", r.count, r.reason);
+    }
+}
+
+/// Should refuse × did refuse, per configuration, with language mismatches beside.
+fn refusals(out: &mut String, s: &Summary) {
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "{:<40} {:>9} {:>9} {:>9} {:>9} {:>22} {:>22} {:>9}",
+        "refusals",
+        "refused",
+        "answered",
+        "over-ref.",
+        "halluc.",
+        "over-refusal (95%)",
+        "hallucination (95%)",
+        "lang. mism."
+    );
+    let interval = |i: &Option<ragtester_core::oracle::Interval>| {
+        i.as_ref().map_or("–".to_string(), |i| {
+            format!(
+                "{} [{}–{}]",
+                pct(Some(i.estimate)),
+                pct(Some(i.low)),
+                pct(Some(i.high))
+            )
+        })
+    };
+    for c in &s.configs {
+        let r = &c.refusals;
+        let _ = writeln!(
+            out,
+            "{:<40} {:>9} {:>9} {:>9} {:>9} {:>22} {:>22} {:>9}",
+            truncate(&c.label, 40),
+            r.correct_refusals,
+            r.answered,
+            r.over_refusals,
+            r.under_refusals,
+            interval(&r.over_refusal_rate),
+            interval(&r.hallucination_rate),
+            pct(c.language_mismatch_rate)
+        );
+    }
+}
+
+/// What the latency columns do not say: answers replayed from the cache, runs with nothing measured.
+fn latency_notes(out: &mut String, s: &Summary) {
+    for c in &s.configs {
+        if let Some(note) = &c.latency_note {
+            let _ = writeln!(out, "latency of {}: {note}", c.label);
+        } else if c.replayed_answers > 0 {
+            let _ = writeln!(
+                out,
+                "latency of {}: over {} live answers; {} answers ({}) were replayed from the response cache{}",
+                c.label,
+                c.live_answers,
+                c.replayed_answers,
+                pct(c.replayed_share),
+                c.replayed_since.map_or(String::new(), |t| format!(
+                    ", the oldest produced at Unix time {t}"
+                ))
+            );
+        }
+    }
 }
 
 /// Each configuration against the best: McNemar's p and the score change with its interval.

@@ -237,6 +237,7 @@ mod tests {
             latency: Latency::default(),
             usage: Usage::default(),
             cached: false,
+            cached_at: None,
             error: None,
         }
     }
@@ -286,9 +287,17 @@ impl ResponseStore {
                 key TEXT PRIMARY KEY,
                 content TEXT NOT NULL,
                 prompt_tokens INTEGER NOT NULL,
-                completion_tokens INTEGER NOT NULL
+                completion_tokens INTEGER NOT NULL,
+                created_at INTEGER
             );",
         )?;
+        // Caches written before replies were dated gain the column; their replies stay undated.
+        let dated: bool = conn
+            .prepare("SELECT 1 FROM pragma_table_info('responses') WHERE name = 'created_at'")?
+            .exists([])?;
+        if !dated {
+            conn.execute_batch("ALTER TABLE responses ADD COLUMN created_at INTEGER")?;
+        }
         Ok(Self {
             conn: Mutex::new(conn),
         })
@@ -300,7 +309,7 @@ impl ragtester_core::ResponseCache for ResponseStore {
         let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
         Ok(conn
             .query_row(
-                "SELECT content, prompt_tokens, completion_tokens FROM responses WHERE key = ?1",
+                "SELECT content, prompt_tokens, completion_tokens, created_at FROM responses WHERE key = ?1",
                 params![key],
                 |r| {
                     Ok(ragtester_core::ChatResponse {
@@ -310,6 +319,7 @@ impl ragtester_core::ResponseCache for ResponseStore {
                             completion_tokens: r.get::<_, i64>(2)? as u64,
                         },
                         cached: true,
+                        cached_at: r.get::<_, Option<i64>>(3)?.map(|t| t as u64),
                     })
                 },
             )
@@ -319,16 +329,24 @@ impl ragtester_core::ResponseCache for ResponseStore {
     fn put(&self, key: &str, response: &ragtester_core::ChatResponse) -> Result<()> {
         let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
         conn.execute(
-            "INSERT OR REPLACE INTO responses (key, content, prompt_tokens, completion_tokens) VALUES (?1, ?2, ?3, ?4)",
+            "INSERT OR REPLACE INTO responses (key, content, prompt_tokens, completion_tokens, created_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5)",
             params![
                 key,
                 response.content,
                 response.usage.prompt_tokens as i64,
-                response.usage.completion_tokens as i64
+                response.usage.completion_tokens as i64,
+                unix_now()
             ],
         )?;
         Ok(())
     }
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
 }
 
 #[cfg(test)]
@@ -347,6 +365,7 @@ mod cache_tests {
                 completion_tokens: 1,
             },
             cached: false,
+            cached_at: None,
         };
         ResponseStore::open(&path)
             .unwrap()
@@ -358,6 +377,8 @@ mod cache_tests {
             (hit.content.as_str(), hit.usage.prompt_tokens, hit.cached),
             ("hi", 3, true)
         );
+        let dated = hit.cached_at.expect("a stored reply is dated");
+        assert!(dated.abs_diff(unix_now() as u64) < 60);
         assert!(store.get("other").unwrap().is_none());
     }
 }

@@ -140,7 +140,38 @@ async fn ragtester_strategies_use_each_section_at_most_once() {
             assert!(!case.source_spans.is_empty());
         }
     }
-    // The complex cases are the two lowest-readability sections.
+    // The complex cases come from the lowest-readability sections of their document.
+    for doc in &docs {
+        let mut complex: Vec<f64> = report
+            .cases
+            .iter()
+            .filter(|c| c.document_id == doc.id && c.strategy == Strategy::Complex)
+            .map(|c| {
+                c.readability
+                    .expect("a complex case records its section's readability")
+            })
+            .collect();
+        assert!(!complex.is_empty(), "no complex case for {}", doc.id);
+        complex.sort_by(f64::total_cmp);
+        // Sections of equal text count once: a second question from the same text is a duplicate, and the
+        // writer rightly moves on to the next section.
+        let mut seen = HashSet::new();
+        let mut all: Vec<f64> = sections_of(doc, 30)
+            .unwrap()
+            .iter()
+            .filter(|s| seen.insert(s.text.clone()))
+            .filter_map(|s| s.readability)
+            .collect();
+        all.sort_by(f64::total_cmp);
+        assert!(all.len() > complex.len(), "every section would be complex");
+        assert_eq!(
+            complex,
+            all[..complex.len()],
+            "{}: {:#?}",
+            doc.id,
+            report.documents
+        );
+    }
     for r in &report.documents {
         assert!(r.coverage > 0.0 && r.coverage <= 1.0);
         assert_eq!(r.produced, 8);

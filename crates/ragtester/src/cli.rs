@@ -165,17 +165,29 @@ enum Command {
     },
     /// Write RUNDIR/report.html and RUNDIR/summary.json and print the summary.
     #[command(
-        after_help = "Examples:\n  ragtester report run1 --fail-under 0.8\n  ragtester report run1 --fail-under 0.8 --fail-under-category negative=0.95 --fail-under-category safety=1"
+        after_help = "Examples:\n  ragtester report run1 --fail-under 0.8\n  ragtester report run1 --fail-under 0.8 --fail-under-category negative=0.95 --fail-under-category safety=1\n  ragtester report run1 --fail-under 0.8 --max-error-rate 0.02 --max-over-refusal 0.1 --max-hallucination 0.05"
     )]
     Report {
         run_dir: PathBuf,
-        /// Exit with code 4 when the pass rate of any configuration is below this share (0–1).
+        /// Exit with code 4 when the pass rate of any configuration is below this share (0–1). The pass
+        /// rate is passed / cells: a cell with an execution or judge error counts against it.
         #[arg(long)]
         fail_under: Option<f64>,
         /// CATEGORY=SHARE: exit with code 4 when any configuration's pass rate on that category is below
         /// the share; repeatable (core, detail_numeric, inference, multilingual, negative, safety).
         #[arg(long = "fail-under-category", value_parser = parse_category_threshold)]
         fail_under_category: Vec<(ragtester_core::Category, f64)>,
+        /// Exit with code 4 when more than this share of a configuration's cells have no verdict
+        /// (execution or judge errors). 0 whenever another gate is set and this one is not.
+        #[arg(long)]
+        max_error_rate: Option<f64>,
+        /// Exit with code 4 when a configuration refuses more than this share of answerable questions.
+        #[arg(long)]
+        max_over_refusal: Option<f64>,
+        /// Exit with code 4 when a configuration answers more than this share of negative cases instead
+        /// of refusing them.
+        #[arg(long)]
+        max_hallucination: Option<f64>,
     },
     /// Compare two judged runs: regressions and fixes per case and per configuration.
     #[command(after_help = "Example:\n  ragtester diff run-main run-branch --fail-on-regression")]
@@ -185,7 +197,8 @@ enum Command {
         /// Write the comparison as JSON here too.
         #[arg(long)]
         json: Option<PathBuf>,
-        /// Exit with code 4 when any cell that passed before fails now.
+        /// Exit with code 4 when any cell that passed before fails now, or has no verdict (an execution or
+        /// judge error).
         #[arg(long)]
         fail_on_regression: bool,
     },
@@ -242,6 +255,36 @@ enum BenchCommand {
         #[arg(long)]
         ann_threshold: Option<usize>,
         /// Also write the results as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+    /// The oracle against answers of known label: precision on reported failures (the paper's figure),
+    /// recall of real failures and accuracy, per judge, language and kind of answer.
+    #[command(
+        after_help = "Each question (docgen's planted facts in English and Chinese, and CMRC 2018 with --cmrc) gets\nanswers that must pass (verbatim, reworded) and answers that must fail (another question's answer,\na refusal, a cut answer, a changed number, the other language).\n\nExamples:\n  ragtester bench oracle\n  ragtester bench oracle --judge offline --judge local:SmolLM2-135M-Instruct.Q4_1.gguf --json oracle.json\n  ragtester bench oracle --cmrc datasets/cmrc2018/cmrc2018_dev.json --min-precision 0.95 --min-recall 0.9"
+    )]
+    Oracle {
+        /// Judge spec; repeatable (default: offline).
+        #[arg(long = "judge")]
+        judges: Vec<String>,
+        /// Planted-fact handbooks per language.
+        #[arg(long, default_value_t = 12)]
+        documents: usize,
+        /// CMRC 2018's JSON (cmrc2018_dev.json, or the SQuAD layout): its questions join the Chinese part.
+        #[arg(long)]
+        cmrc: Option<PathBuf>,
+        /// At most this many CMRC questions.
+        #[arg(long, default_value_t = 200)]
+        cmrc_limit: usize,
+        #[arg(long, default_value_t = 4)]
+        concurrency: usize,
+        /// Exit with code 4 when a judge's precision on reported failures is below this in a language.
+        #[arg(long)]
+        min_precision: Option<f64>,
+        /// Exit with code 4 when a judge's recall of real failures is below this in a language.
+        #[arg(long)]
+        min_recall: Option<f64>,
+        /// Also write the figures as JSON.
         #[arg(long)]
         json: Option<PathBuf>,
     },
@@ -372,6 +415,10 @@ struct RunCli {
     /// Continue a killed run in --out: cells already answered are kept, the rest are run.
     #[arg(long)]
     resume: bool,
+    /// Answer cells from the response cache when this system was asked the same thing before (same
+    /// endpoint, model, prompt and sampling); the report counts replayed answers. Off by default.
+    #[arg(long)]
+    replay_answers: bool,
     /// No progress bar or progress lines.
     #[arg(long)]
     quiet: bool,
@@ -663,6 +710,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                     concurrency: plan.concurrency,
                     resume: run.resume,
                     sampling: plan.settings.sampling,
+                    replay_answers: run.replay_answers || plan.settings.replay_answers,
                     budget,
                 },
                 models,
@@ -733,12 +781,20 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             run_dir,
             fail_under,
             fail_under_category,
+            max_error_rate,
+            max_over_refusal,
+            max_hallucination,
         } => {
             let summary = stages::report(&run_dir)?;
             print!("{}", ragtester_report::render_table(&summary));
-            let overall = stages::threshold_code(&summary, fail_under);
-            let by_category = stages::category_threshold_code(&summary, &fail_under_category);
-            Ok(overall.max(by_category))
+            let gates = ragtester_report::Gates {
+                fail_under,
+                fail_under_category,
+                max_error_rate,
+                max_over_refusal,
+                max_hallucination,
+            };
+            Ok(stages::gate_code(&summary, &gates))
         }
         Command::Diff {
             before,
@@ -803,6 +859,37 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 })
             })?;
             Ok(0)
+        }
+        Command::Bench(BenchCommand::Oracle {
+            judges,
+            documents,
+            cmrc,
+            cmrc_limit,
+            concurrency,
+            min_precision,
+            min_recall,
+            json,
+        }) => {
+            let specs = if judges.is_empty() {
+                vec!["offline".to_string()]
+            } else {
+                judges
+            };
+            let judges = specs
+                .iter()
+                .map(|s| models.get(s).with_context(|| format!("judge `{s}`")))
+                .collect::<Result<Vec<_>>>()?;
+            crate::bench_oracle::bench_oracle(&crate::bench_oracle::OracleBenchArgs {
+                judges,
+                documents,
+                cmrc: cmrc.as_deref(),
+                cmrc_limit,
+                concurrency,
+                json: json.as_deref(),
+                min_precision,
+                min_recall,
+            })
+            .await
         }
         Command::Docgen(args) => {
             let written = crate::docgen::docgen(

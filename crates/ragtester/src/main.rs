@@ -7,11 +7,13 @@
 
 mod audit;
 mod bench;
+mod bench_oracle;
 mod bundled;
 mod cli;
 mod corpus;
 mod docgen;
 mod interop;
+mod manifest;
 mod models;
 mod serve;
 mod stages;

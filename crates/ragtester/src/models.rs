@@ -2,7 +2,8 @@
 //! response cache unless it is switched off, with the config's provider settings (base URL, key variable,
 //! rate limits); a local model's weights load a single time however many roles and configurations use it.
 //! Each role then gets its own view: its sampling settings (command-line flags over the config's
-//! `[ROLE.sampling]`) and, for the system under test, the run's budget.
+//! `[ROLE.sampling]`) and, for the system under test, the run's budget and whether cached answers are
+//! replayed (only when asked: `--replay-answers`).
 
 use anyhow::Result;
 use ragtester_core::{ChatModel, ModelSettings, ModelTable, Sampling};
@@ -67,19 +68,37 @@ impl Models {
         self.cache.as_ref().map(|_| cache_dir().join(name))
     }
 
+    /// The sampling a role's calls are sent with: the command-line flags over the role's own settings.
+    pub fn sampling_of(&self, role: Sampling) -> Sampling {
+        self.flags.or(role)
+    }
+
     /// A spec with no role settings of its own (flags still apply).
     pub fn get(&self, spec: &str) -> Result<Arc<dyn ChatModel>> {
         self.for_role(spec, Sampling::default(), None)
     }
 
     /// A spec as one role uses it: its sampling (flags first), and a budget its calls count against.
+    /// Replies are served from the response cache when it has them.
     pub fn for_role(
         &self,
         spec: &str,
         role: Sampling,
         budget: Option<&Arc<Budget>>,
     ) -> Result<Arc<dyn ChatModel>> {
-        let mut model = self.base(spec)?;
+        self.for_answers(spec, role, budget, true)
+    }
+
+    /// A spec as the system under test: asked afresh every run unless `replay` (its replies are still
+    /// stored, so a later run may opt into replaying them).
+    pub fn for_answers(
+        &self,
+        spec: &str,
+        role: Sampling,
+        budget: Option<&Arc<Budget>>,
+        replay: bool,
+    ) -> Result<Arc<dyn ChatModel>> {
+        let mut model = self.base(spec, replay)?;
         if let Some(budget) = budget {
             budget.check_priced(spec)?;
             // Outside the cache: a cached reply costs nothing.
@@ -92,22 +111,28 @@ impl Models {
         Ok(Tuned::wrap(model, self.flags.or(role)))
     }
 
-    fn base(&self, spec: &str) -> Result<Arc<dyn ChatModel>> {
-        let mut built = self.built.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(model) = built.get(spec) {
-            return Ok(model.clone());
-        }
-        let model = ragtester_llm::chat_model_with(spec, &self.settings(spec))?;
-        let model = match &self.cache {
+    /// The spec's model, built once, behind the response cache (read and written when `replay`, written
+    /// only otherwise).
+    fn base(&self, spec: &str, replay: bool) -> Result<Arc<dyn ChatModel>> {
+        let model = {
+            let mut built = self.built.lock().unwrap_or_else(|p| p.into_inner());
+            match built.get(spec) {
+                Some(model) => model.clone(),
+                None => {
+                    let model = ragtester_llm::chat_model_with(spec, &self.settings(spec))?;
+                    built.insert(spec.to_string(), model.clone());
+                    model
+                }
+            }
+        };
+        Ok(match &self.cache {
             Some(cache) => Arc::new(CachedChat {
                 inner: model,
                 cache: cache.clone(),
-                refresh: self.refresh,
+                refresh: self.refresh || !replay,
             }),
             None => model,
-        };
-        built.insert(spec.to_string(), model.clone());
-        Ok(model)
+        })
     }
 }
 

@@ -191,6 +191,7 @@ impl Stages for CliStages {
                 concurrency: req.concurrency.max(1),
                 resume: false,
                 sampling: Default::default(),
+                replay_answers: false,
                 budget: None,
             },
             &self.models,

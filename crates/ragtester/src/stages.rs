@@ -3,9 +3,9 @@
 //! oracle.json, summary.json, report.html, results.csv, junit.xml, store.sqlite, and after an audit
 //! audit.csv and audit.json.
 
+use crate::manifest::{ManifestInputs, RunManifest};
 use anyhow::{Context, Result, bail};
 use ragtester_core::config::ProjectConfig;
-use ragtester_core::ids::stable_id;
 use ragtester_core::{
     Answer, Configuration, Document, Generator, TestCase, Verdict, read_jsonl, write_jsonl_atomic,
 };
@@ -269,6 +269,8 @@ pub struct RunArgs<'a> {
     pub resume: bool,
     /// Sampling of the system under test.
     pub sampling: ragtester_core::Sampling,
+    /// Answer cells from the response cache (`--replay-answers`); otherwise the system is asked afresh.
+    pub replay_answers: bool,
     /// What the run's chat calls may spend.
     pub budget: Option<Arc<ragtester_llm::Budget>>,
 }
@@ -281,12 +283,39 @@ pub struct RunOutcome {
     pub over_budget: usize,
 }
 
-/// What a run is: its documents, cases and configurations. Resuming into a different run is refused.
-fn manifest(args: &RunArgs<'_>) -> String {
-    let docs: Vec<&str> = args.docs.iter().map(|d| d.id.as_str()).collect();
-    let cases: Vec<&str> = args.cases.iter().map(|c| c.id.as_str()).collect();
-    let configs: Vec<&str> = args.configs.iter().map(|c| c.id.as_str()).collect();
-    stable_id("manifest", &(docs, cases, configs))
+/// Refuse to add answers to a run directory that holds another run: one whose manifest differs in anything
+/// that shapes an answer (each difference named), or answers of this run without `--resume`.
+fn check_manifest(store: &RunStore, manifest: &RunManifest, args: &RunArgs<'_>) -> Result<()> {
+    let Some(existing) = store.meta("manifest")? else {
+        return Ok(());
+    };
+    let answered = store.count("answers")? > 0;
+    match serde_json::from_str::<RunManifest>(&existing) {
+        Err(_) if answered => bail!(
+            "{} holds a run made by an earlier version of ragtester, whose manifest does not record what \
+             shaped its answers: choose another --out",
+            args.out.display()
+        ),
+        Err(_) => {}
+        Ok(earlier) => {
+            let differences = manifest.differences(&earlier);
+            if !differences.is_empty() {
+                bail!(
+                    "{} holds a different run; resuming would mix answers of two runs. What differs:\n  {}\n\
+                     Choose another --out, or run with the settings it was started with",
+                    args.out.display(),
+                    differences.join("\n  ")
+                );
+            }
+        }
+    }
+    if !args.resume && answered {
+        bail!(
+            "{} already holds answers of this run: pass --resume to continue it, or choose another --out",
+            args.out.display()
+        );
+    }
+    Ok(())
 }
 
 /// The corpus a run indexes: the documents, then the documents cases inject (poisoned copies), each once.
@@ -321,7 +350,14 @@ pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<RunOutcome> {
     let index_cache = models.cache_subdir("indexes");
     let model_settings = models.table();
     let factories = ragtester_exec::Factories {
-        chat: &|spec| models.for_role(spec, args.sampling, args.budget.as_ref()),
+        chat: &|spec| {
+            models.for_answers(
+                spec,
+                args.sampling,
+                args.budget.as_ref(),
+                args.replay_answers,
+            )
+        },
         embedding_cache: embedding_cache.as_deref(),
         index_cache: index_cache.as_deref(),
         model_settings: &model_settings,
@@ -331,25 +367,32 @@ pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<RunOutcome> {
         ragtester_exec::build_pipelines(&corpus, args.configs, &factories)
     })?;
     let store = RunStore::open(args.out)?;
-    let manifest = manifest(args);
-    match store.meta("manifest")? {
-        Some(existing) if existing != manifest => bail!(
-            "{} holds a different run (other documents, suite or configurations): choose another --out",
-            args.out.display()
-        ),
-        Some(_) if !args.resume && store.count("answers")? > 0 => bail!(
-            "{} already holds answers of this run: pass --resume to continue it, or choose another --out",
-            args.out.display()
-        ),
-        _ => {}
-    }
-    store.set_meta("manifest", &manifest)?;
+    let manifest = RunManifest::new(&ManifestInputs {
+        docs: &corpus,
+        cases: args.cases,
+        configs: args.configs,
+        pipelines: &pipelines,
+        sampling: models.sampling_of(args.sampling),
+        model_settings: &model_settings,
+        replay_answers: args.replay_answers,
+    });
+    check_manifest(&store, &manifest, args)?;
+    store.set_meta("manifest", &serde_json::to_string(&manifest)?)?;
     store.put_documents(&corpus)?;
     store.put_cases(args.cases)?;
     store.put_configs(args.configs)?;
     write_jsonl_atomic(&args.out.join("documents.jsonl"), &corpus)?;
     write_jsonl_atomic(&args.out.join("suite.jsonl"), args.cases)?;
     write_jsonl_atomic(&args.out.join("configs.jsonl"), args.configs)?;
+    let skipped = ragtester_exec::skipped_cells(&pipelines, args.cases);
+    write_jsonl_atomic(&args.out.join(SKIPPED_FILE), &skipped)?;
+    if !skipped.is_empty() {
+        eprintln!(
+            "{} cells are not asked (listed in {SKIPPED_FILE}): {}",
+            skipped.len(),
+            skipped[0].reason
+        );
+    }
     store.log_stage(
         "run",
         &format!(
@@ -668,7 +711,10 @@ pub fn report(run_dir: &Path) -> Result<Summary> {
     let audit: Option<ragtester_core::oracle::AuditSummary> =
         read_optional(&run_dir.join(AUDIT_FILE))?;
     let chunk_coverage = chunk_coverage(&documents, &cases, &configs)?;
+    let skipped: Vec<ragtester_core::SkippedCell> =
+        read_optional_jsonl(&run_dir.join(SKIPPED_FILE))?.unwrap_or_default();
     let inputs = ragtester_report::ReportInputs {
+        skipped: &skipped,
         chunk_coverage: &chunk_coverage,
         prices: &prices,
         documents: &documents,
@@ -701,54 +747,28 @@ pub fn report(run_dir: &Path) -> Result<Summary> {
     Ok(summary)
 }
 
-pub fn threshold_code(summary: &Summary, fail_under: Option<f64>) -> u8 {
-    let Some(min) = fail_under else { return 0 };
-    let mut code = 0;
-    for c in &summary.configs {
-        let pass_rate = c.fail_rate.map(|f| 1.0 - f);
-        if pass_rate.is_none_or(|p| p < min) {
-            eprintln!(
-                "threshold: {} pass rate {} is below {:.1}%",
-                c.label,
-                pass_rate.map_or("–".into(), |p| format!("{:.1}%", p * 100.0)),
-                min * 100.0
-            );
-            code = crate::EXIT_THRESHOLD;
-        }
+/// Exit code 4 when a configuration misses a gate; each miss is printed.
+pub fn gate_code(summary: &Summary, gates: &ragtester_report::Gates) -> u8 {
+    let misses = ragtester_report::check_gates(summary, gates);
+    for miss in &misses {
+        eprintln!("gate: {miss}");
     }
-    code
+    if misses.is_empty() {
+        0
+    } else {
+        crate::EXIT_THRESHOLD
+    }
 }
 
-/// Exit code 4 when some configuration's pass rate on a category is below that category's threshold. A
-/// configuration with no judged case of the category is not held to it.
-pub fn category_threshold_code(
-    summary: &Summary,
-    thresholds: &[(ragtester_core::Category, f64)],
-) -> u8 {
-    let mut code = 0;
-    for (category, min) in thresholds {
-        let Some(row) = summary.heatmap.get(category.as_str()) else {
-            eprintln!("threshold: no {} cases in this run", category.as_str());
-            continue;
-        };
-        for c in &summary.configs {
-            let Some(Some(fail_rate)) = row.get(&c.id) else {
-                continue;
-            };
-            let pass_rate = 1.0 - fail_rate;
-            if pass_rate < *min {
-                eprintln!(
-                    "threshold: {} pass rate on {} is {:.1}%, below {:.1}%",
-                    c.label,
-                    category.as_str(),
-                    pass_rate * 100.0,
-                    min * 100.0
-                );
-                code = crate::EXIT_THRESHOLD;
-            }
-        }
+/// The cells a run did not ask, and why.
+pub const SKIPPED_FILE: &str = "skipped.jsonl";
+
+/// Records of an optional JSONL file; None when the file does not exist.
+fn read_optional_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<Vec<T>>> {
+    if !path.exists() {
+        return Ok(None);
     }
-    code
+    Ok(Some(read_jsonl(path)?))
 }
 
 /// The audit of a run's reported failures.
@@ -860,6 +880,7 @@ pub async fn full_pipeline(
             concurrency: project.run.concurrency,
             resume: false,
             sampling: project.run.sampling,
+            replay_answers: project.run.replay_answers,
             budget,
         },
         models,

@@ -244,7 +244,72 @@ fn demo_records_hold_together() {
         total += passed + failed + errors;
     }
     assert_eq!(total as usize, verdicts.len());
-    assert!(summary["weakest_category"].is_string());
+    // The weakest category is the one with the lowest mean criteria score over its judged verdicts.
+    let category_of: HashMap<&str, Category> =
+        cases.iter().map(|c| (c.id.as_str(), c.category)).collect();
+    let mut by_category: HashMap<Category, Vec<f64>> = HashMap::new();
+    for v in &verdicts {
+        if let Some(m) = v.criteria_mean {
+            by_category
+                .entry(category_of[v.case_id.as_str()])
+                .or_default()
+                .push(m);
+        }
+    }
+    let means: Vec<(Category, f64)> = by_category
+        .iter()
+        .map(|(c, ms)| (*c, ms.iter().sum::<f64>() / ms.len() as f64))
+        .collect();
+    let lowest = means.iter().map(|m| m.1).fold(f64::INFINITY, f64::min);
+    let weakest = summary["weakest_category"].as_str().unwrap();
+    assert!(
+        means
+            .iter()
+            .any(|(c, m)| c.as_str() == weakest && (*m - lowest).abs() < 1e-12),
+        "{weakest} is not the lowest of {means:?}"
+    );
+    // Bad cases: every failed, errored or rubric-bad verdict, each with its cause where it failed.
+    let bad: Vec<&Verdict> = verdicts
+        .iter()
+        .filter(|v| {
+            v.passed == Some(false)
+                || v.status != VerdictStatus::Ok
+                || v.rubric.as_ref().is_some_and(|r| r.is_bad_case())
+        })
+        .collect();
+    let listed = summary["bad_cases"].as_array().unwrap();
+    assert!(!bad.is_empty());
+    assert_eq!(listed.len(), bad.len());
+    for b in listed {
+        let v = bad
+            .iter()
+            .find(|v| v.case_id == b["case_id"] && v.config_id == b["config_id"])
+            .expect("a listed bad case is a bad verdict");
+        assert_eq!(b["cause"].is_null(), v.passed != Some(false), "{b}");
+    }
+    // The refusal matrix adds up: every judged cell in one box, negatives refused or answered.
+    for c in summary["configs"].as_array().unwrap() {
+        let id = c["id"].as_str().unwrap();
+        let r = &c["refusals"];
+        let judged = verdicts
+            .iter()
+            .filter(|v| v.config_id == id && v.status == VerdictStatus::Ok);
+        let (negatives, refused_positives) = judged.fold((0, 0), |(n, p), v| {
+            let negative = category_of[v.case_id.as_str()] == Category::Negative;
+            (
+                n + u64::from(negative),
+                p + u64::from(!negative && v.metrics.refused),
+            )
+        });
+        let count = |k: &str| r[k].as_u64().unwrap();
+        assert_eq!(
+            count("correct_refusals") + count("under_refusals"),
+            negatives
+        );
+        assert_eq!(count("over_refusals"), refused_positives);
+        assert!(negatives > 0, "the demo suite has negatives");
+    }
+    assert!(summary["not_judged"]["exec_errors"].is_u64());
     // Every configuration but the best is tested against it, paired by case.
     let configs = summary["configs"].as_array().unwrap();
     let unpaired: Vec<_> = configs.iter().filter(|c| c["vs_best"].is_null()).collect();
@@ -380,6 +445,16 @@ fn stages_run_alone_and_resume_refuses_mixing_runs() {
     let out = ragtester(&other);
     assert!(!out.status.success());
     assert!(stderr(&out).contains("different run"), "{}", stderr(&out));
+    // So is resuming with another sampling of the system under test, and the setting is named.
+    let mut hotter = vec!["--temperature", "0.7"];
+    hotter.extend(resume.iter().copied());
+    let out = ragtester(&hotter);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("sampling of the system under test"),
+        "{}",
+        stderr(&out)
+    );
 
     for stage in [vec!["judge", r], vec!["report", r]] {
         let out = ragtester(&stage);
@@ -388,8 +463,24 @@ fn stages_run_alone_and_resume_refuses_mixing_runs() {
     for file in ["report.html", "summary.json", "results.csv", "junit.xml"] {
         assert!(run.join(file).exists(), "{file} missing");
     }
-    let out = ragtester(&["report", r, "--fail-under", "1.01"]);
-    assert_eq!(out.status.code(), Some(4));
+    // The gate holds each configuration to its own pass rate (passed / cells), read back from the summary:
+    // just above the worst configuration's fails, at it passes.
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.join("summary.json")).unwrap()).unwrap();
+    let worst = summary["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["pass_rate"].as_f64().unwrap())
+        .fold(f64::INFINITY, f64::min);
+    assert!(worst > 0.0 && worst < 1.0, "{worst}");
+    let above = format!("{}", worst + 0.01);
+    let out = ragtester(&["report", r, "--fail-under", &above]);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(stderr(&out).contains("is below"), "{}", stderr(&out));
+    let at = format!("{worst}");
+    let out = ragtester(&["report", r, "--fail-under", &at]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     // Per category: the demo's offline reader fails most inference questions, never a safety one.
     let out = ragtester(&["report", r, "--fail-under-category", "inference=0.9"]);
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));

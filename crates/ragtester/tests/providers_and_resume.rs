@@ -279,9 +279,23 @@ contexts_pointer = "/contexts"
     );
     let answers: Vec<Answer> = read_jsonl(&run.join("answers.jsonl")).unwrap();
     let cases: Vec<ragtester_core::TestCase> = read_jsonl(&run.join("suite.jsonl")).unwrap();
-    assert_eq!(answers.len(), 2 * cases.len());
+    // Negatives checked as unanswerable within one document are not put to a service that searches its
+    // whole corpus: each is skipped for each target, with the reason.
+    let scoped = cases
+        .iter()
+        .filter(|c| c.expects_refusal() && !c.restrict_to.is_empty())
+        .count();
+    assert!(scoped > 0, "the suite has document-scoped negatives");
+    let skipped: Vec<ragtester_core::SkippedCell> = read_jsonl(&run.join("skipped.jsonl")).unwrap();
+    assert_eq!(skipped.len(), 2 * scoped);
+    assert!(skipped.iter().all(|s| s.reason.contains("whole corpus")));
+    assert_eq!(answers.len(), 2 * (cases.len() - scoped));
     let seen = server.seen();
-    assert_eq!(seen.len(), cases.len());
+    assert_eq!(seen.len(), cases.len() - scoped);
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["configs"][0]["skipped"], scoped);
+    assert_eq!(summary["skipped"][0]["count"], 2 * scoped);
     assert_eq!(seen[0].headers["authorization"], "Bearer tok");
     assert_eq!(seen[0].body["k"], 3);
     let svc = answers
@@ -309,19 +323,22 @@ contexts_pointer = "/contexts"
     );
 }
 
+/// The system under test is asked afresh every run unless replaying is asked for; a replay is keyed on the
+/// endpoint, so another server behind the same model name is asked, never answered from the first one's
+/// replies; and the report counts what was replayed.
 #[test]
-fn the_response_cache_answers_reruns_and_can_be_refreshed() {
+fn answers_are_replayed_only_when_asked_and_only_from_the_same_endpoint() {
     let server = ScriptedServer::start_in_background();
     let tmp = tempfile::tempdir().unwrap();
     let suite = suite(tmp.path());
     let cache = tmp.path().join("cache");
-    let run = |name: &str, extra: &[&str]| {
+    let run = |name: &str, base: &str, extra: &[&str]| {
         let out_dir = tmp.path().join(name);
         let mut args = run_args(&suite, &out_dir);
         args.extend(extra.iter().map(|s| s.to_string()));
         let out = Command::new(env!("CARGO_BIN_EXE_ragtester"))
             .args(&args)
-            .env("OPENAI_BASE_URL", server.openai_base())
+            .env("OPENAI_BASE_URL", base)
             .env("RAGTESTER_CACHE_DIR", &cache)
             .output()
             .unwrap();
@@ -332,29 +349,105 @@ fn the_response_cache_answers_reruns_and_can_be_refreshed() {
         );
         read_jsonl::<Answer>(&out_dir.join("answers.jsonl")).unwrap()
     };
-    let first = run("first", &[]);
-    let asked = server.seen().len();
-    // Configurations that retrieve the same passages send the same prompt: asked once, then served cached.
-    let cached_first = first.iter().filter(|a| a.cached).count();
-    assert_eq!(asked + cached_first, first.len());
-    assert!(asked > 0);
-
-    let second = run("second", &[]);
-    assert_eq!(server.seen().len(), asked, "a rerun asks the model nothing");
-    assert!(second.iter().all(|a| a.cached));
-    let texts = |v: &[Answer]| v.iter().map(|a| a.answer.clone()).collect::<Vec<_>>();
-    assert_eq!(texts(&first), texts(&second));
-
+    let first = run("first", &server.openai_base(), &[]);
     let n = first.len();
-    run("refreshed", &["--refresh-cache"]);
-    assert_eq!(
-        server.seen().len(),
-        asked + n,
-        "a refresh asks every cell again"
+    assert_eq!(server.seen().len(), n, "every cell asks the system");
+    assert!(first.iter().all(|a| !a.cached));
+
+    let second = run("second", &server.openai_base(), &[]);
+    assert_eq!(server.seen().len(), 2 * n, "a rerun asks the system again");
+    assert!(second.iter().all(|a| !a.cached));
+
+    let replayed = run("replayed", &server.openai_base(), &["--replay-answers"]);
+    assert_eq!(server.seen().len(), 2 * n, "a replay asks nothing");
+    assert!(replayed.iter().all(|a| a.cached && a.cached_at.is_some()));
+    let texts = |v: &[Answer]| v.iter().map(|a| a.answer.clone()).collect::<Vec<_>>();
+    assert_eq!(texts(&first), texts(&replayed));
+    let judged = bin()
+        .args(["judge", tmp.path().join("replayed").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(judged.status.success());
+    let report = bin()
+        .args(["report", tmp.path().join("replayed").to_str().unwrap()])
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        table.contains("were replayed from the response cache: no latency was measured"),
+        "{table}"
     );
-    let uncached = run("uncached", &["--no-cache"]);
-    assert_eq!(server.seen().len(), asked + 2 * n);
+
+    // Another server serving the same model name: asked, not answered from the first server's replies.
+    // (Within the run, configurations that send the same prompt replay the other server's own reply.)
+    let other = ScriptedServer::start_in_background();
+    let elsewhere = run("elsewhere", &other.openai_base(), &["--replay-answers"]);
+    let replayed_here = elsewhere.iter().filter(|a| a.cached).count();
+    assert!(other.seen().len() > n / 2, "the other server is asked");
+    assert_eq!(other.seen().len() + replayed_here, n);
+
+    let uncached = run(
+        "uncached",
+        &server.openai_base(),
+        &["--replay-answers", "--no-cache"],
+    );
+    assert_eq!(server.seen().len(), 3 * n);
     assert!(uncached.iter().all(|a| !a.cached));
+}
+
+/// A server that answers in exactly 200 ms: the reported latency is the system's (about 200 ms) at every
+/// concurrency, not the time a cell queued behind our own call slots.
+#[test]
+fn latency_is_the_systems_whatever_the_concurrency() {
+    let server = ScriptedServer::start_in_background();
+    server.set_latency(Duration::from_millis(200));
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite(tmp.path());
+    for concurrency in ["1", "8"] {
+        let out_dir = tmp.path().join(format!("c{concurrency}"));
+        let mut args = run_args(&suite, &out_dir);
+        let k = args.iter().position(|a| a == "--concurrency").unwrap();
+        args[k + 1] = concurrency.to_string();
+        run_ok(&args, &server.openai_base());
+        let answers: Vec<Answer> = read_jsonl(&out_dir.join("answers.jsonl")).unwrap();
+        let mut generation: Vec<f64> = answers.iter().map(|a| a.latency.generation_ms).collect();
+        generation.sort_by(f64::total_cmp);
+        let median = generation[generation.len() / 2];
+        assert!(
+            (195.0..300.0).contains(&median),
+            "concurrency {concurrency}: median generation {median} ms"
+        );
+        for a in &answers {
+            let sum = a.latency.retrieval_ms + a.latency.generation_ms;
+            assert!((a.latency.total_ms - sum).abs() < 1e-6, "{:?}", a.latency);
+        }
+        if concurrency == "8" {
+            assert!(
+                answers.iter().any(|a| a.latency.queue_ms > 100.0),
+                "with 16 cells retrieving ahead of 8 slots some must queue"
+            );
+        }
+        // The report's P50 is the system's too.
+        let dir = out_dir.to_str().unwrap();
+        run_ok(
+            &["judge".to_string(), dir.to_string()],
+            &server.openai_base(),
+        );
+        run_ok(
+            &["report".to_string(), dir.to_string()],
+            &server.openai_base(),
+        );
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out_dir.join("summary.json")).unwrap()).unwrap();
+        for c in summary["configs"].as_array().unwrap() {
+            let p50 = c["latency_p50_ms"].as_f64().unwrap();
+            assert!(
+                (195.0..300.0).contains(&p50),
+                "concurrency {concurrency}: P50 {p50} ms"
+            );
+            assert_eq!(c["live_answers"], c["cases"]);
+        }
+    }
 }
 
 #[test]

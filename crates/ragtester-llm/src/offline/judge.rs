@@ -86,7 +86,7 @@ fn assess(
         .find(|m| lower.contains(&m.to_lowercase()));
     let kw = keyword_recall(keywords, answer);
     let keyword_match = match kw {
-        None => c(Rating::True, "no keywords are required"),
+        None => c(Rating::NotApplicable, "the case names no keywords"),
         Some(r) if r >= 1.0 => c(Rating::True, "all keywords present"),
         Some(r) if r > 0.0 => c(
             Rating::Partially,
@@ -173,7 +173,10 @@ fn assess(
             },
         );
     }
-    let answer_terms: HashSet<String> = terms(answer).into_iter().collect();
+    // "According to the document, …" frames the answer; its words are not claims to ground.
+    let answer_terms: HashSet<String> = terms(ragtester_core::refusal::without_preamble(answer))
+        .into_iter()
+        .collect();
     let expected_terms: HashSet<String> = terms(expected).into_iter().collect();
     let mut grounded: HashSet<String> = contexts.iter().flat_map(|c| terms(c)).collect();
     grounded.extend(expected_terms.iter().cloned());
@@ -181,6 +184,26 @@ fn assess(
     let recall = share(&answer_terms, &expected_terms);
     let support = share(&grounded, &answer_terms);
     let on_topic = share(&answer_terms, &query_terms);
+    // A figure that neither the context nor the reference holds is an invented fact, however well the
+    // words around it match: "opens at 11.5 bar" where the source says 4.5.
+    let mut invented: Vec<&String> = answer_terms
+        .iter()
+        .filter(|t| t.starts_with(|c: char| c.is_ascii_digit()) && !grounded.contains(*t))
+        .collect();
+    invented.sort();
+    // The reference's figures against the answer's: an answer that gives figures, none of them the
+    // reference's, contradicts it even when its figure occurs elsewhere in the context ("2016年" where the
+    // reference says 2009).
+    let figures = |t: &HashSet<String>| -> HashSet<String> {
+        t.iter()
+            .filter(|t| t.starts_with(|c: char| c.is_ascii_digit()))
+            .cloned()
+            .collect()
+    };
+    let (expected_figures, answer_figures) = (figures(&expected_terms), figures(&answer_terms));
+    let contradicted = !expected_figures.is_empty()
+        && !answer_figures.is_empty()
+        && expected_figures.is_disjoint(&answer_figures);
     let faithfulness = if let Some(m) = injected {
         c(
             Rating::False,
@@ -188,6 +211,27 @@ fn assess(
         )
     } else if answer_terms.is_empty() {
         c(Rating::False, "empty answer")
+    } else if !invented.is_empty() {
+        c(
+            Rating::False,
+            format!(
+                "states {} that neither the context nor the reference holds",
+                invented
+                    .iter()
+                    .map(|t| t.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+    } else if contradicted {
+        let mut said: Vec<&String> = answer_figures.iter().collect();
+        said.sort();
+        let mut reference: Vec<&String> = expected_figures.iter().collect();
+        reference.sort();
+        c(
+            Rating::False,
+            format!("states {said:?} where the reference says {reference:?}"),
+        )
     } else if support >= 0.8 && recall >= 0.5 {
         c(
             Rating::True,
@@ -216,18 +260,33 @@ fn assess(
             ),
         )
     };
-    let relevance = graded(
-        on_topic,
-        0.5,
-        0.2,
-        format!("{:.0}% of query terms addressed", on_topic * 100.0),
-    );
-    let completeness = graded(
-        recall,
-        0.7,
-        0.35,
-        format!("{:.0}% of the reference's terms present", recall * 100.0),
-    );
+    // An answer whose every term is the question's own restates it: on topic, but it answers nothing.
+    let restates = !answer_terms.is_empty() && answer_terms.is_subset(&query_terms);
+    let relevance = if restates && on_topic >= 0.5 {
+        c(
+            Rating::Partially,
+            "restates the question without adding an answer",
+        )
+    } else {
+        graded(
+            on_topic,
+            0.5,
+            0.2,
+            format!("{:.0}% of query terms addressed", on_topic * 100.0),
+        )
+    };
+    let completeness = if kw == Some(0.0) {
+        c(Rating::False, "none of the key facts (keywords) is given")
+    } else if !expected_figures.is_empty() && answer_figures.is_empty() {
+        c(Rating::False, "gives none of the reference's figures")
+    } else {
+        graded(
+            recall,
+            0.7,
+            0.35,
+            format!("{:.0}% of the reference's terms present", recall * 100.0),
+        )
+    };
     let length = answer.split_whitespace().count().max(
         answer
             .chars()
@@ -237,6 +296,11 @@ fn assess(
     );
     let clarity = match length {
         0 => c(Rating::False, "empty answer"),
+        _ if breaks_off(answer) => c(Rating::False, "the answer breaks off mid-sentence"),
+        _ if ends_inside_a_word(answer, contexts) => c(
+            Rating::False,
+            "the answer stops inside a word of the passage it quotes",
+        ),
         1..=150 => c(Rating::True, "concise"),
         _ => c(Rating::Partially, "long-winded"),
     };
@@ -274,6 +338,73 @@ fn assess(
         },
         rubric,
     )
+}
+
+/// Whether an answer stops where a sentence cannot: after an article, a preposition, a conjunction or a
+/// linking verb ("The valve opens at", "阀门的压力为").
+fn breaks_off(answer: &str) -> bool {
+    const EN: &[&str] = &[
+        "a", "an", "the", "at", "of", "to", "in", "on", "for", "by", "with", "from", "and", "or",
+        "is", "are", "was", "were", "be", "than", "as", "its", "their", "into", "about",
+    ];
+    const ZH: &[char] = &[
+        '的', '在', '是', '为', '于', '和', '与', '及', '被', '把', '从', '对', '向',
+    ];
+    let trimmed = answer.trim_end();
+    if trimmed.ends_with(|c: char| ".!?。！？」”\")）)".contains(c)) {
+        return false;
+    }
+    // A list or a clause left open.
+    if trimmed.ends_with(|c: char| "、，,-–—(（《「“‘:：;；".contains(c)) {
+        return true;
+    }
+    if let Some(last) = trimmed.chars().last()
+        && ragtester_core::text::is_cjk(last)
+    {
+        return ZH.contains(&last);
+    }
+    trimmed
+        .rsplit(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+        .is_some_and(|w| EN.contains(&w.to_lowercase().as_str()))
+}
+
+/// Whether an answer copied from a retrieved passage stops inside one of its words ("光荣和ω-" of
+/// "光荣和ω-force开发", "The relief val" of "The relief valve"): a cut answer. Word boundaries are jieba's
+/// (which passes Latin words through whole), over the passage from the answer's start to a little past its
+/// end.
+fn ends_inside_a_word(answer: &str, contexts: &[String]) -> bool {
+    let answer = answer
+        .trim()
+        .trim_end_matches(|c: char| ".!?。！？".contains(c));
+    if answer.chars().count() < 2 {
+        return false;
+    }
+    let Some((context, at)) = contexts
+        .iter()
+        .find_map(|c| c.find(answer).map(|at| (c.as_str(), at)))
+    else {
+        return false;
+    };
+    let end = at + answer.len();
+    let window_end = context[end..]
+        .char_indices()
+        .nth(12)
+        .map_or(context.len(), |(i, _)| end + i);
+    if window_end == end {
+        return false;
+    }
+    let mut offset = 0;
+    for piece in ragtester_core::text::word_pieces(&context[at..window_end]) {
+        offset += piece.len();
+        if offset == answer.len() {
+            return false;
+        }
+        if offset > answer.len() {
+            return true;
+        }
+    }
+    false
 }
 
 /// A false-premise question answered rather than refused: right when the answer states the correction (the
@@ -407,5 +538,35 @@ mod tests {
         );
         assert_eq!(c.faithfulness.rating, Rating::False);
         assert!(!c.passes());
+    }
+
+    #[test]
+    fn a_changed_figure_is_an_invented_fact() {
+        let (c, r) = run(
+            "The relief valve opens at 4.5 bar.",
+            "The relief valve opens at 11.5 bar.",
+            false,
+            &[],
+        );
+        assert_eq!(c.faithfulness.rating, Rating::False, "{c:?}");
+        assert!(c.faithfulness.reason.contains("11.5"));
+        assert!(!c.passes());
+        assert!(r.is_bad_case());
+    }
+
+    #[test]
+    fn an_answer_cut_before_its_fact_fails() {
+        let (c, _) = run(
+            "The relief valve opens at 4.5 bar.",
+            "The relief valve opens at",
+            false,
+            &[],
+        );
+        assert_eq!(c.clarity.rating, Rating::False);
+        assert_ne!(c.completeness.rating, Rating::True);
+        assert!(!c.passes(), "{c:?}");
+        assert!(!breaks_off("4.5 bar"));
+        assert!(breaks_off("阀门的开启压力为"));
+        assert!(!breaks_off("阀门在4.5巴时打开。"));
     }
 }

@@ -45,6 +45,7 @@ impl ChatModel for OfflineModel {
             .sum::<usize>();
         Ok(ChatResponse {
             cached: false,
+            cached_at: None,
             usage: Usage {
                 prompt_tokens: prompt_tokens as u64,
                 completion_tokens: count_tokens(&content) as u64,

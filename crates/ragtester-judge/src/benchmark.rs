@@ -1,0 +1,494 @@
+//! The oracle measured against labels (`ragtester bench oracle`), the way the RAG-Tester paper measured its
+//! own (precision on reported failures, 80.6 %). Each labelled question — its expected answer, keywords and
+//! the passage that holds the answer — gets answers whose verdict is known in advance:
+//!
+//! - pass: the expected answer verbatim, reworded (a lead-in and the answer's own words), and another
+//!   annotator's different answer where the source has several (CMRC 2018: three people answered each
+//!   question, often with longer or shorter spans);
+//! - fail: another question's answer, a refusal, the answer cut before its key fact, the answer with its
+//!   number changed, and the fact stated in the other language.
+//!
+//! Every answer is judged by each judge through the same path as a real run (rule metrics, the judge's
+//! criteria, the rules that bound them), and the verdicts are scored against the labels: precision on
+//! reported failures, recall of real failures, accuracy, per kind and per language, with Wilson intervals;
+//! judge errors are counted apart, never as a pass or a fail.
+
+use crate::stats::wilson;
+use ragtester_core::oracle::Interval;
+use ragtester_core::{
+    Answer, Category, ChatModel, Generator, RetrievedContext, SourceSpan, Strategy, TestCase,
+    VerdictStatus,
+};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A question with a known answer and the passage that holds it.
+#[derive(Debug, Clone)]
+pub struct LabelledQuestion {
+    /// Where it comes from (`docgen-planted`, `cmrc2018-dev`).
+    pub source: String,
+    pub language: String,
+    pub question: String,
+    pub answer: String,
+    pub keywords: Vec<String>,
+    pub passage: String,
+    /// Other correct answers (other annotators'), when the source has them.
+    pub alternatives: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerKind {
+    Verbatim,
+    Reworded,
+    OtherAnnotator,
+    OtherQuestion,
+    Refusal,
+    Truncated,
+    ChangedNumber,
+    WrongLanguage,
+}
+
+impl AnswerKind {
+    /// Whether a correct oracle fails this answer.
+    pub fn should_fail(self) -> bool {
+        !matches!(
+            self,
+            AnswerKind::Verbatim | AnswerKind::Reworded | AnswerKind::OtherAnnotator
+        )
+    }
+}
+
+/// One answer of known label to one question.
+#[derive(Debug, Clone)]
+pub struct LabelledAnswer {
+    pub question: usize,
+    pub kind: AnswerKind,
+    pub text: String,
+}
+
+/// The labelled answers of every question: the kinds that can be built from it (a changed number needs a
+/// number, a cut needs a keyword after the answer's start).
+pub fn labelled_answers(questions: &[LabelledQuestion]) -> Vec<LabelledAnswer> {
+    let mut out = Vec::new();
+    for (i, q) in questions.iter().enumerate() {
+        let zh = q.language == "zh";
+        let mut push = |kind, text: String| {
+            out.push(LabelledAnswer {
+                question: i,
+                kind,
+                text,
+            })
+        };
+        push(AnswerKind::Verbatim, q.answer.clone());
+        push(
+            AnswerKind::Reworded,
+            if zh {
+                format!("根据资料，{}", q.answer)
+            } else {
+                format!("According to the document, {}", lower_first(&q.answer))
+            },
+        );
+        if let Some(alternative) = q.alternatives.iter().find(|a| a.trim() != q.answer.trim()) {
+            push(AnswerKind::OtherAnnotator, alternative.clone());
+        }
+        // The next question of the same language whose answer shares no keyword with this one.
+        if let Some(other) = questions
+            .iter()
+            .cycle()
+            .skip(i + 1)
+            .take(questions.len())
+            .find(|o| {
+                o.language == q.language
+                    && o.answer != q.answer
+                    && !q.keywords.iter().any(|k| o.answer.contains(k.as_str()))
+            })
+        {
+            push(AnswerKind::OtherQuestion, other.answer.clone());
+        }
+        push(
+            AnswerKind::Refusal,
+            ragtester_core::text::refusal_for(&q.language).to_string(),
+        );
+        if let Some(cut) = truncated(q) {
+            push(AnswerKind::Truncated, cut);
+        }
+        if let Some(changed) = changed_number(&q.answer) {
+            push(AnswerKind::ChangedNumber, changed);
+        }
+        if let Some(number) = first_number(&q.answer) {
+            push(
+                AnswerKind::WrongLanguage,
+                if zh {
+                    format!("The figure asked for is {number}, as the document states.")
+                } else {
+                    format!("文档中给出的数值是{number}。")
+                },
+            );
+        }
+    }
+    out
+}
+
+fn lower_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) if f.is_uppercase() && !c.as_str().starts_with(|x: char| x.is_uppercase()) => {
+            f.to_lowercase().collect::<String>() + c.as_str()
+        }
+        _ => s.to_string(),
+    }
+}
+
+/// The answer cut just before its first keyword (so the key fact is missing), when that leaves a start;
+/// otherwise (the answer is its keyword, as in span-extraction sets) its first half, when it has four
+/// characters or more.
+fn truncated(q: &LabelledQuestion) -> Option<String> {
+    let at = q
+        .keywords
+        .iter()
+        .filter_map(|k| q.answer.find(k.as_str()))
+        .min();
+    if let Some(at) = at {
+        let head = q.answer[..at].trim_end();
+        if head.chars().count() >= 4 {
+            return Some(head.to_string());
+        }
+    }
+    // Only where the cut takes part of the key fact away: "630 cubic metres" of "630 cubic metres per
+    // hour" still states the figure asked for.
+    let chars: Vec<char> = q.answer.trim().chars().collect();
+    if chars.len() < 4 {
+        return None;
+    }
+    let mut head: String = chars[..chars.len() / 2].iter().collect();
+    if !head.chars().any(ragtester_core::text::is_cjk) {
+        // Latin text is cut between words.
+        head.truncate(head.rfind(' ')?);
+    }
+    let head = head.trim_end().to_string();
+    let keeps_a_keyword = q.keywords.iter().any(|k| head.contains(k.as_str()));
+    (!head.is_empty() && !keeps_a_keyword).then_some(head)
+}
+
+/// The first run of digits (with a decimal part) in `text`, and its byte range.
+fn number_span(text: &str) -> Option<(usize, usize)> {
+    let start = text.find(|c: char| c.is_ascii_digit())?;
+    let len = text[start..]
+        .char_indices()
+        .take_while(|(i, c)| {
+            c.is_ascii_digit()
+                || (*c == '.' && text[start + i + 1..].starts_with(|n: char| n.is_ascii_digit()))
+        })
+        .map(|(i, c)| i + c.len_utf8())
+        .last()?;
+    Some((start, start + len))
+}
+
+fn first_number(text: &str) -> Option<&str> {
+    number_span(text).map(|(a, b)| &text[a..b])
+}
+
+/// The answer with its first number changed (whole part plus 7): a wrong figure in the right words.
+fn changed_number(answer: &str) -> Option<String> {
+    let (a, b) = number_span(answer)?;
+    let number = &answer[a..b];
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    let changed = whole.parse::<u64>().ok()?.checked_add(7)?;
+    let changed = if fraction.is_empty() {
+        changed.to_string()
+    } else {
+        format!("{changed}.{fraction}")
+    };
+    Some(format!("{}{changed}{}", &answer[..a], &answer[b..]))
+}
+
+/// What the run's records would hold for one labelled answer: a case and an answer whose single context is
+/// the question's passage.
+pub fn as_records(q: &LabelledQuestion, a: &LabelledAnswer, id: usize) -> (TestCase, Answer) {
+    let case = TestCase {
+        schema_version: ragtester_core::SCHEMA_VERSION,
+        id: format!("bench-{id}"),
+        category: Category::Core,
+        strategy: Strategy::Coverage,
+        generator: Generator::Planted,
+        query: q.question.clone(),
+        expected_answer: q.answer.clone(),
+        keywords: q.keywords.clone(),
+        source_spans: vec![SourceSpan {
+            document_id: "passage".into(),
+            start: 0,
+            end: q.passage.chars().count(),
+            page: 1,
+        }],
+        document_id: "passage".into(),
+        restrict_to: Vec::new(),
+        must_not_contain: Vec::new(),
+        language: q.language.clone(),
+        readability: None,
+        readability_measure: None,
+        generator_model: q.source.clone(),
+        prompt_version: String::new(),
+        false_premise: None,
+        injected_documents: Vec::new(),
+        critic: None,
+    };
+    let answer = Answer {
+        schema_version: ragtester_core::SCHEMA_VERSION,
+        case_id: case.id.clone(),
+        config_id: "bench-oracle".into(),
+        contexts: vec![RetrievedContext {
+            rank: 1,
+            score: 1.0,
+            chunk_id: "passage".into(),
+            document_id: "passage".into(),
+            start: 0,
+            end: q.passage.chars().count(),
+            text: q.passage.clone(),
+        }],
+        answer: a.text.clone(),
+        latency: Default::default(),
+        usage: Default::default(),
+        cached: false,
+        cached_at: None,
+        error: None,
+    };
+    (case, answer)
+}
+
+/// Counts of one slice (a judge overall, a kind, a language), failure being the positive class.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Confusion {
+    /// Labelled fail, judged fail.
+    pub true_failures: usize,
+    /// Labelled pass, judged fail: a false alarm.
+    pub false_failures: usize,
+    /// Labelled fail, judged pass: a missed failure.
+    pub missed_failures: usize,
+    /// Labelled pass, judged pass.
+    pub true_passes: usize,
+    pub judge_errors: usize,
+}
+
+impl Confusion {
+    fn add(&mut self, should_fail: bool, verdict: Option<bool>) {
+        match (should_fail, verdict) {
+            (_, None) => self.judge_errors += 1,
+            (true, Some(false)) => self.true_failures += 1,
+            (false, Some(false)) => self.false_failures += 1,
+            (true, Some(true)) => self.missed_failures += 1,
+            (false, Some(true)) => self.true_passes += 1,
+        }
+    }
+
+    /// Precision on reported failures (the paper's figure).
+    pub fn precision(&self) -> Option<Interval> {
+        wilson(
+            self.true_failures,
+            self.true_failures + self.false_failures,
+            0.95,
+        )
+    }
+
+    /// Share of real failures reported.
+    pub fn recall(&self) -> Option<Interval> {
+        wilson(
+            self.true_failures,
+            self.true_failures + self.missed_failures,
+            0.95,
+        )
+    }
+
+    pub fn accuracy(&self) -> Option<Interval> {
+        let right = self.true_failures + self.true_passes;
+        wilson(
+            right,
+            right + self.false_failures + self.missed_failures,
+            0.95,
+        )
+    }
+
+    pub fn judge_error_rate(&self) -> Option<f64> {
+        let n = self.true_failures
+            + self.false_failures
+            + self.missed_failures
+            + self.true_passes
+            + self.judge_errors;
+        (n > 0).then(|| self.judge_errors as f64 / n as f64)
+    }
+}
+
+/// One judge's figures on the benchmark.
+#[derive(Debug, Clone, Serialize)]
+pub struct JudgeScore {
+    pub judge: String,
+    pub overall: Confusion,
+    pub by_language: BTreeMap<String, Confusion>,
+    pub by_kind: BTreeMap<String, Confusion>,
+    /// Up to five answers of each kind the judge got wrong, with what it said.
+    pub mistakes: Vec<Mistake>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Mistake {
+    pub kind: AnswerKind,
+    pub language: String,
+    pub question: String,
+    pub answer: String,
+    pub should_fail: bool,
+    pub verdict: Option<bool>,
+    pub why: String,
+}
+
+/// Judge every labelled answer with `judge` and score the verdicts against the labels.
+pub async fn score_judge(
+    judge: &dyn ChatModel,
+    questions: &[LabelledQuestion],
+    answers: &[LabelledAnswer],
+    concurrency: usize,
+) -> JudgeScore {
+    use futures::StreamExt;
+    let prompts = crate::JudgePrompts::default();
+    let verdicts: Vec<ragtester_core::Verdict> = futures::stream::iter(answers.iter().enumerate())
+        .map(|(id, a)| {
+            let (case, answer) = as_records(&questions[a.question], a, id);
+            let prompts = &prompts;
+            async move { crate::judge_sample(Some(&case), &answer, judge, 0, prompts).await }
+        })
+        .buffered(concurrency.max(1))
+        .collect()
+        .await;
+    let mut score = JudgeScore {
+        judge: judge.name(),
+        overall: Confusion::default(),
+        by_language: BTreeMap::new(),
+        by_kind: BTreeMap::new(),
+        mistakes: Vec::new(),
+    };
+    for (a, v) in answers.iter().zip(&verdicts) {
+        let q = &questions[a.question];
+        let should_fail = a.kind.should_fail();
+        let verdict = (v.status == VerdictStatus::Ok)
+            .then_some(v.passed)
+            .flatten();
+        score.overall.add(should_fail, verdict);
+        score
+            .by_language
+            .entry(q.language.clone())
+            .or_default()
+            .add(should_fail, verdict);
+        let kind = serde_json::to_value(a.kind)
+            .ok()
+            .and_then(|k| k.as_str().map(str::to_string))
+            .unwrap_or_default();
+        score
+            .by_kind
+            .entry(kind)
+            .or_default()
+            .add(should_fail, verdict);
+        let shown = score.mistakes.iter().filter(|m| m.kind == a.kind).count();
+        if verdict != Some(!should_fail) && shown < 5 {
+            let why = v.error.clone().unwrap_or_else(|| {
+                let ratings = v.criteria.as_ref().map(|c| {
+                    c.all()
+                        .iter()
+                        .map(|r| format!("{:?} ({})", r.rating, r.reason))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                });
+                [v.rule_failure.clone(), ratings]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            });
+            score.mistakes.push(Mistake {
+                kind: a.kind,
+                language: q.language.clone(),
+                question: q.question.clone(),
+                answer: a.text.clone(),
+                should_fail,
+                verdict,
+                why,
+            });
+        }
+    }
+    score
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(answer: &str, keywords: &[&str]) -> LabelledQuestion {
+        LabelledQuestion {
+            source: "t".into(),
+            language: "en".into(),
+            question: "At what pressure does the relief valve open?".into(),
+            answer: answer.into(),
+            keywords: keywords.iter().map(|k| k.to_string()).collect(),
+            passage: answer.into(),
+            alternatives: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn every_kind_is_built_where_the_answer_allows_it() {
+        let qs = vec![
+            q("The relief valve opens at 4.5 bar.", &["4.5 bar"]),
+            q("The pump is made by Harbor Works.", &["Harbor Works"]),
+        ];
+        let answers = labelled_answers(&qs);
+        let of = |i: usize, kind: AnswerKind| {
+            answers
+                .iter()
+                .find(|a| a.question == i && a.kind == kind)
+                .map(|a| a.text.as_str())
+        };
+        assert_eq!(
+            of(0, AnswerKind::ChangedNumber),
+            Some("The relief valve opens at 11.5 bar.")
+        );
+        assert_eq!(
+            of(0, AnswerKind::Truncated),
+            Some("The relief valve opens at")
+        );
+        assert_eq!(
+            of(0, AnswerKind::OtherQuestion),
+            Some("The pump is made by Harbor Works.")
+        );
+        assert_eq!(
+            of(0, AnswerKind::WrongLanguage),
+            Some("文档中给出的数值是4.5。")
+        );
+        assert_eq!(
+            of(1, AnswerKind::Reworded),
+            Some("According to the document, the pump is made by Harbor Works.")
+        );
+        assert_eq!(
+            of(1, AnswerKind::ChangedNumber),
+            None,
+            "no number to change"
+        );
+        assert!(!AnswerKind::Reworded.should_fail() && AnswerKind::Truncated.should_fail());
+    }
+
+    #[test]
+    fn precision_and_recall_count_failures_as_positives() {
+        let mut c = Confusion::default();
+        for (should_fail, verdict) in [
+            (true, Some(false)),
+            (true, Some(false)),
+            (true, Some(true)),
+            (false, Some(false)),
+            (false, Some(true)),
+            (false, None),
+        ] {
+            c.add(should_fail, verdict);
+        }
+        assert!((c.precision().unwrap().estimate - 2.0 / 3.0).abs() < 1e-12);
+        assert!((c.recall().unwrap().estimate - 2.0 / 3.0).abs() < 1e-12);
+        assert!((c.accuracy().unwrap().estimate - 0.6).abs() < 1e-12);
+        assert!((c.judge_error_rate().unwrap() - 1.0 / 6.0).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,254 @@
+//! CI gates over a summary: pass rate overall and per category, error rate, over-refusal and hallucination
+//! rates, each per configuration. A cell with no verdict (execution or judge error) counts against the pass
+//! rate, and a gate that cannot be checked (no case it applies to) fails rather than passes silently.
+
+use crate::Summary;
+use ragtester_core::Category;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Gates {
+    /// Least pass rate (passed / cells) of every configuration.
+    pub fail_under: Option<f64>,
+    /// Least pass rate of every configuration on a category.
+    pub fail_under_category: Vec<(Category, f64)>,
+    /// Largest share of cells with no verdict. When unset it is 0 as soon as any other gate is set: a
+    /// gate never passes a run whose cells errored.
+    pub max_error_rate: Option<f64>,
+    /// Largest share of answerable cases refused.
+    pub max_over_refusal: Option<f64>,
+    /// Largest share of negative cases answered instead of refused.
+    pub max_hallucination: Option<f64>,
+}
+
+impl Gates {
+    fn any(&self) -> bool {
+        self.fail_under.is_some()
+            || !self.fail_under_category.is_empty()
+            || self.max_error_rate.is_some()
+            || self.max_over_refusal.is_some()
+            || self.max_hallucination.is_some()
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// Every gate a configuration misses, as a sentence naming the configuration, the figure and the limit.
+/// Empty when all gates hold (or none is set).
+/// A rate held to a maximum: the miss, if it is above it or cannot be computed.
+fn rate_gate(
+    label: &str,
+    rate: Option<&ragtester_core::oracle::Interval>,
+    max: f64,
+    (did, count): (&str, usize),
+    (of, total): (&str, usize),
+    name: &str,
+) -> Option<String> {
+    match rate {
+        Some(r) if r.estimate <= max => None,
+        Some(r) => Some(format!(
+            "{label}: {did} {count} of {total} {of}: {name} {} is above {}",
+            pct(r.estimate),
+            pct(max)
+        )),
+        None => Some(format!(
+            "{label}: no judged {of}, so {name} cannot be held to {}",
+            pct(max)
+        )),
+    }
+}
+
+pub fn check_gates(summary: &Summary, gates: &Gates) -> Vec<String> {
+    let mut misses = Vec::new();
+    if !gates.any() {
+        return misses;
+    }
+    let max_error = gates.max_error_rate.unwrap_or(0.0);
+    for c in &summary.configs {
+        let label = &c.label;
+        if let Some(min) = gates.fail_under {
+            match c.pass_rate {
+                Some(p) if p >= min => {}
+                Some(p) => misses.push(format!(
+                    "{label}: pass rate {} ({} passed of {} cells, {} errors) is below {}",
+                    pct(p),
+                    c.passed,
+                    c.cases,
+                    c.errors,
+                    pct(min)
+                )),
+                None => misses.push(format!(
+                    "{label}: no cells, so no pass rate to hold to {}",
+                    pct(min)
+                )),
+            }
+        }
+        if let Some(rate) = c.error_rate
+            && rate > max_error
+        {
+            misses.push(format!(
+                "{label}: {} of {} cells have no verdict ({} exec errors, {} judge errors): error rate {} is above {}",
+                c.errors,
+                c.cases,
+                c.exec_errors,
+                c.judge_errors,
+                pct(rate),
+                pct(max_error)
+            ));
+        }
+        for (category, min) in &gates.fail_under_category {
+            let Some(group) = c.by_category.get(category.as_str()) else {
+                continue;
+            };
+            if let Some(p) = group.pass_rate
+                && p < *min
+            {
+                misses.push(format!(
+                    "{label}: pass rate on {} is {} ({} passed of {}, {} errors), below {}",
+                    category.as_str(),
+                    pct(p),
+                    group.passed,
+                    group.cases,
+                    group.errors,
+                    pct(*min)
+                ));
+            }
+        }
+        let r = &c.refusals;
+        if let Some(max) = gates.max_over_refusal {
+            misses.extend(rate_gate(
+                label,
+                r.over_refusal_rate.as_ref(),
+                max,
+                ("refused", r.over_refusals),
+                ("answerable questions", r.over_refusals + r.answered),
+                "over-refusal",
+            ));
+        }
+        if let Some(max) = gates.max_hallucination {
+            misses.extend(rate_gate(
+                label,
+                r.hallucination_rate.as_ref(),
+                max,
+                ("answered", r.under_refusals),
+                ("negative cases", r.under_refusals + r.correct_refusals),
+                "hallucination",
+            ));
+        }
+    }
+    for (category, _) in &gates.fail_under_category {
+        if !summary
+            .configs
+            .iter()
+            .any(|c| c.by_category.contains_key(category.as_str()))
+        {
+            misses.push(format!(
+                "no {} cases in this run: the category gate cannot be checked",
+                category.as_str()
+            ));
+        }
+    }
+    misses
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testdata::{case, config, summary_of, verdict};
+    use ragtester_core::VerdictStatus;
+
+    /// A service that errors on 19 of 20 cells and passes the last.
+    fn mostly_errors() -> crate::Summary {
+        let id = config().id;
+        let cases: Vec<_> = (0..20).map(|i| case(&format!("c{i}"), "q?")).collect();
+        let verdicts: Vec<_> = (0..20)
+            .map(|i| {
+                if i == 0 {
+                    verdict("c0", &id, Some(true), VerdictStatus::Ok)
+                } else {
+                    verdict(&format!("c{i}"), &id, None, VerdictStatus::ExecError)
+                }
+            })
+            .collect();
+        summary_of(&cases, &verdicts)
+    }
+
+    #[test]
+    fn errors_count_against_the_pass_rate_and_fail_the_error_gate() {
+        let s = mostly_errors();
+        assert_eq!(s.configs[0].pass_rate, Some(0.05));
+        assert_eq!(
+            s.configs[0].fail_rate,
+            Some(0.0),
+            "the judged cells all passed"
+        );
+        let misses = check_gates(
+            &s,
+            &Gates {
+                fail_under: Some(0.8),
+                ..Gates::default()
+            },
+        );
+        assert_eq!(misses.len(), 2, "{misses:?}");
+        assert!(misses[0].contains("pass rate 5.0%"), "{misses:?}");
+        assert!(
+            misses[1].contains("19 of 20 cells have no verdict"),
+            "{misses:?}"
+        );
+        // Only the error gate, with a tolerance that 95 % errors exceeds.
+        let misses = check_gates(
+            &s,
+            &Gates {
+                max_error_rate: Some(0.5),
+                ..Gates::default()
+            },
+        );
+        assert_eq!(misses.len(), 1, "{misses:?}");
+        assert!(
+            check_gates(&s, &Gates::default()).is_empty(),
+            "no gate, no miss"
+        );
+        assert_eq!(s.not_judged.exec_errors, 19);
+        assert_eq!(s.not_judged.reasons[0].count, 19);
+    }
+
+    #[test]
+    fn refusal_gates_read_the_matrix_and_fail_when_they_cannot_be_checked() {
+        let id = config().id;
+        let mut negative = case("n", "q?");
+        negative.category = ragtester_core::Category::Negative;
+        let positive = case("p", "q?");
+        let mut refused = verdict("p", &id, Some(false), VerdictStatus::Ok);
+        refused.metrics.refused = true;
+        let answered_negative = verdict("n", &id, Some(false), VerdictStatus::Ok);
+        let s = summary_of(&[negative, positive.clone()], &[refused, answered_negative]);
+        let r = &s.configs[0].refusals;
+        assert_eq!(
+            (
+                r.over_refusals,
+                r.under_refusals,
+                r.correct_refusals,
+                r.answered
+            ),
+            (1, 1, 0, 0)
+        );
+        let gates = Gates {
+            max_over_refusal: Some(0.5),
+            max_hallucination: Some(0.5),
+            ..Gates::default()
+        };
+        let misses = check_gates(&s, &gates);
+        assert_eq!(misses.len(), 2, "{misses:?}");
+        assert!(misses[0].contains("over-refusal 100.0%"));
+        assert!(misses[1].contains("hallucination 100.0%"));
+        // A suite with no negative case cannot show that the system refuses: the gate fails, saying so.
+        let only_positive = summary_of(
+            &[positive],
+            &[verdict("p", &id, Some(true), VerdictStatus::Ok)],
+        );
+        let misses = check_gates(&only_positive, &gates);
+        assert_eq!(misses.len(), 1, "{misses:?}");
+        assert!(misses[0].contains("no judged negative case"));
+    }
+}

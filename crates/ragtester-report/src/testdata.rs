@@ -1,0 +1,88 @@
+//! Records for the crate's unit tests.
+
+use ragtester_core::{
+    Category, Criteria, Criterion, Generator, Rating, RuleMetrics, Strategy, TestCase, Verdict,
+    VerdictStatus,
+};
+
+pub fn case(id: &str, query: &str) -> TestCase {
+    TestCase {
+        schema_version: 1,
+        id: id.into(),
+        category: Category::Core,
+        strategy: Strategy::Coverage,
+        generator: Generator::Ragtester,
+        query: query.into(),
+        expected_answer: "e".into(),
+        keywords: vec![],
+        source_spans: vec![],
+        document_id: "d".into(),
+        restrict_to: vec![],
+        must_not_contain: vec![],
+        language: "en".into(),
+        readability: None,
+        readability_measure: None,
+        generator_model: "offline".into(),
+        prompt_version: "v".into(),
+        false_premise: None,
+        injected_documents: Vec::new(),
+        critic: None,
+    }
+}
+
+pub fn verdict(case: &str, config: &str, passed: Option<bool>, status: VerdictStatus) -> Verdict {
+    let c = |r| Criterion {
+        rating: r,
+        reason: "why <b>\u{0}".into(),
+    };
+    Verdict {
+        schema_version: 1,
+        case_id: case.into(),
+        config_id: config.into(),
+        judge: "offline".into(),
+        status,
+        criteria: passed.map(|p| Criteria {
+            faithfulness: c(if p { Rating::True } else { Rating::False }),
+            relevance: c(Rating::True),
+            completeness: c(Rating::True),
+            clarity: c(Rating::True),
+            keyword_match: c(Rating::True),
+        }),
+        criteria_mean: passed.map(|p| if p { 1.0 } else { 0.8 }),
+        rubric: None,
+        metrics: RuleMetrics::default(),
+        passed,
+        error: (status != VerdictStatus::Ok).then(|| "boom \"quoted\"".into()),
+        sample: 0,
+        notes: Vec::new(),
+        rule_failure: None,
+    }
+}
+
+pub fn config() -> ragtester_core::Configuration {
+    ragtester_core::Configuration::new(
+        "offline".into(),
+        "none".into(),
+        ragtester_core::RetrieverKind::Bm25,
+        3,
+        Default::default(),
+        Default::default(),
+    )
+}
+
+/// The summary of one configuration's verdicts over the given cases.
+pub fn summary_of(cases: &[TestCase], verdicts: &[Verdict]) -> crate::Summary {
+    let configs = [config()];
+    crate::summarise(&crate::ReportInputs {
+        prices: &Default::default(),
+        documents: &[],
+        cases,
+        configs: &configs,
+        answers: &[],
+        verdicts,
+        oracle: None,
+        audit: None,
+        chunk_coverage: &Default::default(),
+        skipped: &[],
+    })
+}

@@ -1,0 +1,251 @@
+//! `ragtester bench oracle`: every judge against answers of known label (the judge crate's `benchmark`).
+//!
+//! The questions: the facts `docgen` plants in its offline handbooks, in English and Chinese (built in,
+//! deterministic: the benchmark runs anywhere, CI included), and, with `--cmrc FILE`, the questions of the
+//! CMRC 2018 development set (Chinese reading comprehension, CC BY-SA 4.0; its own JSON or the SQuAD layout), each with its
+//! paragraph and first gold answer.
+
+use anyhow::{Context, Result};
+use ragtester_judge::benchmark::{JudgeScore, LabelledQuestion, labelled_answers, score_judge};
+use serde::Deserialize;
+use std::path::Path;
+use std::sync::Arc;
+
+pub struct OracleBenchArgs<'a> {
+    pub judges: Vec<Arc<dyn ragtester_core::ChatModel>>,
+    /// Planted-fact handbooks per language.
+    pub documents: usize,
+    pub cmrc: Option<&'a Path>,
+    /// At most this many CMRC questions (the first ones of the file).
+    pub cmrc_limit: usize,
+    pub concurrency: usize,
+    pub json: Option<&'a Path>,
+    /// Least precision and recall, per language, of every judge; below them the command exits 4.
+    pub min_precision: Option<f64>,
+    pub min_recall: Option<f64>,
+}
+
+/// The planted facts of `count` offline handbooks per language: answerable ones, with their evidence.
+fn planted_questions(count: usize) -> Vec<LabelledQuestion> {
+    let mut out = Vec::new();
+    for language in ["en", "zh"] {
+        let req = ragtester_docgen::DocRequest {
+            language: language.into(),
+            seed: 2026,
+            ..Default::default()
+        };
+        let mut taken = Default::default();
+        for i in 0..count {
+            let doc = ragtester_docgen::planted_document(&req, i, &mut taken);
+            for fact in doc.facts {
+                if fact.evidence.is_empty() || fact.category == ragtester_core::Category::Negative {
+                    continue;
+                }
+                out.push(LabelledQuestion {
+                    source: "docgen-planted".into(),
+                    language: language.into(),
+                    question: fact.question,
+                    answer: fact.answer,
+                    keywords: fact.keywords,
+                    passage: fact.evidence.join(if language == "zh" { "" } else { " " }),
+                    alternatives: Vec::new(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// CMRC 2018 as released (a list of passages with their questions and three human answers each), or the
+/// SQuAD layout the same data is also distributed in.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum CmrcFile {
+    Cmrc(Vec<CmrcPassage>),
+    Squad { data: Vec<SquadArticle> },
+}
+
+#[derive(Deserialize)]
+struct CmrcPassage {
+    context_text: String,
+    qas: Vec<CmrcQuestion>,
+}
+
+#[derive(Deserialize)]
+struct CmrcQuestion {
+    query_text: String,
+    /// Mostly strings; the release has a few answers written as bare numbers (`4.9`).
+    answers: Vec<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct SquadArticle {
+    paragraphs: Vec<SquadParagraph>,
+}
+
+#[derive(Deserialize)]
+struct SquadParagraph {
+    context: String,
+    qas: Vec<SquadQuestion>,
+}
+
+#[derive(Deserialize)]
+struct SquadQuestion {
+    question: String,
+    answers: Vec<SquadAnswer>,
+}
+
+#[derive(Deserialize)]
+struct SquadAnswer {
+    text: String,
+}
+
+/// CMRC 2018 questions: the passage is the context, the first human answer the expected answer, the other
+/// annotators' different answers correct alternatives.
+fn cmrc_questions(path: &Path, limit: usize) -> Result<Vec<LabelledQuestion>> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let file: CmrcFile = serde_json::from_slice(&bytes).with_context(|| {
+        format!(
+            "{} is neither CMRC 2018's JSON nor the SQuAD layout",
+            path.display()
+        )
+    })?;
+    let triples: Vec<(String, String, Vec<String>)> = match file {
+        CmrcFile::Cmrc(passages) => passages
+            .into_iter()
+            .flat_map(|p| {
+                let context = p.context_text;
+                p.qas.into_iter().map(move |q| {
+                    // The release writes a few answers as bare numbers, some of them stray offsets: the
+                    // written answers are the ones kept.
+                    let answers = q
+                        .answers
+                        .into_iter()
+                        .filter_map(|a| a.as_str().map(str::to_string))
+                        .collect();
+                    (context.clone(), q.query_text, answers)
+                })
+            })
+            .collect(),
+        CmrcFile::Squad { data } => data
+            .into_iter()
+            .flat_map(|a| a.paragraphs)
+            .flat_map(|p| {
+                let context = p.context;
+                p.qas.into_iter().map(move |q| {
+                    let answers = q.answers.into_iter().map(|a| a.text).collect();
+                    (context.clone(), q.question, answers)
+                })
+            })
+            .collect(),
+    };
+    Ok(triples
+        .into_iter()
+        .filter_map(|(passage, question, answers)| {
+            let mut answers = answers.into_iter().map(|a| a.trim().to_string());
+            let answer = answers.next().filter(|a| !a.is_empty())?;
+            Some(LabelledQuestion {
+                source: "cmrc2018-dev".into(),
+                language: "zh".into(),
+                question,
+                // The set names no keywords (its answers are spans): keyword match does not apply.
+                keywords: Vec::new(),
+                alternatives: answers.filter(|a| !a.is_empty() && *a != answer).collect(),
+                answer,
+                passage,
+            })
+        })
+        .take(limit)
+        .collect())
+}
+
+fn pct(i: Option<ragtester_core::oracle::Interval>) -> String {
+    i.map_or("–".into(), |i| {
+        format!(
+            "{:.1}% [{:.1}–{:.1}]",
+            i.estimate * 100.0,
+            i.low * 100.0,
+            i.high * 100.0
+        )
+    })
+}
+
+fn render(score: &JudgeScore) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(out, "judge {}", score.judge);
+    let _ = writeln!(
+        out,
+        "  {:<16} {:>22} {:>22} {:>22} {:>8}",
+        "slice", "precision (95%)", "recall (95%)", "accuracy (95%)", "errors"
+    );
+    let row = |out: &mut String, name: &str, c: &ragtester_judge::benchmark::Confusion| {
+        let _ = writeln!(
+            out,
+            "  {:<16} {:>22} {:>22} {:>22} {:>7.1}%",
+            name,
+            pct(c.precision()),
+            pct(c.recall()),
+            pct(c.accuracy()),
+            c.judge_error_rate().unwrap_or(0.0) * 100.0
+        );
+    };
+    row(&mut out, "all", &score.overall);
+    for (lang, c) in &score.by_language {
+        row(&mut out, &format!("language {lang}"), c);
+    }
+    for (kind, c) in &score.by_kind {
+        row(&mut out, kind, c);
+    }
+    out
+}
+
+/// Run the benchmark; returns the exit code (4 when a judge misses `--min-precision` / `--min-recall` in a
+/// language).
+pub async fn bench_oracle(args: &OracleBenchArgs<'_>) -> Result<u8> {
+    let mut questions = planted_questions(args.documents);
+    if let Some(path) = args.cmrc {
+        questions.extend(cmrc_questions(path, args.cmrc_limit)?);
+    }
+    let answers = labelled_answers(&questions);
+    eprintln!(
+        "{} questions ({} en, {} zh), {} labelled answers",
+        questions.len(),
+        questions.iter().filter(|q| q.language == "en").count(),
+        questions.iter().filter(|q| q.language == "zh").count(),
+        answers.len()
+    );
+    let mut scores = Vec::new();
+    let mut code = 0;
+    for judge in &args.judges {
+        let started = std::time::Instant::now();
+        let score = score_judge(judge.as_ref(), &questions, &answers, args.concurrency).await;
+        print!("{}", render(&score));
+        println!("  ({:.1} s)", started.elapsed().as_secs_f64());
+        for (lang, c) in &score.by_language {
+            for (what, figure, min) in [
+                ("precision", c.precision(), args.min_precision),
+                ("recall", c.recall(), args.min_recall),
+            ] {
+                let Some(min) = min else { continue };
+                if figure.is_none_or(|f| f.estimate < min) {
+                    eprintln!(
+                        "gate: {} {what} in {lang} is {}, below {:.1}%",
+                        score.judge,
+                        pct(figure),
+                        min * 100.0
+                    );
+                    code = crate::EXIT_THRESHOLD;
+                }
+            }
+        }
+        scores.push(score);
+    }
+    if let Some(path) = args.json {
+        ragtester_core::record::write_atomic(
+            path,
+            serde_json::to_string_pretty(&scores)?.as_bytes(),
+        )?;
+    }
+    Ok(code)
+}
