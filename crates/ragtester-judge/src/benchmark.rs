@@ -17,7 +17,7 @@ use crate::stats::wilson;
 use ragtester_core::oracle::Interval;
 use ragtester_core::{
     Answer, Category, ChatModel, Generator, RetrievedContext, SourceSpan, Strategy, TestCase,
-    VerdictStatus,
+    Verdict, VerdictStatus,
 };
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -340,16 +340,16 @@ pub struct Mistake {
     pub why: String,
 }
 
-/// Judge every labelled answer with `judge` and score the verdicts against the labels.
-pub async fn score_judge(
+/// Every labelled answer judged by `judge`, in the answers' order, through the same path as a run.
+pub async fn judge_answers(
     judge: &dyn ChatModel,
     questions: &[LabelledQuestion],
     answers: &[LabelledAnswer],
     concurrency: usize,
-) -> JudgeScore {
+) -> Vec<Verdict> {
     use futures::StreamExt;
     let prompts = crate::JudgePrompts::default();
-    let verdicts: Vec<ragtester_core::Verdict> = futures::stream::iter(answers.iter().enumerate())
+    futures::stream::iter(answers.iter().enumerate())
         .map(|(id, a)| {
             let (case, answer) = as_records(&questions[a.question], a, id);
             let prompts = &prompts;
@@ -357,15 +357,31 @@ pub async fn score_judge(
         })
         .buffered(concurrency.max(1))
         .collect()
-        .await;
+        .await
+}
+
+/// The panel's verdicts over several judges' (each in the answers' order), in the answers' order.
+pub fn panel_verdicts(per_judge: &[Vec<Verdict>], method: crate::PanelMethod) -> Vec<Verdict> {
+    let all: Vec<Verdict> = per_judge.iter().flatten().cloned().collect();
+    // Every labelled answer is its own cell (its own case id), so the panel keeps the answers' order.
+    crate::consensus(&all, method)
+}
+
+/// Score verdicts (one per labelled answer, in order) against the labels.
+pub fn score(
+    judge: String,
+    questions: &[LabelledQuestion],
+    answers: &[LabelledAnswer],
+    verdicts: &[Verdict],
+) -> JudgeScore {
     let mut score = JudgeScore {
-        judge: judge.name(),
+        judge,
         overall: Confusion::default(),
         by_language: BTreeMap::new(),
         by_kind: BTreeMap::new(),
         mistakes: Vec::new(),
     };
-    for (a, v) in answers.iter().zip(&verdicts) {
+    for (a, v) in answers.iter().zip(verdicts) {
         let q = &questions[a.question];
         let should_fail = a.kind.should_fail();
         let verdict = (v.status == VerdictStatus::Ok)
@@ -388,20 +404,6 @@ pub async fn score_judge(
             .add(should_fail, verdict);
         let shown = score.mistakes.iter().filter(|m| m.kind == a.kind).count();
         if verdict != Some(!should_fail) && shown < 5 {
-            let why = v.error.clone().unwrap_or_else(|| {
-                let ratings = v.criteria.as_ref().map(|c| {
-                    c.all()
-                        .iter()
-                        .map(|r| format!("{:?} ({})", r.rating, r.reason))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                });
-                [v.rule_failure.clone(), ratings]
-                    .into_iter()
-                    .flatten()
-                    .collect::<Vec<_>>()
-                    .join(" | ")
-            });
             score.mistakes.push(Mistake {
                 kind: a.kind,
                 language: q.language.clone(),
@@ -409,11 +411,29 @@ pub async fn score_judge(
                 answer: a.text.clone(),
                 should_fail,
                 verdict,
-                why,
+                why: explain(v),
             });
         }
     }
     score
+}
+
+/// What a verdict says for itself: the error, or the rule failure and every criterion's rating and reason.
+fn explain(v: &Verdict) -> String {
+    v.error.clone().unwrap_or_else(|| {
+        let ratings = v.criteria.as_ref().map(|c| {
+            c.all()
+                .iter()
+                .map(|r| format!("{:?} ({})", r.rating, r.reason))
+                .collect::<Vec<_>>()
+                .join("; ")
+        });
+        [v.rule_failure.clone(), ratings]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" | ")
+    })
 }
 
 #[cfg(test)]

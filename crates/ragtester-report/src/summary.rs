@@ -108,6 +108,9 @@ pub struct ConfigSummary {
     /// When the oldest replayed answer was first produced (seconds since the Unix epoch).
     #[serde(default)]
     pub replayed_since: Option<u64>,
+    /// The same, as an RFC 3339 UTC timestamp.
+    #[serde(default)]
+    pub replayed_since_utc: Option<String>,
     /// Said instead of a latency when there is none to give (every answer replayed, or none answered).
     #[serde(default)]
     pub latency_note: Option<String>,
@@ -555,6 +558,12 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
             replayed_share: (without_error > 0)
                 .then(|| replayed.len() as f64 / without_error as f64),
             replayed_since: replayed.iter().filter_map(|a| a.cached_at).min(),
+            replayed_since_utc: replayed
+                .iter()
+                .filter_map(|a| a.cached_at)
+                .min()
+                .and_then(|t| jiff::Timestamp::from_second(i64::try_from(t).ok()?).ok())
+                .map(|t| t.to_string()),
             latency_note,
             prompt_tokens: answered.iter().map(|a| a.usage.prompt_tokens).sum(),
             completion_tokens: answered.iter().map(|a| a.usage.completion_tokens).sum(),

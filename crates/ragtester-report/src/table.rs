@@ -178,9 +178,9 @@ fn latency_notes(out: &mut String, s: &Summary) {
                 c.live_answers,
                 c.replayed_answers,
                 pct(c.replayed_share),
-                c.replayed_since.map_or(String::new(), |t| format!(
-                    ", the oldest produced at Unix time {t}"
-                ))
+                c.replayed_since_utc
+                    .as_deref()
+                    .map_or(String::new(), |t| format!(", the oldest produced at {t}"))
             );
         }
     }

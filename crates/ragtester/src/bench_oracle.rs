@@ -6,13 +6,17 @@
 //! paragraph and first gold answer.
 
 use anyhow::{Context, Result};
-use ragtester_judge::benchmark::{JudgeScore, LabelledQuestion, labelled_answers, score_judge};
+use ragtester_judge::benchmark::{
+    JudgeScore, LabelledQuestion, judge_answers, labelled_answers, panel_verdicts, score,
+};
 use serde::Deserialize;
 use std::path::Path;
 use std::sync::Arc;
 
 pub struct OracleBenchArgs<'a> {
     pub judges: Vec<Arc<dyn ragtester_core::ChatModel>>,
+    /// With several judges: also score their panel, decided this way.
+    pub panel: Option<ragtester_judge::PanelMethod>,
     /// Planted-fact handbooks per language.
     pub documents: usize,
     pub cmrc: Option<&'a Path>,
@@ -216,13 +220,25 @@ pub async fn bench_oracle(args: &OracleBenchArgs<'_>) -> Result<u8> {
         answers.len()
     );
     let mut scores = Vec::new();
-    let mut code = 0;
+    let mut per_judge = Vec::new();
     for judge in &args.judges {
         let started = std::time::Instant::now();
-        let score = score_judge(judge.as_ref(), &questions, &answers, args.concurrency).await;
-        print!("{}", render(&score));
+        let verdicts = judge_answers(judge.as_ref(), &questions, &answers, args.concurrency).await;
+        let scored = score(judge.name(), &questions, &answers, &verdicts);
+        print!("{}", render(&scored));
         println!("  ({:.1} s)", started.elapsed().as_secs_f64());
-        for (lang, c) in &score.by_language {
+        scores.push(scored);
+        per_judge.push(verdicts);
+    }
+    if let Some(method) = args.panel.filter(|_| per_judge.len() > 1) {
+        let verdicts = panel_verdicts(&per_judge, method);
+        let scored = score(method.judge_name(), &questions, &answers, &verdicts);
+        print!("{}", render(&scored));
+        scores.push(scored);
+    }
+    let mut code = 0;
+    for scored in &scores {
+        for (lang, c) in &scored.by_language {
             for (what, figure, min) in [
                 ("precision", c.precision(), args.min_precision),
                 ("recall", c.recall(), args.min_recall),
@@ -231,7 +247,7 @@ pub async fn bench_oracle(args: &OracleBenchArgs<'_>) -> Result<u8> {
                 if figure.is_none_or(|f| f.estimate < min) {
                     eprintln!(
                         "gate: {} {what} in {lang} is {}, below {:.1}%",
-                        score.judge,
+                        scored.judge,
                         pct(figure),
                         min * 100.0
                     );
@@ -239,7 +255,6 @@ pub async fn bench_oracle(args: &OracleBenchArgs<'_>) -> Result<u8> {
                 }
             }
         }
-        scores.push(score);
     }
     if let Some(path) = args.json {
         ragtester_core::record::write_atomic(

@@ -261,12 +261,15 @@ enum BenchCommand {
     /// The oracle against answers of known label: precision on reported failures (the paper's figure),
     /// recall of real failures and accuracy, per judge, language and kind of answer.
     #[command(
-        after_help = "Each question (docgen's planted facts in English and Chinese, and CMRC 2018 with --cmrc) gets\nanswers that must pass (verbatim, reworded) and answers that must fail (another question's answer,\na refusal, a cut answer, a changed number, the other language).\n\nExamples:\n  ragtester bench oracle\n  ragtester bench oracle --judge offline --judge local:SmolLM2-135M-Instruct.Q4_1.gguf --json oracle.json\n  ragtester bench oracle --cmrc datasets/cmrc2018/cmrc2018_dev.json --min-precision 0.95 --min-recall 0.9"
+        after_help = "Each question (docgen's planted facts in English and Chinese, and CMRC 2018 with --cmrc) gets\nanswers that must pass (verbatim, reworded) and answers that must fail (another question's answer,\na refusal, a cut answer, a changed number, the other language).\n\nExamples:\n  ragtester bench oracle\n  ragtester bench oracle --judge offline --judge local:SmolLM2-135M-Instruct.Q4_1.gguf --panel majority --json oracle.json\n  ragtester bench oracle --cmrc datasets/cmrc2018/cmrc2018_dev.json --min-precision 0.95 --min-recall 0.9"
     )]
     Oracle {
         /// Judge spec; repeatable (default: offline).
         #[arg(long = "judge")]
         judges: Vec<String>,
+        /// With several judges, also score their panel: majority or mean.
+        #[arg(long)]
+        panel: Option<String>,
         /// Planted-fact handbooks per language.
         #[arg(long, default_value_t = 12)]
         documents: usize,
@@ -862,6 +865,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         }
         Command::Bench(BenchCommand::Oracle {
             judges,
+            panel,
             documents,
             cmrc,
             cmrc_limit,
@@ -881,6 +885,10 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 .collect::<Result<Vec<_>>>()?;
             crate::bench_oracle::bench_oracle(&crate::bench_oracle::OracleBenchArgs {
                 judges,
+                panel: panel
+                    .as_deref()
+                    .map(ragtester_judge::PanelMethod::parse)
+                    .transpose()?,
                 documents,
                 cmrc: cmrc.as_deref(),
                 cmrc_limit,

@@ -377,6 +377,19 @@ fn answers_are_replayed_only_when_asked_and_only_from_the_same_endpoint() {
         table.contains("were replayed from the response cache: no latency was measured"),
         "{table}"
     );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("replayed/summary.json")).unwrap())
+            .unwrap();
+    let config = &summary["configs"][0];
+    assert_eq!(config["replayed_answers"], config["cases"]);
+    assert_eq!(config["live_answers"], 0);
+    assert!(config["latency_p50_ms"].is_null());
+    assert!(
+        config["replayed_since_utc"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("20") && t.ends_with('Z')),
+        "{config}"
+    );
 
     // Another server serving the same model name: asked, not answered from the first server's replies.
     // (Within the run, configurations that send the same prompt replay the other server's own reply.)
