@@ -19,6 +19,8 @@ pub struct OracleBenchArgs<'a> {
     pub panel: Option<ragtester_judge::PanelMethod>,
     /// Planted-fact handbooks per language.
     pub documents: usize,
+    /// At most this many questions per language, spread over the sources (the first ones of each).
+    pub max_questions: Option<usize>,
     pub cmrc: Option<&'a Path>,
     /// At most this many CMRC questions (the first ones of the file).
     pub cmrc_limit: usize,
@@ -210,6 +212,14 @@ pub async fn bench_oracle(args: &OracleBenchArgs<'_>) -> Result<u8> {
     let mut questions = planted_questions(args.documents);
     if let Some(path) = args.cmrc {
         questions.extend(cmrc_questions(path, args.cmrc_limit)?);
+    }
+    if let Some(max) = args.max_questions {
+        let mut kept: std::collections::HashMap<String, usize> = Default::default();
+        questions.retain(|q| {
+            let n = kept.entry(q.language.clone()).or_default();
+            *n += 1;
+            *n <= max
+        });
     }
     let answers = labelled_answers(&questions);
     eprintln!(

@@ -273,6 +273,9 @@ enum BenchCommand {
         /// Planted-fact handbooks per language.
         #[arg(long, default_value_t = 12)]
         documents: usize,
+        /// At most this many questions per language (for slow judges: a local model on a CPU).
+        #[arg(long)]
+        max_questions: Option<usize>,
         /// CMRC 2018's JSON (cmrc2018_dev.json, or the SQuAD layout): its questions join the Chinese part.
         #[arg(long)]
         cmrc: Option<PathBuf>,
@@ -867,6 +870,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             judges,
             panel,
             documents,
+            max_questions,
             cmrc,
             cmrc_limit,
             concurrency,
@@ -890,6 +894,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                     .map(ragtester_judge::PanelMethod::parse)
                     .transpose()?,
                 documents,
+                max_questions,
                 cmrc: cmrc.as_deref(),
                 cmrc_limit,
                 concurrency,
