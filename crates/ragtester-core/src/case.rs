@@ -160,6 +160,11 @@ pub struct TestCase {
     /// The model whose quality-gate check the case passed; none when no critic ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub critic: Option<String>,
+    /// For a negative scoped to its document: whether the critic also found it unanswered by the whole
+    /// corpus (true), found an answer in another document (false), or did not check (None). Only a
+    /// negative unanswered corpus-wide is put to an external service, which searches its whole corpus.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unanswerable_in_corpus: Option<bool>,
 }
 
 impl TestCase {

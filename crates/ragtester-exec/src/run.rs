@@ -114,10 +114,13 @@ pub async fn execute(
 /// Why a case cannot be put fairly to a configuration's system, if it cannot. A negative case is
 /// unanswerable within its own document (retrieval is scoped to it, the paper's setting); an external
 /// service searches its whole corpus, where another document may answer the question, so a correct answer
-/// would be scored as a hallucination.
+/// would be scored as a hallucination — unless the critic checked the whole corpus too.
 pub fn skip_reason(pipeline: &Pipeline, case: &TestCase) -> Option<String> {
     let external = matches!(pipeline.system, System::External { .. });
-    (external && case.expects_refusal() && !case.restrict_to.is_empty()).then(|| {
+    let scoped = case.expects_refusal()
+        && !case.restrict_to.is_empty()
+        && case.unanswerable_in_corpus != Some(true);
+    (external && scoped).then(|| {
         "a negative case checked as unanswerable within one document only: an external service searches \
          its whole corpus, where another document may answer it"
             .to_string()
@@ -345,6 +348,62 @@ fn ms(since: Instant) -> f64 {
 mod tests {
     use super::*;
     use ragtester_core::{Document, DocumentFormat};
+
+    struct Silent;
+
+    #[async_trait::async_trait]
+    impl ragtester_llm::RagTarget for Silent {
+        fn name(&self) -> String {
+            "silent".into()
+        }
+        async fn ask(&self, _: &str) -> Result<ragtester_llm::TargetReply> {
+            anyhow::bail!("never asked in this test")
+        }
+    }
+
+    #[test]
+    fn scoped_negatives_are_put_to_an_external_service_only_when_cleared_corpus_wide() {
+        let config = ragtester_core::Configuration::new(
+            "offline".into(),
+            "none".into(),
+            ragtester_core::RetrieverKind::Bm25,
+            3,
+            Default::default(),
+            Default::default(),
+        );
+        let external = Pipeline {
+            config,
+            system: System::External {
+                target: Arc::new(Silent),
+                documents: Arc::new(Vec::new()),
+            },
+        };
+        let json = r#"{"id":"n","category":"negative","strategy":"negative_invented","generator":"ragtester",
+            "query":"q?","expected_answer":"x","keywords":[],"source_spans":[],"document_id":"d",
+            "restrict_to":["d"],"language":"en","readability":null,"readability_measure":null,
+            "generator_model":"offline","prompt_version":"v"}"#;
+        let mut negative: TestCase = serde_json::from_str(json).unwrap();
+        assert!(
+            skip_reason(&external, &negative).is_some(),
+            "unchecked: skipped"
+        );
+        negative.unanswerable_in_corpus = Some(false);
+        assert!(
+            skip_reason(&external, &negative).is_some(),
+            "answered elsewhere: skipped"
+        );
+        negative.unanswerable_in_corpus = Some(true);
+        assert!(
+            skip_reason(&external, &negative).is_none(),
+            "cleared corpus-wide: asked"
+        );
+        negative.unanswerable_in_corpus = None;
+        negative.restrict_to.clear();
+        assert!(
+            skip_reason(&external, &negative).is_none(),
+            "a corpus-wide negative: asked"
+        );
+    }
 
     #[test]
     fn contexts_are_located_despite_whitespace() {

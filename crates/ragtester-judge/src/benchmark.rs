@@ -232,6 +232,7 @@ pub fn as_records(q: &LabelledQuestion, a: &LabelledAnswer, id: usize) -> (TestC
         false_premise: None,
         injected_documents: Vec::new(),
         critic: None,
+        unanswerable_in_corpus: None,
     };
     let answer = Answer {
         schema_version: ragtester_core::SCHEMA_VERSION,

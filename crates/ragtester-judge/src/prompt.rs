@@ -175,6 +175,7 @@ mod tests {
             false_premise: None,
             injected_documents: Vec::new(),
             critic: None,
+            unanswerable_in_corpus: None,
         }
     }
 

@@ -41,6 +41,7 @@ fn case(category: Category, expected: &str) -> TestCase {
         false_premise: None,
         injected_documents: Vec::new(),
         critic: None,
+        unanswerable_in_corpus: None,
     }
 }
 

@@ -27,6 +27,7 @@ pub fn case(id: &str, query: &str) -> TestCase {
         false_premise: None,
         injected_documents: Vec::new(),
         critic: None,
+        unanswerable_in_corpus: None,
     }
 }
 

@@ -258,6 +258,7 @@ pub fn import_rows(shape: Shape, rows: &[Map<String, Value>], documents: &[Docum
             false_premise: None,
             injected_documents: Vec::new(),
             critic: None,
+            unanswerable_in_corpus: None,
         });
     }
     out

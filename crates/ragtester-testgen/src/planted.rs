@@ -107,6 +107,7 @@ fn case_of(doc: &Document, fact: &PlantedFact) -> Result<TestCase, String> {
         false_premise: None,
         injected_documents: Vec::new(),
         critic: None,
+        unanswerable_in_corpus: None,
     })
 }
 

@@ -186,6 +186,9 @@ async fn a_negative_the_corpus_answers_is_turned_down() {
     server.push(verdict(true, "supported")); // the complex case
     server.push(verdict(true, "passage 2 answers it")); // the first negative: answered, so rejected
     server.push(verdict(false, "no passage mentions it")); // the next one passes
+    // Then the same question against the whole corpus: another document answers it, so the case stays a
+    // scoped negative but is marked as answerable corpus-wide (an external service is not asked it).
+    server.push(verdict(true, "another document answers it"));
     let report = checked(&server, 2).await;
     let d = &report.documents[0];
     assert_eq!((d.produced, d.rejected_by_critic), (2, 1), "{:?}", d.notes);
@@ -200,7 +203,13 @@ async fn a_negative_the_corpus_answers_is_turned_down() {
         .find(|c| c.category == Category::Negative)
         .unwrap();
     assert!(ragtester_core::text::is_refusal(&negative.expected_answer));
+    assert_eq!(negative.unanswerable_in_corpus, Some(false));
     let seen = server.seen();
+    assert_eq!(
+        seen.len(),
+        4,
+        "the corpus-wide check is one more critic call"
+    );
     let asked = seen[1].body["messages"].to_string();
     assert!(
         asked.contains("Does any of the passages answer the question"),

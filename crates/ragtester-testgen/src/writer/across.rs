@@ -50,7 +50,11 @@ impl<'a> DocWriter<'a> {
             {
                 continue;
             }
-            let draft = self.negative(reply.question, slot, &other.language, section);
+            let corpus_wide = self
+                .unanswered_in_corpus(&reply.question, &other.language)
+                .await;
+            let mut draft = self.negative(reply.question, slot, &other.language, section);
+            draft.unanswerable_in_corpus = corpus_wide;
             self.push(draft);
             return true;
         }

@@ -70,6 +70,8 @@ struct Draft<'s> {
     must_not_contain: Vec<String>,
     false_premise: Option<String>,
     injected_documents: Vec<Document>,
+    /// For a negative: the critic's corpus-wide check (see `TestCase::unanswerable_in_corpus`).
+    unanswerable_in_corpus: Option<bool>,
 }
 
 impl<'s> Draft<'s> {
@@ -87,6 +89,7 @@ impl<'s> Draft<'s> {
             must_not_contain: Vec::new(),
             false_premise: reply.false_claim,
             injected_documents: Vec::new(),
+            unanswerable_in_corpus: None,
         }
     }
 }
@@ -260,7 +263,10 @@ impl<'a> DocWriter<'a> {
                     if !self.unanswered(&reply.question, &language, &label).await {
                         continue;
                     }
-                    self.negative(reply.question, slot, &language, section)
+                    let corpus_wide = self.unanswered_in_corpus(&reply.question, &language).await;
+                    let mut draft = self.negative(reply.question, slot, &language, section);
+                    draft.unanswerable_in_corpus = corpus_wide;
+                    draft
                 }
                 Strategy::NegativeFalsePremise => {
                     let Some(claim) = reply.false_claim.clone().filter(|c| !c.trim().is_empty())
@@ -435,6 +441,34 @@ impl<'a> DocWriter<'a> {
         self.passes(task, label).await
     }
 
+    /// Whether the critic finds a negative unanswered by the whole corpus too (what an external service
+    /// searches): None without a critic or when the check could not be made. A question another document
+    /// answers stays a valid scoped negative; this only decides whether an external service is asked it.
+    async fn unanswered_in_corpus(&mut self, question: &str, language: &str) -> Option<bool> {
+        let gate = self.gate?;
+        let evidence = gate
+            .corpus
+            .passages(question, EVIDENCE_PASSAGES, &[])
+            .ok()?;
+        let task = Task {
+            check: CriticCheck::Answered,
+            question,
+            expected_answer: refusal_for(language),
+            premise: None,
+            evidence,
+            language,
+        };
+        match gate.check(task).await {
+            Ok(()) => Some(true),
+            Err(Rejection::Critic(_)) => Some(false),
+            Err(Rejection::Failed(_)) => None,
+            Err(Rejection::Budget(reason)) => {
+                self.halted = Some(reason);
+                None
+            }
+        }
+    }
+
     fn push(&mut self, draft: Draft<'_>) {
         let strategy = if self.options.generator == Generator::Baseline {
             Strategy::Baseline
@@ -471,6 +505,7 @@ impl<'a> DocWriter<'a> {
             false_premise: draft.false_premise,
             injected_documents: draft.injected_documents,
             critic: self.gate.map(|g| g.critic.name()),
+            unanswerable_in_corpus: draft.unanswerable_in_corpus,
         };
         self.cases.push(case);
     }
