@@ -464,6 +464,7 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
             .filter(|a| a.error.is_none() && a.cached)
             .collect();
         let without_error = answered.iter().filter(|a| a.error.is_none()).count();
+        let replayed_since = replayed.iter().filter_map(|a| a.cached_at).min();
         let latency_note = if without_error == 0 {
             Some("no answer without an error: no latency to report".to_string())
         } else if live.is_empty() {
@@ -557,11 +558,8 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
             replayed_answers: replayed.len(),
             replayed_share: (without_error > 0)
                 .then(|| replayed.len() as f64 / without_error as f64),
-            replayed_since: replayed.iter().filter_map(|a| a.cached_at).min(),
-            replayed_since_utc: replayed
-                .iter()
-                .filter_map(|a| a.cached_at)
-                .min()
+            replayed_since,
+            replayed_since_utc: replayed_since
                 .and_then(|t| jiff::Timestamp::from_second(i64::try_from(t).ok()?).ok())
                 .map(|t| t.to_string()),
             latency_note,

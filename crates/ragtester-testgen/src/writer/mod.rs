@@ -106,6 +106,17 @@ impl<'a> Task<'a> {
             language,
         }
     }
+    /// Does any of `evidence` (what the corpus returns) answer a negative question?
+    fn unanswered(question: &'a str, language: &'a str, evidence: Vec<String>) -> Self {
+        Task {
+            check: CriticCheck::Answered,
+            question,
+            expected_answer: refusal_for(language),
+            premise: None,
+            evidence,
+            language,
+        }
+    }
 }
 
 fn kind_of(slot: Strategy) -> QuestionKind {
@@ -430,14 +441,7 @@ impl<'a> DocWriter<'a> {
                 return false;
             }
         };
-        let task = Task {
-            check: CriticCheck::Answered,
-            question,
-            expected_answer: refusal_for(language),
-            premise: None,
-            evidence,
-            language,
-        };
+        let task = Task::unanswered(question, language, evidence);
         self.passes(task, label).await
     }
 
@@ -450,14 +454,7 @@ impl<'a> DocWriter<'a> {
             .corpus
             .passages(question, EVIDENCE_PASSAGES, &[])
             .ok()?;
-        let task = Task {
-            check: CriticCheck::Answered,
-            question,
-            expected_answer: refusal_for(language),
-            premise: None,
-            evidence,
-            language,
-        };
+        let task = Task::unanswered(question, language, evidence);
         match gate.check(task).await {
             Ok(()) => Some(true),
             Err(Rejection::Critic(_)) => Some(false),
