@@ -42,23 +42,98 @@ pub async fn judge_all(
     concurrency: usize,
     prompts: &JudgePrompts,
 ) -> Vec<Verdict> {
-    let by_id: HashMap<&str, &TestCase> = cases.iter().map(|c| (c.id.as_str(), c)).collect();
-    let work: Vec<(&Answer, &Arc<dyn ChatModel>, u32)> = answers
-        .iter()
-        .flat_map(|a| {
-            judges
-                .iter()
-                .flat_map(move |j| (0..samples.max(1)).map(move |s| (a, j, s)))
-        })
-        .collect();
-    futures::stream::iter(work)
-        .map(|(answer, judge, sample)| {
-            let case = by_id.get(answer.case_id.as_str()).copied();
-            async move { judge_sample(case, answer, judge.as_ref(), sample, prompts).await }
-        })
-        .buffered(concurrency.max(1))
-        .collect()
-        .await
+    let job = JudgeJob {
+        cases,
+        answers,
+        judges,
+        samples,
+        concurrency,
+        prompts,
+    };
+    job.run(&[], &|_, _, _| {}).await
+}
+
+/// Everything one judging pass covers.
+pub struct JudgeJob<'a> {
+    pub cases: &'a [TestCase],
+    pub answers: &'a [Answer],
+    pub judges: &'a [Arc<dyn ChatModel>],
+    pub samples: u32,
+    pub concurrency: usize,
+    pub prompts: &'a JudgePrompts,
+}
+
+impl JudgeJob<'_> {
+    /// How many verdicts the job makes.
+    pub fn len(&self) -> usize {
+        self.answers.len() * self.judges.len() * self.samples.max(1) as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Judge every (answer, judge, sample) that `done` does not already hold; `made` is called with each
+    /// verdict the moment it exists, whether it is new (to commit it) or taken from `done`, and the number
+    /// of verdicts so far. Returns every verdict, `done`'s included, in answer, judge, sample order.
+    pub async fn run(
+        &self,
+        done: &[Verdict],
+        made: &(dyn Fn(&Verdict, bool, usize) + Sync),
+    ) -> Vec<Verdict> {
+        let key = |case: &str, config: &str, judge: &str, sample: u32| {
+            (
+                case.to_string(),
+                config.to_string(),
+                judge.to_string(),
+                sample,
+            )
+        };
+        let earlier: HashMap<_, &Verdict> = done
+            .iter()
+            .map(|v| (key(&v.case_id, &v.config_id, &v.judge, v.sample), v))
+            .collect();
+        let by_id: HashMap<&str, &TestCase> =
+            self.cases.iter().map(|c| (c.id.as_str(), c)).collect();
+        let work: Vec<(&Answer, &Arc<dyn ChatModel>, u32)> = self
+            .answers
+            .iter()
+            .flat_map(|a| {
+                self.judges
+                    .iter()
+                    .flat_map(move |j| (0..self.samples.max(1)).map(move |s| (a, j, s)))
+            })
+            .collect();
+        let counted = std::sync::atomic::AtomicUsize::new(0);
+        futures::stream::iter(work)
+            .map(|(answer, judge, sample)| {
+                let case = by_id.get(answer.case_id.as_str()).copied();
+                let before = earlier
+                    .get(&key(
+                        &answer.case_id,
+                        &answer.config_id,
+                        &judge.name(),
+                        sample,
+                    ))
+                    .map(|v| (*v).clone());
+                let counted = &counted;
+                async move {
+                    let fresh = before.is_none();
+                    let verdict = match before {
+                        Some(v) => v,
+                        None => {
+                            judge_sample(case, answer, judge.as_ref(), sample, self.prompts).await
+                        }
+                    };
+                    let n = counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                    made(&verdict, fresh, n);
+                    verdict
+                }
+            })
+            .buffered(self.concurrency.max(1))
+            .collect()
+            .await
+    }
 }
 
 pub async fn judge_one(case: Option<&TestCase>, answer: &Answer, judge: &dyn ChatModel) -> Verdict {

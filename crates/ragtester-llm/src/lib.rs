@@ -18,6 +18,7 @@ pub mod offline;
 pub mod ollama;
 pub mod openai;
 mod rerankers;
+pub mod structured;
 pub mod target;
 pub mod tuned;
 

@@ -4,6 +4,7 @@
 use crate::endpoint::{Endpoint, normalise_host};
 use crate::http::{ClientLimits, HttpClient, RetryPolicy};
 use crate::openai::{estimated_tokens, snippet};
+use crate::structured::{self, StructuredOutput};
 use anyhow::{Result, anyhow};
 use ragtester_core::{ChatModel, ChatRequest, ChatResponse, ModelSettings, ReplyFormat, Usage};
 use serde_json::{Value, json};
@@ -44,7 +45,17 @@ impl OllamaChat {
         Self::configured(model, &ModelSettings::default())
     }
 
+    /// The request body, asking for structured output the way this server is believed to accept.
     pub fn body(&self, request: &ChatRequest) -> Value {
+        let step = structured::accepted(&self.identity()).for_format(&request.format);
+        self.body_at(request, step)
+    }
+
+    fn body_at(&self, request: &ChatRequest, step: Option<StructuredOutput>) -> Value {
+        let messages = match step {
+            Some(StructuredOutput::PromptOnly) => structured::with_schema_in_prompt(request),
+            _ => request.messages.clone(),
+        };
         let mut options = json!({ "temperature": request.temperature });
         if let Some(m) = request.max_tokens {
             options["num_predict"] = json!(m);
@@ -54,18 +65,27 @@ impl OllamaChat {
         }
         let mut body = json!({
             "model": self.model,
-            "messages": request.messages,
+            "messages": messages,
             "stream": false,
             "options": options,
         });
-        // Ollama takes a JSON schema in `format` (0.5 and later) or the plain "json".
-        match &request.format {
-            ReplyFormat::Text => {}
-            ReplyFormat::Json => body["format"] = json!("json"),
-            ReplyFormat::Schema(schema) => body["format"] = schema.schema.clone(),
+        // Ollama takes a JSON schema in `format` (0.5 and later) or the plain "json" (earlier ones).
+        match (step, &request.format) {
+            (Some(StructuredOutput::JsonSchema), ReplyFormat::Schema(schema)) => {
+                body["format"] = schema.schema.clone();
+            }
+            (Some(StructuredOutput::JsonSchema | StructuredOutput::JsonObject), _) => {
+                body["format"] = json!("json");
+            }
+            _ => {}
         }
         body
     }
+}
+
+/// An Ollama error that names the structured output (`format`, a schema) of the request.
+fn names_format(body: &str) -> bool {
+    structured::names_structured_output(body) || body.to_ascii_lowercase().contains("format")
 }
 
 #[async_trait::async_trait]
@@ -85,10 +105,22 @@ impl ChatModel for OllamaChat {
         } else {
             0
         };
-        let reply = self
-            .http
-            .post_json_weighted(&url, None, &self.body(request), tokens)
-            .await?;
+        let identity = self.identity();
+        let reply = structured::send_down_the_ladder(
+            &identity,
+            &request.format,
+            names_format,
+            |step, is_final| {
+                let body = self.body_at(request, step);
+                let url = url.as_str();
+                async move {
+                    self.http
+                        .post_json_unless(url, None, &body, tokens, is_final)
+                        .await
+                }
+            },
+        )
+        .await?;
         let content = reply["message"]["content"]
             .as_str()
             .ok_or_else(|| anyhow!("{url}: reply has no message.content: {}", snippet(&reply)))?

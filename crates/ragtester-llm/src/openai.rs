@@ -2,24 +2,22 @@
 //! LM Studio, Ollama's `/v1`. Key from `OPENAI_API_KEY` (optional for local servers), base URL from
 //! `OPENAI_BASE_URL` (default `https://api.openai.com/v1`), either overridden per model in the config.
 //!
-//! Structured output: a schema goes out as `response_format: json_schema`. A server that rejects that
-//! (HTTP 400 naming `response_format` or `json_schema`) is asked again with `json_object`, and this model
-//! stops sending schemas to it; the prompt describes the shape either way.
+//! Structured output: a schema goes out as `response_format: json_schema`, stepping down to `json_object`
+//! and then to a schema in the prompt when the server refuses (see [`crate::structured`]); the prompt
+//! describes the shape either way.
 
 use crate::endpoint::Endpoint;
-use crate::http::{ClientLimits, HttpClient, RetryPolicy, StatusError};
+use crate::http::{ClientLimits, HttpClient, RetryPolicy};
+use crate::structured::{self, StructuredOutput};
 use anyhow::{Result, anyhow};
 use ragtester_core::{ChatModel, ChatRequest, ChatResponse, ModelSettings, ReplyFormat, Usage};
 use serde_json::{Value, json};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 pub struct OpenAiChat {
     model: String,
     base_url: String,
     api_key: Option<String>,
     http: HttpClient,
-    /// The server refused a `json_schema` response format once: send `json_object` from then on.
-    schema_refused: AtomicBool,
 }
 
 impl OpenAiChat {
@@ -46,7 +44,6 @@ impl OpenAiChat {
             base_url: endpoint.base_url.trim_end_matches('/').to_string(),
             api_key: endpoint.api_key,
             http: HttpClient::with_limits(policy, endpoint.limits)?,
-            schema_refused: AtomicBool::new(false),
         })
     }
 
@@ -59,10 +56,20 @@ impl OpenAiChat {
         Self::configured(model, &ModelSettings::default())
     }
 
+    /// The request body, asking for structured output the way this endpoint is believed to accept.
     pub fn body(&self, request: &ChatRequest) -> Value {
+        let step = structured::accepted(&self.identity()).for_format(&request.format);
+        self.body_at(request, step)
+    }
+
+    fn body_at(&self, request: &ChatRequest, step: Option<StructuredOutput>) -> Value {
+        let messages = match step {
+            Some(StructuredOutput::PromptOnly) => structured::with_schema_in_prompt(request),
+            _ => request.messages.clone(),
+        };
         let mut body = json!({
             "model": self.model,
-            "messages": request.messages,
+            "messages": messages,
             "temperature": request.temperature,
         });
         if let Some(m) = request.max_tokens {
@@ -71,30 +78,43 @@ impl OpenAiChat {
         if let Some(s) = request.seed {
             body["seed"] = json!(s);
         }
-        match &request.format {
-            ReplyFormat::Text => {}
-            ReplyFormat::Schema(schema) if !self.schema_refused.load(Ordering::Relaxed) => {
+        match (step, &request.format) {
+            (Some(StructuredOutput::JsonSchema), ReplyFormat::Schema(schema)) => {
                 body["response_format"] = json!({
                     "type": "json_schema",
                     "json_schema": { "name": schema.name, "schema": schema.schema, "strict": true },
                 });
             }
-            ReplyFormat::Json | ReplyFormat::Schema(_) => {
+            (Some(StructuredOutput::JsonSchema | StructuredOutput::JsonObject), _) => {
                 body["response_format"] = json!({ "type": "json_object" });
             }
+            _ => {}
         }
         body
     }
 
+    /// Post the request, stepping down the structured-output ladder while the server refuses a step.
     async fn post(&self, url: &str, request: &ChatRequest) -> Result<Value> {
         let tokens = if self.http.counts_tokens() {
             estimated_tokens(request)
         } else {
             0
         };
-        self.http
-            .post_json_weighted(url, self.api_key.as_deref(), &self.body(request), tokens)
-            .await
+        let identity = self.identity();
+        structured::send_down_the_ladder(
+            &identity,
+            &request.format,
+            structured::names_structured_output,
+            |step, is_final| {
+                let body = self.body_at(request, step);
+                async move {
+                    self.http
+                        .post_json_unless(url, self.api_key.as_deref(), &body, tokens, is_final)
+                        .await
+                }
+            },
+        )
+        .await
     }
 }
 
@@ -110,13 +130,6 @@ pub(crate) fn estimated_tokens(request: &ChatRequest) -> u32 {
         .saturating_add(request.max_tokens.unwrap_or(0))
 }
 
-/// A 400 that says the server does not take the structured-output request.
-fn refuses_schema(error: &anyhow::Error) -> bool {
-    error.downcast_ref::<StatusError>().is_some_and(|e| {
-        e.status == 400 && (e.body.contains("response_format") || e.body.contains("json_schema"))
-    })
-}
-
 #[async_trait::async_trait]
 impl ChatModel for OpenAiChat {
     fn name(&self) -> String {
@@ -129,18 +142,7 @@ impl ChatModel for OpenAiChat {
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
         let url = format!("{}/chat/completions", self.base_url);
-        let reply = match self.post(&url, request).await {
-            Err(e)
-                if matches!(request.format, ReplyFormat::Schema(_))
-                    && !self.schema_refused.load(Ordering::Relaxed)
-                    && refuses_schema(&e) =>
-            {
-                tracing::warn!(model = %self.model, "the server refuses JSON-schema output: asking for a JSON object instead");
-                self.schema_refused.store(true, Ordering::Relaxed);
-                self.post(&url, request).await?
-            }
-            other => other?,
-        };
+        let reply = self.post(&url, request).await?;
         let content = reply["choices"][0]["message"]["content"]
             .as_str()
             .ok_or_else(|| {

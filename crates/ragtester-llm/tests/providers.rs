@@ -3,8 +3,10 @@
 use ragtester_core::{ChatModel, ChatRequest, Message, OutputSchema, ReplyFormat};
 use ragtester_llm::endpoint::Endpoint;
 use ragtester_llm::http::{ClientLimits, RateLimits, RetryPolicy};
+use ragtester_llm::structured::StructuredOutput;
 use ragtester_llm::{OllamaChat, OpenAiChat};
 use ragtester_testkit::{Reply, ScriptedServer};
+use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
 fn fast_policy() -> RetryPolicy {
@@ -264,6 +266,17 @@ async fn schemas_go_out_as_structured_output() {
     assert_eq!(server.seen()[1].body["format"], schema().schema);
 }
 
+fn formats_sent(server: &ScriptedServer) -> Vec<String> {
+    server
+        .seen()
+        .iter()
+        .map(|r| match &r.body["response_format"]["type"] {
+            Value::String(kind) => kind.clone(),
+            _ => "none".to_string(),
+        })
+        .collect()
+}
+
 #[tokio::test]
 async fn a_server_refusing_schemas_gets_json_objects_from_then_on() {
     let server = ScriptedServer::start().await;
@@ -281,13 +294,21 @@ async fn a_server_refusing_schemas_gets_json_objects_from_then_on() {
         .chat(&request_as(ReplyFormat::Schema(schema())))
         .await
         .unwrap();
-    let seen = server.seen();
-    let kinds: Vec<&str> = seen
-        .iter()
-        .map(|r| r.body["response_format"]["type"].as_str().unwrap())
-        .collect();
-    assert_eq!(kinds, ["json_schema", "json_object", "json_object"]);
-
+    assert_eq!(
+        formats_sent(&server),
+        ["json_schema", "json_object", "json_object"]
+    );
+    // What was learned is shared by every client of that endpoint and model, and reported.
+    let identity = model.identity();
+    assert_eq!(
+        ragtester_llm::structured::learned()[&identity],
+        StructuredOutput::JsonObject
+    );
+    openai(&server)
+        .chat(&request_as(ReplyFormat::Schema(schema())))
+        .await
+        .unwrap();
+    assert_eq!(formats_sent(&server).last().unwrap(), "json_object");
     // Any other 400 is the caller's error, reported once and not retried.
     let server = ScriptedServer::start().await;
     server.push(Reply::status(
@@ -306,6 +327,100 @@ async fn a_server_refusing_schemas_gets_json_objects_from_then_on() {
         "{err}"
     );
     assert_eq!(server.seen().len(), 1);
+}
+
+/// llama.cpp's server (llama-cpp-python 0.3) answers a JSON-schema request with HTTP 500 and a
+/// validation error: a server error, but one no retry can fix.
+#[tokio::test]
+async fn a_server_error_naming_the_format_steps_down_at_once_without_retries() {
+    let server = ScriptedServer::start().await;
+    server.push(Reply::status(
+        500,
+        r#"{"error":{"message":"[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': "Input should be 'text' or 'json_object'", 'input': 'json_schema', 'ctx': {'expected': "'text' or 'json_object'"}}]","type":"internal_server_error"}}"#,
+    ));
+    let model = openai(&server);
+    model
+        .chat(&request_as(ReplyFormat::Schema(schema())))
+        .await
+        .unwrap();
+    assert_eq!(formats_sent(&server), ["json_schema", "json_object"]);
+
+    // A server that takes neither gets the schema in the prompt and no response_format at all.
+    let server = ScriptedServer::start().await;
+    server.push(Reply::status(500, "Input should be 'text'"));
+    server.push(Reply::status(
+        400,
+        r#"{"error":"response_format is not supported"}"#,
+    ));
+    let model = openai(&server);
+    model
+        .chat(&request_as(ReplyFormat::Schema(schema())))
+        .await
+        .unwrap();
+    assert_eq!(
+        formats_sent(&server),
+        ["json_schema", "json_object", "none"]
+    );
+    let last = &server.seen()[2].body["messages"];
+    let prompt = last.as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(prompt.contains("matching this JSON Schema"), "{prompt}");
+    assert!(prompt.contains("\"answer\""), "{prompt}");
+
+    // A plain 500 that says nothing of the format is still retried, at the same step.
+    let server = ScriptedServer::start().await;
+    server.push(Reply::status(500, r#"{"error":"CUDA out of memory"}"#));
+    openai(&server)
+        .chat(&request_as(ReplyFormat::Schema(schema())))
+        .await
+        .unwrap();
+    assert_eq!(formats_sent(&server), ["json_schema", "json_schema"]);
+}
+
+#[tokio::test]
+async fn ollama_steps_from_a_schema_to_json_to_the_prompt() {
+    let server = ScriptedServer::start().await;
+    server.push(Reply::status(
+        400,
+        r#"{"error":"invalid format: expected \"json\""}"#,
+    ));
+    let ollama =
+        OllamaChat::new("llama3:8b".into(), &server.addr.to_string(), fast_policy()).unwrap();
+    ollama
+        .chat(&request_as(ReplyFormat::Schema(schema())))
+        .await
+        .unwrap();
+    ollama
+        .chat(&request_as(ReplyFormat::Schema(schema())))
+        .await
+        .unwrap();
+    let formats: Vec<Value> = server
+        .seen()
+        .iter()
+        .map(|r| r.body["format"].clone())
+        .collect();
+    assert_eq!(formats, [schema().schema, json!("json"), json!("json")]);
+}
+
+#[tokio::test]
+async fn ollamas_openai_endpoint_takes_schemas() {
+    // Ollama's OpenAI-compatible endpoint lives under /v1 of its host: `openai:` with that base URL.
+    let server = ScriptedServer::start().await;
+    let model = OpenAiChat::new(
+        "qwen3:8b".into(),
+        format!("{}/v1", server.ollama_host()),
+        None,
+        fast_policy(),
+    )
+    .unwrap();
+    model
+        .chat(&request_as(ReplyFormat::Schema(schema())))
+        .await
+        .unwrap();
+    assert_eq!(server.seen()[0].path, "/v1/chat/completions");
+    assert_eq!(formats_sent(&server), ["json_schema"]);
 }
 
 #[tokio::test]

@@ -44,6 +44,15 @@ CREATE TABLE IF NOT EXISTS verdicts (
     PRIMARY KEY (case_id, config_id, judge)
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS judged (
+    session TEXT NOT NULL,
+    case_id TEXT NOT NULL,
+    config_id TEXT NOT NULL,
+    judge TEXT NOT NULL,
+    sample INTEGER NOT NULL,
+    json TEXT NOT NULL,
+    PRIMARY KEY (session, case_id, config_id, judge, sample)
+);
 ";
 
 impl RunStore {
@@ -190,6 +199,34 @@ impl RunStore {
         Ok(())
     }
 
+    /// Commit one verdict of a judging session the moment it is made, so a killed `judge` resumes.
+    /// A session names everything its verdicts depend on (answers, judges, samples, prompt).
+    pub fn put_judged(&self, session: &str, verdict: &Verdict) -> Result<()> {
+        self.conn().execute(
+            "INSERT OR REPLACE INTO judged (session, case_id, config_id, judge, sample, json) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                session,
+                verdict.case_id,
+                verdict.config_id,
+                verdict.judge,
+                verdict.sample,
+                serde_json::to_string(verdict)?
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The verdicts a session already made; verdicts of every other session are dropped, since they
+    /// judged other answers, with other judges or another prompt.
+    pub fn judged(&self, session: &str) -> Result<Vec<Verdict>> {
+        self.conn()
+            .execute("DELETE FROM judged WHERE session != ?1", params![session])?;
+        let conn = self.conn();
+        let mut stmt = conn.prepare("SELECT json FROM judged WHERE session = ?1")?;
+        let rows = stmt.query_map(params![session], |r| r.get::<_, String>(0))?;
+        rows.map(|json| Ok(serde_json::from_str(&json?)?)).collect()
+    }
+
     pub fn verdicts(&self) -> Result<Vec<Verdict>> {
         self.all("SELECT json FROM verdicts ORDER BY config_id, case_id, judge")
     }
@@ -202,6 +239,7 @@ impl RunStore {
                 "configs",
                 "answers",
                 "verdicts",
+                "judged",
                 "runs"
             ]
             .contains(&table),

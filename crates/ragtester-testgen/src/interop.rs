@@ -1,6 +1,14 @@
 //! Test sets in other tools' shapes, both ways: RAGAS (`user_input`, `reference`, `reference_contexts`, and
 //! for answered cells `response`, `retrieved_contexts`) and DeepEval goldens (`input`, `expected_output`,
-//! `context`, and `actual_output`, `retrieval_context`), as JSONL or CSV (list fields as JSON arrays).
+//! `context`, and `actual_output`, `retrieval_context`), in each library's own file shapes, chosen by
+//! extension:
+//!
+//! - `.jsonl` — one JSON object a line (RAGAS's `to_jsonl` / `from_jsonl`);
+//! - `.json` — one JSON array of objects (DeepEval's `save_as(file_type="json")` and
+//!   `add_goldens_from_json_file`); a `.json` file that is JSON lines is read too;
+//! - `.csv` — list fields as each library writes them: RAGAS's `to_csv` (pandas) writes Python literals
+//!   (`['…', '…']`), DeepEval joins items with `|`. Reading takes a JSON array, a Python list literal
+//!   (parsed as a literal, never evaluated) or, for DeepEval, `|`-joined items.
 //!
 //! Imported reference contexts are located in the corpus (whitespace-insensitive) to become source spans, so
 //! retrieval metrics work for imported suites too; a row whose contexts cannot be found is reported, never
@@ -84,55 +92,147 @@ pub fn export_rows(
     }
 }
 
-/// Rows as JSONL, or as CSV with list fields written as JSON arrays.
-pub fn write_rows(rows: &[Map<String, Value>], csv_out: bool) -> Result<Vec<u8>> {
-    if !csv_out {
-        let mut out = Vec::new();
-        for r in rows {
-            serde_json::to_writer(&mut out, r)?;
-            out.push(b'\n');
+/// A dataset file's shape on disk, by extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileFormat {
+    JsonLines,
+    JsonArray,
+    Csv,
+}
+
+impl FileFormat {
+    /// `.csv` → CSV, `.json` → a JSON array, anything else (`.jsonl`, `.ndjson`) → JSON lines.
+    pub fn of(path: &std::path::Path) -> Self {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("csv") => Self::Csv,
+            Some("json") => Self::JsonArray,
+            _ => Self::JsonLines,
         }
-        return Ok(out);
     }
-    let columns: Vec<String> = rows
-        .first()
-        .map_or_else(Vec::new, |r| r.keys().cloned().collect());
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(&columns)?;
-    for r in rows {
-        w.write_record(columns.iter().map(|c| match &r[c] {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        }))?;
-    }
-    w.into_inner().context("cannot write CSV")
 }
 
-/// Whether a dataset path is CSV (by extension); anything else is JSONL.
-pub fn is_csv(path: &std::path::Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+/// The separator DeepEval's CSV reader and writer put between the items of a list field.
+const DEEPEVAL_LIST_SEPARATOR: &str = "|";
+
+/// Rows in `format`, list fields in CSV written as `shape`'s library writes them.
+pub fn write_rows(
+    rows: &[Map<String, Value>],
+    format: FileFormat,
+    shape: Shape,
+) -> Result<Vec<u8>> {
+    match format {
+        FileFormat::JsonLines => {
+            let mut out = Vec::new();
+            for r in rows {
+                serde_json::to_writer(&mut out, r)?;
+                out.push(b'\n');
+            }
+            Ok(out)
+        }
+        FileFormat::JsonArray => Ok(serde_json::to_vec_pretty(rows)?),
+        FileFormat::Csv => {
+            let columns: Vec<String> = rows
+                .first()
+                .map_or_else(Vec::new, |r| r.keys().cloned().collect());
+            let mut w = csv::Writer::from_writer(Vec::new());
+            w.write_record(&columns)?;
+            for r in rows {
+                let cells = columns
+                    .iter()
+                    .map(|c| csv_cell(&r[c], shape))
+                    .collect::<Result<Vec<_>>>()?;
+                w.write_record(cells)?;
+            }
+            w.into_inner().context("cannot write CSV")
+        }
+    }
 }
 
-/// Rows of a JSONL or CSV file (by extension). CSV cells that hold a JSON array are read as lists.
-pub fn read_rows(path: &std::path::Path) -> Result<Vec<Map<String, Value>>> {
+fn csv_cell(value: &Value, shape: Shape) -> Result<String> {
+    Ok(match value {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => {
+            let texts: Vec<String> = items
+                .iter()
+                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                .collect();
+            match shape {
+                Shape::Ragas => {
+                    let list = py_literal::Value::List(
+                        texts.into_iter().map(py_literal::Value::String).collect(),
+                    );
+                    let mut out = Vec::new();
+                    list.write_ascii(&mut out)
+                        .context("cannot write a Python list literal")?;
+                    String::from_utf8(out)?
+                }
+                Shape::DeepEval => texts.join(DEEPEVAL_LIST_SEPARATOR),
+            }
+        }
+        Value::Null => String::new(),
+        other => other.to_string(),
+    })
+}
+
+/// Rows of a dataset file in `shape`, read by its extension (see the module's list).
+pub fn read_rows(path: &std::path::Path, shape: Shape) -> Result<Vec<Map<String, Value>>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let is_csv = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    if !is_csv {
-        return text
+    let text = text.trim_start_matches('\u{feff}');
+    match FileFormat::of(path) {
+        FileFormat::JsonArray if text.trim_start().starts_with('[') => {
+            let rows: Vec<Value> = serde_json::from_str(text)
+                .with_context(|| format!("{} is not a JSON array", path.display()))?;
+            rows.into_iter()
+                .enumerate()
+                .map(|(i, row)| match row {
+                    Value::Object(m) => Ok(m),
+                    other => bail!(
+                        "{}: item {} of the array is not a JSON object but {}",
+                        path.display(),
+                        i + 1,
+                        json_kind(&other)
+                    ),
+                })
+                .collect()
+        }
+        FileFormat::JsonArray | FileFormat::JsonLines => text
             .lines()
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty())
             .map(|(i, l)| {
                 serde_json::from_str::<Map<String, Value>>(l).with_context(|| {
-                    format!("{}: line {} is not a JSON object", path.display(), i + 1)
+                    format!(
+                        "{}: line {} is not a JSON object (a .jsonl file holds one object a line; \
+                         name a file holding one JSON array .json)",
+                        path.display(),
+                        i + 1
+                    )
                 })
             })
-            .collect();
+            .collect(),
+        FileFormat::Csv => read_csv(path, text, shape),
     }
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn read_csv(path: &std::path::Path, text: &str, shape: Shape) -> Result<Vec<Map<String, Value>>> {
+    let [_, _, reference_contexts, _, retrieved_contexts] = shape.fields();
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     let headers = reader.headers()?.clone();
     let mut rows = Vec::new();
@@ -140,8 +240,10 @@ pub fn read_rows(path: &std::path::Path) -> Result<Vec<Map<String, Value>>> {
         let record = record.with_context(|| format!("{}: row {}", path.display(), i + 2))?;
         let mut m = Map::new();
         for (h, cell) in headers.iter().zip(record.iter()) {
-            let value = if cell.trim_start().starts_with('[') {
-                serde_json::from_str(cell).unwrap_or_else(|_| json!(cell))
+            let is_list = h == reference_contexts || h == retrieved_contexts;
+            let value = if is_list {
+                list_cell(cell, shape)
+                    .with_context(|| format!("{}: row {}, column `{h}`", path.display(), i + 2))?
             } else {
                 json!(cell)
             };
@@ -150,6 +252,45 @@ pub fn read_rows(path: &std::path::Path) -> Result<Vec<Map<String, Value>>> {
         rows.push(m);
     }
     Ok(rows)
+}
+
+/// A list field's CSV cell: a JSON array, a Python list literal, DeepEval's `|`-joined items, or one item.
+fn list_cell(cell: &str, shape: Shape) -> Result<Value> {
+    let trimmed = cell.trim();
+    if trimmed.is_empty() {
+        return Ok(json!([]));
+    }
+    if trimmed.starts_with('[') {
+        if let Ok(v @ Value::Array(_)) = serde_json::from_str::<Value>(trimmed) {
+            return Ok(v);
+        }
+        if let Ok(py_literal::Value::List(items) | py_literal::Value::Tuple(items)) =
+            trimmed.parse::<py_literal::Value>()
+        {
+            return items
+                .into_iter()
+                .map(|item| match item {
+                    py_literal::Value::String(s) => Ok(json!(s)),
+                    other => bail!("a list item is not a string: {other}"),
+                })
+                .collect::<Result<Vec<_>>>()
+                .map(Value::Array);
+        }
+        if shape == Shape::Ragas {
+            bail!(
+                "the cell starts like a list but is neither a JSON array nor a Python list literal"
+            );
+        }
+    }
+    Ok(match shape {
+        Shape::DeepEval => json!(
+            cell.split(DEEPEVAL_LIST_SEPARATOR)
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+        ),
+        Shape::Ragas => json!([cell]),
+    })
 }
 
 /// What an import made of each row.
@@ -325,22 +466,24 @@ mod tests {
         assert_eq!(imported.cases[1].category, Category::Negative);
 
         for shape in [Shape::Ragas, Shape::DeepEval] {
-            for csv_out in [false, true] {
+            for name in ["set.jsonl", "set.json", "set.csv"] {
                 let out = export_rows(shape, &imported.cases, std::slice::from_ref(&d), None);
-                let bytes = write_rows(&out, csv_out).unwrap();
                 let dir = tempfile::tempdir().unwrap();
-                let path = dir
-                    .path()
-                    .join(if csv_out { "set.csv" } else { "set.jsonl" });
+                let path = dir.path().join(name);
+                let bytes = write_rows(&out, FileFormat::of(&path), shape).unwrap();
                 std::fs::write(&path, bytes).unwrap();
-                let back = import_rows(shape, &read_rows(&path).unwrap(), std::slice::from_ref(&d));
+                let back = import_rows(
+                    shape,
+                    &read_rows(&path, shape).unwrap(),
+                    std::slice::from_ref(&d),
+                );
                 assert!(back.rejected.is_empty(), "{:?}", back.rejected);
                 // Equal but for the recorded provenance (ragas / deepeval).
                 let mut expected = imported.cases.clone();
                 for c in &mut expected {
                     c.prompt_version = back.cases[0].prompt_version.clone();
                 }
-                assert_eq!(back.cases, expected, "{shape:?} csv={csv_out}");
+                assert_eq!(back.cases, expected, "{shape:?} {name}");
             }
         }
         let deepeval = export_rows(Shape::DeepEval, &imported.cases, &[d], None);
@@ -349,5 +492,50 @@ mod tests {
             deepeval[0]["context"][0],
             "The relief valve\nopens at 4.5 bar."
         );
+    }
+
+    #[test]
+    fn list_cells_in_each_librarys_convention() {
+        let ragas = list_cell(r#"['it\'s "quoted"', "二号 'x'", 'a, b']"#, Shape::Ragas).unwrap();
+        assert_eq!(ragas, json!(["it's \"quoted\"", "二号 'x'", "a, b"]));
+        assert_eq!(
+            list_cell(r#"["json", "array"]"#, Shape::Ragas).unwrap(),
+            json!(["json", "array"])
+        );
+        assert_eq!(
+            list_cell("first part|second part", Shape::DeepEval).unwrap(),
+            json!(["first part", "second part"])
+        );
+        assert_eq!(
+            list_cell("one context", Shape::Ragas).unwrap(),
+            json!(["one context"])
+        );
+        // A literal is parsed, never evaluated: a call is an error, not a result.
+        assert!(list_cell("[__import__('os').getcwd()]", Shape::Ragas).is_err());
+        // What we write, Python literals with every character escaped to ASCII, reads back.
+        let row = Map::from_iter([(
+            "reference_contexts".to_string(),
+            json!(["泵的 'max' 压力\n4.5 bar", "b|c"]),
+        )]);
+        let bytes = write_rows(std::slice::from_ref(&row), FileFormat::Csv, Shape::Ragas).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.csv");
+        std::fs::write(&path, bytes).unwrap();
+        assert_eq!(read_rows(&path, Shape::Ragas).unwrap(), vec![row]);
+    }
+
+    #[test]
+    fn a_json_array_file_is_read_and_a_bad_item_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("goldens.json");
+        std::fs::write(&path, r#"[{"input": "q"}, 3]"#).unwrap();
+        let err = format!("{:#}", read_rows(&path, Shape::DeepEval).unwrap_err());
+        assert!(err.contains("item 2") && err.contains("a number"), "{err}");
+        std::fs::write(&path, r#"[{"input": "q", "expected_output": "a"}]"#).unwrap();
+        assert_eq!(read_rows(&path, Shape::DeepEval).unwrap()[0]["input"], "q");
+        let jsonl = dir.path().join("goldens.jsonl");
+        std::fs::write(&jsonl, r#"[{"input": "q"}]"#).unwrap();
+        let err = format!("{:#}", read_rows(&jsonl, Shape::DeepEval).unwrap_err());
+        assert!(err.contains(".json"), "{err}");
     }
 }

@@ -140,6 +140,9 @@ enum Command {
         prompts: Option<PathBuf>,
         #[arg(long, default_value_t = 4)]
         concurrency: usize,
+        /// No progress bar or progress lines.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Audit the oracle: label a Cochran-sized sample of the reported failures as real or false alarms.
     #[command(
@@ -738,9 +741,11 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             panel,
             prompts,
             concurrency,
+            quiet,
         } => {
             let args = stages::JudgeArgs {
                 judges: &judges,
+                quiet,
                 samples,
                 panel: ragtester_judge::PanelMethod::parse(&panel)?,
                 concurrency,

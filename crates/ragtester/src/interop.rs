@@ -52,14 +52,15 @@ pub fn export(
         (cases, stages::ingest(docs)?.0, None)
     };
     let rows = interop::export_rows(shape, &cases, &documents, answers.as_deref());
-    ragtester_core::record::write_atomic(out, &interop::write_rows(&rows, interop::is_csv(out))?)?;
+    let bytes = interop::write_rows(&rows, interop::FileFormat::of(out), shape)?;
+    ragtester_core::record::write_atomic(out, &bytes)?;
     eprintln!("wrote {} rows to {}", rows.len(), out.display());
     Ok(0)
 }
 
 pub fn import(input: &Path, format: &str, docs: &[PathBuf], out: &Path) -> Result<u8> {
     let shape = Shape::parse(format)?;
-    let rows = interop::read_rows(input)?;
+    let rows = interop::read_rows(input, shape)?;
     let (documents, failed) = stages::ingest(docs)?;
     let imported = interop::import_rows(shape, &rows, &documents);
     for r in &imported.rejected {

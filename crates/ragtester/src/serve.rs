@@ -15,6 +15,7 @@ pub struct CliStages {
 fn judge_args(judges: &[String]) -> JudgeArgs<'_> {
     JudgeArgs {
         judges,
+        quiet: true,
         samples: 1,
         panel: ragtester_judge::PanelMethod::Majority,
         concurrency: 4,

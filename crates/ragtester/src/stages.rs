@@ -409,7 +409,7 @@ pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<RunOutcome> {
         args.configs.len(),
         total.saturating_sub(done)
     );
-    let reporter = progress_reporter(args.quiet);
+    let reporter = progress_reporter(args.quiet, "cells", "cached");
     let progress = |c: &ragtester_exec::Counts| {
         reporter(c);
         if let Some(observer) = args.observer {
@@ -450,7 +450,33 @@ pub async fn run(args: &RunArgs<'_>, models: &Models) -> Result<RunOutcome> {
 
 /// A progress bar with rate, ETA, errors and cache hits on a terminal; a plain line every tenth otherwise;
 /// nothing with `--quiet`.
-fn progress_reporter(quiet: bool) -> Box<ragtester_exec::Progress> {
+/// What the run store knows of how each endpoint takes structured output, learned by an earlier stage.
+fn remember_structured_output(store: &RunStore) -> Result<()> {
+    if let Some(json) = store.meta(STRUCTURED_OUTPUT_META)? {
+        ragtester_llm::structured::remember(&serde_json::from_str(&json)?);
+    }
+    Ok(())
+}
+
+/// Record how each endpoint took structured output (`json_schema`, `json_object` or `prompt_only`), so a
+/// run says what its judges and writers were really asked for.
+fn record_structured_output(store: &RunStore) -> Result<()> {
+    let learned = ragtester_llm::structured::learned();
+    if !learned.is_empty() {
+        store.set_meta(STRUCTURED_OUTPUT_META, &serde_json::to_string(&learned)?)?;
+    }
+    Ok(())
+}
+
+const STRUCTURED_OUTPUT_META: &str = "structured_output";
+
+/// Progress of `count` (cells, verdicts) on a terminal bar, or every tenth in a log; `reused` names the
+/// ones taken from earlier work (cached answers, resumed verdicts).
+fn progress_reporter(
+    quiet: bool,
+    count: &'static str,
+    reused: &'static str,
+) -> Box<ragtester_exec::Progress> {
     use std::io::IsTerminal;
     if quiet {
         return Box::new(|_| {});
@@ -458,25 +484,25 @@ fn progress_reporter(quiet: bool) -> Box<ragtester_exec::Progress> {
     if std::io::stderr().is_terminal() {
         let bar = indicatif::ProgressBar::new(0);
         bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} cells · {per_sec} · ETA {eta} · {msg}",
-            )
+            indicatif::ProgressStyle::with_template(&format!(
+                "{{bar:40}} {{pos}}/{{len}} {count} · {{per_sec}} · ETA {{eta}} · {{msg}}"
+            ))
             .expect("valid progress template"),
         );
         return Box::new(move |c: &ragtester_exec::Counts| {
             bar.set_length(c.total as u64);
             bar.set_position(c.done as u64);
-            bar.set_message(format!("{} errors · {} cached", c.errors, c.cached));
+            bar.set_message(format!("{} errors · {} {reused}", c.errors, c.cached));
             if c.done == c.total {
                 bar.finish();
             }
         });
     }
-    Box::new(|c: &ragtester_exec::Counts| {
+    Box::new(move |c: &ragtester_exec::Counts| {
         let step = (c.total / 10).max(1);
         if c.done.is_multiple_of(step) || c.done == c.total {
             eprintln!(
-                "  {}/{} cells, {} errors, {} cached",
+                "  {}/{} {count}, {} errors, {} {reused}",
                 c.done, c.total, c.errors, c.cached
             );
         }
@@ -558,6 +584,8 @@ pub fn estimate(
 /// How to judge a run.
 pub struct JudgeArgs<'a> {
     pub judges: &'a [String],
+    /// No progress lines.
+    pub quiet: bool,
     /// Verdicts per (answer, judge); above one, at the judges' temperature.
     pub samples: u32,
     /// How several verdicts of a cell become the one reports follow.
@@ -603,15 +631,58 @@ pub async fn judge(run_dir: &Path, args: &JudgeArgs<'_>, models: &Models) -> Res
         Some(dir) => ragtester_judge::JudgePrompts::from_dir(dir)?,
         None => ragtester_judge::JudgePrompts::default(),
     };
-    let raw = ragtester_judge::judge_all(
-        &cases,
-        &answers,
-        &judges,
-        args.samples,
-        args.concurrency,
-        &prompts,
-    )
-    .await;
+    let store = RunStore::open(run_dir)?;
+    remember_structured_output(&store)?;
+    let job = ragtester_judge::JudgeJob {
+        cases: &cases,
+        answers: &answers,
+        judges: &judges,
+        samples: args.samples,
+        concurrency: args.concurrency,
+        prompts: &prompts,
+    };
+    // Every verdict is committed as it is made under a session naming what verdicts depend on, so a
+    // killed judge picks up where it stopped and a changed judge, prompt or answer starts afresh.
+    let session = ragtester_core::ids::stable_id(
+        "judging",
+        &(
+            judges.iter().map(|j| j.identity()).collect::<Vec<_>>(),
+            args.samples,
+            &args.sampling,
+            &prompts.version,
+            ragtester_core::ids::stable_id("answers", &answers),
+        ),
+    );
+    let done = store.judged(&session)?;
+    if !done.is_empty() && !args.quiet {
+        eprintln!(
+            "resuming: {} of {} verdicts were made by an earlier judge of these answers",
+            done.len(),
+            job.len()
+        );
+    }
+    let report = progress_reporter(args.quiet, "verdicts", "resumed");
+    let counts = std::sync::Mutex::new(ragtester_exec::Counts {
+        total: job.len(),
+        ..Default::default()
+    });
+    let commit_failed = std::sync::Mutex::new(None::<anyhow::Error>);
+    let raw = job
+        .run(&done, &|verdict, fresh, n| {
+            if fresh && let Err(e) = store.put_judged(&session, verdict) {
+                commit_failed.lock().unwrap().get_or_insert(e);
+            }
+            let mut c = counts.lock().unwrap();
+            c.done = n;
+            c.errors += usize::from(verdict.status != ragtester_core::VerdictStatus::Ok);
+            c.cached += usize::from(!fresh);
+            report(&c);
+        })
+        .await;
+    if let Some(e) = commit_failed.into_inner().unwrap() {
+        return Err(e.context("cannot commit a verdict to the run store"));
+    }
+    record_structured_output(&store)?;
     let panel = (args.judges.len() > 1 || args.samples > 1).then_some(args.panel);
     let mut verdicts = match panel {
         Some(method) => ragtester_judge::consensus(&raw, method),
@@ -621,7 +692,6 @@ pub async fn judge(run_dir: &Path, args: &JudgeArgs<'_>, models: &Models) -> Res
         ragtester_judge::oracle::summarise(&raw, args.samples, panel.map(|p| p.as_str()));
     oracle.prompt_version = Some(prompts.version.clone());
     verdicts.extend(raw);
-    let store = RunStore::open(run_dir)?;
     store.put_verdicts(&verdicts)?;
     store.log_stage("judge", &args.judges.join(","))?;
     write_jsonl_atomic(&run_dir.join("verdicts.jsonl"), &verdicts)?;
@@ -900,6 +970,7 @@ pub async fn full_pipeline(
         out,
         &JudgeArgs {
             judges: &project.judge.judges,
+            quiet: false,
             samples: project.judge.samples,
             panel: ragtester_judge::PanelMethod::parse(&project.judge.panel)?,
             concurrency: project.run.concurrency,

@@ -164,6 +164,79 @@ fn killed_run_resumes_to_the_same_records() {
 }
 
 #[test]
+fn a_killed_judge_resumes_without_judging_twice() {
+    let server = ScriptedServer::start_in_background();
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite(tmp.path());
+    let run = tmp.path().join("run");
+    run_ok(&run_args(&suite, &run), &server.openai_base());
+    let cells = comparable(&run).len();
+    server.set_latency(Duration::from_millis(100));
+    let judge_args = |quiet: bool| {
+        let mut args: Vec<String> = [
+            "judge",
+            run.to_str().unwrap(),
+            "--judge",
+            "openai:scripted",
+            "--concurrency",
+            "1",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if quiet {
+            args.push("--quiet".into());
+        }
+        args
+    };
+    let before = server.seen().len();
+    let mut child = bin()
+        .args(judge_args(true))
+        .env("OPENAI_BASE_URL", server.openai_base())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let judged = || {
+        RunStore::open(&run)
+            .ok()
+            .and_then(|s| s.count("judged").ok())
+            .unwrap_or(0) as usize
+    };
+    while judged() < cells / 3 {
+        std::thread::sleep(Duration::from_millis(30));
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "judge never progressed"
+        );
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let committed = judged();
+    assert!(committed < cells, "the judge finished before it was killed");
+
+    let out = run_ok(&judge_args(false), &server.openai_base());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("resuming: {committed} of {cells} verdicts")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("{cells}/{cells} verdicts")),
+        "{stderr}"
+    );
+    let verdicts: Vec<ragtester_core::Verdict> = read_jsonl(&run.join("verdicts.jsonl")).unwrap();
+    assert_eq!(verdicts.len(), cells);
+    assert!(verdicts.iter().all(|v| v.status == VerdictStatus::Ok));
+    // Only the verdict in flight at the kill was asked twice.
+    let requests = server.seen().len() - before;
+    assert!(
+        requests <= cells + 1,
+        "{requests} requests for {cells} verdicts"
+    );
+}
+
+#[test]
 fn provider_failures_are_recorded_errors_not_lost_cells() {
     let tmp = tempfile::tempdir().unwrap();
     let suite = suite(tmp.path());

@@ -120,6 +120,21 @@ impl HttpClient {
         body: &Value,
         tokens: u32,
     ) -> Result<Value> {
+        self.post_json_unless(url, bearer, body, tokens, |_| false)
+            .await
+    }
+
+    /// [`Self::post_json_weighted`] where an error status whose body `is_final` holds is returned at once
+    /// as a [`StatusError`], whatever its status: a server error that names the request's own fields (a
+    /// validation error) will not change on a retry.
+    pub async fn post_json_unless(
+        &self,
+        url: &str,
+        bearer: Option<&str>,
+        body: &Value,
+        tokens: u32,
+        is_final: fn(&str) -> bool,
+    ) -> Result<Value> {
         let mut headers = vec![("content-type".to_string(), "application/json".to_string())];
         if let Some(key) = bearer {
             headers.push(("authorization".into(), format!("Bearer {key}")));
@@ -130,6 +145,7 @@ impl HttpClient {
             &headers,
             Some(body.to_string()),
             tokens,
+            is_final,
         )
         .await
     }
@@ -142,7 +158,8 @@ impl HttpClient {
         headers: &[(String, String)],
         body: Option<String>,
     ) -> Result<Value> {
-        self.send_weighted(method, url, headers, body, 0).await
+        self.send_weighted(method, url, headers, body, 0, |_| false)
+            .await
     }
 
     async fn send_weighted(
@@ -152,6 +169,7 @@ impl HttpClient {
         headers: &[(String, String)],
         body: Option<String>,
         tokens: u32,
+        is_final: fn(&str) -> bool,
     ) -> Result<Value> {
         let mut last = String::new();
         for attempt in 1..=self.policy.max_attempts {
@@ -161,7 +179,7 @@ impl HttpClient {
                 // Held only while the request is out: back-off waits do not occupy a place in flight.
                 let slot = self.limit.acquire().await;
                 let outcome = self
-                    .attempt(method.clone(), url, headers, body.clone())
+                    .attempt(method.clone(), url, headers, body.clone(), is_final)
                     .await;
                 (outcome, slot.epoch())
             };
@@ -197,6 +215,7 @@ impl HttpClient {
         url: &str,
         headers: &[(String, String)],
         body: Option<String>,
+        is_final: fn(&str) -> bool,
     ) -> Attempt {
         let mut request = self.client.request(method, url);
         for (name, value) in headers {
@@ -248,6 +267,13 @@ impl HttpClient {
             }
         };
         let snippet: String = text.chars().take(300).collect();
+        if !status.is_success() && !matches!(status.as_u16(), 408 | 429) && is_final(&text) {
+            return Attempt::Fatal(StatusError {
+                url: url.to_string(),
+                status: status.as_u16(),
+                body: snippet,
+            });
+        }
         if status.as_u16() == 429 || status.as_u16() == 408 || status.is_server_error() {
             return Attempt::Retry {
                 error: format!("HTTP {status}: {snippet}"),
