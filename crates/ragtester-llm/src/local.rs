@@ -21,6 +21,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use tokenizers::Tokenizer;
 
+use crate::json_constraint::{JsonConstraint, masked};
+
 /// Replies are capped here when a request names no limit: tiny CPU models write slowly.
 const DEFAULT_MAX_TOKENS: u32 = 256;
 
@@ -51,6 +53,8 @@ impl Weights {
 struct Loaded {
     weights: Weights,
     tokenizer: Tokenizer,
+    /// Built on the first JSON request (a trie over the vocabulary).
+    constraint: Option<JsonConstraint>,
     template: String,
     bos: String,
     eos: String,
@@ -171,6 +175,7 @@ fn load(path: &Path) -> Result<Loaded> {
     Ok(Loaded {
         weights,
         tokenizer,
+        constraint: None,
         template,
         bos,
         eos,
@@ -296,12 +301,26 @@ pub fn render_template(
 fn generate(loaded: &mut Loaded, request: &ChatRequest) -> Result<ChatResponse> {
     let mut messages = request.messages.clone();
     if request.format.is_json() {
-        // No grammar-constrained decoding here: ask plainly, and let the tolerant readers downstream cope.
+        // The mask below allows only JSON; saying so keeps the model's content on track inside it.
         if let Some(last) = messages.iter_mut().rev().find(|m| m.role == Role::User) {
             last.content
                 .push_str("\n\nReply with one JSON object only.");
         }
     }
+    let mut matcher = if request.format.is_json() {
+        if loaded.constraint.is_none() {
+            let vocab = loaded.tokenizer.get_vocab_size(true);
+            loaded.constraint = Some(JsonConstraint::new(
+                &loaded.tokenizer,
+                vocab,
+                &loaded.stop_ids,
+            )?);
+        }
+        let constraint = loaded.constraint.as_ref().expect("built above");
+        constraint.matcher(&request.format)?
+    } else {
+        None
+    };
     let prompt = render_template(&loaded.template, &messages, &loaded.bos, &loaded.eos)?;
     let encoding = loaded
         .tokenizer
@@ -328,7 +347,7 @@ fn generate(loaded: &mut Loaded, request: &ChatRequest) -> Result<ChatResponse> 
     let mut generated: Vec<u32> = Vec::new();
     let mut index_pos = 0;
     let mut input = tokens;
-    for _ in 0..max_new {
+    while generated.len() < max_new {
         let x = Tensor::new(input.as_slice(), &device)?.unsqueeze(0)?;
         let logits = loaded.weights.forward(&x, index_pos)?;
         let logits = logits.squeeze(0)?.to_dtype(candle_core::DType::F32)?;
@@ -340,12 +359,38 @@ fn generate(loaded: &mut Loaded, request: &ChatRequest) -> Result<ChatResponse> 
             logits
         };
         index_pos += input.len();
+        let logits = match matcher.as_mut() {
+            Some(m) => {
+                let mask = m
+                    .compute_mask_or_eos()
+                    .map_err(|e| anyhow!("the JSON grammar failed: {e}"))?;
+                let mut values = logits.to_vec1::<f32>()?;
+                masked(&mut values, &mask);
+                Tensor::new(values, &device)?
+            }
+            None => logits,
+        };
         let next = sampler.sample(&logits)?;
         if loaded.stop_ids.contains(&next) {
             break;
         }
         generated.push(next);
         input = vec![next];
+        if let Some(m) = matcher.as_mut() {
+            m.consume_token(next)
+                .map_err(|e| anyhow!("the JSON grammar refused token {next}: {e}"))?;
+            if m.is_stopped() {
+                break;
+            }
+            // Tokens the grammar forces (`", "score": `) need no sampling: they join the next forward
+            // pass as one batch.
+            let forced = m.consume_ff_tokens();
+            generated.extend_from_slice(&forced);
+            input.extend_from_slice(&forced);
+            if m.is_stopped() {
+                break;
+            }
+        }
     }
     let content = loaded
         .tokenizer

@@ -74,10 +74,8 @@ impl OllamaChat {
             (Some(StructuredOutput::JsonSchema), ReplyFormat::Schema(schema)) => {
                 body["format"] = schema.schema.clone();
             }
-            (Some(StructuredOutput::JsonSchema | StructuredOutput::JsonObject), _) => {
-                body["format"] = json!("json");
-            }
-            _ => {}
+            (Some(StructuredOutput::PromptOnly) | None, _) => {}
+            (Some(_), _) => body["format"] = json!("json"),
         }
         body
     }

@@ -3,8 +3,8 @@
 //! `OPENAI_BASE_URL` (default `https://api.openai.com/v1`), either overridden per model in the config.
 //!
 //! Structured output: a schema goes out as `response_format: json_schema`, stepping down to `json_object`
-//! and then to a schema in the prompt when the server refuses (see [`crate::structured`]); the prompt
-//! describes the shape either way.
+//! with the schema beside it, plain `json_object`, and a schema in the prompt while the server refuses (see
+//! [`crate::structured`]); the prompt describes the shape either way.
 
 use crate::endpoint::Endpoint;
 use crate::http::{ClientLimits, HttpClient, RetryPolicy};
@@ -85,10 +85,13 @@ impl OpenAiChat {
                     "json_schema": { "name": schema.name, "schema": schema.schema, "strict": true },
                 });
             }
-            (Some(StructuredOutput::JsonSchema | StructuredOutput::JsonObject), _) => {
+            (Some(StructuredOutput::JsonObjectWithSchema), ReplyFormat::Schema(schema)) => {
+                body["response_format"] = json!({ "type": "json_object", "schema": schema.schema });
+            }
+            (Some(StructuredOutput::PromptOnly) | None, _) => {}
+            (Some(_), _) => {
                 body["response_format"] = json!({ "type": "json_object" });
             }
-            _ => {}
         }
         body
     }

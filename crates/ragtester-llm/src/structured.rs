@@ -1,8 +1,10 @@
 //! Structured output that works on every server: what an endpoint accepts is learned once per endpoint and
 //! model (its identity) and shared by every role that calls it in this process.
 //!
-//! The ladder: a JSON schema (OpenAI's `json_schema`, Ollama's `format` with a schema) → any JSON object
-//! (`json_object`, Ollama's `format: "json"`) → plain text, the schema written into the prompt. A server
+//! The ladder: a JSON schema (OpenAI's `json_schema`, Ollama's `format` with a schema) → a JSON object with
+//! the schema beside it (`{"type": "json_object", "schema": …}`, which llama.cpp's server turns into a
+//! grammar) → any JSON object (`json_object`, Ollama's `format: "json"`) → plain text, the schema written
+//! into the prompt. A server
 //! that answers a structured-output request with an error naming it — llama.cpp's server gives HTTP 500
 //! "Input should be 'text' or 'json_object'", OpenAI a 400 naming `response_format` — is asked again one
 //! step down at once, without spending retries on a request that cannot succeed. The step each endpoint
@@ -19,6 +21,8 @@ use std::sync::{LazyLock, Mutex};
 pub enum StructuredOutput {
     /// The reply is constrained to the request's JSON schema.
     JsonSchema,
+    /// `json_object` carrying the schema: constrained to it where the server reads it (llama.cpp).
+    JsonObjectWithSchema,
     /// The reply is constrained to some JSON object; the prompt gives the shape.
     JsonObject,
     /// Nothing is constrained; the prompt gives the shape and the schema.
@@ -29,6 +33,7 @@ impl StructuredOutput {
     pub fn as_str(self) -> &'static str {
         match self {
             StructuredOutput::JsonSchema => "json_schema",
+            StructuredOutput::JsonObjectWithSchema => "json_object_with_schema",
             StructuredOutput::JsonObject => "json_object",
             StructuredOutput::PromptOnly => "prompt_only",
         }
@@ -37,7 +42,8 @@ impl StructuredOutput {
     /// The next step down the ladder, if any.
     pub fn weaker(self) -> Option<Self> {
         match self {
-            StructuredOutput::JsonSchema => Some(StructuredOutput::JsonObject),
+            StructuredOutput::JsonSchema => Some(StructuredOutput::JsonObjectWithSchema),
+            StructuredOutput::JsonObjectWithSchema => Some(StructuredOutput::JsonObject),
             StructuredOutput::JsonObject => Some(StructuredOutput::PromptOnly),
             StructuredOutput::PromptOnly => None,
         }
@@ -186,15 +192,19 @@ mod tests {
         assert_eq!(accepted(id), StructuredOutput::JsonSchema);
         assert_eq!(
             step_down(id, StructuredOutput::JsonSchema),
-            Some(StructuredOutput::JsonObject)
+            Some(StructuredOutput::JsonObjectWithSchema)
         );
         // A second caller that saw the same refusal does not step twice.
         assert_eq!(
             step_down(id, StructuredOutput::JsonSchema),
-            Some(StructuredOutput::JsonObject)
+            Some(StructuredOutput::JsonObjectWithSchema)
         );
         remember(&[(id.to_string(), StructuredOutput::JsonSchema)].into());
-        assert_eq!(accepted(id), StructuredOutput::JsonObject);
+        assert_eq!(accepted(id), StructuredOutput::JsonObjectWithSchema);
+        assert_eq!(
+            step_down(id, StructuredOutput::JsonObjectWithSchema),
+            Some(StructuredOutput::JsonObject)
+        );
         assert_eq!(
             step_down(id, StructuredOutput::JsonObject),
             Some(StructuredOutput::PromptOnly)

@@ -76,3 +76,50 @@ async fn prompts_beyond_the_context_are_refused_with_a_reason() {
         "{err}"
     );
 }
+
+/// Constrained decoding: whatever the model would have written, the reply is JSON the schema accepts — a
+/// hard schema (an enum, an integer range, required keys, nothing else) at greedy and sampled decoding.
+#[tokio::test]
+async fn a_schema_request_gets_json_the_schema_accepts() {
+    let model = LocalChat::load(&smollm2()).unwrap();
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "verdict": { "type": "string", "enum": ["True", "False"] },
+            "score": { "type": "integer", "minimum": 1, "maximum": 5 },
+            "reason": { "type": "string", "maxLength": 60 }
+        },
+        "required": ["verdict", "score", "reason"],
+        "additionalProperties": false
+    });
+    for temperature in [0.0, 1.0] {
+        let mut req = request(
+            "Is the sky green? Give a verdict, a score from 1 to 5 and a reason.",
+            96,
+        );
+        req.temperature = temperature;
+        req.seed = Some(3);
+        req.format = ragtester_core::ReplyFormat::Schema(ragtester_core::OutputSchema {
+            name: "check".into(),
+            schema: schema.clone(),
+        });
+        let reply = model.chat(&req).await.unwrap();
+        let value: serde_json::Value = serde_json::from_str(&reply.content)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", reply.content));
+        let object = value.as_object().unwrap();
+        assert_eq!(object.len(), 3, "{value}");
+        assert!(["True", "False"].contains(&object["verdict"].as_str().unwrap()));
+        assert!(
+            (1..=5).contains(&object["score"].as_i64().unwrap()),
+            "{value}"
+        );
+        assert!(object["reason"].as_str().unwrap().chars().count() <= 60);
+    }
+    // Any JSON object, for requests that name no schema.
+    let mut req = request("Name a colour.", 48);
+    req.format = ragtester_core::ReplyFormat::Json;
+    let reply = model.chat(&req).await.unwrap();
+    let value: serde_json::Value = serde_json::from_str(&reply.content)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", reply.content));
+    assert!(value.is_object(), "{value}");
+}

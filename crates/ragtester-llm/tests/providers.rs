@@ -302,7 +302,7 @@ async fn a_server_refusing_schemas_gets_json_objects_from_then_on() {
     let identity = model.identity();
     assert_eq!(
         ragtester_llm::structured::learned()[&identity],
-        StructuredOutput::JsonObject
+        StructuredOutput::JsonObjectWithSchema
     );
     openai(&server)
         .chat(&request_as(ReplyFormat::Schema(schema())))
@@ -344,10 +344,19 @@ async fn a_server_error_naming_the_format_steps_down_at_once_without_retries() {
         .await
         .unwrap();
     assert_eq!(formats_sent(&server), ["json_schema", "json_object"]);
+    // llama.cpp reads a schema beside json_object and constrains the reply to it.
+    assert_eq!(
+        server.seen()[1].body["response_format"]["schema"],
+        schema().schema
+    );
 
     // A server that takes neither gets the schema in the prompt and no response_format at all.
     let server = ScriptedServer::start().await;
     server.push(Reply::status(500, "Input should be 'text'"));
+    server.push(Reply::status(
+        400,
+        r#"{"error":"response_format.schema: unknown field"}"#,
+    ));
     server.push(Reply::status(
         400,
         r#"{"error":"response_format is not supported"}"#,
@@ -359,9 +368,12 @@ async fn a_server_error_naming_the_format_steps_down_at_once_without_retries() {
         .unwrap();
     assert_eq!(
         formats_sent(&server),
-        ["json_schema", "json_object", "none"]
+        ["json_schema", "json_object", "json_object", "none"]
     );
-    let last = &server.seen()[2].body["messages"];
+    let seen = server.seen();
+    assert_eq!(seen[1].body["response_format"]["schema"], schema().schema);
+    assert!(seen[2].body["response_format"].get("schema").is_none());
+    let last = &seen[3].body["messages"];
     let prompt = last.as_array().unwrap().last().unwrap()["content"]
         .as_str()
         .unwrap()

