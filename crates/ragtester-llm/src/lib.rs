@@ -11,6 +11,7 @@ pub mod budget;
 pub mod cache;
 mod embedders;
 pub mod endpoint;
+mod gguf_tokenizer;
 mod hf_gguf;
 pub mod http;
 mod json_constraint;

@@ -140,9 +140,13 @@ fn load(path: &Path) -> Result<Loaded> {
     };
     let tokenizer = match sibling_tokenizer(path) {
         Some(file) => Tokenizer::from_file(&file).map_err(|e| anyhow!("cannot read {}: {e}", file.display()))?,
-        None => Tokenizer::from_gguf(&content).map_err(|e| {
-            anyhow!("cannot build the tokenizer from the GGUF ({e}); put its tokenizer.json beside the file")
-        })?,
+        None => Tokenizer::from_gguf(&content)
+            .or_else(|e| {
+                crate::gguf_tokenizer::sentencepiece_from_gguf(&content).map_err(|_| e)
+            })
+            .map_err(|e| {
+                anyhow!("cannot build the tokenizer from the GGUF ({e}); put its tokenizer.json beside the file")
+            })?,
     };
     let token_text = |key: &str| -> Option<String> {
         let id = content.metadata.get(key)?.to_u32().ok()?;
