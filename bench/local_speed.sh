@@ -21,7 +21,7 @@ trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
 until "$python" -c "import socket; socket.create_connection(('127.0.0.1', $port))" 2>/dev/null; do sleep 0.2; done
 
 echo "== ragtester (in-process, candle)"
-target/release/examples/chat_speed "$model" "$max_tokens" "$runs"
+"${CHAT_SPEED:-target/release/examples/chat_speed}" "$model" "$max_tokens" "$runs"
 
 echo "== llama.cpp (llama-cpp-python server)"
 "$python" - "$port" "$max_tokens" "$runs" <<'PY'
@@ -29,7 +29,7 @@ import json, sys, time, urllib.request
 port, max_tokens, runs = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 passage = ("The battery of the e-bike is covered for 24 months or 500 charge cycles, whichever comes first. "
            "Damage from water immersion or from third-party chargers is not covered. ") * 4
-def ask(run):
+def ask(run, show=True):
     body = {"model": "bench", "temperature": 0, "max_tokens": max_tokens, "messages": [
         {"role": "system", "content": f"Run {run}. Answer from the passage only."},
         {"role": "user", "content": f"Passage: {passage}\n\nQuestion: How long is the battery covered, and what is excluded? Explain in detail."}]}
@@ -38,9 +38,10 @@ def ask(run):
     t = time.perf_counter()
     usage = json.load(urllib.request.urlopen(request))["usage"]
     s = time.perf_counter() - t
-    print(f"{usage['prompt_tokens']} prompt + {usage['completion_tokens']} reply tokens in {s:.2f} s: "
-          f"{usage['completion_tokens'] / s:.1f} reply tokens/s")
-ask(0)  # warm-up, not counted
+    if show:
+        print(f"{usage['prompt_tokens']} prompt + {usage['completion_tokens']} reply tokens in {s:.2f} s: "
+              f"{usage['completion_tokens'] / s:.1f} reply tokens/s")
+ask(0, show=False)  # warm-up, not counted
 for run in range(1, runs + 1):
     ask(run)
 print("== llama.cpp, the same prompt again (its prompt-prefix cache)")

@@ -78,7 +78,7 @@ fn without_prefix_space(tokenizer: &tokenizers::Tokenizer) -> tokenizers::Tokeni
     fn fix(p: &PreTokenizerWrapper) -> PreTokenizerWrapper {
         match p {
             PreTokenizerWrapper::ByteLevel(b) => {
-                PreTokenizerWrapper::ByteLevel(b.clone().add_prefix_space(false))
+                PreTokenizerWrapper::ByteLevel((*b).add_prefix_space(false))
             }
             PreTokenizerWrapper::Sequence(s) => {
                 PreTokenizerWrapper::Sequence(tokenizers::pre_tokenizers::sequence::Sequence::new(

@@ -51,6 +51,26 @@ impl Weights {
     }
 }
 
+/// Logits after `input` at `index_pos`. candle's Gemma 3 cannot take several tokens once the cache holds
+/// some (its attention mask is built for an empty cache), so there each token goes in alone.
+fn forward_tokens(
+    weights: &mut Weights,
+    input: &[u32],
+    index_pos: usize,
+    device: &Device,
+) -> candle_core::Result<Tensor> {
+    if matches!(weights, Weights::Gemma3(_)) && index_pos > 0 && input.len() > 1 {
+        let mut logits = None;
+        for (i, token) in input.iter().enumerate() {
+            let x = Tensor::new(&[*token], device)?.unsqueeze(0)?;
+            logits = Some(weights.forward(&x, index_pos + i)?);
+        }
+        return Ok(logits.expect("input is not empty"));
+    }
+    let x = Tensor::new(input, device)?.unsqueeze(0)?;
+    weights.forward(&x, index_pos)
+}
+
 struct Loaded {
     weights: Weights,
     tokenizer: Tokenizer,
@@ -382,8 +402,7 @@ fn generate(loaded: &mut Loaded, request: &ChatRequest) -> Result<ChatResponse> 
     let mut index_pos = 0;
     let mut input = tokens;
     while generated.len() < max_new {
-        let x = Tensor::new(input.as_slice(), &device)?.unsqueeze(0)?;
-        let logits = loaded.weights.forward(&x, index_pos)?;
+        let logits = forward_tokens(&mut loaded.weights, &input, index_pos, &device)?;
         let logits = logits.squeeze(0)?.to_dtype(candle_core::DType::F32)?;
         // Some families return every position; keep the last.
         let logits = if logits.rank() == 2 {

@@ -381,6 +381,26 @@ async fn a_server_error_naming_the_format_steps_down_at_once_without_retries() {
     assert!(prompt.contains("matching this JSON Schema"), "{prompt}");
     assert!(prompt.contains("\"answer\""), "{prompt}");
 
+    // A validation error about another field of the body is final too, whatever its status: the same
+    // request would be refused again.
+    let server = ScriptedServer::start().await;
+    server.push(Reply::status(
+        500,
+        r#"{"error":{"message":"1 validation error:\n  {'type': 'missing', 'loc': ('body', 'messages'), 'msg': 'Field required'}"}}"#,
+    ));
+    let err = format!(
+        "{:#}",
+        openai(&server)
+            .chat(&request_as(ReplyFormat::Text))
+            .await
+            .unwrap_err()
+    );
+    assert!(
+        err.contains("HTTP 500") && err.contains("Field required"),
+        "{err}"
+    );
+    assert_eq!(server.seen().len(), 1);
+
     // A plain 500 that says nothing of the format is still retried, at the same step.
     let server = ScriptedServer::start().await;
     server.push(Reply::status(500, r#"{"error":"CUDA out of memory"}"#));

@@ -78,6 +78,12 @@ impl std::fmt::Display for StatusError {
 
 impl std::error::Error for StatusError {}
 
+/// A validation error about the request's own body — FastAPI/pydantic servers (llama-cpp-python) send
+/// these, sometimes as HTTP 500: the same body will be refused again, so it is not retried.
+fn rejects_the_request_body(body: &str) -> bool {
+    body.contains("validation error") && (body.contains("('body',") || body.contains("[\"body\","))
+}
+
 impl HttpClient {
     /// How many requests this client currently lets into flight.
     pub fn in_flight_limit(&self) -> usize {
@@ -267,7 +273,10 @@ impl HttpClient {
             }
         };
         let snippet: String = text.chars().take(300).collect();
-        if !status.is_success() && !matches!(status.as_u16(), 408 | 429) && is_final(&text) {
+        if !status.is_success()
+            && !matches!(status.as_u16(), 408 | 429)
+            && (is_final(&text) || rejects_the_request_body(&text))
+        {
             return Attempt::Fatal(StatusError {
                 url: url.to_string(),
                 status: status.as_u16(),
