@@ -108,6 +108,8 @@ impl ChatModel for OllamaChat {
             &identity,
             &request.format,
             names_format,
+            // Ollama's `format` takes a schema or "json": nothing between.
+            &[StructuredOutput::JsonObjectWithSchema],
             |step, is_final| {
                 let body = self.body_at(request, step);
                 let url = url.as_str();

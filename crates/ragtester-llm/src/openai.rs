@@ -108,6 +108,7 @@ impl OpenAiChat {
             &identity,
             &request.format,
             structured::names_structured_output,
+            &[],
             |step, is_final| {
                 let body = self.body_at(request, step);
                 async move {

@@ -117,11 +117,13 @@ pub fn names_structured_output(body: &str) -> bool {
 
 /// Send a request down the ladder: at the step `identity` is believed to accept, then one step lower each
 /// time the server refuses with an error `names_refusal` recognises (returned by the HTTP client at once,
-/// never retried). `send` posts the body for a step, with the body test that makes an error final.
+/// never retried); steps in `same_as_next` are ones this provider cannot tell from the step below and are
+/// passed over. `send` posts the body for a step, with the body test that makes an error final.
 pub async fn send_down_the_ladder<F, Fut>(
     identity: &str,
     format: &ReplyFormat,
     names_refusal: fn(&str) -> bool,
+    same_as_next: &[StructuredOutput],
     mut send: F,
 ) -> anyhow::Result<serde_json::Value>
 where
@@ -149,7 +151,11 @@ where
         if !names_it {
             return Err(error);
         }
-        match step_down(identity, refused) {
+        let mut next = step_down(identity, refused);
+        while let Some(step) = next.filter(|s| same_as_next.contains(s)) {
+            next = step_down(identity, step);
+        }
+        match next {
             Some(weaker) => {
                 tracing::warn!(
                     model = %identity,

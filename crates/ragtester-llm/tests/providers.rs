@@ -434,6 +434,23 @@ async fn ollama_steps_from_a_schema_to_json_to_the_prompt() {
         .map(|r| r.body["format"].clone())
         .collect();
     assert_eq!(formats, [schema().schema, json!("json"), json!("json")]);
+
+    // A server that takes no format at all is asked with the schema in the prompt after one refusal of
+    // "json": Ollama has no rung between a schema and "json" to spend a request on.
+    let server = ScriptedServer::start().await;
+    server.push(Reply::status(400, r#"{"error":"invalid format"}"#));
+    server.push(Reply::status(400, r#"{"error":"invalid format"}"#));
+    let ollama = OllamaChat::new("old:1b".into(), &server.addr.to_string(), fast_policy()).unwrap();
+    ollama
+        .chat(&request_as(ReplyFormat::Schema(schema())))
+        .await
+        .unwrap();
+    let formats: Vec<Value> = server
+        .seen()
+        .iter()
+        .map(|r| r.body["format"].clone())
+        .collect();
+    assert_eq!(formats, [schema().schema, json!("json"), Value::Null]);
 }
 
 #[tokio::test]
