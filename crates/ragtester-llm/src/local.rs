@@ -4,8 +4,9 @@
 //! Gemma 3); the prompt is the model's own chat template (`tokenizer.chat_template`, rendered with minijinja);
 //! the tokenizer is `tokenizer.json` beside the file when present, else the one the GGUF carries. Decoding is
 //! greedy at temperature 0 and seeded sampling above it, and stops at end-of-turn, end-of-sequence or
-//! `max_tokens`. A request for JSON is decoded under its schema (see `json_constraint`): the reply is
-//! JSON the schema accepts, or cut short at `max_tokens`.
+//! `max_tokens`; free text gets llama.cpp's default repetition penalty (1.1 over the last 64 tokens). A
+//! request for JSON is decoded under its schema (see `json_constraint`): the reply is JSON the schema
+//! accepts, or cut short at `max_tokens`.
 
 use anyhow::{Context, Result, anyhow, bail};
 use candle_core::quantized::tokenizer::TokenizerFromGguf;
@@ -26,6 +27,15 @@ use crate::json_constraint::{JsonConstraint, masked};
 
 /// Replies are capped here when a request names no limit: tiny CPU models write slowly.
 const DEFAULT_MAX_TOKENS: u32 = 256;
+
+/// llama.cpp's default repetition penalty, over its default window of recent tokens, for free-text replies.
+const REPEAT_PENALTY: f32 = 1.1;
+const REPEAT_LAST_N: usize = 64;
+
+/// What replies depend on beyond the weights and the request: how this runner decodes (constrained JSON,
+/// the repetition penalty). Part of the model's identity, so cached replies of another decoding are not
+/// replayed as this one's.
+const LOCAL_DECODING: &str = "decode-v2";
 
 enum Weights {
     Llama(quantized_llama::ModelWeights),
@@ -118,7 +128,7 @@ impl ChatModel for LocalChat {
     }
 
     fn identity(&self) -> String {
-        format!("{}#{}", self.spec, self.digest)
+        format!("{}#{}#{LOCAL_DECODING}", self.spec, self.digest)
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
@@ -412,6 +422,15 @@ fn generate(loaded: &mut Loaded, request: &ChatRequest) -> Result<ChatResponse> 
             logits
         };
         index_pos += input.len();
+        // Not under a JSON grammar: there the penalty falls on the quotes and braces every reply repeats,
+        // and measured on Gemma 3 270M as judge it turned 1 in 34 unreadable verdicts into 9 in 34 (strings
+        // never closed before the token cap).
+        let logits = if generated.is_empty() || matcher.is_some() {
+            logits
+        } else {
+            let recent = &generated[generated.len().saturating_sub(REPEAT_LAST_N)..];
+            candle_transformers::utils::apply_repeat_penalty(&logits, REPEAT_PENALTY, recent)?
+        };
         let logits = match matcher.as_mut() {
             Some(m) => {
                 let mask = m
