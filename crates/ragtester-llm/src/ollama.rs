@@ -52,10 +52,7 @@ impl OllamaChat {
     }
 
     fn body_at(&self, request: &ChatRequest, step: Option<StructuredOutput>) -> Value {
-        let messages = match step {
-            Some(StructuredOutput::PromptOnly) => structured::with_schema_in_prompt(request),
-            _ => request.messages.clone(),
-        };
+        let messages = structured::messages_at(request, step);
         let mut options = json!({ "temperature": request.temperature });
         if let Some(m) = request.max_tokens {
             options["num_predict"] = json!(m);

@@ -63,10 +63,7 @@ impl OpenAiChat {
     }
 
     fn body_at(&self, request: &ChatRequest, step: Option<StructuredOutput>) -> Value {
-        let messages = match step {
-            Some(StructuredOutput::PromptOnly) => structured::with_schema_in_prompt(request),
-            _ => request.messages.clone(),
-        };
+        let messages = structured::messages_at(request, step);
         let mut body = json!({
             "model": self.model,
             "messages": messages,

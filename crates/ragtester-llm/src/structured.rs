@@ -170,10 +170,14 @@ where
     }
 }
 
-/// For a plain-text request that must still come back as JSON: the schema (or the bare demand for a JSON
-/// object) appended to the last message, so an unconstrained model sees exactly what to write.
-pub fn with_schema_in_prompt(request: &ChatRequest) -> Vec<Message> {
+/// The messages to send at `step`: the request's own, or — at the bottom of the ladder, where nothing is
+/// constrained — with the schema (or the bare demand for a JSON object) appended to the last message, so an
+/// unconstrained model sees exactly what to write.
+pub fn messages_at(request: &ChatRequest, step: Option<StructuredOutput>) -> Vec<Message> {
     let mut messages = request.messages.clone();
+    if step != Some(StructuredOutput::PromptOnly) {
+        return messages;
+    }
     let demand = match &request.format {
         ReplyFormat::Text => return messages,
         ReplyFormat::Json => "Reply with one JSON object only, no other text.".to_string(),

