@@ -653,7 +653,13 @@ pub async fn judge(run_dir: &Path, args: &JudgeArgs<'_>, models: &Models) -> Res
             ragtester_core::ids::stable_id("answers", &answers),
         ),
     );
-    let done = store.judged(&session)?;
+    // A judge error (an outage, an unreadable reply) is asked again rather than kept: resuming must not
+    // fix an error in place that a rerun could clear.
+    let done: Vec<_> = store
+        .judged(&session)?
+        .into_iter()
+        .filter(|v| v.status != ragtester_core::VerdictStatus::JudgeError)
+        .collect();
     if !done.is_empty() && !args.quiet {
         eprintln!(
             "resuming: {} of {} verdicts were made by an earlier judge of these answers",

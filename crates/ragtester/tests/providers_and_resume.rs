@@ -237,6 +237,61 @@ fn a_killed_judge_resumes_without_judging_twice() {
 }
 
 #[test]
+fn judge_errors_are_asked_again_when_the_judge_is_run_again() {
+    let server = ScriptedServer::start_in_background();
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite(tmp.path());
+    let run = tmp.path().join("run");
+    run_ok(&run_args(&suite, &run), &server.openai_base());
+    let cache = tempfile::tempdir().unwrap();
+    // The same judge at the same endpoint both times: one judging session, so only the judge-error rule
+    // decides what is asked again.
+    let judge = |attempts: &str| {
+        Command::new(env!("CARGO_BIN_EXE_ragtester"))
+            .args([
+                "judge",
+                run.to_str().unwrap(),
+                "--judge",
+                "openai:scripted",
+                "--quiet",
+            ])
+            .env("RAGTESTER_CACHE_DIR", cache.path())
+            .env("OPENAI_BASE_URL", server.openai_base())
+            .env("RAGTESTER_HTTP_ATTEMPTS", attempts)
+            .env("RAGTESTER_HTTP_TIMEOUT_S", "2")
+            .output()
+            .unwrap()
+    };
+    server.set_fail_percent(100);
+    let out = judge("1");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let verdicts: Vec<ragtester_core::Verdict> = read_jsonl(&run.join("verdicts.jsonl")).unwrap();
+    assert!(
+        verdicts
+            .iter()
+            .all(|v| v.status == VerdictStatus::JudgeError)
+    );
+
+    server.set_fail_percent(0);
+    let out = judge("3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let verdicts: Vec<ragtester_core::Verdict> = read_jsonl(&run.join("verdicts.jsonl")).unwrap();
+    assert!(
+        verdicts.iter().all(|v| v.status == VerdictStatus::Ok),
+        "{verdicts:?}"
+    );
+}
+
+#[test]
 fn provider_failures_are_recorded_errors_not_lost_cells() {
     let tmp = tempfile::tempdir().unwrap();
     let suite = suite(tmp.path());
