@@ -3,7 +3,7 @@
 # in-process runner (the chat_speed example) and llama-cpp-python's OpenAI-compatible server (default
 # threads), each RUNS greedy replies of at most MAX_TOKENS to a 210-token question about a passage, every
 # prompt different from the last so neither side reuses a cached prefix. Reply tokens per second count
-# prompt processing. Then the server once more with one prompt repeated: its prefix-cache speed-up.
+# prompt processing. Then each side once more with one prompt repeated: its prefix-cache speed-up.
 #
 #   cargo build --release -p ragtester-llm --example chat_speed
 #   PYTHON=$(scripts/real-tools.sh | tail -1) bench/local_speed.sh MODEL.gguf [MAX_TOKENS] [RUNS]

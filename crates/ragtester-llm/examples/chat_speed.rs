@@ -3,7 +3,7 @@
 //!
 //! Run `i` opens its system message with "Run i." so no two prompts share more than a few tokens: a server
 //! that reuses a cached prompt prefix (bench/local_speed.sh sends llama.cpp the same messages) processes
-//! every prompt in full, as this runner does.
+//! every prompt in full. Then the last prompt RUNS times more: what the runner's prompt-prefix cache saves.
 use ragtester_core::{ChatModel, ChatRequest, Message, TaskHint};
 use std::time::Instant;
 
@@ -21,7 +21,7 @@ async fn main() -> anyhow::Result<()> {
     let passage = "The battery of the e-bike is covered for 24 months or 500 charge cycles, whichever comes first. \
                    Damage from water immersion or from third-party chargers is not covered. "
         .repeat(4);
-    for run in 1..=runs {
+    let ask = |run: usize| {
         let mut request = ChatRequest::new(
             vec![
                 Message::system(format!("Run {run}. Answer from the passage only.")),
@@ -35,15 +35,29 @@ async fn main() -> anyhow::Result<()> {
             },
         );
         request.max_tokens = Some(max_tokens);
-        let t = Instant::now();
-        let reply = model.chat(&request).await?;
-        let s = t.elapsed().as_secs_f64();
-        println!(
-            "{} prompt + {} reply tokens in {s:.2} s: {:.1} reply tokens/s",
-            reply.usage.prompt_tokens,
-            reply.usage.completion_tokens,
-            reply.usage.completion_tokens as f64 / s
-        );
+        request
+    };
+    let time = |request: ChatRequest| {
+        let model = &model;
+        async move {
+            let t = Instant::now();
+            let reply = model.chat(&request).await?;
+            let s = t.elapsed().as_secs_f64();
+            println!(
+                "{} prompt + {} reply tokens in {s:.2} s: {:.1} reply tokens/s",
+                reply.usage.prompt_tokens,
+                reply.usage.completion_tokens,
+                reply.usage.completion_tokens as f64 / s
+            );
+            anyhow::Ok(())
+        }
+    };
+    for run in 1..=runs {
+        time(ask(run)).await?;
+    }
+    println!("== the same prompt again (the runner's prompt-prefix cache)");
+    for _ in 0..runs {
+        time(ask(runs)).await?;
     }
     Ok(())
 }

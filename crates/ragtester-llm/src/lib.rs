@@ -19,6 +19,7 @@ pub mod local;
 pub mod offline;
 pub mod ollama;
 pub mod openai;
+mod prefix_cache;
 mod rerankers;
 pub mod structured;
 pub mod target;

@@ -6,7 +6,8 @@
 //! greedy at temperature 0 and seeded sampling above it, and stops at end-of-turn, end-of-sequence or
 //! `max_tokens`; free text gets llama.cpp's default repetition penalty (1.1 over the last 64 tokens). A
 //! request for JSON is decoded under its schema (see `json_constraint`): the reply is JSON the schema
-//! accepts, or cut short at `max_tokens`.
+//! accepts, its free-text strings bounded so it fits `max_tokens`. Llama-style models resume from a kept
+//! state after a prompt opening they have seen before (see `prefix_cache`).
 
 use anyhow::{Context, Result, anyhow, bail};
 use candle_core::quantized::tokenizer::TokenizerFromGguf;
@@ -24,6 +25,7 @@ use std::sync::{Arc, Mutex};
 use tokenizers::Tokenizer;
 
 use crate::json_constraint::{JsonConstraint, masked};
+use crate::prefix_cache::PrefixCache;
 
 /// Replies are capped here when a request names no limit: tiny CPU models write slowly.
 const DEFAULT_MAX_TOKENS: u32 = 256;
@@ -35,7 +37,7 @@ const REPEAT_LAST_N: usize = 64;
 /// What replies depend on beyond the weights and the request: how this runner decodes (constrained JSON,
 /// the repetition penalty). Part of the model's identity, so cached replies of another decoding are not
 /// replayed as this one's.
-const LOCAL_DECODING: &str = "decode-v2";
+const LOCAL_DECODING: &str = "decode-v3";
 
 enum Weights {
     Llama(quantized_llama::ModelWeights),
@@ -57,6 +59,18 @@ impl Weights {
                 m.forward(input, index_pos)
             }
             Self::Gemma3(m) => m.forward(input, index_pos),
+        }
+    }
+
+    /// A copy of the model and its cache as they are, for a prompt-prefix cache: it must go on from there
+    /// with the rest of a prompt in one batch, and must not share a cache that later passes write into.
+    /// Llama-style models only: candle's Qwen 2 has no clone, its Qwen 3 writes a preallocated cache in
+    /// place on the CPU, and its Gemma 3 takes one token at a time after a prefix (feeding a judge's question
+    /// and answer that way costs more than the prefix saves).
+    fn snapshot(&self) -> Option<Self> {
+        match self {
+            Self::Llama(m) => Some(Self::Llama(m.clone())),
+            Self::Qwen2(_) | Self::Qwen3(_) | Self::Gemma3(_) => None,
         }
     }
 }
@@ -83,6 +97,7 @@ fn forward_tokens(
 
 struct Loaded {
     weights: Weights,
+    prefixes: PrefixCache<Weights>,
     tokenizer: Tokenizer,
     /// Built on the first JSON request (a trie over the vocabulary).
     constraint: Option<JsonConstraint>,
@@ -217,6 +232,7 @@ fn load(path: &Path) -> Result<Loaded> {
     };
     Ok(Loaded {
         weights,
+        prefixes: PrefixCache::new(),
         tokenizer,
         constraint: None,
         template,
@@ -362,6 +378,34 @@ pub fn render_template(
         .map_err(|e| anyhow!("cannot render the model's chat template: {e}"))
 }
 
+/// Makes `loaded.weights` ready for `prompt` and says how many of its tokens it has already seen: a kept
+/// state after a shared opening where there is one, and the opening this prompt shares with the previous
+/// one fed and kept on the way (see `prefix_cache`). Otherwise 0: the first forward pass resets the cache.
+fn start_state(loaded: &mut Loaded, prompt: &[u32], device: &Device) -> Result<usize> {
+    if loaded.weights.snapshot().is_none() {
+        return Ok(0);
+    }
+    let plan = loaded.prefixes.plan(prompt);
+    let start = match plan
+        .resume
+        .and_then(|(seen, state)| Some((seen, state.snapshot()?)))
+    {
+        Some((seen, state)) => {
+            loaded.weights = state;
+            seen
+        }
+        None => 0,
+    };
+    let Some(at) = plan.keep_at else {
+        return Ok(start);
+    };
+    forward_tokens(&mut loaded.weights, &prompt[start..at], start, device)?;
+    if let Some(state) = loaded.weights.snapshot() {
+        loaded.prefixes.keep(&prompt[..at], state);
+    }
+    Ok(at)
+}
+
 fn generate(loaded: &mut Loaded, request: &ChatRequest) -> Result<ChatResponse> {
     let mut messages = request.messages.clone();
     if request.format.is_json() {
@@ -371,7 +415,7 @@ fn generate(loaded: &mut Loaded, request: &ChatRequest) -> Result<ChatResponse> 
                 .push_str("\n\nReply with one JSON object only.");
         }
     }
-    let mut matcher = if request.format.is_json() {
+    let constrained = if request.format.is_json() {
         if loaded.constraint.is_none() {
             let vocab = loaded.tokenizer.get_vocab_size(true);
             loaded.constraint = Some(JsonConstraint::new(
@@ -381,17 +425,21 @@ fn generate(loaded: &mut Loaded, request: &ChatRequest) -> Result<ChatResponse> 
             )?);
         }
         let constraint = loaded.constraint.as_ref().expect("built above");
-        constraint.matcher(&request.format)?
+        constraint.constrain(&request.format, request.max_tokens, DEFAULT_MAX_TOKENS)?
     } else {
         None
     };
+    let max_new = constrained.as_ref().map_or_else(
+        || request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS) as usize,
+        |c| c.max_tokens,
+    );
+    let mut matcher = constrained.map(|c| c.matcher);
     let prompt = render_template(&loaded.template, &messages, &loaded.bos, &loaded.eos)?;
     let encoding = loaded
         .tokenizer
         .encode(prompt, false)
         .map_err(|e| anyhow!("cannot tokenize the prompt: {e}"))?;
     let tokens: Vec<u32> = encoding.get_ids().to_vec();
-    let max_new = request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS) as usize;
     if tokens.len() + max_new > loaded.context_len {
         bail!(
             "prompt of {} tokens plus {max_new} to write exceeds the model's context of {} tokens",
@@ -408,9 +456,9 @@ fn generate(loaded: &mut Loaded, request: &ChatRequest) -> Result<ChatResponse> 
         .wrapping_add(u64::from(request.sample).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let mut sampler = LogitsProcessor::new(seed, temperature, None);
     let device = Device::Cpu;
+    let mut index_pos = start_state(loaded, &tokens, &device)?;
     let mut generated: Vec<u32> = Vec::new();
-    let mut index_pos = 0;
-    let mut input = tokens;
+    let mut input = tokens[index_pos..].to_vec();
     while generated.len() < max_new {
         let logits = forward_tokens(&mut loaded.weights, &input, index_pos, &device)?;
         let logits = logits.squeeze(0)?.to_dtype(candle_core::DType::F32)?;
@@ -579,6 +627,49 @@ mod tests {
             mean < 0.02 * spread,
             "logits moved by {mean} on average (spread {spread})"
         );
+    }
+
+    /// Prompts that open with the same system text: the second keeps a state after it, the third starts
+    /// there, and every reply is the reply a fresh model gives (greedy), token for token.
+    #[test]
+    fn replies_after_a_reused_prefix_are_the_replies_of_a_fresh_model() {
+        let path = ragtester_testkit::smollm2_gguf();
+        let system = "You check answers against a handbook. Rate each answer for faithfulness, relevance, \
+            completeness and clarity, say whether it refuses, and give one short reason per criterion. "
+            .repeat(3);
+        let ask = |question: &str| {
+            let mut request = ChatRequest::new(
+                vec![Message::system(system.clone()), Message::user(question)],
+                ragtester_core::TaskHint::Answer {
+                    query: question.into(),
+                    contexts: Vec::new(),
+                },
+            );
+            request.max_tokens = Some(24);
+            request
+        };
+        let questions = [
+            "Is the warranty 24 months?",
+            "What does the battery cover exclude?",
+            "Can third-party chargers be used?",
+        ];
+        let mut reused = load(&path).unwrap();
+        let replies: Vec<String> = questions
+            .iter()
+            .map(|q| generate(&mut reused, &ask(q)).unwrap().content)
+            .collect();
+        assert_eq!(
+            reused.prefixes.kept(),
+            1,
+            "a state after the shared system text"
+        );
+        for (question, reply) in questions.iter().zip(&replies) {
+            let mut fresh = load(&path).unwrap();
+            assert_eq!(
+                &generate(&mut fresh, &ask(question)).unwrap().content,
+                reply
+            );
+        }
     }
 
     #[test]

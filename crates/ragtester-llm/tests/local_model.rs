@@ -65,6 +65,40 @@ async fn prompts_beyond_the_context_are_refused_with_a_reason() {
     );
 }
 
+/// A reply asked for far more text than its token limit holds is still complete JSON: the grammar closes
+/// each free-text string at a length that leaves room for the rest of the object. Unbounded, the story runs
+/// to the limit and the JSON is cut off.
+#[tokio::test]
+async fn a_schema_reply_fits_its_token_limit() {
+    let model = LocalChat::load(&smollm2()).unwrap();
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "story": { "type": "string" },
+            "moral": { "type": "string" },
+            "stars": { "type": "integer", "enum": [1, 2, 3] }
+        },
+        "required": ["story", "moral", "stars"],
+        "additionalProperties": false
+    });
+    let mut req = request(
+        "Write a very long story about a dragon who guards a library, with many details, then its moral.",
+        48,
+    );
+    req.format = ragtester_core::ReplyFormat::Schema(ragtester_core::OutputSchema {
+        name: "story".into(),
+        schema,
+    });
+    let reply = model.chat(&req).await.unwrap();
+    assert!(reply.usage.completion_tokens <= 48);
+    let value: serde_json::Value = serde_json::from_str(&reply.content)
+        .unwrap_or_else(|e| panic!("not complete JSON ({e}): {}", reply.content));
+    assert!(
+        value["story"].is_string() && value["moral"].is_string() && value["stars"].is_i64(),
+        "{value}"
+    );
+}
+
 /// Constrained decoding: whatever the model would have written, the reply is JSON the schema accepts — a
 /// hard schema (an enum, an integer range, required keys, nothing else) at greedy and sampled decoding.
 #[tokio::test]
