@@ -30,7 +30,7 @@ pub enum System {
 }
 
 /// Build every configuration's pipeline. Unknown specs fail here, before any cell runs.
-/// Builds a chat model from a spec; the binary passes one that adds the response cache.
+/// Builds a chat model from a spec; the pipeline passes one that adds the response cache.
 pub type ModelFactory<'a> = &'a dyn Fn(&str) -> Result<Arc<dyn ChatModel>>;
 
 /// How pipelines get their models.

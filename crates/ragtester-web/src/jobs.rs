@@ -1,10 +1,9 @@
 //! Jobs the UI starts (generate documents, a suite, a matrix run, judging, an audit), each on its own thread,
-//! with progress the UI polls. The stages themselves are the binary's: it hands them in as [`Stages`], so this
-//! crate knows HTTP and the workspace, never how a model is called.
+//! with progress the UI polls. The stages themselves are the pipeline's (see `stages.rs`): this module knows
+//! threads and job state, never how a model is called.
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -84,41 +83,6 @@ fn english() -> String {
 }
 fn four() -> usize {
     4
-}
-
-/// The binary's stages, as the UI drives them. Each returns a one-line description of what it made.
-/// Futures need not be `Send`: every job runs on its own thread and runtime.
-#[async_trait::async_trait(?Send)]
-pub trait Stages: Send + Sync + 'static {
-    /// Write the bundled sample documents into `dir`.
-    fn write_samples(&self, dir: &Path) -> Result<usize>;
-    async fn generate_documents(
-        &self,
-        req: &DocgenRequest,
-        dir: &Path,
-        job: &Job,
-    ) -> Result<String>;
-    async fn generate_suite(
-        &self,
-        req: &SuiteRequest,
-        docs: &[PathBuf],
-        out: &Path,
-        job: &Job,
-    ) -> Result<String>;
-    /// Run, judge and report into `run_dir` (a new directory).
-    async fn run_matrix(
-        &self,
-        req: &RunRequest,
-        docs: &[PathBuf],
-        suite: &Path,
-        run_dir: &Path,
-        job: &Job,
-    ) -> Result<String>;
-    async fn judge(&self, judges: &[String], run_dir: &Path, job: &Job) -> Result<String>;
-    /// Draw the audit sample into `run_dir/audit.csv` (labels empty).
-    async fn audit_sample(&self, run_dir: &Path, job: &Job) -> Result<String>;
-    /// Score the labelled `run_dir/audit.csv` into audit.json and the report.
-    async fn audit_score(&self, run_dir: &Path, job: &Job) -> Result<String>;
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -4,16 +4,18 @@
 //! comparison and audit labelling. Page, script and style are embedded in the binary; the page builds every
 //! element with text nodes, never HTML from data, and a Content-Security-Policy forbids inline script.
 //!
-//! This crate knows HTTP, the workspace layout and the records; it runs no stage itself: the binary hands
-//! them in as [`Stages`].
+//! This crate knows HTTP, the workspace layout and the records; its jobs call the stages of
+//! `ragtester-pipeline` directly ([`Stages`]), with the pipeline's events on the job the page polls.
 
 mod api;
 pub mod audit_sheet;
 pub mod jobs;
 pub mod results;
+mod stages;
 pub mod workspace;
 
-pub use jobs::{DocgenRequest, Job, JudgeRequest, RunRequest, Stages, SuiteRequest};
+pub use jobs::{DocgenRequest, Job, JudgeRequest, RunRequest, SuiteRequest};
+pub use stages::Stages;
 pub use workspace::Workspace;
 
 use anyhow::{Context, Result};
@@ -75,7 +77,7 @@ impl RunCache {
 pub struct AppState {
     pub workspace: Workspace,
     pub jobs: jobs::Jobs,
-    pub stages: Arc<dyn Stages>,
+    pub stages: Arc<Stages>,
     pub runs: RunCache,
 }
 

@@ -1,11 +1,13 @@
 //! Command-line definitions and dispatch.
 
-use crate::stages::{self, GenerateArgs, RunArgs};
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use ragtester_core::config::{MatrixSettings, PriceTable, ProjectConfig, RunSettings};
 use ragtester_core::{ChunkStrategy, ChunkingSettings, Configuration, Generator, RetrieverKind};
 use ragtester_core::{ModelSettings, ModelTable, Sampling};
+use ragtester_pipeline::generate::{GenerateArgs, parse_generators};
+use ragtester_pipeline::run::RunArgs;
+use ragtester_pipeline::{Events, Models};
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -467,22 +469,6 @@ fn parse_category_threshold(text: &str) -> Result<(ragtester_core::Category, f64
     Ok((category, share))
 }
 
-pub(crate) fn parse_generators(names: &[String]) -> Result<Vec<Generator>> {
-    let mut out = Vec::new();
-    for n in names {
-        let g = match n.as_str() {
-            "ragtester" => Generator::Ragtester,
-            "baseline" => Generator::Baseline,
-            "planted" => Generator::Planted,
-            other => bail!("unknown strategy `{other}`: expected ragtester, baseline or planted"),
-        };
-        if !out.contains(&g) {
-            out.push(g);
-        }
-    }
-    Ok(out)
-}
-
 /// What a `run` runs and under which settings: the config file's, with flags over them.
 struct RunPlan {
     configs: Vec<Configuration>,
@@ -623,13 +609,15 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         ..Default::default()
     };
     fallback.validate("--requests-per-minute/--tokens-per-minute")?;
-    let shared_models = std::sync::Arc::new(stages::Models::new(
+    let shared_models = std::sync::Arc::new(Models::new(
         !cli.no_cache,
         cli.refresh_cache,
         flags,
         fallback,
     )?);
     let models = &*shared_models;
+    let terminal = crate::render::Terminal::new(cli.command.quiet());
+    let events: &dyn Events = &terminal;
     match cli.command {
         Command::Ingest {
             paths,
@@ -641,7 +629,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 strip_running_lines: !keep_running_lines,
                 max_file_bytes: max_file_mb.saturating_mul(1024 * 1024),
             };
-            let (docs, failed) = stages::ingest_with(&paths, &options)?;
+            let (docs, failed) = ragtester_pipeline::ingest::ingest_with(&paths, &options, events)?;
             let path = out.join("documents.jsonl");
             ragtester_core::write_jsonl_atomic(&path, &docs)?;
             eprintln!("wrote {} documents to {}", docs.len(), path.display());
@@ -649,7 +637,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         }
         Command::Generate(g) => {
             let generators = parse_generators(&g.strategies)?;
-            let (docs, failed) = stages::ingest(&g.docs)?;
+            let (docs, failed) = ragtester_pipeline::ingest::ingest(&g.docs, events)?;
             let critic = ragtester_core::config::critic_spec(g.critic.as_deref(), &g.llm);
             if g.budget_tokens == Some(0) {
                 bail!("--budget-tokens must be at least 1");
@@ -676,7 +664,9 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 sampling: Sampling::default(),
                 prompts: g.prompts,
             };
-            let generated = stages::generate(&docs, &args, &g.out, models).await?;
+            let generated =
+                ragtester_pipeline::generate::generate(&docs, &args, &g.out, models, events)
+                    .await?;
             eprintln!(
                 "wrote {} cases to {}",
                 generated.cases.len(),
@@ -693,8 +683,8 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         Command::Run(run) => {
             let plan = configurations_from_flags(&run)?;
             models.configure(&plan.models);
-            let budget = stages::budget_of(&plan.settings, &plan.prices);
-            let (docs, failed) = stages::ingest(&run.docs)?;
+            let budget = ragtester_pipeline::run::budget_of(&plan.settings, &plan.prices);
+            let (docs, failed) = ragtester_pipeline::ingest::ingest(&run.docs, events)?;
             let cases: Vec<ragtester_core::TestCase> = ragtester_core::read_jsonl(&run.suite)
                 .with_context(|| format!("cannot read suite {}", run.suite.display()))?;
             if cases.is_empty() {
@@ -703,15 +693,18 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             if run.dry_run {
                 print!(
                     "{}",
-                    stages::estimate(&cases, &plan.configs, &plan.prices, &plan.settings)
+                    ragtester_pipeline::run::estimate(
+                        &cases,
+                        &plan.configs,
+                        &plan.prices,
+                        &plan.settings
+                    )
                 );
                 return Ok(0);
             }
-            stages::save_prices(&run.out, &plan.prices)?;
-            let outcome = stages::run(
+            ragtester_pipeline::run_dir::save_prices(&run.out, &plan.prices)?;
+            let outcome = ragtester_pipeline::run::run(
                 &RunArgs {
-                    quiet: run.quiet,
-                    observer: None,
                     docs: &docs,
                     cases: &cases,
                     configs: &plan.configs,
@@ -723,6 +716,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                     budget,
                 },
                 models,
+                events,
             )
             .await?;
             if outcome.over_budget > 0 {
@@ -741,18 +735,17 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             panel,
             prompts,
             concurrency,
-            quiet,
+            quiet: _,
         } => {
-            let args = stages::JudgeArgs {
+            let args = ragtester_pipeline::judge::JudgeArgs {
                 judges: &judges,
-                quiet,
                 samples,
                 panel: ragtester_judge::PanelMethod::parse(&panel)?,
                 concurrency,
                 sampling: Sampling::default(),
                 prompts: prompts.as_deref(),
             };
-            let errors = stages::judge(&run_dir, &args, models).await?;
+            let errors = ragtester_pipeline::judge::judge(&run_dir, &args, models, events).await?;
             Ok(if errors > 0 { crate::EXIT_PARTIAL } else { 0 })
         }
         Command::Export {
@@ -761,13 +754,13 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             out,
             docs,
             config,
-        } => crate::interop::export(&input, &format, &out, &docs, config.as_deref()),
+        } => crate::interop::export(&input, &format, &out, &docs, config.as_deref(), events),
         Command::Import {
             input,
             format,
             docs,
             out,
-        } => crate::interop::import(&input, &format, &docs, &out),
+        } => crate::interop::import(&input, &format, &docs, &out, events),
         Command::Audit {
             run_dir,
             confidence,
@@ -777,7 +770,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             judges,
             concurrency,
         } => {
-            let args = crate::audit::AuditArgs {
+            let args = ragtester_pipeline::audit::AuditArgs {
                 run_dir: &run_dir,
                 confidence,
                 margin,
@@ -786,7 +779,12 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 judges: &judges,
                 concurrency,
             };
-            crate::audit::audit(&args, models).await
+            if let ragtester_pipeline::audit::AuditOutcome::Scored(summary) =
+                ragtester_pipeline::audit::audit(&args, models, events).await?
+            {
+                println!("{}", ragtester_report::render_audit(&summary));
+            }
+            Ok(0)
         }
         Command::Report {
             run_dir,
@@ -796,7 +794,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             max_over_refusal,
             max_hallucination,
         } => {
-            let summary = stages::report(&run_dir)?;
+            let summary = ragtester_pipeline::report::report(&run_dir, events)?;
             print!("{}", ragtester_report::render_table(&summary));
             let gates = ragtester_report::Gates {
                 fail_under,
@@ -805,7 +803,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 max_over_refusal,
                 max_hallucination,
             };
-            Ok(stages::gate_code(&summary, &gates))
+            Ok(gate_code(&summary, &gates))
         }
         Command::Diff {
             before,
@@ -841,7 +839,15 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             let corpus = project.corpus.as_ref().with_context(|| {
                 format!("config file {} has no [corpus] paths", config.display())
             })?;
-            stages::full_pipeline(&corpus.paths, &project, &out, models).await
+            let outcome = ragtester_pipeline::full::full_pipeline(
+                &corpus.paths,
+                &project,
+                &out,
+                models,
+                events,
+            )
+            .await?;
+            Ok(print_outcome(&outcome, &out))
         }
         Command::Bench(BenchCommand::Retrieval {
             beir,
@@ -910,8 +916,8 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             .await
         }
         Command::Docgen(args) => {
-            let written = crate::docgen::docgen(
-                &crate::docgen::DocgenArgs {
+            let written = ragtester_pipeline::docgen::docgen(
+                &ragtester_pipeline::docgen::DocgenArgs {
                     request: args.request()?,
                     llm: &args.llm,
                     count: args.count,
@@ -920,7 +926,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                     format: args.format()?,
                 },
                 models,
-                &|made| eprintln!("  {made}/{} documents", args.count),
+                events,
             )
             .await?;
             for path in &written {
@@ -943,7 +949,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             let state = ragtester_web::AppState {
                 workspace: ragtester_web::Workspace::open(&workspace, &runs)?,
                 jobs: Default::default(),
-                stages: std::sync::Arc::new(crate::serve::CliStages {
+                stages: std::sync::Arc::new(ragtester_web::Stages {
                     models: shared_models.clone(),
                 }),
                 runs: Default::default(),
@@ -967,7 +973,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             } else {
                 rerankers
             };
-            let corpus = crate::bundled::write_corpus(&out.join("corpus"))?;
+            let corpus = ragtester_pipeline::bundled::write_corpus(&out.join("corpus"))?;
             // Generated documents beside the real ones (the report separates them, the paper's RQ3):
             // planted facts in English and Chinese, whose cases have exact ground truth, typeset as PDFs
             // (the English one with layout noise) and read back by the PDF loader like any real PDF.
@@ -977,8 +983,8 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                     .with_context(|| format!("cannot clear {}", generated.display()))?;
             }
             for language in ["en", "zh"] {
-                crate::docgen::docgen(
-                    &crate::docgen::DocgenArgs {
+                ragtester_pipeline::docgen::docgen(
+                    &ragtester_pipeline::docgen::DocgenArgs {
                         request: ragtester_docgen::DocRequest {
                             language: language.into(),
                             words: 300,
@@ -988,10 +994,10 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                         count: 1,
                         out: &generated,
                         prompts: None,
-                        format: crate::docgen::demo_format(language),
+                        format: ragtester_pipeline::docgen::demo_format(language, events),
                     },
                     models,
-                    &|_| {},
+                    &ragtester_pipeline::Silent,
                 )
                 .await?;
             }
@@ -1022,7 +1028,10 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 Generator::Baseline,
                 Generator::Planted,
             ];
-            stages::full_pipeline(&[corpus], &project, &out, models).await
+            let outcome =
+                ragtester_pipeline::full::full_pipeline(&[corpus], &project, &out, models, events)
+                    .await?;
+            Ok(print_outcome(&outcome, &out))
         }
     }
 }
@@ -1045,4 +1054,69 @@ fn demo_embedders() -> Vec<String> {
         );
     }
     out
+}
+
+impl Command {
+    /// `--quiet`: no progress bar or progress lines.
+    fn quiet(&self) -> bool {
+        match self {
+            Command::Run(run) => run.quiet,
+            Command::Judge { quiet, .. } => *quiet,
+            _ => false,
+        }
+    }
+}
+
+/// The matrix table and where the report is; exit code 3 when inputs, cells or verdicts were left out.
+fn print_outcome(outcome: &ragtester_pipeline::full::PipelineOutcome, out: &std::path::Path) -> u8 {
+    println!();
+    print!("{}", ragtester_report::render_table(&outcome.summary));
+    println!();
+    println!("report: {}", out.join("report.html").display());
+    println!("summary: {}", out.join("summary.json").display());
+    if outcome.partial() {
+        crate::EXIT_PARTIAL
+    } else {
+        0
+    }
+}
+
+/// Exit code 4 when a configuration misses a gate; each miss is printed.
+fn gate_code(summary: &ragtester_report::Summary, gates: &ragtester_report::Gates) -> u8 {
+    let misses = ragtester_report::check_gates(summary, gates);
+    for miss in &misses {
+        eprintln!("gate: {miss}");
+    }
+    if misses.is_empty() {
+        0
+    } else {
+        crate::EXIT_THRESHOLD
+    }
+}
+
+impl DocgenCli {
+    pub fn format(&self) -> Result<ragtester_docgen::OutputFormat> {
+        if !(self.pdf || self.noise) {
+            return Ok(ragtester_docgen::OutputFormat::Markdown);
+        }
+        #[cfg(feature = "pdf")]
+        return Ok(ragtester_docgen::OutputFormat::Pdf { noise: self.noise });
+        #[cfg(not(feature = "pdf"))]
+        anyhow::bail!(
+            "this ragtester was built without the `pdf` feature: generated documents are Markdown only"
+        )
+    }
+
+    pub fn request(&self) -> Result<ragtester_docgen::DocRequest> {
+        Ok(ragtester_docgen::DocRequest {
+            title: self.title.clone(),
+            topic: self.topic.clone(),
+            language: self.language.clone(),
+            words: self.words,
+            detail: ragtester_docgen::Detail::parse(&self.detail)?,
+            tone: self.tone.clone(),
+            sections: self.sections.clone(),
+            seed: self.seed,
+        })
+    }
 }

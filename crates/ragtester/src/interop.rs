@@ -1,8 +1,9 @@
 //! `ragtester export` and `ragtester import`: suites and answered cells as RAGAS or DeepEval datasets.
 
-use crate::stages;
 use anyhow::{Context, Result, bail};
 use ragtester_core::{Answer, Configuration, Document, TestCase, read_jsonl};
+use ragtester_pipeline::Events;
+use ragtester_pipeline::ingest::ingest;
 use ragtester_testgen::interop::{self, Shape};
 use std::path::{Path, PathBuf};
 
@@ -12,6 +13,7 @@ pub fn export(
     out: &Path,
     docs: &[PathBuf],
     config: Option<&str>,
+    events: &dyn Events,
 ) -> Result<u8> {
     let shape = Shape::parse(format)?;
     let (cases, documents, answers): (Vec<TestCase>, Vec<Document>, Option<Vec<Answer>>) = if input
@@ -49,7 +51,7 @@ pub fn export(
         if docs.is_empty() {
             bail!("exporting a suite file needs --docs, for the text of its source spans");
         }
-        (cases, stages::ingest(docs)?.0, None)
+        (cases, ingest(docs, events)?.0, None)
     };
     let rows = interop::export_rows(shape, &cases, &documents, answers.as_deref());
     let bytes = interop::write_rows(&rows, interop::FileFormat::of(out), shape)?;
@@ -58,10 +60,16 @@ pub fn export(
     Ok(0)
 }
 
-pub fn import(input: &Path, format: &str, docs: &[PathBuf], out: &Path) -> Result<u8> {
+pub fn import(
+    input: &Path,
+    format: &str,
+    docs: &[PathBuf],
+    out: &Path,
+    events: &dyn Events,
+) -> Result<u8> {
     let shape = Shape::parse(format)?;
     let rows = interop::read_rows(input, shape)?;
-    let (documents, failed) = stages::ingest(docs)?;
+    let (documents, failed) = ingest(docs, events)?;
     let imported = interop::import_rows(shape, &rows, &documents);
     for r in &imported.rejected {
         eprintln!("note: {}: {r}", input.display());

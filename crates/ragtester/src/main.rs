@@ -1,22 +1,15 @@
 //! The `ragtester` command line: the only crate that knows the terminal, argument parsing and exit codes.
-//! Each command is a thin wrapper over the stage functions in `stages.rs`.
+//! Each command is a thin wrapper over the stages of `ragtester-pipeline`, whose events `render.rs` draws.
 //!
 //! Exit codes: 0 success; 1 error (nothing usable was produced); 2 usage error; 3 partial success (some
 //! inputs failed and were reported, the rest was processed); 4 a `--fail-under` threshold was not met; 5 the
 //! budget was spent (a run to resume, a suite to generate again with a larger budget).
 
-mod audit;
 mod bench;
 mod bench_oracle;
-mod bundled;
 mod cli;
-mod corpus;
-mod docgen;
 mod interop;
-mod manifest;
-mod models;
-mod serve;
-mod stages;
+mod render;
 
 use clap::Parser;
 use std::process::ExitCode;

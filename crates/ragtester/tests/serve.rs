@@ -359,6 +359,33 @@ async fn a_failing_job_reports_why_and_read_only_runs_stay_read_only() {
     .await;
     assert_eq!(done["status"], "failed", "{done}");
     assert!(!done["error"].as_str().unwrap().is_empty());
+    // Beside a readable one, the job goes on, and its log says which file failed and why (the stage's
+    // events, not the server's stderr).
+    std::fs::write(
+        ws.join("docs/good.md"),
+        "# Pump\n\nThe pump runs at 4.5 bar. The filter is changed every 90 days.",
+    )
+    .unwrap();
+    let done = job(
+        &client,
+        &base,
+        "/api/jobs/suite",
+        json!({"name": "s", "strategies": ["ragtester"], "n_test": 1}),
+    )
+    .await;
+    assert_eq!(done["status"], "done", "{done}");
+    let log: Vec<&str> = done["log"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(
+        log.iter()
+            .any(|l| l.starts_with("error: ") && l.contains("broken.pdf")),
+        "{log:?}"
+    );
+    assert!(log.contains(&"ingested 1 documents (1 failed)"), "{log:?}");
     // An unknown model spec fails the docgen job, and the error says which.
     let done = job(
         &client,

@@ -3,7 +3,9 @@
 //! to label it; with `--labels FILE` (that CSV, filled in) or `--judge SPEC…` (a panel of larger judges
 //! re-judging the sample) it writes RUN/audit.json, which the report shows.
 
-use crate::stages::{self, AUDIT_FILE, Models};
+use crate::events::Events;
+use crate::models::Models;
+use crate::run_dir::AUDIT_FILE;
 use anyhow::{Context, Result, bail};
 use ragtester_core::{Answer, TestCase, Verdict, read_jsonl};
 use ragtester_judge::audit::{self, AuditPlan};
@@ -33,8 +35,20 @@ const COLUMNS: [&str; 9] = [
     "label",
 ];
 
-/// Returns the exit code.
-pub async fn audit(args: &AuditArgs<'_>, models: &Models) -> Result<u8> {
+/// How an audit ended.
+pub enum AuditOutcome {
+    /// No labels yet: the sample was written to this sheet for a person to label.
+    Sheet(std::path::PathBuf),
+    /// The labelled sample scored (written to audit.json, and the report redone).
+    Scored(ragtester_core::oracle::AuditSummary),
+}
+
+pub async fn audit(
+    args: &AuditArgs<'_>,
+    models: &Models,
+    events: &dyn Events,
+) -> Result<AuditOutcome> {
+    events.stage("audit");
     let within = |x: f64| x > 0.0 && x < 1.0;
     if !(within(args.confidence) && within(args.margin)) {
         bail!("--confidence and --margin must lie strictly between 0 and 1");
@@ -58,13 +72,13 @@ pub async fn audit(args: &AuditArgs<'_>, models: &Models) -> Result<u8> {
         sample_size: chosen.len(),
     };
     let sample: Vec<&Verdict> = chosen.iter().map(|&i| failures[i]).collect();
-    eprintln!(
+    events.info(format!(
         "{} reported failures; audit sample of {} (Cochran, {:.0}% confidence, ±{:.0}%)",
         plan.failures,
         plan.sample_size,
         args.confidence * 100.0,
         args.margin * 100.0
-    );
+    ));
     let case_of: HashMap<&str, &TestCase> = cases.iter().map(|c| (c.id.as_str(), c)).collect();
     let answer_of: HashMap<(&str, &str), &Answer> = answers
         .iter()
@@ -78,29 +92,28 @@ pub async fn audit(args: &AuditArgs<'_>, models: &Models) -> Result<u8> {
     } else {
         let path = dir.join("audit.csv");
         write_sheet(&path, &sample, &case_of, &answer_of)?;
-        eprintln!(
+        events.info(format!(
             "wrote {}: fill its `label` column with true (a real failure) or false (a false alarm), then run\n  \
              ragtester audit {} --labels {}",
             path.display(),
             dir.display(),
             path.display()
-        );
-        return Ok(0);
+        ));
+        return Ok(AuditOutcome::Sheet(path));
     };
     let summary = audit::summarise(&plan, &labeller, &labels);
     ragtester_core::record::write_atomic(
         &dir.join(AUDIT_FILE),
         serde_json::to_string_pretty(&summary)?.as_bytes(),
     )?;
-    println!("{}", ragtester_report::render_audit(&summary));
     if summary.labelled < summary.sample_size {
-        eprintln!(
-            "note: {} of the sample are unlabelled; the interval is wider than planned",
+        events.note(format!(
+            "{} of the sample are unlabelled; the interval is wider than planned",
             summary.sample_size - summary.labelled
-        );
+        ));
     }
-    stages::report(dir)?;
-    Ok(0)
+    crate::report::report(dir, events)?;
+    Ok(AuditOutcome::Scored(summary))
 }
 
 fn write_sheet(

@@ -1,21 +1,28 @@
-//! `ragtester serve`: the web UI's jobs, carried out by the same stages as the commands.
+//! The web UI's jobs, carried out by the pipeline's stages — the same as the commands run — with the
+//! pipeline's events landing on the job the page polls: its stage, progress, and every message.
 
-use crate::stages::{self, GenerateArgs, JudgeArgs, Models, RunArgs};
+use crate::jobs::{DocgenRequest, Job, RunRequest, SuiteRequest};
 use anyhow::{Context, Result, bail};
 use ragtester_core::config::{MatrixSettings, ProjectConfig};
 use ragtester_core::{RetrieverKind, TestCase, read_jsonl};
-use ragtester_web::{DocgenRequest, Job, RunRequest, Stages, SuiteRequest};
+use ragtester_pipeline::generate::{GenerateArgs, generate, parse_generators};
+use ragtester_pipeline::ingest::ingest;
+use ragtester_pipeline::judge::{JudgeArgs, judge};
+use ragtester_pipeline::report::report;
+use ragtester_pipeline::run::{RunArgs, run};
+use ragtester_pipeline::{Event, Events, Models};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub struct CliStages {
+/// The stages as the UI drives them. Each returns a one-line description of what it made. Futures need
+/// not be `Send`: every job runs on its own thread and runtime.
+pub struct Stages {
     pub models: Arc<Models>,
 }
 
 fn judge_args(judges: &[String]) -> JudgeArgs<'_> {
     JudgeArgs {
         judges,
-        quiet: true,
         samples: 1,
         panel: ragtester_judge::PanelMethod::Majority,
         concurrency: 4,
@@ -31,10 +38,9 @@ async fn judge_and_report(
     models: &Models,
     job: &Job,
 ) -> Result<String> {
-    job.stage("judge");
-    let errors = stages::judge(run_dir, &judge_args(judges), models).await?;
-    job.stage("report");
-    let summary = stages::report(run_dir)?;
+    let events = JobEvents(job);
+    let errors = judge(run_dir, &judge_args(judges), models, &events).await?;
+    let summary = report(run_dir, &events)?;
     let judged: usize = summary.configs.iter().map(|c| c.passed + c.failed).sum();
     let passed: usize = summary.configs.iter().map(|c| c.passed).sum();
     Ok(format!(
@@ -43,11 +49,11 @@ async fn judge_and_report(
     ))
 }
 
-#[async_trait::async_trait(?Send)]
-impl Stages for CliStages {
-    fn write_samples(&self, dir: &Path) -> Result<usize> {
+impl Stages {
+    /// Write the bundled sample documents into `dir`.
+    pub fn write_samples(&self, dir: &Path) -> Result<usize> {
         let staging = tempfile::tempdir()?;
-        let corpus = crate::bundled::write_corpus(staging.path())?;
+        let corpus = ragtester_pipeline::bundled::write_corpus(staging.path())?;
         let mut n = 0;
         for entry in std::fs::read_dir(&corpus)? {
             let path = entry?.path();
@@ -60,13 +66,12 @@ impl Stages for CliStages {
         Ok(n)
     }
 
-    async fn generate_documents(
+    pub async fn generate_documents(
         &self,
         req: &DocgenRequest,
         dir: &Path,
         job: &Job,
     ) -> Result<String> {
-        job.stage("docgen");
         let request = ragtester_docgen::DocRequest {
             topic: req.topic.clone(),
             language: req.language.clone(),
@@ -74,24 +79,17 @@ impl Stages for CliStages {
             ..Default::default()
         };
         let count = req.count;
-        let written = crate::docgen::docgen(
-            &crate::docgen::DocgenArgs {
+        let written = ragtester_pipeline::docgen::docgen(
+            &ragtester_pipeline::docgen::DocgenArgs {
                 request,
                 llm: &req.llm,
                 count,
                 out: dir,
                 prompts: None,
-                format: match req.format.as_str() {
-                    "markdown" => ragtester_docgen::OutputFormat::Markdown,
-                    #[cfg(feature = "pdf")]
-                    "pdf" => ragtester_docgen::OutputFormat::Pdf { noise: false },
-                    #[cfg(feature = "pdf")]
-                    "pdf-noise" => ragtester_docgen::OutputFormat::Pdf { noise: true },
-                    other => bail!("unknown document format `{other}` (markdown, pdf, pdf-noise)"),
-                },
+                format: ragtester_pipeline::docgen::format_named(&req.format)?,
             },
             &self.models,
-            &|made| job.progress(made, count, 0),
+            &JobEvents(job),
         )
         .await?;
         let names: Vec<String> = written
@@ -105,25 +103,19 @@ impl Stages for CliStages {
         ))
     }
 
-    async fn generate_suite(
+    pub async fn generate_suite(
         &self,
         req: &SuiteRequest,
         docs: &[PathBuf],
         out: &Path,
         job: &Job,
     ) -> Result<String> {
-        job.stage("ingest");
-        let (documents, failed) = stages::ingest(docs)?;
-        if failed > 0 {
-            job.log(format!(
-                "{failed} documents could not be read (see the server log)"
-            ));
-        }
-        job.stage("generate");
-        let cases = stages::generate(
+        let events = JobEvents(job);
+        let (documents, _) = ingest(docs, &events)?;
+        let cases = generate(
             &documents,
             &GenerateArgs {
-                generators: crate::cli::parse_generators(&req.strategies)?,
+                generators: parse_generators(&req.strategies)?,
                 n_test: req.n_test,
                 n_complex: req.n_complex,
                 llm: req.llm.clone(),
@@ -137,6 +129,7 @@ impl Stages for CliStages {
             },
             out,
             &self.models,
+            &events,
         )
         .await?
         .cases;
@@ -147,7 +140,7 @@ impl Stages for CliStages {
         ))
     }
 
-    async fn run_matrix(
+    pub async fn run_matrix(
         &self,
         req: &RunRequest,
         docs: &[PathBuf],
@@ -175,16 +168,12 @@ impl Stages for CliStages {
             ..Default::default()
         };
         let configs = project.configurations()?;
-        job.stage("ingest");
-        let (documents, _) = stages::ingest(docs)?;
+        let events = JobEvents(job);
+        let (documents, _) = ingest(docs, &events)?;
         let cases: Vec<TestCase> = read_jsonl(suite)?;
         std::fs::create_dir_all(run_dir)?;
-        job.stage("run");
-        let observer = |c: &ragtester_exec::Counts| job.progress(c.done, c.total, c.errors);
-        let outcome = stages::run(
+        let outcome = run(
             &RunArgs {
-                quiet: true,
-                observer: Some(&observer),
                 docs: &documents,
                 cases: &cases,
                 configs: &configs,
@@ -196,6 +185,7 @@ impl Stages for CliStages {
                 budget: None,
             },
             &self.models,
+            &events,
         )
         .await?;
         if outcome.errors > 0 {
@@ -207,33 +197,27 @@ impl Stages for CliStages {
         judge_and_report(&req.judges, run_dir, &self.models, job).await
     }
 
-    async fn judge(&self, judges: &[String], run_dir: &Path, job: &Job) -> Result<String> {
+    pub async fn judge(&self, judges: &[String], run_dir: &Path, job: &Job) -> Result<String> {
         judge_and_report(judges, run_dir, &self.models, job).await
     }
 
-    async fn audit_sample(&self, run_dir: &Path, job: &Job) -> Result<String> {
-        job.stage("audit");
-        self.audit(run_dir, None).await?;
+    pub async fn audit_sample(&self, run_dir: &Path, job: &Job) -> Result<String> {
+        self.audit(run_dir, None, job).await?;
         Ok("audit sample drawn: label it, then score it".into())
     }
 
-    async fn audit_score(&self, run_dir: &Path, job: &Job) -> Result<String> {
-        job.stage("audit");
+    pub async fn audit_score(&self, run_dir: &Path, job: &Job) -> Result<String> {
         let sheet = run_dir.join("audit.csv");
         if !sheet.is_file() {
             bail!("draw an audit sample first");
         }
-        self.audit(run_dir, Some(&sheet)).await?;
-        job.stage("report");
-        stages::report(run_dir)?;
+        self.audit(run_dir, Some(&sheet), job).await?;
         Ok("audit scored; the report shows the oracle's precision".into())
     }
-}
 
-impl CliStages {
-    async fn audit(&self, run_dir: &Path, labels: Option<&Path>) -> Result<u8> {
-        crate::audit::audit(
-            &crate::audit::AuditArgs {
+    async fn audit(&self, run_dir: &Path, labels: Option<&Path>, job: &Job) -> Result<()> {
+        ragtester_pipeline::audit::audit(
+            &ragtester_pipeline::audit::AuditArgs {
                 run_dir,
                 confidence: 0.95,
                 margin: 0.05,
@@ -243,7 +227,25 @@ impl CliStages {
                 concurrency: 4,
             },
             &self.models,
+            &JobEvents(job),
         )
-        .await
+        .await?;
+        Ok(())
+    }
+}
+
+/// A web job as the pipeline's event sink: the stage, progress and every message land on the job the
+/// page polls.
+struct JobEvents<'a>(&'a Job);
+
+impl Events for JobEvents<'_> {
+    fn event(&self, event: Event) {
+        match event {
+            Event::Stage(stage) => self.0.stage(stage),
+            Event::Progress { counts, .. } => {
+                self.0.progress(counts.done, counts.total, counts.errors)
+            }
+            Event::Message { level, text } => self.0.log(level.line(&text)),
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! `ragtester docgen`: documents from a model, or offline with planted facts, written with their manifest.
 
-use crate::stages::Models;
+use crate::events::Events;
+use crate::models::Models;
 use anyhow::{Context, Result};
 use ragtester_docgen::{DocRequest, DocumentPrompts};
 use std::path::{Path, PathBuf};
@@ -14,12 +15,13 @@ pub struct DocgenArgs<'a> {
     pub format: ragtester_docgen::OutputFormat,
 }
 
-/// Generate and write the documents; `progress(made)` after each. Returns the files written.
+/// Generate and write the documents, telling progress after each. Returns the files written.
 pub async fn docgen(
     args: &DocgenArgs<'_>,
     models: &Models,
-    progress: &(dyn Fn(usize) + Sync),
+    events: &dyn Events,
 ) -> Result<Vec<PathBuf>> {
+    events.stage("docgen");
     if args.count == 0 {
         anyhow::bail!("--count must be at least 1");
     }
@@ -43,43 +45,39 @@ pub async fn docgen(
         args.out,
         model.as_deref(),
         &prompts,
-        progress,
+        &|made| {
+            events.progress(
+                "documents",
+                "",
+                ragtester_exec::Counts {
+                    done: made,
+                    total: args.count,
+                    ..Default::default()
+                },
+            )
+        },
     )
     .await?;
     let generator = if planted { "planted" } else { args.llm };
     ragtester_docgen::write_documents(args.out, &docs, generator, args.format)
 }
 
-impl crate::cli::DocgenCli {
-    pub fn format(&self) -> Result<ragtester_docgen::OutputFormat> {
-        if !(self.pdf || self.noise) {
-            return Ok(ragtester_docgen::OutputFormat::Markdown);
-        }
+/// A document format by name: `markdown`, `pdf`, or `pdf-noise` (typeset with layout noise); the PDF ones
+/// only where this build renders PDFs.
+pub fn format_named(name: &str) -> Result<ragtester_docgen::OutputFormat> {
+    Ok(match name {
+        "markdown" => ragtester_docgen::OutputFormat::Markdown,
         #[cfg(feature = "pdf")]
-        return Ok(ragtester_docgen::OutputFormat::Pdf { noise: self.noise });
-        #[cfg(not(feature = "pdf"))]
-        anyhow::bail!(
-            "this ragtester was built without the `pdf` feature: generated documents are Markdown only"
-        )
-    }
-
-    pub fn request(&self) -> Result<DocRequest> {
-        Ok(DocRequest {
-            title: self.title.clone(),
-            topic: self.topic.clone(),
-            language: self.language.clone(),
-            words: self.words,
-            detail: ragtester_docgen::Detail::parse(&self.detail)?,
-            tone: self.tone.clone(),
-            sections: self.sections.clone(),
-            seed: self.seed,
-        })
-    }
+        "pdf" => ragtester_docgen::OutputFormat::Pdf { noise: false },
+        #[cfg(feature = "pdf")]
+        "pdf-noise" => ragtester_docgen::OutputFormat::Pdf { noise: true },
+        other => anyhow::bail!("unknown document format `{other}` (markdown, pdf, pdf-noise)"),
+    })
 }
 
 /// How the demo writes its generated documents: PDFs (English with layout noise) where this build renders
 /// them and, for Chinese, a CJK font is installed; Markdown otherwise, with a note.
-pub fn demo_format(language: &str) -> ragtester_docgen::OutputFormat {
+pub fn demo_format(language: &str, events: &dyn Events) -> ragtester_docgen::OutputFormat {
     #[cfg(feature = "pdf")]
     {
         if language != "zh" || ragtester_docgen::render::has_cjk_font() {
@@ -87,10 +85,10 @@ pub fn demo_format(language: &str) -> ragtester_docgen::OutputFormat {
                 noise: language != "zh",
             };
         }
-        eprintln!(
-            "note: no Chinese font installed (e.g. fonts-noto-cjk): the generated Chinese document stays Markdown"
+        events.note(
+            "no Chinese font installed (e.g. fonts-noto-cjk): the generated Chinese document stays Markdown",
         );
     }
-    let _ = language;
+    let _ = (language, events);
     ragtester_docgen::OutputFormat::Markdown
 }

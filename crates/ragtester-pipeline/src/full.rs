@@ -1,0 +1,122 @@
+//! The whole pipeline from a project file, as `ragtester test` and `demo` run it.
+
+use crate::events::Events;
+use crate::generate::{GenerateArgs, generate};
+use crate::ingest::ingest;
+use crate::judge::{JudgeArgs, judge};
+use crate::models::Models;
+use crate::report::report;
+use crate::run::{RunArgs, budget_of, run};
+use crate::run_dir;
+use anyhow::{Result, bail};
+use ragtester_core::config::ProjectConfig;
+use ragtester_report::Summary;
+use std::path::{Path, PathBuf};
+
+/// How a whole pipeline ended.
+pub struct PipelineOutcome {
+    pub summary: Summary,
+    /// Inputs that could not be read, cells that ended in an error, verdicts that are errors: the report is
+    /// of what remained.
+    pub failed_inputs: usize,
+    pub run_errors: usize,
+    pub judge_errors: usize,
+}
+
+impl PipelineOutcome {
+    /// Whether anything was left out of the report.
+    pub fn partial(&self) -> bool {
+        self.failed_inputs + self.run_errors + self.judge_errors > 0
+    }
+}
+
+/// ingest → generate → run → judge → report, from a project config, into `out` (cleared first).
+pub async fn full_pipeline(
+    corpus: &[PathBuf],
+    project: &ProjectConfig,
+    out: &Path,
+    models: &Models,
+    events: &dyn Events,
+) -> Result<PipelineOutcome> {
+    project.validate()?;
+    models.configure(&project.models);
+    run_dir::clear(out)?;
+    let (docs, failed) = ingest(corpus, events)?;
+    let g = &project.generation;
+    // One budget for the whole command: generation spends from it first, the run from what is left.
+    let budget = budget_of(&project.run, &project.prices);
+    let generated = generate(
+        &docs,
+        &GenerateArgs {
+            generators: g.strategies.clone(),
+            n_test: g.n_test,
+            n_complex: g.n_complex,
+            llm: g.llm.clone(),
+            section_tokens: g.section_tokens,
+            seed: g.seed,
+            concurrency: project.run.concurrency,
+            sampling: g.sampling,
+            prompts: g.prompts.clone(),
+            critic: g.critic_spec(),
+            budget: budget.clone(),
+        },
+        &out.join("suite.jsonl"),
+        models,
+        events,
+    )
+    .await?;
+    if generated.halted > 0 {
+        bail!(
+            "generation stopped at the budget; raise [run] budget_tokens / budget_usd and run again (replies \
+             already paid for come from the response cache)"
+        );
+    }
+    let cases = generated.cases;
+    let configs = project.configurations()?;
+    let outcome = run(
+        &RunArgs {
+            docs: &docs,
+            cases: &cases,
+            configs: &configs,
+            out,
+            concurrency: project.run.concurrency,
+            resume: false,
+            sampling: project.run.sampling,
+            replay_answers: project.run.replay_answers,
+            budget,
+        },
+        models,
+        events,
+    )
+    .await?;
+    run_dir::save_prices(out, &project.prices)?;
+    if outcome.over_budget > 0 {
+        // Judging a partial run would report a matrix that was not run: stop, so the run can be resumed.
+        bail!(
+            "the run stopped at its budget with {} cells unrun; resume it with `ragtester run --resume`, \
+             then judge and report",
+            outcome.over_budget
+        );
+    }
+    let exec_errors = outcome.errors;
+    let judge_errors = judge(
+        out,
+        &JudgeArgs {
+            judges: &project.judge.judges,
+            samples: project.judge.samples,
+            panel: ragtester_judge::PanelMethod::parse(&project.judge.panel)?,
+            concurrency: project.run.concurrency,
+            sampling: project.judge.sampling,
+            prompts: project.judge.prompts.as_deref(),
+        },
+        models,
+        events,
+    )
+    .await?;
+    Ok(PipelineOutcome {
+        summary: report(out, events)?,
+        failed_inputs: failed,
+        run_errors: exec_errors,
+        judge_errors,
+    })
+}

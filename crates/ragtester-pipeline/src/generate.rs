@@ -1,0 +1,230 @@
+//! Stage 2: the test suite — every generator over the documents, the critic's quality gate, the suite and
+//! its generation report written beside it.
+
+use crate::corpus::KeywordCorpus;
+use crate::events::Events;
+use crate::models::Models;
+use anyhow::{Context, Result, bail};
+use ragtester_core::{Document, Generator, TestCase, write_jsonl_atomic};
+use ragtester_testgen::{GenerationOptions, GenerationReport};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The planted facts of a document `ragtester docgen` wrote, from the manifest beside its file.
+fn planted_facts(doc: &Document) -> Option<Vec<ragtester_core::generated::PlantedFact>> {
+    ragtester_core::generated::GeneratedManifest::entry_for(Path::new(&doc.source))
+        .ok()
+        .flatten()
+        .map(|e| e.facts)
+}
+
+pub struct GenerateArgs {
+    pub generators: Vec<Generator>,
+    pub n_test: usize,
+    pub n_complex: Option<usize>,
+    pub llm: String,
+    pub section_tokens: usize,
+    pub seed: u64,
+    pub concurrency: usize,
+    pub sampling: ragtester_core::Sampling,
+    /// A folder with the user's question.en.j2 / question.zh.j2 (and critic.*.j2) templates.
+    pub prompts: Option<PathBuf>,
+    /// The quality gate's critic model; None turns the gate off.
+    pub critic: Option<String>,
+    /// What the writer's and critic's calls may spend.
+    pub budget: Option<Arc<ragtester_llm::Budget>>,
+}
+
+/// A generated suite, and whether the budget stopped it short.
+pub struct Generated {
+    pub cases: Vec<TestCase>,
+    /// Documents whose generation the spending cap stopped (their shortfall notes say so).
+    pub halted: usize,
+}
+
+/// Generate the suite (ragtester first, so the baseline can match its counts), write it and its report.
+/// Every reply goes through the response cache, so a generation stopped by its budget or killed is
+/// resumed by running it again: the calls already answered are not paid for twice.
+pub async fn generate(
+    docs: &[Document],
+    args: &GenerateArgs,
+    out: &Path,
+    models: &Models,
+    events: &dyn Events,
+) -> Result<Generated> {
+    events.stage("generate");
+    if args.n_test == 0 {
+        bail!("--n-test must be at least 1");
+    }
+    if args.section_tokens < 16 {
+        bail!("--section-tokens must be at least 16");
+    }
+    let model = models
+        .for_role(&args.llm, args.sampling, args.budget.as_ref())
+        .context("question generator")?;
+    let prompts = match &args.prompts {
+        Some(dir) => ragtester_testgen::QuestionPrompts::from_dir(dir)?,
+        None => ragtester_testgen::QuestionPrompts::default(),
+    };
+    let critic_prompts = match &args.prompts {
+        Some(dir) if critic_templates_in(dir) => ragtester_testgen::CriticPrompts::from_dir(dir)?,
+        _ => ragtester_testgen::CriticPrompts::default(),
+    };
+    let critic = match &args.critic {
+        Some(spec) => Some(
+            models
+                .for_role(
+                    spec,
+                    ragtester_core::Sampling::default(),
+                    args.budget.as_ref(),
+                )
+                .context("quality-gate critic")?,
+        ),
+        None => None,
+    };
+    let corpus = match &critic {
+        Some(_) => Some(KeywordCorpus::build(docs)?),
+        None => None,
+    };
+    let gate = critic
+        .as_deref()
+        .zip(corpus.as_ref())
+        .map(|(critic, corpus)| ragtester_testgen::QualityGate {
+            critic,
+            corpus,
+            prompts: critic_prompts,
+        });
+    let mut generators = args.generators.clone();
+    generators.sort();
+    let mut cases = Vec::new();
+    let mut reports: Vec<GenerationReport> = Vec::new();
+    let mut targets: Option<HashMap<String, usize>> = None;
+    for generator in generators {
+        let options = GenerationOptions {
+            generator,
+            n_test: args.n_test,
+            n_complex: args.n_complex,
+            section_tokens: args.section_tokens,
+            seed: args.seed,
+            concurrency: args.concurrency,
+            prompts: prompts.clone(),
+        };
+        let report = if generator == Generator::Planted {
+            ragtester_testgen::planted_cases(docs, args.n_test, &planted_facts)
+        } else {
+            ragtester_testgen::generate(
+                docs,
+                &options,
+                model.as_ref(),
+                gate.as_ref(),
+                targets.as_ref(),
+            )
+            .await?
+        };
+        if generator == Generator::Ragtester {
+            targets = Some(
+                report
+                    .documents
+                    .iter()
+                    .map(|d| (d.document_id.clone(), d.produced))
+                    .collect(),
+            );
+        }
+        for d in &report.documents {
+            let rejected = if d.rejected_by_critic > 0 {
+                format!(", {} turned down by the critic", d.rejected_by_critic)
+            } else {
+                String::new()
+            };
+            events.info(format!(
+                "{:<9} {:<40} {:>2}/{:<2} cases, {:>2}/{:<2} sections used, coverage {:.0}%{rejected}",
+                generator.as_str(),
+                short(&d.source, 40),
+                d.produced,
+                d.requested,
+                d.sections_used,
+                d.sections,
+                d.coverage * 100.0
+            ));
+            if d.produced < d.requested {
+                // The shortfall line and why slots went empty, then the distinct reasons sections were turned
+                // down (the report lists every attempt).
+                let (attempts, slots): (Vec<&String>, Vec<&String>) =
+                    d.notes.iter().partition(|n| n.contains("(section "));
+                let mut reasons: Vec<&str> = Vec::new();
+                for n in &attempts {
+                    let reason = n.split_once("): ").map_or(n.as_str(), |(_, r)| r);
+                    if !reasons.contains(&reason) {
+                        reasons.push(reason);
+                    }
+                }
+                for n in slots.iter().take(3) {
+                    events.info(format!("          {n}"));
+                }
+                for r in reasons.iter().take(3) {
+                    events.info(format!("          turned down: {r}"));
+                }
+            }
+        }
+        cases.extend(report.cases.iter().cloned());
+        reports.push(report);
+    }
+    let halted = reports
+        .iter()
+        .flat_map(|r| &r.documents)
+        .filter(|d| d.halted.is_some())
+        .count();
+    if halted > 0 {
+        let spent = args.budget.as_ref().map(|b| b.spent()).unwrap_or_default();
+        events.warning(format!(
+            "budget spent ({} tokens, ${:.4} in {} calls): generation stopped for {halted} documents; run \
+             it again with a larger budget to finish (answered calls come from the response cache)",
+            spent.tokens, spent.usd, spent.calls
+        ));
+    }
+    if cases.is_empty() && halted == 0 {
+        bail!("no test case could be generated (see the notes above)");
+    }
+    write_jsonl_atomic(out, &cases)?;
+    let report_path = out.with_extension("report.json");
+    let documents: Vec<_> = reports.iter().flat_map(|r| r.documents.iter()).collect();
+    ragtester_core::record::write_atomic(
+        &report_path,
+        serde_json::to_string_pretty(&documents)?.as_bytes(),
+    )?;
+    Ok(Generated { cases, halted })
+}
+
+/// Generators by name (`ragtester`, `baseline`, `planted`), each once, in the order named.
+pub fn parse_generators(names: &[String]) -> Result<Vec<Generator>> {
+    let mut out = Vec::new();
+    for n in names {
+        let g = match n.as_str() {
+            "ragtester" => Generator::Ragtester,
+            "baseline" => Generator::Baseline,
+            "planted" => Generator::Planted,
+            other => bail!("unknown strategy `{other}`: expected ragtester, baseline or planted"),
+        };
+        if !out.contains(&g) {
+            out.push(g);
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a prompts folder holds critic templates (it may hold only the question writer's).
+fn critic_templates_in(dir: &Path) -> bool {
+    ["critic.en.j2", "critic.zh.j2"]
+        .iter()
+        .any(|f| dir.join(f).exists())
+}
+
+fn short(s: &str, n: usize) -> String {
+    let count = s.chars().count();
+    if count <= n {
+        s.to_string()
+    } else {
+        format!("…{}", s.chars().skip(count - n + 1).collect::<String>())
+    }
+}

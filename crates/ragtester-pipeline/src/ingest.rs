@@ -1,0 +1,78 @@
+//! Stage 1: the user's files become documents.
+
+use crate::events::Events;
+use anyhow::{Result, bail};
+use ragtester_core::Document;
+use ragtester_ingest::IngestOptions;
+use std::path::PathBuf;
+
+/// Ingest inputs with the default options, telling each failure. Errors when no document could be read.
+pub fn ingest(paths: &[PathBuf], events: &dyn Events) -> Result<(Vec<Document>, usize)> {
+    ingest_with(paths, &IngestOptions::default(), events)
+}
+
+/// Ingest inputs, telling each failure and warning. Errors when no document could be read.
+pub fn ingest_with(
+    paths: &[PathBuf],
+    options: &IngestOptions,
+    events: &dyn Events,
+) -> Result<(Vec<Document>, usize)> {
+    events.stage("ingest");
+    let report = ragtester_ingest::ingest_paths_with(paths, options);
+    for f in &report.failures {
+        events.error(format!("{}: {}", f.path.display(), f.error));
+    }
+    for w in &report.warnings {
+        events.warning(format!("{}: {}", w.path.display(), w.error));
+    }
+    for d in &report.duplicates {
+        events.note(format!(
+            "{} repeats the text of another document; ingested once",
+            d.display()
+        ));
+    }
+    if report.documents.is_empty() {
+        bail!(
+            "no document could be read from {} ({} failed)",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            report.failures.len()
+        );
+    }
+    events.info(format!(
+        "ingested {} documents ({} failed)",
+        report.documents.len(),
+        report.failures.len()
+    ));
+    Ok((report.documents, report.failures.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::{Event, Level, Recorded};
+
+    #[test]
+    fn a_file_that_fails_is_told_as_an_error_naming_it_and_the_rest_is_ingested() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("good.md"), "# Pump\n\nIt runs at 4.5 bar.").unwrap();
+        std::fs::write(dir.path().join("broken.pdf"), b"%PDF-1.7 not really").unwrap();
+        let events = Recorded::default();
+        let (docs, failed) = ingest(&[dir.path().to_path_buf()], &events).unwrap();
+        assert_eq!((docs.len(), failed), (1, 1));
+        assert!(matches!(
+            events.0.lock().unwrap().first(),
+            Some(Event::Stage("ingest"))
+        ));
+        let errors = events.messages(Level::Error);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("broken.pdf"), "{errors:?}");
+        assert_eq!(
+            events.messages(Level::Info),
+            ["ingested 1 documents (1 failed)"]
+        );
+    }
+}

@@ -1,0 +1,163 @@
+//! Stage 4b: the report — a judged run directory summarised per configuration, category, generator and
+//! source into summary.json, report.html, results.csv and junit.xml.
+
+use crate::events::Events;
+use crate::run_dir::{
+    AUDIT_FILE, ORACLE_FILE, PRICES_FILE, SKIPPED_FILE, read_optional, read_optional_jsonl,
+};
+use anyhow::{Context, Result};
+use ragtester_core::{Answer, Configuration, Document, TestCase, Verdict, read_jsonl};
+use ragtester_report::Summary;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Per built-in configuration, the share of its chunks that hold some case's source span: how much of the
+/// corpus, as that configuration cuts it, the suite tests. Poisoned copies are not the user's corpus and
+/// are left out; chunking is deterministic, so cutting the documents again gives the run's chunks.
+fn chunk_coverage(
+    documents: &[Document],
+    cases: &[TestCase],
+    configs: &[Configuration],
+) -> Result<HashMap<String, f64>> {
+    let corpus: Vec<&Document> = documents
+        .iter()
+        .filter(|d| d.origin != ragtester_core::document::DocumentOrigin::Poisoned)
+        .collect();
+    let spans: Vec<&ragtester_core::SourceSpan> =
+        cases.iter().flat_map(|c| &c.source_spans).collect();
+    let mut by_chunking: HashMap<String, f64> = HashMap::new();
+    let mut out = HashMap::new();
+    for config in configs.iter().filter(|c| c.target.is_none()) {
+        let key = serde_json::to_string(&config.chunking)?;
+        if !by_chunking.contains_key(&key) {
+            let mut total = 0usize;
+            let mut covered = 0usize;
+            for doc in &corpus {
+                for chunk in ragtester_ingest::chunk_document(doc, &config.chunking)? {
+                    total += 1;
+                    covered += usize::from(
+                        spans
+                            .iter()
+                            .any(|s| s.overlaps(&chunk.document_id, chunk.start, chunk.end)),
+                    );
+                }
+            }
+            if total > 0 {
+                by_chunking.insert(key.clone(), covered as f64 / total as f64);
+            }
+        }
+        if let Some(share) = by_chunking.get(&key) {
+            out.insert(config.id.clone(), *share);
+        }
+    }
+    Ok(out)
+}
+
+/// Summarise a judged run directory into summary.json, report.html, results.csv and junit.xml.
+pub fn report(run_dir: &Path, events: &dyn Events) -> Result<Summary> {
+    events.stage("report");
+    let documents: Vec<Document> =
+        read_jsonl(&run_dir.join("documents.jsonl")).context("is this a run directory?")?;
+    let cases: Vec<TestCase> = read_jsonl(&run_dir.join("suite.jsonl"))?;
+    let configs: Vec<Configuration> = read_jsonl(&run_dir.join("configs.jsonl"))?;
+    let answers: Vec<Answer> = read_jsonl(&run_dir.join("answers.jsonl"))?;
+    let verdicts: Vec<Verdict> =
+        read_jsonl(&run_dir.join("verdicts.jsonl")).context("has `ragtester judge` run here?")?;
+    let prices: ragtester_core::config::PriceTable =
+        read_optional(&run_dir.join(PRICES_FILE))?.unwrap_or_default();
+    let oracle: Option<ragtester_core::oracle::OracleSummary> =
+        read_optional(&run_dir.join(ORACLE_FILE))?;
+    let audit: Option<ragtester_core::oracle::AuditSummary> =
+        read_optional(&run_dir.join(AUDIT_FILE))?;
+    let chunk_coverage = chunk_coverage(&documents, &cases, &configs)?;
+    let skipped: Vec<ragtester_core::SkippedCell> =
+        read_optional_jsonl(&run_dir.join(SKIPPED_FILE))?.unwrap_or_default();
+    let inputs = ragtester_report::ReportInputs {
+        skipped: &skipped,
+        chunk_coverage: &chunk_coverage,
+        prices: &prices,
+        documents: &documents,
+        cases: &cases,
+        configs: &configs,
+        answers: &answers,
+        verdicts: &verdicts,
+        oracle: oracle.as_ref(),
+        audit: audit.as_ref(),
+    };
+    let summary = ragtester_report::summarise(&inputs);
+    ragtester_core::record::write_atomic(
+        &run_dir.join("summary.json"),
+        serde_json::to_string_pretty(&summary)?.as_bytes(),
+    )?;
+    ragtester_core::record::write_atomic(
+        &run_dir.join("results.csv"),
+        ragtester_report::render_csv(&inputs)?.as_bytes(),
+    )?;
+    ragtester_core::record::write_atomic(
+        &run_dir.join("junit.xml"),
+        ragtester_report::render_junit(&inputs)?.as_bytes(),
+    )?;
+    let html = ragtester_report::render_html(&summary)?;
+    ragtester_core::record::write_atomic(&run_dir.join("report.html"), html.as_bytes())?;
+    events.info(format!(
+        "wrote report.html, summary.json, results.csv and junit.xml to {}",
+        run_dir.display()
+    ));
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ragtester_core::{ChunkingSettings, DocumentFormat, SourceSpan};
+
+    #[test]
+    fn chunk_coverage_is_the_share_of_chunks_holding_a_span() {
+        let text = "First paragraph about valves.\n\nSecond paragraph about pumps.\n\nThird paragraph about seals.\n\nFourth paragraph about gaskets.";
+        let doc = Document::new(
+            "d.md".into(),
+            DocumentFormat::Markdown,
+            "d".into(),
+            text.into(),
+            None,
+        );
+        let mut poisoned = Document::new(
+            "p".into(),
+            DocumentFormat::Text,
+            "p".into(),
+            "Copy.".into(),
+            None,
+        );
+        poisoned.origin = ragtester_core::document::DocumentOrigin::Poisoned;
+        let chunking = ChunkingSettings {
+            max_tokens: 8,
+            ..Default::default()
+        };
+        let chunks = ragtester_ingest::chunk_document(&doc, &chunking).unwrap();
+        assert_eq!(chunks.len(), 4, "one chunk per paragraph");
+        // A span inside the second paragraph.
+        let start = text.find("Second").unwrap();
+        let case: TestCase = serde_json::from_value(serde_json::json!({
+            "id": "c", "category": "core", "strategy": "coverage", "generator": "ragtester",
+            "query": "q", "expected_answer": "a", "keywords": [], "document_id": doc.id,
+            "source_spans": [SourceSpan { document_id: doc.id.clone(), start, end: start + 6, page: 1 }],
+            "language": "en", "readability": null, "readability_measure": null,
+            "generator_model": "offline", "prompt_version": "v"
+        }))
+        .unwrap();
+        let config = Configuration::new(
+            "offline".into(),
+            "hash".into(),
+            ragtester_core::RetrieverKind::Bm25,
+            1,
+            chunking,
+            Default::default(),
+        );
+        let config_id = config.id.clone();
+        let coverage = chunk_coverage(&[doc, poisoned], &[case], &[config]).unwrap();
+        assert_eq!(
+            coverage[&config_id], 0.25,
+            "one of four chunks; the poisoned copy is not counted"
+        );
+    }
+}

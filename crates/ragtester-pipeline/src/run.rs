@@ -1,0 +1,280 @@
+//! Stage 3: execution — the suite against every configuration of the matrix, each cell committed to the
+//! run store as it is answered, under a manifest that keeps two runs from mixing; and what a run would
+//! cost before it runs.
+
+use crate::events::Events;
+use crate::manifest::{ManifestInputs, RunManifest};
+use crate::models::Models;
+use crate::run_dir::SKIPPED_FILE;
+use anyhow::{Result, bail};
+use ragtester_core::{Configuration, Document, TestCase, write_jsonl_atomic};
+use ragtester_store::RunStore;
+use std::path::Path;
+use std::sync::Arc;
+
+pub struct RunArgs<'a> {
+    pub docs: &'a [Document],
+    pub cases: &'a [TestCase],
+    pub configs: &'a [Configuration],
+    pub out: &'a Path,
+    pub concurrency: usize,
+    pub resume: bool,
+    /// Sampling of the system under test.
+    pub sampling: ragtester_core::Sampling,
+    /// Answer cells from the response cache (`--replay-answers`); otherwise the system is asked afresh.
+    pub replay_answers: bool,
+    /// What the run's chat calls may spend.
+    pub budget: Option<Arc<ragtester_llm::Budget>>,
+}
+
+/// How a run ended.
+pub struct RunOutcome {
+    /// Cells recorded with an error.
+    pub errors: usize,
+    /// Cells left unrun because the budget was spent.
+    pub over_budget: usize,
+}
+
+/// Refuse to add answers to a run directory that holds another run: one whose manifest differs in anything
+/// that shapes an answer (each difference named), or answers of this run without `--resume`.
+fn check_manifest(store: &RunStore, manifest: &RunManifest, args: &RunArgs<'_>) -> Result<()> {
+    let Some(existing) = store.meta("manifest")? else {
+        return Ok(());
+    };
+    let answered = store.count("answers")? > 0;
+    match serde_json::from_str::<RunManifest>(&existing) {
+        Err(_) if answered => bail!(
+            "{} holds a run made by an earlier version of ragtester, whose manifest does not record what \
+             shaped its answers: choose another --out",
+            args.out.display()
+        ),
+        Err(_) => {}
+        Ok(earlier) => {
+            let differences = manifest.differences(&earlier);
+            if !differences.is_empty() {
+                bail!(
+                    "{} holds a different run; resuming would mix answers of two runs. What differs:\n  {}\n\
+                     Choose another --out, or run with the settings it was started with",
+                    args.out.display(),
+                    differences.join("\n  ")
+                );
+            }
+        }
+    }
+    if !args.resume && answered {
+        bail!(
+            "{} already holds answers of this run: pass --resume to continue it, or choose another --out",
+            args.out.display()
+        );
+    }
+    Ok(())
+}
+
+/// The corpus a run indexes: the documents, then the documents cases inject (poisoned copies), each once.
+fn with_injected_documents(docs: &[Document], cases: &[TestCase]) -> Vec<Document> {
+    let mut seen: std::collections::HashSet<&str> = docs.iter().map(|d| d.id.as_str()).collect();
+    let mut corpus = docs.to_vec();
+    for d in cases.iter().flat_map(|c| &c.injected_documents) {
+        if seen.insert(d.id.as_str()) {
+            corpus.push(d.clone());
+        }
+    }
+    corpus
+}
+
+/// Execute the matrix.
+pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Result<RunOutcome> {
+    events.stage("run");
+    let known: std::collections::HashSet<&str> = args.docs.iter().map(|d| d.id.as_str()).collect();
+    let foreign = args
+        .cases
+        .iter()
+        // An empty document id is a corpus-wide case (an imported negative question).
+        .filter(|c| !c.document_id.is_empty() && !known.contains(c.document_id.as_str()))
+        .count();
+    if foreign > 0 {
+        bail!(
+            "{foreign} of {} cases were written about documents not in --docs: pass the documents the suite was generated from",
+            args.cases.len()
+        );
+    }
+    let corpus = with_injected_documents(args.docs, args.cases);
+    let embedding_cache = models.cache_subdir("embeddings");
+    let index_cache = models.cache_subdir("indexes");
+    let model_settings = models.table();
+    let factories = ragtester_exec::Factories {
+        chat: &|spec| {
+            models.for_answers(
+                spec,
+                args.sampling,
+                args.budget.as_ref(),
+                args.replay_answers,
+            )
+        },
+        embedding_cache: embedding_cache.as_deref(),
+        index_cache: index_cache.as_deref(),
+        model_settings: &model_settings,
+    };
+    // Index building embeds every chunk on the CPU: keep it off the async workers' schedule.
+    let pipelines = tokio::task::block_in_place(|| {
+        ragtester_exec::build_pipelines(&corpus, args.configs, &factories)
+    })?;
+    let store = RunStore::open(args.out)?;
+    let manifest = RunManifest::new(&ManifestInputs {
+        docs: &corpus,
+        cases: args.cases,
+        configs: args.configs,
+        pipelines: &pipelines,
+        sampling: models.sampling_of(args.sampling),
+        model_settings: &model_settings,
+        replay_answers: args.replay_answers,
+    });
+    check_manifest(&store, &manifest, args)?;
+    store.set_meta("manifest", &serde_json::to_string(&manifest)?)?;
+    store.put_documents(&corpus)?;
+    store.put_cases(args.cases)?;
+    store.put_configs(args.configs)?;
+    write_jsonl_atomic(&args.out.join("documents.jsonl"), &corpus)?;
+    write_jsonl_atomic(&args.out.join("suite.jsonl"), args.cases)?;
+    write_jsonl_atomic(&args.out.join("configs.jsonl"), args.configs)?;
+    let skipped = ragtester_exec::skipped_cells(&pipelines, args.cases);
+    write_jsonl_atomic(&args.out.join(SKIPPED_FILE), &skipped)?;
+    if !skipped.is_empty() {
+        events.info(format!(
+            "{} cells are not asked (listed in {SKIPPED_FILE}): {}",
+            skipped.len(),
+            skipped[0].reason
+        ));
+    }
+    store.log_stage(
+        "run",
+        &format!(
+            "{} cases × {} configurations",
+            args.cases.len(),
+            args.configs.len()
+        ),
+    )?;
+    let total = args.cases.len() * args.configs.len();
+    let done = store.answered()?.len();
+    events.info(format!(
+        "{} cases × {} configurations = {total} cells: {done} already answered, {} to run",
+        args.cases.len(),
+        args.configs.len(),
+        total.saturating_sub(done)
+    ));
+    let progress = |c: &ragtester_exec::Counts| events.progress("cells", "cached", *c);
+    let started = std::time::Instant::now();
+    let (answers, counts) =
+        ragtester_exec::execute(&pipelines, args.cases, &store, args.concurrency, &progress)
+            .await?;
+    let seconds = started.elapsed().as_secs_f64();
+    events.info(format!(
+        "ran {} cells in {seconds:.2} s ({:.1} cells/s; {} served from the cache)",
+        counts.done,
+        counts.done as f64 / seconds.max(1e-9),
+        counts.cached
+    ));
+    write_jsonl_atomic(&args.out.join("answers.jsonl"), &answers)?;
+    let errors = answers.iter().filter(|a| a.error.is_some()).count();
+    events.info(format!(
+        "wrote {} answers ({errors} errors) to {}",
+        answers.len(),
+        args.out.join("answers.jsonl").display()
+    ));
+    if counts.over_budget > 0 {
+        let spent = args.budget.as_ref().map(|b| b.spent()).unwrap_or_default();
+        events.warning(format!(
+            "budget spent ({} tokens, ${:.4} in {} calls): {} cells were not run; raise the budget and \
+             pass --resume to finish",
+            spent.tokens, spent.usd, spent.calls, counts.over_budget
+        ));
+    }
+    Ok(RunOutcome {
+        errors,
+        over_budget: counts.over_budget,
+    })
+}
+
+/// What a run would cost, before it runs: cells, and prompt tokens estimated from the query, the answer
+/// prompt and top-k chunks of the configured size, plus an allowance for the reply.
+pub fn estimate(
+    cases: &[TestCase],
+    configs: &[Configuration],
+    prices: &ragtester_core::config::PriceTable,
+    run: &ragtester_core::config::RunSettings,
+) -> String {
+    use ragtester_core::tokens::count_tokens;
+    /// Tokens assumed for each reply: the extractive answers of the spec's rubric rarely need more.
+    const REPLY_TOKENS: usize = 96;
+    let frame = count_tokens(
+        &ragtester_exec::answer_messages("", &[])
+            .iter()
+            .map(|m| m.content.as_str())
+            .collect::<String>(),
+    );
+    let queries: usize = cases.iter().map(|c| count_tokens(&c.query)).sum();
+    let mut out = String::new();
+    let (mut all_prompt, mut all_reply, mut all_cost) = (0usize, 0usize, None::<f64>);
+    for c in configs {
+        let per_case_context = c.top_k * c.chunking.max_tokens;
+        let prompt = queries + cases.len() * (frame + per_case_context);
+        let reply = cases.len() * REPLY_TOKENS;
+        all_prompt += prompt;
+        all_reply += reply;
+        let cost = prices
+            .get(&c.llm)
+            .map(|p| p.cost(prompt as u64, reply as u64));
+        if let Some(x) = cost {
+            all_cost = Some(all_cost.unwrap_or(0.0) + x);
+        }
+        out.push_str(&format!(
+            "{:<44} {:>6} cells  ~{:>9} prompt tokens  ~{:>8} reply tokens  {}\n",
+            c.label(),
+            cases.len(),
+            prompt,
+            reply,
+            cost.map_or("no price".to_string(), |x| format!("~${x:.4}"))
+        ));
+    }
+    out.push_str(&format!(
+        "total: {} cells, ~{} prompt tokens, ~{} reply tokens{} (upper bound for built-in configurations; \
+         external targets count their own)\n",
+        cases.len() * configs.len(),
+        all_prompt,
+        all_reply,
+        all_cost.map_or(String::new(), |x| format!(", ~${x:.4} for the priced models"))
+    ));
+    let over_tokens = run
+        .budget_tokens
+        .filter(|&t| (all_prompt + all_reply) as u64 > t);
+    let over_usd = run.budget_usd.filter(|&u| all_cost.is_some_and(|c| c > u));
+    if let Some(t) = over_tokens {
+        out.push_str(&format!(
+            "budget: the estimate exceeds the {t}-token cap; the run will stop when it is spent (--resume continues)\n"
+        ));
+    }
+    if let Some(u) = over_usd {
+        out.push_str(&format!(
+            "budget: the estimate exceeds the ${u:.4} cap; the run will stop when it is spent (--resume continues)\n"
+        ));
+    }
+    if (run.budget_tokens.is_some() || run.budget_usd.is_some())
+        && over_tokens.is_none()
+        && over_usd.is_none()
+    {
+        out.push_str("budget: the estimate fits the cap\n");
+    }
+    out
+}
+
+/// The budget a `[run]` section declares, if any.
+pub fn budget_of(
+    run: &ragtester_core::config::RunSettings,
+    prices: &ragtester_core::config::PriceTable,
+) -> Option<Arc<ragtester_llm::Budget>> {
+    let limits = ragtester_llm::BudgetLimits {
+        usd: run.budget_usd,
+        tokens: run.budget_tokens,
+    };
+    (!limits.is_unlimited()).then(|| ragtester_llm::Budget::new(limits, prices.clone()))
+}
