@@ -113,7 +113,10 @@ function renderJobs(jobs) {
     const li = el('li', { class: `job-${j.status}`, 'data-job': j.id, 'data-status': j.status },
       el('b', {}, `#${j.id} ${j.kind} ${j.target}`), ' · ', el('span', { class: 'job-stage' }, j.stage), ' · ',
       el('span', { class: 'job-status' }, j.status), ' ', bar,
-      j.total ? ` ${j.done}/${j.total} cells${j.errors ? `, ${j.errors} errors` : ''}` : '',
+      j.total ? ` ${j.done}/${j.total} ${j.unit}${j.errors ? `, ${j.errors} errors` : ''}` : '',
+      j.status === 'running'
+        ? el('button', { class: 'job-cancel', type: 'button', onclick: guard(async () => { await post(`/api/jobs/${j.id}/cancel`, {}); }) }, 'Cancel')
+        : '',
       el('div', { class: 'job-log' }, j.log.slice(-6).join('\n')));
     return li;
   });
@@ -131,6 +134,7 @@ function poll() {
       state.polling = null;
       const last = jobs[jobs.length - 1];
       if (last?.status === 'failed') notice(`Job ${last.id} failed: ${last.error}`);
+      else if (last?.status === 'cancelled') notice(`Job ${last.id} cancelled.`);
       else if (last) notice(`Job ${last.id} done: ${last.result}`, true);
       await refresh();
     }

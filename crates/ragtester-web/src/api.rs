@@ -253,6 +253,18 @@ pub async fn job(State(s): Shared, UrlPath(id): UrlPath<usize>) -> ApiResult<Jso
     Ok(Json(json!(job)))
 }
 
+/// Stop a running job; 409 when it has already ended.
+pub async fn cancel(State(s): Shared, UrlPath(id): UrlPath<usize>) -> ApiResult<Json<Value>> {
+    match s.jobs.cancel(id) {
+        None => Err(ApiError::not_found(format!("no job {id}"))),
+        Some(false) => Err(ApiError(
+            StatusCode::CONFLICT,
+            format!("job {id} is not running"),
+        )),
+        Some(true) => Ok(Json(json!({ "cancelling": id }))),
+    }
+}
+
 async fn index_of(s: &AppState, name: &str) -> ApiResult<Arc<RunIndex>> {
     let (dir, _) = s.workspace.run_dir(name).map_err(ApiError::not_found)?;
     s.runs.get(&dir).await.map_err(ApiError::from)

@@ -91,6 +91,8 @@ pub enum JobStatus {
     Running,
     Done,
     Failed,
+    /// Stopped on request; what its stage committed stays (a run resumes from it).
+    Cancelled,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -104,6 +106,8 @@ pub struct JobState {
     pub stage: String,
     pub done: usize,
     pub total: usize,
+    /// What `done` and `total` count: cells, verdicts, documents.
+    pub unit: String,
     pub errors: usize,
     pub log: Vec<String>,
     pub result: Option<String>,
@@ -113,14 +117,18 @@ pub struct JobState {
 
 /// A running job's handle: stages report through it.
 #[derive(Clone)]
-pub struct Job(Arc<Mutex<JobState>>);
+pub struct Job {
+    state: Arc<Mutex<JobState>>,
+    /// Told once when the job is to stop.
+    cancel: Arc<tokio::sync::Notify>,
+}
 
 const LOG_LINES: usize = 200;
 
 impl Job {
     fn with<R>(&self, f: impl FnOnce(&mut JobState) -> R) -> R {
         // A panic while holding the lock only loses progress text; keep serving it.
-        let mut s = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         f(&mut s)
     }
     pub fn stage(&self, stage: &str) {
@@ -131,8 +139,11 @@ impl Job {
             s.log.push(format!("{stage}…"));
         });
     }
-    pub fn progress(&self, done: usize, total: usize, errors: usize) {
+    pub fn progress(&self, unit: &str, done: usize, total: usize, errors: usize) {
         self.with(|s| {
+            if s.unit != unit {
+                s.unit = unit.to_string();
+            }
             s.done = done;
             s.total = total;
             s.errors = errors;
@@ -174,6 +185,18 @@ impl Jobs {
         all.get(id).map(Job::state)
     }
 
+    /// Ask a running job to stop: its work is dropped at its next await, and what it committed stays.
+    /// `None` when there is no such job, `Some(false)` when it is no longer running.
+    pub fn cancel(&self, id: usize) -> Option<bool> {
+        let all = self.all.lock().unwrap_or_else(|e| e.into_inner());
+        let job = all.get(id)?;
+        let running = job.state().status == JobStatus::Running;
+        if running {
+            job.cancel.notify_one();
+        }
+        Some(running)
+    }
+
     /// Start `work` on its own thread and runtime; its error, or a panic, fails the job with the message.
     pub fn spawn<F>(&self, kind: &str, target: &str, work: F) -> usize
     where
@@ -183,22 +206,26 @@ impl Jobs {
     {
         let mut all = self.all.lock().unwrap_or_else(|e| e.into_inner());
         let id = all.len();
-        let job = Job(Arc::new(Mutex::new(JobState {
-            id,
-            kind: kind.to_string(),
-            target: target.to_string(),
-            status: JobStatus::Running,
-            stage: "starting".into(),
-            done: 0,
-            total: 0,
-            errors: 0,
-            log: Vec::new(),
-            result: None,
-            error: None,
-            started_unix: SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
-        })));
+        let job = Job {
+            cancel: Arc::new(tokio::sync::Notify::new()),
+            state: Arc::new(Mutex::new(JobState {
+                id,
+                kind: kind.to_string(),
+                target: target.to_string(),
+                status: JobStatus::Running,
+                stage: "starting".into(),
+                done: 0,
+                total: 0,
+                unit: "cells".into(),
+                errors: 0,
+                log: Vec::new(),
+                result: None,
+                error: None,
+                started_unix: SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs()),
+            })),
+        };
         all.push(job.clone());
         drop(all);
         std::thread::spawn(move || {
@@ -206,10 +233,29 @@ impl Jobs {
                 let runtime = tokio::runtime::Builder::new_multi_thread()
                     .enable_all()
                     .build()?;
-                runtime.block_on(work(&job))
+                let outcome = runtime.block_on(async {
+                    tokio::select! {
+                        outcome = work(&job) => Some(outcome),
+                        () = job.cancel.notified() => None,
+                    }
+                });
+                // Tasks the stage spawned stop with the runtime; a model call on a blocking thread is
+                // left to finish in the background rather than holding the job open.
+                runtime.shutdown_background();
+                anyhow::Ok(outcome)
             }));
             let outcome = match outcome {
-                Ok(r) => r,
+                Ok(Ok(Some(r))) => r,
+                Ok(Ok(None)) => {
+                    job.with(|s| {
+                        s.status = JobStatus::Cancelled;
+                        s.log.push(
+                            "cancelled; what was committed stays (a run resumes from it)".into(),
+                        );
+                    });
+                    return;
+                }
+                Ok(Err(e)) => Err(e),
                 Err(panic) => Err(anyhow::anyhow!(
                     "the job stopped on an internal error: {}",
                     panic
@@ -258,7 +304,7 @@ mod tests {
         let ok = jobs.spawn("t", "a", |job| {
             Box::pin(async move {
                 job.stage("work");
-                job.progress(2, 2, 0);
+                job.progress("cells", 2, 2, 0);
                 Ok("made 2".to_string())
             })
         });
@@ -276,5 +322,33 @@ mod tests {
         assert_eq!(s.status, JobStatus::Failed);
         assert!(s.error.unwrap().contains("boom"));
         assert!(!jobs.busy("a"));
+        assert_eq!(
+            jobs.cancel(ok),
+            Some(false),
+            "a finished job is not cancelled"
+        );
+        assert_eq!(jobs.cancel(99), None);
+    }
+
+    #[test]
+    fn a_cancelled_job_stops_and_frees_its_target() {
+        let jobs = Jobs::default();
+        let id = jobs.spawn("run", "run:r", |job| {
+            Box::pin(async move {
+                job.stage("run");
+                tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+                Ok("never".to_string())
+            })
+        });
+        assert!(jobs.busy("run:r"));
+        assert_eq!(jobs.cancel(id), Some(true));
+        let s = wait(&jobs, id);
+        assert_eq!(s.status, JobStatus::Cancelled);
+        assert!(
+            s.log.last().unwrap().starts_with("cancelled"),
+            "{:?}",
+            s.log
+        );
+        assert!(!jobs.busy("run:r"));
     }
 }

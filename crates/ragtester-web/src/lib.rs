@@ -97,6 +97,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/documents/samples", post(api::samples))
         .route("/api/jobs", get(api::jobs))
         .route("/api/jobs/{id}", get(api::job))
+        .route("/api/jobs/{id}/cancel", post(api::cancel))
         .route("/api/jobs/docgen", post(api::docgen))
         .route("/api/jobs/suite", post(api::suite))
         .route("/api/jobs/run", post(api::run))

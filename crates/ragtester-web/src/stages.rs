@@ -242,8 +242,9 @@ impl Events for JobEvents<'_> {
     fn event(&self, event: Event) {
         match event {
             Event::Stage(stage) => self.0.stage(stage),
-            Event::Progress { counts, .. } => {
-                self.0.progress(counts.done, counts.total, counts.errors)
+            Event::Progress { unit, counts, .. } => {
+                self.0
+                    .progress(unit, counts.done, counts.total, counts.errors)
             }
             Event::Message { level, text } => self.0.log(level.line(&text)),
         }

@@ -386,6 +386,12 @@ async fn a_failing_job_reports_why_and_read_only_runs_stay_read_only() {
         "{log:?}"
     );
     assert!(log.contains(&"ingested 1 documents (1 failed)"), "{log:?}");
+    // Only a running job can be cancelled.
+    let id = done["id"].as_u64().unwrap();
+    let (status, r) = post(&client, format!("{base}/api/jobs/{id}/cancel"), json!({})).await;
+    assert_eq!(status, 409, "{r}");
+    let (status, _) = post(&client, format!("{base}/api/jobs/999/cancel"), json!({})).await;
+    assert_eq!(status, 404);
     // An unknown model spec fails the docgen job, and the error says which.
     let done = job(
         &client,
