@@ -15,6 +15,7 @@ mod gguf_tokenizer;
 mod hf_gguf;
 pub mod http;
 mod json_constraint;
+mod llama;
 pub mod local;
 pub mod offline;
 pub mod ollama;

@@ -37,10 +37,13 @@ const REPEAT_LAST_N: usize = 64;
 /// What replies depend on beyond the weights and the request: how this runner decodes (constrained JSON,
 /// the repetition penalty). Part of the model's identity, so cached replies of another decoding are not
 /// replayed as this one's.
-const LOCAL_DECODING: &str = "decode-v3";
+const LOCAL_DECODING: &str = "decode-v4";
 
 enum Weights {
-    Llama(quantized_llama::ModelWeights),
+    /// Our own forward pass (`llama.rs`): batched f32 prompts, a cache prefix snapshots can copy.
+    Llama(crate::llama::Llama),
+    /// Llama-style mixtures of experts, through candle's model.
+    LlamaMoe(quantized_llama::ModelWeights),
     Qwen2(quantized_qwen2::ModelWeights),
     Qwen3(quantized_qwen3::ModelWeights),
     Gemma3(quantized_gemma3::ModelWeights),
@@ -51,6 +54,7 @@ impl Weights {
     fn forward(&mut self, input: &Tensor, index_pos: usize) -> candle_core::Result<Tensor> {
         match self {
             Self::Llama(m) => m.forward(input, index_pos),
+            Self::LlamaMoe(m) => m.forward(input, index_pos),
             Self::Qwen2(m) => m.forward(input, index_pos),
             Self::Qwen3(m) => {
                 if index_pos == 0 {
@@ -64,13 +68,13 @@ impl Weights {
 
     /// A copy of the model and its cache as they are, for a prompt-prefix cache: it must go on from there
     /// with the rest of a prompt in one batch, and must not share a cache that later passes write into.
-    /// Llama-style models only: candle's Qwen 2 has no clone, its Qwen 3 writes a preallocated cache in
-    /// place on the CPU, and its Gemma 3 takes one token at a time after a prefix (feeding a judge's question
-    /// and answer that way costs more than the prefix saves).
+    /// Llama-style models on our own forward pass only: candle's Qwen 2 has no clone, its Qwen 3 writes a
+    /// preallocated cache in place on the CPU, and its Gemma 3 takes one token at a time after a prefix
+    /// (feeding a judge's question and answer that way costs more than the prefix saves).
     fn snapshot(&self) -> Option<Self> {
         match self {
             Self::Llama(m) => Some(Self::Llama(m.clone())),
-            Self::Qwen2(_) | Self::Qwen3(_) | Self::Gemma3(_) => None,
+            Self::LlamaMoe(_) | Self::Qwen2(_) | Self::Qwen3(_) | Self::Gemma3(_) => None,
         }
     }
 }
@@ -274,7 +278,10 @@ fn build_weights<R: Read + Seek>(
     device: &Device,
 ) -> Result<Weights> {
     Ok(match arch {
-        "llama" => Weights::Llama(quantized_llama::ModelWeights::from_gguf(
+        "llama" if crate::llama::supports(&content) => {
+            Weights::Llama(crate::llama::Llama::from_gguf(content, reader, device)?)
+        }
+        "llama" => Weights::LlamaMoe(quantized_llama::ModelWeights::from_gguf(
             content, reader, device,
         )?),
         "qwen2" => Weights::Qwen2(quantized_qwen2::ModelWeights::from_gguf(
