@@ -6,13 +6,13 @@
 //! A failure in one cell (retrieval or model) becomes that cell's recorded error; it never stops the run or
 //! disappears. This crate knows nothing of judging or reporting.
 
-mod models;
 mod pipeline;
 mod prompt;
+mod retrieval_models;
 mod run;
 
-pub use models::{embedder_for, reranker_for};
 pub use pipeline::{Factories, ModelFactory, Pipeline, System, build_pipelines};
 pub use prompt::{ANSWER_PROMPT_VERSION, answer_messages, answer_prompt_identity};
+pub use retrieval_models::{embedder_for, reranker_for};
 pub use run::locate_context;
 pub use run::{Counts, Progress, execute, skip_reason, skipped_cells};

@@ -2,7 +2,7 @@
 //! and sent concurrently, with the shared client's retries. Replies are checked (count, dimension, finite
 //! values) and vectors L2-normalised, so a bad server is an error, never a silently wrong index.
 
-use crate::bridge::Bridge;
+use crate::blocking_bridge::Bridge;
 use crate::endpoint::{Endpoint, normalise_host};
 use crate::http::{ClientLimits, HttpClient, RetryPolicy};
 use crate::openai::snippet;

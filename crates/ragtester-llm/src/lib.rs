@@ -6,7 +6,7 @@
 //! the request's typed task hint; reports label its results as heuristics. This crate is the only one that
 //! will know wire protocols; it knows nothing of test strategies, matrices or reports.
 
-mod bridge;
+mod blocking_bridge;
 pub mod budget;
 pub mod cache;
 mod embedders;
@@ -21,16 +21,16 @@ pub mod offline;
 pub mod ollama;
 pub mod openai;
 mod prefix_cache;
+pub mod rag_target;
 mod rerankers;
+pub mod role_tuning;
 pub mod structured;
-pub mod target;
-pub mod tuned;
 
 use anyhow::{Result, bail};
 use ragtester_core::{ChatModel, ModelSettings, ModelSpec};
 use std::sync::Arc;
 
-pub use bridge::Bridge;
+pub use blocking_bridge::Bridge;
 pub use budget::{Budget, BudgetExhausted, BudgetLimits, Budgeted, Spent};
 pub use cache::{CachedChat, cache_key};
 pub use embedders::HttpEmbedder;
@@ -38,9 +38,9 @@ pub use local::LocalChat;
 pub use offline::OfflineModel;
 pub use ollama::OllamaChat;
 pub use openai::OpenAiChat;
+pub use rag_target::{RagTarget, TargetReply, target_for};
 pub use rerankers::{HttpReranker, LlmReranker};
-pub use target::{RagTarget, TargetReply, target_for};
-pub use tuned::{RoleSettings, Tuned};
+pub use role_tuning::{RoleSettings, Tuned};
 
 /// The chat model a spec names, with the environment's provider settings.
 pub fn chat_model_for(spec: &str) -> Result<Arc<dyn ChatModel>> {

@@ -2,7 +2,7 @@
 //! Jina / Cohere / vLLM's `{"query","documents"}` → `{"results":[{"index","relevance_score"}]}`), and any chat
 //! model asked to grade each passage from 0 to 10 (pointwise LLM reranking).
 
-use crate::bridge::Bridge;
+use crate::blocking_bridge::Bridge;
 use crate::http::{HttpClient, RetryPolicy};
 use crate::openai::snippet;
 use anyhow::{Result, anyhow, bail};

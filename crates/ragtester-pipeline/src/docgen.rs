@@ -1,7 +1,7 @@
 //! `ragtester docgen`: documents from a model, or offline with planted facts, written with their manifest.
 
+use crate::chat_models::Models;
 use crate::events::Events;
-use crate::models::Models;
 use anyhow::{Context, Result};
 use ragtester_docgen::{DocRequest, DocumentPrompts};
 use std::path::{Path, PathBuf};

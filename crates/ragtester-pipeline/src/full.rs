@@ -1,10 +1,10 @@
 //! The whole pipeline from a project file, as `ragtester test` and `demo` run it.
 
+use crate::chat_models::Models;
 use crate::events::Events;
 use crate::generate::{GenerateArgs, generate};
 use crate::ingest::ingest;
 use crate::judge::{JudgeArgs, judge};
-use crate::models::Models;
 use crate::report::report;
 use crate::run::{RunArgs, budget_of, run};
 use crate::run_dir;

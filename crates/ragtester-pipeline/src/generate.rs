@@ -1,9 +1,9 @@
 //! Stage 2: the test suite — every generator over the documents, the critic's quality gate, the suite and
 //! its generation report written beside it.
 
+use crate::chat_models::Models;
 use crate::corpus::KeywordCorpus;
 use crate::events::Events;
-use crate::models::Models;
 use anyhow::{Context, Result, bail};
 use ragtester_core::{Document, Generator, TestCase, write_jsonl_atomic};
 use ragtester_testgen::{GenerationOptions, GenerationReport};

@@ -1,8 +1,8 @@
 //! Stage 4a: the oracle — every answer judged by every judge (and sample), each verdict committed as it is
 //! made so a killed judge resumes; the panel's consensus and the oracle's figures written beside them.
 
+use crate::chat_models::Models;
 use crate::events::Events;
-use crate::models::Models;
 use crate::run_dir::ORACLE_FILE;
 use anyhow::{Context, Result, bail};
 use ragtester_core::{Answer, TestCase, read_jsonl, write_jsonl_atomic};

@@ -5,6 +5,7 @@
 
 pub mod audit;
 pub mod bundled;
+pub mod chat_models;
 mod corpus;
 pub mod docgen;
 pub mod events;
@@ -13,10 +14,9 @@ pub mod generate;
 pub mod ingest;
 pub mod judge;
 pub mod manifest;
-pub mod models;
 pub mod report;
 pub mod run;
 pub mod run_dir;
 
+pub use chat_models::Models;
 pub use events::{Event, Events, Level, Silent};
-pub use models::Models;

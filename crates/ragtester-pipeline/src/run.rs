@@ -2,9 +2,9 @@
 //! run store as it is answered, under a manifest that keeps two runs from mixing; and what a run would
 //! cost before it runs.
 
+use crate::chat_models::Models;
 use crate::events::Events;
 use crate::manifest::{ManifestInputs, RunManifest};
-use crate::models::Models;
 use crate::run_dir::SKIPPED_FILE;
 use anyhow::{Result, bail};
 use ragtester_core::{Configuration, Document, TestCase, write_jsonl_atomic};

@@ -5,20 +5,21 @@
 //!
 //! This crate reads records and writes text; it runs no model and knows no terminal (the binary prints).
 
+mod csv_junit;
 mod diff;
 mod gate;
 mod html;
-mod machine;
+mod paired;
 mod refusals;
 mod summary;
 mod table;
 #[cfg(test)]
 mod testdata;
 
+pub use csv_junit::{render_csv, render_junit};
 pub use diff::{RunDiff, diff_runs, render_diff};
 pub use gate::{Gates, check_gates};
 pub use html::render_html;
-pub use machine::{render_csv, render_junit};
 pub use refusals::RefusalMatrix;
 pub use summary::{
     BadCase, ConfigSummary, ErrorReason, FailureCause, GroupSummary, NotJudged, ReportInputs,

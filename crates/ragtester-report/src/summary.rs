@@ -403,7 +403,7 @@ fn compare_with_best(configs: &mut [ConfigSummary], verdicts: &[&Verdict]) {
     let best_verdicts = of(&best);
     for c in configs.iter_mut().filter(|c| c.id != best) {
         let (paired, mcnemar_p, score_change) =
-            crate::diff::paired_tests(&best_verdicts, &of(&c.id));
+            crate::paired::paired_tests(&best_verdicts, &of(&c.id));
         c.vs_best = Some(PairedComparison {
             against: best.clone(),
             paired,

@@ -9,6 +9,7 @@
 mod critic;
 pub mod interop;
 mod locate;
+mod options;
 mod plan;
 mod planted;
 mod poison;
@@ -19,7 +20,8 @@ mod sections;
 mod writer;
 
 pub use critic::{CRITIC_PROMPT_VERSION, Corpus, CriticPrompts, QualityGate};
-pub use plan::{DocumentReport, GenerationOptions, GenerationReport, generate};
+pub use options::GenerationOptions;
+pub use plan::{DocumentReport, GenerationReport, generate};
 pub use planted::{PLANTED_VERSION, planted_cases};
 pub use prompt::{PROMPT_VERSION, QuestionPrompts};
 pub use sections::{Section, sections_of};

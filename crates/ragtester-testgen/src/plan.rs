@@ -1,7 +1,7 @@
 //! Which sections feed which questions: the paper's strategies and the baseline.
 
 use crate::critic::QualityGate;
-use crate::prompt::QuestionPrompts;
+use crate::options::GenerationOptions;
 use crate::rng::{SplitMix64, seed_for};
 use crate::sections::{Section, sections_of};
 use crate::writer::DocWriter;
@@ -10,21 +10,6 @@ use futures::StreamExt;
 use ragtester_core::{ChatModel, Document, Generator, Strategy, TestCase};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
-
-#[derive(Debug, Clone)]
-pub struct GenerationOptions {
-    pub generator: Generator,
-    /// Cases per document (N_test).
-    pub n_test: usize,
-    /// Hardest sections to query (N_complex); a quarter of n_test when unset.
-    pub n_complex: Option<usize>,
-    pub section_tokens: usize,
-    pub seed: u64,
-    /// Documents written at the same time.
-    pub concurrency: usize,
-    /// The question-writing templates (built in, or the user's).
-    pub prompts: QuestionPrompts,
-}
 
 /// What generation did per document: nothing is silently short.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

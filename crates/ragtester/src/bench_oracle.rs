@@ -261,7 +261,7 @@ pub async fn bench_oracle(args: &OracleBenchArgs<'_>) -> Result<u8> {
                         pct(figure),
                         min * 100.0
                     );
-                    code = crate::EXIT_THRESHOLD;
+                    code = crate::exit::EXIT_THRESHOLD;
                 }
             }
         }

@@ -89,7 +89,7 @@ pub fn import(
         out.display()
     );
     Ok(if failed > 0 || imported.cases.len() < rows.len() {
-        crate::EXIT_PARTIAL
+        crate::exit::EXIT_PARTIAL
     } else {
         0
     })

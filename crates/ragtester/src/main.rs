@@ -5,9 +5,11 @@
 //! inputs failed and were reported, the rest was processed); 4 a `--fail-under` threshold was not met; 5 the
 //! budget was spent (a run to resume, a suite to generate again with a larger budget).
 
+mod args;
 mod bench;
 mod bench_oracle;
 mod cli;
+mod exit;
 mod interop;
 mod render;
 
@@ -20,11 +22,6 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-pub const EXIT_PARTIAL: u8 = 3;
-pub const EXIT_THRESHOLD: u8 = 4;
-/// The run stopped at its budget; `--resume` with a larger one finishes it.
-pub const EXIT_BUDGET: u8 = 5;
-
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -35,7 +32,7 @@ fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
-    let cli = cli::Cli::parse();
+    let cli = args::Cli::parse();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(r) => r,
         Err(e) => {

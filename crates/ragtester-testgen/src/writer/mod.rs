@@ -4,7 +4,7 @@
 
 use crate::critic::{EVIDENCE_PASSAGES, QualityGate, Rejection, Task};
 use crate::locate::locate;
-use crate::plan::GenerationOptions;
+use crate::options::GenerationOptions;
 use crate::poison::poison;
 use crate::reply::{Reply, is_yes_no, near_duplicate, parse_reply};
 use crate::rng::SplitMix64;

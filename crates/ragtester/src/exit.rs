@@ -1,0 +1,8 @@
+//! Exit codes beyond 0 (success), 1 (error) and 2 (usage, from clap); README.md lists them all.
+
+/// Some inputs, cells or verdicts failed and were reported; the rest was processed.
+pub const EXIT_PARTIAL: u8 = 3;
+/// A `--fail-under` threshold or another gate was not met.
+pub const EXIT_THRESHOLD: u8 = 4;
+/// The run stopped at its budget; `--resume` with a larger one finishes it.
+pub const EXIT_BUDGET: u8 = 5;
