@@ -5,9 +5,9 @@
 
 use crate::chat_models::Models;
 use crate::events::Events;
-use crate::run_dir::AUDIT_FILE;
+use crate::run_dir::{self, RunDir};
 use anyhow::{Context, Result, bail};
-use ragtester_core::{Answer, TestCase, Verdict, read_jsonl};
+use ragtester_core::{Answer, TestCase, Verdict};
 use ragtester_judge::audit::{self, AuditPlan};
 use std::collections::HashMap;
 use std::path::Path;
@@ -54,11 +54,10 @@ pub async fn audit(
         bail!("--confidence and --margin must lie strictly between 0 and 1");
     }
     let dir = args.run_dir;
-    let cases: Vec<TestCase> =
-        read_jsonl(&dir.join("suite.jsonl")).context("is this a run directory?")?;
-    let answers: Vec<Answer> = read_jsonl(&dir.join("answers.jsonl"))?;
-    let verdicts: Vec<Verdict> =
-        read_jsonl(&dir.join("verdicts.jsonl")).context("has `ragtester judge` run here?")?;
+    let run = RunDir::new(dir);
+    let cases = run.cases()?;
+    let answers = run.answers()?;
+    let verdicts = run.verdicts()?;
     let mut failures: Vec<&Verdict> = ragtester_report::primary_verdicts(&verdicts)
         .into_iter()
         .filter(|v| v.passed == Some(false))
@@ -90,7 +89,7 @@ pub async fn audit(
         let labels = judge_labels(args, &sample, &cases, &answer_of, models).await?;
         (args.judges.join(" + "), labels)
     } else {
-        let path = dir.join("audit.csv");
+        let path = run.file(run_dir::AUDIT_SHEET);
         write_sheet(&path, &sample, &case_of, &answer_of)?;
         events.info(format!(
             "wrote {}: fill its `label` column with true (a real failure) or false (a false alarm), then run\n  \
@@ -102,10 +101,7 @@ pub async fn audit(
         return Ok(AuditOutcome::Sheet(path));
     };
     let summary = audit::summarise(&plan, &labeller, &labels);
-    ragtester_core::record::write_atomic(
-        &dir.join(AUDIT_FILE),
-        serde_json::to_string_pretty(&summary)?.as_bytes(),
-    )?;
+    run.save_json(run_dir::AUDIT, &summary)?;
     if summary.labelled < summary.sample_size {
         events.note(format!(
             "{} of the sample are unlabelled; the interval is wider than planned",

@@ -7,7 +7,7 @@ use crate::ingest::ingest;
 use crate::judge::{JudgeArgs, judge};
 use crate::report::report;
 use crate::run::{RunArgs, budget_of, run};
-use crate::run_dir;
+use crate::run_dir::{RunDir, SUITE};
 use anyhow::{Result, bail};
 use ragtester_core::config::ProjectConfig;
 use ragtester_report::Summary;
@@ -40,7 +40,8 @@ pub async fn full_pipeline(
 ) -> Result<PipelineOutcome> {
     project.validate()?;
     models.configure(&project.models);
-    run_dir::clear(out)?;
+    let run_dir = RunDir::new(out);
+    run_dir.clear()?;
     let (docs, failed) = ingest(corpus, events)?;
     let g = &project.generation;
     // One budget for the whole command: generation spends from it first, the run from what is left.
@@ -60,7 +61,7 @@ pub async fn full_pipeline(
             critic: g.critic_spec(),
             budget: budget.clone(),
         },
-        &out.join("suite.jsonl"),
+        &run_dir.file(SUITE),
         models,
         events,
     )
@@ -89,7 +90,7 @@ pub async fn full_pipeline(
         events,
     )
     .await?;
-    run_dir::save_prices(out, &project.prices)?;
+    run_dir.save_prices(&project.prices)?;
     if outcome.over_budget > 0 {
         // Judging a partial run would report a matrix that was not run: stop, so the run can be resumed.
         bail!(

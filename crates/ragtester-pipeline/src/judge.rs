@@ -3,9 +3,8 @@
 
 use crate::chat_models::Models;
 use crate::events::Events;
-use crate::run_dir::ORACLE_FILE;
+use crate::run_dir::{self, RunDir};
 use anyhow::{Context, Result, bail};
-use ragtester_core::{Answer, TestCase, read_jsonl, write_jsonl_atomic};
 use ragtester_store::RunStore;
 use std::path::Path;
 use std::sync::Arc;
@@ -38,10 +37,9 @@ pub async fn judge(
     if args.samples == 0 {
         bail!("--samples must be at least 1");
     }
-    let cases: Vec<TestCase> =
-        read_jsonl(&run_dir.join("suite.jsonl")).context("is this a run directory?")?;
-    let answers: Vec<Answer> =
-        read_jsonl(&run_dir.join("answers.jsonl")).context("has `ragtester run` finished here?")?;
+    let run = RunDir::new(run_dir);
+    let cases = run.cases()?;
+    let answers = run.answers()?;
     let judges: Vec<Arc<dyn ragtester_core::ChatModel>> = args
         .judges
         .iter()
@@ -61,7 +59,7 @@ pub async fn judge(
         Some(dir) => ragtester_judge::JudgePrompts::from_dir(dir)?,
         None => ragtester_judge::JudgePrompts::default(),
     };
-    let store = RunStore::open(run_dir)?;
+    let store = run.store()?;
     remember_structured_output(&store)?;
     let job = ragtester_judge::JudgeJob {
         cases: &cases,
@@ -129,11 +127,8 @@ pub async fn judge(
     verdicts.extend(raw);
     store.put_verdicts(&verdicts)?;
     store.log_stage("judge", &args.judges.join(","))?;
-    write_jsonl_atomic(&run_dir.join("verdicts.jsonl"), &verdicts)?;
-    ragtester_core::record::write_atomic(
-        &run_dir.join(ORACLE_FILE),
-        serde_json::to_string_pretty(&oracle)?.as_bytes(),
-    )?;
+    run.save_records(run_dir::VERDICTS, &verdicts)?;
+    run.save_json(run_dir::ORACLE, &oracle)?;
     let primary = ragtester_report::primary_verdicts(&verdicts);
     let errors = primary
         .iter()
@@ -142,7 +137,7 @@ pub async fn judge(
     events.info(format!(
         "wrote {} verdicts ({errors} errors in the verdicts reports follow) to {}",
         verdicts.len(),
-        run_dir.join("verdicts.jsonl").display()
+        run.file(run_dir::VERDICTS).display()
     ));
     Ok(errors)
 }

@@ -2,11 +2,9 @@
 //! source into summary.json, report.html, results.csv and junit.xml.
 
 use crate::events::Events;
-use crate::run_dir::{
-    AUDIT_FILE, ORACLE_FILE, PRICES_FILE, SKIPPED_FILE, read_optional, read_optional_jsonl,
-};
-use anyhow::{Context, Result};
-use ragtester_core::{Answer, Configuration, Document, TestCase, Verdict, read_jsonl};
+use crate::run_dir::{self, RunDir};
+use anyhow::Result;
+use ragtester_core::{Configuration, Document, TestCase};
 use ragtester_report::Summary;
 use std::collections::HashMap;
 use std::path::Path;
@@ -56,22 +54,17 @@ fn chunk_coverage(
 /// Summarise a judged run directory into summary.json, report.html, results.csv and junit.xml.
 pub fn report(run_dir: &Path, events: &dyn Events) -> Result<Summary> {
     events.stage("report");
-    let documents: Vec<Document> =
-        read_jsonl(&run_dir.join("documents.jsonl")).context("is this a run directory?")?;
-    let cases: Vec<TestCase> = read_jsonl(&run_dir.join("suite.jsonl"))?;
-    let configs: Vec<Configuration> = read_jsonl(&run_dir.join("configs.jsonl"))?;
-    let answers: Vec<Answer> = read_jsonl(&run_dir.join("answers.jsonl"))?;
-    let verdicts: Vec<Verdict> =
-        read_jsonl(&run_dir.join("verdicts.jsonl")).context("has `ragtester judge` run here?")?;
-    let prices: ragtester_core::config::PriceTable =
-        read_optional(&run_dir.join(PRICES_FILE))?.unwrap_or_default();
-    let oracle: Option<ragtester_core::oracle::OracleSummary> =
-        read_optional(&run_dir.join(ORACLE_FILE))?;
-    let audit: Option<ragtester_core::oracle::AuditSummary> =
-        read_optional(&run_dir.join(AUDIT_FILE))?;
+    let run = RunDir::new(run_dir);
+    let documents = run.documents()?;
+    let cases = run.cases()?;
+    let configs = run.configs()?;
+    let answers = run.answers()?;
+    let verdicts = run.verdicts()?;
+    let prices = run.prices()?;
+    let oracle = run.oracle()?;
+    let audit = run.audit()?;
+    let skipped = run.skipped()?;
     let chunk_coverage = chunk_coverage(&documents, &cases, &configs)?;
-    let skipped: Vec<ragtester_core::SkippedCell> =
-        read_optional_jsonl(&run_dir.join(SKIPPED_FILE))?.unwrap_or_default();
     let inputs = ragtester_report::ReportInputs {
         skipped: &skipped,
         chunk_coverage: &chunk_coverage,
@@ -85,20 +78,16 @@ pub fn report(run_dir: &Path, events: &dyn Events) -> Result<Summary> {
         audit: audit.as_ref(),
     };
     let summary = ragtester_report::summarise(&inputs);
-    ragtester_core::record::write_atomic(
-        &run_dir.join("summary.json"),
-        serde_json::to_string_pretty(&summary)?.as_bytes(),
+    run.save_json(run_dir::SUMMARY, &summary)?;
+    run.save_text(
+        run_dir::RESULTS_CSV,
+        &ragtester_report::render_csv(&inputs)?,
     )?;
-    ragtester_core::record::write_atomic(
-        &run_dir.join("results.csv"),
-        ragtester_report::render_csv(&inputs)?.as_bytes(),
+    run.save_text(run_dir::JUNIT, &ragtester_report::render_junit(&inputs)?)?;
+    run.save_text(
+        run_dir::REPORT_HTML,
+        &ragtester_report::render_html(&summary)?,
     )?;
-    ragtester_core::record::write_atomic(
-        &run_dir.join("junit.xml"),
-        ragtester_report::render_junit(&inputs)?.as_bytes(),
-    )?;
-    let html = ragtester_report::render_html(&summary)?;
-    ragtester_core::record::write_atomic(&run_dir.join("report.html"), html.as_bytes())?;
     events.info(format!(
         "wrote report.html, summary.json, results.csv and junit.xml to {}",
         run_dir.display()

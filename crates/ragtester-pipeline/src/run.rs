@@ -5,9 +5,9 @@
 use crate::chat_models::Models;
 use crate::events::Events;
 use crate::manifest::{ManifestInputs, RunManifest};
-use crate::run_dir::SKIPPED_FILE;
+use crate::run_dir::{self, RunDir, SKIPPED};
 use anyhow::{Result, bail};
-use ragtester_core::{Configuration, Document, TestCase, write_jsonl_atomic};
+use ragtester_core::{Configuration, Document, TestCase};
 use ragtester_store::RunStore;
 use std::path::Path;
 use std::sync::Arc;
@@ -119,7 +119,8 @@ pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Re
     let pipelines = tokio::task::block_in_place(|| {
         ragtester_exec::build_pipelines(&corpus, args.configs, &factories)
     })?;
-    let store = RunStore::open(args.out)?;
+    let run = RunDir::new(args.out);
+    let store = run.store()?;
     let manifest = RunManifest::new(&ManifestInputs {
         docs: &corpus,
         cases: args.cases,
@@ -134,14 +135,14 @@ pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Re
     store.put_documents(&corpus)?;
     store.put_cases(args.cases)?;
     store.put_configs(args.configs)?;
-    write_jsonl_atomic(&args.out.join("documents.jsonl"), &corpus)?;
-    write_jsonl_atomic(&args.out.join("suite.jsonl"), args.cases)?;
-    write_jsonl_atomic(&args.out.join("configs.jsonl"), args.configs)?;
+    run.save_records(run_dir::DOCUMENTS, &corpus)?;
+    run.save_records(run_dir::SUITE, args.cases)?;
+    run.save_records(run_dir::CONFIGS, args.configs)?;
     let skipped = ragtester_exec::skipped_cells(&pipelines, args.cases);
-    write_jsonl_atomic(&args.out.join(SKIPPED_FILE), &skipped)?;
+    run.save_records(SKIPPED, &skipped)?;
     if !skipped.is_empty() {
         events.info(format!(
-            "{} cells are not asked (listed in {SKIPPED_FILE}): {}",
+            "{} cells are not asked (listed in {SKIPPED}): {}",
             skipped.len(),
             skipped[0].reason
         ));
@@ -174,12 +175,12 @@ pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Re
         counts.done as f64 / seconds.max(1e-9),
         counts.cached
     ));
-    write_jsonl_atomic(&args.out.join("answers.jsonl"), &answers)?;
+    run.save_records(run_dir::ANSWERS, &answers)?;
     let errors = answers.iter().filter(|a| a.error.is_some()).count();
     events.info(format!(
         "wrote {} answers ({errors} errors) to {}",
         answers.len(),
-        args.out.join("answers.jsonl").display()
+        run.file(run_dir::ANSWERS).display()
     ));
     if counts.over_budget > 0 {
         let spent = args.budget.as_ref().map(|b| b.spent()).unwrap_or_default();

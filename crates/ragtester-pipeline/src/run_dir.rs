@@ -1,85 +1,238 @@
-//! The files of a run directory and how they are read and kept. A run directory holds: documents.jsonl,
-//! suite.jsonl, configs.jsonl, answers.jsonl, verdicts.jsonl, oracle.json, summary.json, report.html,
-//! results.csv, junit.xml, store.sqlite, and after an audit audit.csv and audit.json.
+//! A run directory, owned by one type: [`RunDir`] knows every file's name, loads each record typed (with an
+//! error that says which stage has not run yet), saves each atomically, and opens the run store.
+//!
+//! A run directory holds documents.jsonl, suite.jsonl, configs.jsonl, answers.jsonl, verdicts.jsonl,
+//! skipped.jsonl, oracle.json, prices.json, summary.json, report.html, results.csv, junit.xml and
+//! store.sqlite, and after an audit audit.csv and audit.json. The JSONL and JSON records are what every
+//! reader reads (the stages, the web UI, export, diff). The store holds what resuming needs and the records
+//! cannot say: each answer committed the moment it exists, each verdict under its judging session, the run
+//! manifest, and how each endpoint took structured output.
 
 use anyhow::{Context, Result};
-use ragtester_core::read_jsonl;
-use std::path::Path;
+use ragtester_core::oracle::{AuditSummary, OracleSummary};
+use ragtester_core::{
+    Answer, Configuration, Document, SkippedCell, TestCase, Verdict, read_jsonl, write_jsonl_atomic,
+};
+use ragtester_store::RunStore;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::path::{Path, PathBuf};
 
+pub const DOCUMENTS: &str = "documents.jsonl";
+pub const SUITE: &str = "suite.jsonl";
+pub const CONFIGS: &str = "configs.jsonl";
+pub const ANSWERS: &str = "answers.jsonl";
+pub const VERDICTS: &str = "verdicts.jsonl";
 /// The cells a run did not ask, and why.
-pub const SKIPPED_FILE: &str = "skipped.jsonl";
-
-/// Records of an optional JSONL file; None when the file does not exist.
-pub(crate) fn read_optional_jsonl<T: serde::de::DeserializeOwned>(
-    path: &Path,
-) -> Result<Option<Vec<T>>> {
-    if !path.exists() {
-        return Ok(None);
-    }
-    Ok(Some(read_jsonl(path)?))
-}
-
-/// The audit of a run's reported failures.
-pub const AUDIT_FILE: &str = "audit.json";
-
-/// The prices a run was configured with, kept beside its records so the report can cost it.
-pub const PRICES_FILE: &str = "prices.json";
-
-/// Keep the price table in the run directory (nothing is written for an empty table).
-pub fn save_prices(run_dir: &Path, prices: &ragtester_core::config::PriceTable) -> Result<()> {
-    if prices.is_empty() {
-        return Ok(());
-    }
-    std::fs::create_dir_all(run_dir)?;
-    ragtester_core::record::write_atomic(
-        &run_dir.join(PRICES_FILE),
-        serde_json::to_string_pretty(prices)?.as_bytes(),
-    )
-}
-
+pub const SKIPPED: &str = "skipped.jsonl";
 /// The oracle's figures, kept beside the verdicts.
-pub const ORACLE_FILE: &str = "oracle.json";
-
-/// An optional JSON record of the run directory.
-pub(crate) fn read_optional<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(serde_json::from_slice(&bytes).with_context(|| {
-            format!("{} is not what ragtester wrote there", path.display())
-        })?)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
-    }
-}
+pub const ORACLE: &str = "oracle.json";
+/// The audit of a run's reported failures.
+pub const AUDIT: &str = "audit.json";
+/// The audit sample a person labels.
+pub const AUDIT_SHEET: &str = "audit.csv";
+/// The prices a run was configured with, kept beside its records so the report can cost it.
+pub const PRICES: &str = "prices.json";
+pub const SUMMARY: &str = "summary.json";
+pub const REPORT_HTML: &str = "report.html";
+pub const RESULTS_CSV: &str = "results.csv";
+pub const JUNIT: &str = "junit.xml";
 
 /// Files a pipeline writes into its output folder; removed before a fresh `test` or `demo` run there.
-pub const RUN_FILES: &[&str] = &[
-    "documents.jsonl",
-    "suite.jsonl",
+const RUN_FILES: &[&str] = &[
+    DOCUMENTS,
+    SUITE,
     "suite.report.json",
-    "configs.jsonl",
-    "answers.jsonl",
-    "verdicts.jsonl",
-    "summary.json",
-    "report.html",
-    "results.csv",
-    "junit.xml",
-    "prices.json",
-    "oracle.json",
-    "audit.json",
-    "audit.csv",
+    CONFIGS,
+    ANSWERS,
+    VERDICTS,
+    SKIPPED,
+    SUMMARY,
+    REPORT_HTML,
+    RESULTS_CSV,
+    JUNIT,
+    PRICES,
+    ORACLE,
+    AUDIT,
+    AUDIT_SHEET,
     "store.sqlite",
     "store.sqlite-wal",
     "store.sqlite-shm",
 ];
 
-/// Remove what an earlier pipeline wrote into `out`, before a fresh `test` or `demo` run there.
-pub fn clear(out: &Path) -> Result<()> {
-    for f in RUN_FILES {
-        let p = out.join(f);
-        if p.exists() {
-            std::fs::remove_file(&p)
-                .with_context(|| format!("cannot remove the previous {}", p.display()))?;
+const NOT_A_RUN: &str = "is this a run directory?";
+const NOT_RUN: &str = "has `ragtester run` finished here?";
+const NOT_JUDGED: &str = "has `ragtester judge` run here?";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunDir {
+    path: PathBuf,
+}
+
+impl RunDir {
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self { path: path.into() }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A file of the run directory, by one of this module's names.
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.path.join(name)
+    }
+
+    /// Whether this holds a run: a suite was written here.
+    pub fn holds_a_run(&self) -> bool {
+        self.file(SUITE).is_file()
+    }
+
+    pub fn documents(&self) -> Result<Vec<Document>> {
+        self.records(DOCUMENTS, NOT_A_RUN)
+    }
+    pub fn cases(&self) -> Result<Vec<TestCase>> {
+        self.records(SUITE, NOT_A_RUN)
+    }
+    pub fn configs(&self) -> Result<Vec<Configuration>> {
+        self.records(CONFIGS, NOT_A_RUN)
+    }
+    pub fn answers(&self) -> Result<Vec<Answer>> {
+        self.records(ANSWERS, NOT_RUN)
+    }
+    pub fn verdicts(&self) -> Result<Vec<Verdict>> {
+        self.records(VERDICTS, NOT_JUDGED)
+    }
+    /// Cells not asked; none when the run wrote no list (runs made before it did).
+    pub fn skipped(&self) -> Result<Vec<SkippedCell>> {
+        self.records_or_empty(SKIPPED)
+    }
+    pub fn prices(&self) -> Result<ragtester_core::config::PriceTable> {
+        Ok(self.json(PRICES)?.unwrap_or_default())
+    }
+    pub fn oracle(&self) -> Result<Option<OracleSummary>> {
+        self.json(ORACLE)
+    }
+    pub fn audit(&self) -> Result<Option<AuditSummary>> {
+        self.json(AUDIT)
+    }
+
+    /// The records of a JSONL file a stage must have written; the error says which stage to run.
+    fn records<T: DeserializeOwned>(&self, name: &str, hint: &str) -> Result<Vec<T>> {
+        read_jsonl(&self.file(name)).with_context(|| format!("{}: {hint}", self.path.display()))
+    }
+
+    /// The records of a JSONL file, none when it does not exist (yet): a run being made is read as far as
+    /// it has got.
+    pub fn records_or_empty<T: DeserializeOwned>(&self, name: &str) -> Result<Vec<T>> {
+        let path = self.file(name);
+        if !path.exists() {
+            return Ok(Vec::new());
+        }
+        read_jsonl(&path)
+    }
+
+    /// A JSON record, `None` when the file does not exist.
+    pub fn json<T: DeserializeOwned>(&self, name: &str) -> Result<Option<T>> {
+        let path = self.file(name);
+        match std::fs::read(&path) {
+            Ok(bytes) => Ok(Some(serde_json::from_slice(&bytes).with_context(|| {
+                format!("{} is not what ragtester wrote there", path.display())
+            })?)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
         }
     }
-    Ok(())
+
+    /// Replace a JSONL file with `records`, atomically.
+    pub fn save_records<T: Serialize>(&self, name: &str, records: &[T]) -> Result<()> {
+        write_jsonl_atomic(&self.file(name), records)
+    }
+
+    /// Replace a JSON file with `value` (pretty-printed), atomically.
+    pub fn save_json<T: Serialize + ?Sized>(&self, name: &str, value: &T) -> Result<()> {
+        self.save_text(name, &serde_json::to_string_pretty(value)?)
+    }
+
+    /// Replace a text file (the HTML report, the CSV, JUnit), atomically.
+    pub fn save_text(&self, name: &str, text: &str) -> Result<()> {
+        ragtester_core::record::write_atomic(&self.file(name), text.as_bytes())
+    }
+
+    /// Keep the price table beside the records (nothing is written for an empty table).
+    pub fn save_prices(&self, prices: &ragtester_core::config::PriceTable) -> Result<()> {
+        if prices.is_empty() {
+            return Ok(());
+        }
+        std::fs::create_dir_all(&self.path)
+            .with_context(|| format!("cannot create {}", self.path.display()))?;
+        self.save_json(PRICES, prices)
+    }
+
+    /// The run store (created when missing).
+    pub fn store(&self) -> Result<RunStore> {
+        RunStore::open(&self.path)
+    }
+
+    /// Remove what an earlier pipeline wrote here, before a fresh `test` or `demo` run.
+    pub fn clear(&self) -> Result<()> {
+        for f in RUN_FILES {
+            let p = self.file(f);
+            if p.exists() {
+                std::fs::remove_file(&p)
+                    .with_context(|| format!("cannot remove the previous {}", p.display()))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_record_names_the_stage_that_writes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path());
+        assert!(!run.holds_a_run());
+        let err = run.cases().unwrap_err();
+        assert!(
+            format!("{err:#}").contains("is this a run directory?"),
+            "{err:#}"
+        );
+        run.save_records::<TestCase>(SUITE, &[]).unwrap();
+        assert!(run.holds_a_run());
+        let err = run.verdicts().unwrap_err();
+        assert!(format!("{err:#}").contains("ragtester judge"), "{err:#}");
+        assert!(run.skipped().unwrap().is_empty());
+        assert!(run.oracle().unwrap().is_none());
+        std::fs::write(run.file(ORACLE), b"{not json").unwrap();
+        let err = run.oracle().unwrap_err();
+        assert!(
+            format!("{err:#}").contains("not what ragtester wrote"),
+            "{err:#}"
+        );
+    }
+
+    #[test]
+    fn prices_round_trip_and_clear_removes_the_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path().join("run"));
+        run.save_prices(&Default::default()).unwrap();
+        assert!(!run.path().exists(), "an empty table writes nothing");
+        let prices: ragtester_core::config::PriceTable = serde_json::from_value(
+            serde_json::json!({"m": {"input_per_million": 1.0, "output_per_million": 2.0}}),
+        )
+        .unwrap();
+        run.save_prices(&prices).unwrap();
+        assert_eq!(run.prices().unwrap(), prices);
+        std::fs::write(run.file("notes.txt"), "mine").unwrap();
+        run.clear().unwrap();
+        assert!(!run.file(PRICES).exists());
+        assert!(
+            run.file("notes.txt").exists(),
+            "files ragtester did not write stay"
+        );
+    }
 }

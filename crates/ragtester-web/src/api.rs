@@ -7,6 +7,7 @@ use axum::Json;
 use axum::extract::{Multipart, Path as UrlPath, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use ragtester_pipeline::run_dir::{self, RunDir};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -349,10 +350,9 @@ fn run_path(s: &AppState, name: &str) -> ApiResult<PathBuf> {
 
 pub async fn audit(State(s): Shared, UrlPath(name): UrlPath<String>) -> ApiResult<Json<Value>> {
     let dir = run_path(&s, &name)?;
-    let sheet = audit_sheet::read(&dir.join("audit.csv"))?;
-    let summary: Option<Value> = std::fs::read(dir.join("audit.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok());
+    let run = RunDir::new(&dir);
+    let sheet = audit_sheet::read(&run.file(run_dir::AUDIT_SHEET))?;
+    let summary = run.audit()?;
     Ok(Json(json!({ "sheet": sheet, "summary": summary })))
 }
 
@@ -367,7 +367,7 @@ pub async fn label(
     Json(l): Json<Label>,
 ) -> ApiResult<Json<Value>> {
     let dir = writable_run(&s, &name)?;
-    let path: &Path = &dir.join("audit.csv");
+    let path: &Path = &RunDir::new(&dir).file(run_dir::AUDIT_SHEET);
     audit_sheet::set_label(path, row, l.label).map_err(ApiError::bad)?;
     Ok(Json(json!({ "ok": true })))
 }

@@ -22,6 +22,7 @@ use anyhow::{Context, Result};
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post, put};
+use ragtester_pipeline::run_dir;
 use results::RunIndex;
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -39,11 +40,11 @@ pub struct RunCache {
 }
 
 const WATCHED: [&str; 5] = [
-    "suite.jsonl",
-    "configs.jsonl",
-    "answers.jsonl",
-    "verdicts.jsonl",
-    "summary.json",
+    run_dir::SUITE,
+    run_dir::CONFIGS,
+    run_dir::ANSWERS,
+    run_dir::VERDICTS,
+    run_dir::SUMMARY,
 ];
 
 impl RunCache {

@@ -1,10 +1,9 @@
 //! One run's results held in memory for browsing: a row per (case, configuration) with what filters need
 //! precomputed, so filtering and paging 50,000 rows is a scan of plain fields, done on the server.
 
-use anyhow::{Context, Result};
-use ragtester_core::{
-    Answer, Configuration, Document, TestCase, Verdict, VerdictStatus, read_jsonl,
-};
+use anyhow::Result;
+use ragtester_core::{Answer, Configuration, Document, TestCase, Verdict, VerdictStatus};
+use ragtester_pipeline::run_dir::{self, RunDir};
 use ragtester_report::{FailureCause, Summary, failure_cause, primary_verdicts};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -135,38 +134,14 @@ fn snippet(s: &str, n: usize) -> String {
 
 impl RunIndex {
     pub fn load(dir: &Path) -> Result<Self> {
-        let read_or_empty = |file: &str| -> Result<bool> { Ok(dir.join(file).is_file()) };
-        let documents: Vec<Document> = if read_or_empty("documents.jsonl")? {
-            read_jsonl(&dir.join("documents.jsonl"))?
-        } else {
-            Vec::new()
-        };
-        let cases: Vec<TestCase> =
-            read_jsonl(&dir.join("suite.jsonl")).context("is this a run directory?")?;
-        let configs: Vec<Configuration> = if read_or_empty("configs.jsonl")? {
-            read_jsonl(&dir.join("configs.jsonl"))?
-        } else {
-            Vec::new()
-        };
-        let answers: Vec<Answer> = if read_or_empty("answers.jsonl")? {
-            read_jsonl(&dir.join("answers.jsonl"))?
-        } else {
-            Vec::new()
-        };
-        let verdicts: Vec<Verdict> = if read_or_empty("verdicts.jsonl")? {
-            read_jsonl(&dir.join("verdicts.jsonl"))?
-        } else {
-            Vec::new()
-        };
-        let summary = match std::fs::read(dir.join("summary.json")) {
-            Ok(bytes) => Some(serde_json::from_slice(&bytes).with_context(|| {
-                format!(
-                    "{} is not a ragtester summary",
-                    dir.join("summary.json").display()
-                )
-            })?),
-            Err(_) => None,
-        };
+        // A run being made is shown as far as it has got: only its suite must exist.
+        let run = RunDir::new(dir);
+        let cases = run.cases()?;
+        let documents: Vec<Document> = run.records_or_empty(run_dir::DOCUMENTS)?;
+        let configs: Vec<Configuration> = run.records_or_empty(run_dir::CONFIGS)?;
+        let answers: Vec<Answer> = run.records_or_empty(run_dir::ANSWERS)?;
+        let verdicts: Vec<Verdict> = run.records_or_empty(run_dir::VERDICTS)?;
+        let summary = run.json(run_dir::SUMMARY)?;
         let mut index = Self {
             documents,
             cases,

@@ -10,6 +10,7 @@ use ragtester_pipeline::ingest::ingest;
 use ragtester_pipeline::judge::{JudgeArgs, judge};
 use ragtester_pipeline::report::report;
 use ragtester_pipeline::run::{RunArgs, run};
+use ragtester_pipeline::run_dir::RunDir;
 use ragtester_pipeline::{Event, Events, Models};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -207,7 +208,7 @@ impl Stages {
     }
 
     pub async fn audit_score(&self, run_dir: &Path, job: &Job) -> Result<String> {
-        let sheet = run_dir.join("audit.csv");
+        let sheet = RunDir::new(run_dir).file(ragtester_pipeline::run_dir::AUDIT_SHEET);
         if !sheet.is_file() {
             bail!("draw an audit sample first");
         }

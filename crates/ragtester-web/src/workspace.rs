@@ -3,6 +3,7 @@
 //! run directories named on the command line, which are read but never written.
 
 use anyhow::{Context, Result, bail};
+use ragtester_pipeline::run_dir::{self, RunDir};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -63,7 +64,7 @@ impl Workspace {
         }
         let mut named: Vec<(String, PathBuf)> = Vec::new();
         for dir in extra_runs {
-            if !dir.join("suite.jsonl").is_file() {
+            if !RunDir::new(dir).holds_a_run() {
                 bail!("{} is not a run directory (no suite.jsonl)", dir.display());
             }
             let base = dir
@@ -174,7 +175,7 @@ impl Workspace {
         }
         check_name(name)?;
         let dir = self.root.join("runs").join(name);
-        if !dir.join("suite.jsonl").is_file() {
+        if !RunDir::new(&dir).holds_a_run() {
             bail!("no run named `{name}`");
         }
         Ok((dir, true))
@@ -186,20 +187,20 @@ impl Workspace {
             .iter()
             .map(|(name, dir)| RunEntry {
                 name: name.clone(),
-                judged: dir.join("verdicts.jsonl").is_file(),
+                judged: dir.join(run_dir::VERDICTS).is_file(),
                 writable: false,
             })
             .collect();
         let mut own = Vec::new();
         for entry in std::fs::read_dir(self.root.join("runs"))? {
             let dir = entry?.path();
-            if dir.join("suite.jsonl").is_file() {
+            if RunDir::new(&dir).holds_a_run() {
                 own.push(RunEntry {
                     name: dir
                         .file_name()
                         .map(|n| n.to_string_lossy().into_owned())
                         .unwrap_or_default(),
-                    judged: dir.join("verdicts.jsonl").is_file(),
+                    judged: dir.join(run_dir::VERDICTS).is_file(),
                     writable: true,
                 });
             }

@@ -8,6 +8,7 @@ use ragtester_core::{ChunkStrategy, ChunkingSettings, Configuration, Generator, 
 use ragtester_core::{ModelSettings, ModelTable, Sampling};
 use ragtester_pipeline::generate::{GenerateArgs, parse_generators};
 use ragtester_pipeline::run::RunArgs;
+use ragtester_pipeline::run_dir::RunDir;
 use ragtester_pipeline::{Events, Models};
 use std::path::PathBuf;
 
@@ -488,7 +489,7 @@ async fn run_matrix(run: RunCli, models: &Models, events: &dyn Events) -> Result
         );
         return Ok(0);
     }
-    ragtester_pipeline::run_dir::save_prices(&run.out, &plan.prices)?;
+    RunDir::new(&run.out).save_prices(&plan.prices)?;
     let outcome = ragtester_pipeline::run::run(
         &RunArgs {
             docs: &docs,
@@ -629,11 +630,8 @@ fn diff(
     fail_on_regression: bool,
 ) -> Result<u8> {
     let load = |dir: &PathBuf| -> Result<(Vec<Configuration>, Vec<ragtester_core::Verdict>)> {
-        let configs = ragtester_core::read_jsonl(&dir.join("configs.jsonl"))
-            .with_context(|| format!("{} is not a run directory", dir.display()))?;
-        let verdicts = ragtester_core::read_jsonl(&dir.join("verdicts.jsonl"))
-            .with_context(|| format!("{} has not been judged", dir.display()))?;
-        Ok((configs, verdicts))
+        let run = RunDir::new(dir);
+        Ok((run.configs()?, run.verdicts()?))
     };
     let (b, a) = (load(&before)?, load(&after)?);
     let diff = ragtester_report::diff_runs((&b.0, &b.1), (&a.0, &a.1));

@@ -1,9 +1,10 @@
 //! `ragtester export` and `ragtester import`: suites and answered cells as RAGAS or DeepEval datasets.
 
 use anyhow::{Context, Result, bail};
-use ragtester_core::{Answer, Configuration, Document, TestCase, read_jsonl};
+use ragtester_core::{Answer, Document, TestCase, read_jsonl};
 use ragtester_pipeline::Events;
 use ragtester_pipeline::ingest::ingest;
+use ragtester_pipeline::run_dir::RunDir;
 use ragtester_testgen::interop::{self, Shape};
 use std::path::{Path, PathBuf};
 
@@ -16,43 +17,43 @@ pub fn export(
     events: &dyn Events,
 ) -> Result<u8> {
     let shape = Shape::parse(format)?;
-    let (cases, documents, answers): (Vec<TestCase>, Vec<Document>, Option<Vec<Answer>>) = if input
-        .is_dir()
-    {
-        let cases = read_jsonl(&input.join("suite.jsonl")).context("is this a run directory?")?;
-        let documents = read_jsonl(&input.join("documents.jsonl"))?;
-        let answers: Vec<Answer> = read_jsonl(&input.join("answers.jsonl"))?;
-        let configs: Vec<Configuration> = read_jsonl(&input.join("configs.jsonl"))?;
-        let chosen = match (config, configs.as_slice()) {
-            (Some(id), _) => configs
-                .iter()
-                .find(|c| c.id == id || c.id.starts_with(id))
-                .with_context(|| format!("{} has no configuration `{id}`", input.display()))?,
-            (None, [only]) => only,
-            (None, _) => bail!(
-                "{} has {} configurations: choose one with --config ({})",
-                input.display(),
-                configs.len(),
-                configs
+    let (cases, documents, answers): (Vec<TestCase>, Vec<Document>, Option<Vec<Answer>>) =
+        if input.is_dir() {
+            let run = RunDir::new(input);
+            let cases = run.cases()?;
+            let documents = run.documents()?;
+            let answers = run.answers()?;
+            let configs = run.configs()?;
+            let chosen = match (config, configs.as_slice()) {
+                (Some(id), _) => configs
                     .iter()
-                    .map(|c| format!("{} = {}", c.id, c.label()))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
+                    .find(|c| c.id == id || c.id.starts_with(id))
+                    .with_context(|| format!("{} has no configuration `{id}`", input.display()))?,
+                (None, [only]) => only,
+                (None, _) => bail!(
+                    "{} has {} configurations: choose one with --config ({})",
+                    input.display(),
+                    configs.len(),
+                    configs
+                        .iter()
+                        .map(|c| format!("{} = {}", c.id, c.label()))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+            };
+            let answers = answers
+                .into_iter()
+                .filter(|a| a.config_id == chosen.id)
+                .collect();
+            (cases, documents, Some(answers))
+        } else {
+            let cases = read_jsonl(input)
+                .with_context(|| format!("cannot read suite {}", input.display()))?;
+            if docs.is_empty() {
+                bail!("exporting a suite file needs --docs, for the text of its source spans");
+            }
+            (cases, ingest(docs, events)?.0, None)
         };
-        let answers = answers
-            .into_iter()
-            .filter(|a| a.config_id == chosen.id)
-            .collect();
-        (cases, documents, Some(answers))
-    } else {
-        let cases =
-            read_jsonl(input).with_context(|| format!("cannot read suite {}", input.display()))?;
-        if docs.is_empty() {
-            bail!("exporting a suite file needs --docs, for the text of its source spans");
-        }
-        (cases, ingest(docs, events)?.0, None)
-    };
     let rows = interop::export_rows(shape, &cases, &documents, answers.as_deref());
     let bytes = interop::write_rows(&rows, interop::FileFormat::of(out), shape)?;
     ragtester_core::record::write_atomic(out, &bytes)?;
