@@ -3,6 +3,7 @@
 //! threads and job state, never how a model is called.
 
 use anyhow::Result;
+use ragtester_core::config::{GenerationSettings, JudgeSettings, RunSettings};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -34,11 +35,13 @@ pub struct SuiteRequest {
     #[serde(default)]
     pub documents: Vec<String>,
     /// `ragtester`, `baseline` (the paper's generators).
+    #[serde(default = "strategies")]
     pub strategies: Vec<String>,
+    #[serde(default = "n_test")]
     pub n_test: usize,
     #[serde(default)]
     pub n_complex: Option<usize>,
-    #[serde(default = "offline")]
+    #[serde(default = "writer")]
     pub llm: String,
     /// The quality gate's critic: unset for the question writer itself, `none` for no gate.
     #[serde(default)]
@@ -56,9 +59,9 @@ pub struct RunRequest {
     pub llms: Vec<String>,
     #[serde(default)]
     pub embedders: Vec<String>,
-    #[serde(default = "offline_list")]
+    #[serde(default = "judges")]
     pub judges: Vec<String>,
-    #[serde(default = "four")]
+    #[serde(default = "concurrency")]
     pub concurrency: usize,
 }
 
@@ -72,17 +75,32 @@ pub struct JudgeRequest {
 fn offline() -> String {
     "offline".into()
 }
-fn offline_list() -> Vec<String> {
-    vec![offline()]
+// What a request leaves out takes the project file's defaults (`ragtester_core::config`), as the command
+// line does.
+fn strategies() -> Vec<String> {
+    GenerationSettings::default()
+        .strategies
+        .iter()
+        .map(|g| g.as_str().to_string())
+        .collect()
+}
+fn n_test() -> usize {
+    GenerationSettings::default().n_test
+}
+fn writer() -> String {
+    GenerationSettings::default().llm
+}
+fn judges() -> Vec<String> {
+    JudgeSettings::default().judges
+}
+fn concurrency() -> usize {
+    RunSettings::default().concurrency
 }
 fn markdown() -> String {
     "markdown".into()
 }
 fn english() -> String {
     "en".into()
-}
-fn four() -> usize {
-    4
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -2,7 +2,27 @@
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
+use ragtester_core::config::{GenerationSettings, JudgeSettings, RunSettings};
 use std::path::PathBuf;
+
+// Defaults come from the project file's settings structs, which the web UI's forms also fall back on: no
+// default is written twice.
+fn generation() -> GenerationSettings {
+    GenerationSettings::default()
+}
+fn strategy_names() -> Vec<String> {
+    generation()
+        .strategies
+        .iter()
+        .map(|g| g.as_str().to_string())
+        .collect()
+}
+fn judging() -> JudgeSettings {
+    JudgeSettings::default()
+}
+fn concurrency() -> usize {
+    RunSettings::default().concurrency
+}
 
 #[derive(Parser)]
 #[command(
@@ -123,18 +143,18 @@ pub(crate) enum Command {
     Judge {
         run_dir: PathBuf,
         /// Judge model spec; repeat for a panel (agreement and Cohen's/Fleiss' κ are reported).
-        #[arg(long = "judge", default_value = "offline")]
+        #[arg(long = "judge", default_values_t = judging().judges)]
         judges: Vec<String>,
         /// Verdicts per answer and judge, for means with 95 % intervals (use a temperature above 0).
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = judging().samples)]
         samples: u32,
         /// How several judges' or samples' verdicts become the one reports follow: majority or mean.
-        #[arg(long, default_value = "majority")]
+        #[arg(long, default_value_t = judging().panel)]
         panel: String,
         /// Folder with judge.en.j2 / judge.zh.j2 replacing the built-in prompt templates.
         #[arg(long)]
         prompts: Option<PathBuf>,
-        #[arg(long, default_value_t = 4)]
+        #[arg(long, default_value_t = concurrency())]
         concurrency: usize,
         /// No progress bar or progress lines.
         #[arg(long)]
@@ -159,7 +179,7 @@ pub(crate) enum Command {
         /// Audit judge spec; repeat for a panel (majority decides).
         #[arg(long = "judge")]
         judges: Vec<String>,
-        #[arg(long, default_value_t = 4)]
+        #[arg(long, default_value_t = concurrency())]
         concurrency: usize,
     },
     /// Write RUNDIR/report.html and RUNDIR/summary.json and print the summary.
@@ -304,24 +324,24 @@ pub(crate) struct GenerateCli {
     pub(crate) out: PathBuf,
     /// ragtester (the paper's strategies), baseline, or planted (the exact facts of documents `ragtester
     /// docgen` wrote offline); repeatable.
-    #[arg(long = "strategy", default_value = "ragtester")]
+    #[arg(long = "strategy", default_values_t = strategy_names())]
     pub(crate) strategies: Vec<String>,
     /// Cases per document (N_test).
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = generation().n_test)]
     pub(crate) n_test: usize,
     /// Hardest sections to query (N_complex); a quarter of --n-test by default.
     #[arg(long)]
     pub(crate) n_complex: Option<usize>,
     /// Question-writing model spec.
-    #[arg(long, default_value = "offline")]
+    #[arg(long, default_value_t = generation().llm)]
     pub(crate) llm: String,
     /// Maximum tokens per section of the section split.
-    #[arg(long, default_value_t = 96)]
+    #[arg(long, default_value_t = generation().section_tokens)]
     pub(crate) section_tokens: usize,
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = generation().seed)]
     pub(crate) seed: u64,
     /// Documents whose questions are written at the same time.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = concurrency())]
     pub(crate) concurrency: usize,
     /// Folder with question.en.j2 / question.zh.j2 (and critic.en.j2 / critic.zh.j2) replacing the
     /// built-in prompt templates.
@@ -498,5 +518,46 @@ impl DocgenCli {
             sections: self.sections.clone(),
             seed: self.seed,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A flag left out means what the project file means when it leaves the setting out.
+    #[test]
+    fn flag_defaults_are_the_project_files() {
+        let cli = Cli::parse_from(["ragtester", "generate", "--docs", "d", "--out", "o"]);
+        let Command::Generate(g) = cli.command else {
+            panic!("parsed as another command");
+        };
+        let settings = GenerationSettings::default();
+        assert_eq!(
+            (g.n_test, g.llm.as_str(), g.section_tokens, g.seed),
+            (
+                settings.n_test,
+                settings.llm.as_str(),
+                settings.section_tokens,
+                settings.seed
+            )
+        );
+        assert_eq!(g.strategies, ["ragtester", "baseline"]);
+        assert_eq!(g.concurrency, RunSettings::default().concurrency);
+        let cli = Cli::parse_from(["ragtester", "judge", "run1"]);
+        let Command::Judge {
+            judges,
+            samples,
+            panel,
+            ..
+        } = cli.command
+        else {
+            panic!("parsed as another command");
+        };
+        let settings = JudgeSettings::default();
+        assert_eq!(
+            (judges, samples, panel),
+            (settings.judges, settings.samples, settings.panel)
+        );
     }
 }

@@ -922,6 +922,8 @@ fn generation_stopped_by_its_budget_finishes_from_the_cache() {
             "openai:writer".into(),
             "--n-test".into(),
             "3".into(),
+            "--strategy".into(),
+            "ragtester".into(),
         ];
         if let Some(tokens) = budget {
             args.extend(["--budget-tokens".into(), tokens.into()]);
