@@ -1,0 +1,296 @@
+//! One cell of the configuration matrix: retriever, chunking, top-k, models — and its stable id.
+
+use super::target::{TargetKind, TargetSettings};
+use crate::ids::stable_id;
+use crate::record::default_schema_version;
+use anyhow::{Result, bail};
+use serde::{Deserialize, Serialize};
+
+/// Retrieval modes of the spec's configuration matrix (§4.1, groups A–D).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RetrieverKind {
+    Bm25,
+    Dense,
+    Hybrid,
+    HybridRerank,
+    /// The user's own RAG service: retrieval happens inside it.
+    External,
+}
+
+impl RetrieverKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RetrieverKind::Bm25 => "bm25",
+            RetrieverKind::Dense => "dense",
+            RetrieverKind::Hybrid => "hybrid",
+            RetrieverKind::HybridRerank => "hybrid-rerank",
+            RetrieverKind::External => "external",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "bm25" => RetrieverKind::Bm25,
+            "dense" => RetrieverKind::Dense,
+            "hybrid" => RetrieverKind::Hybrid,
+            "hybrid-rerank" => RetrieverKind::HybridRerank,
+            other => {
+                bail!("unknown retriever `{other}`: expected bm25, dense, hybrid or hybrid-rerank")
+            }
+        })
+    }
+
+    pub fn uses_dense(self) -> bool {
+        matches!(
+            self,
+            RetrieverKind::Dense | RetrieverKind::Hybrid | RetrieverKind::HybridRerank
+        )
+    }
+}
+
+/// How hybrid retrieval fuses the keyword and dense lists.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "snake_case")]
+pub enum Fusion {
+    /// Weighted sum of min–max normalised scores (the spec's 0.7 dense / 0.3 keyword).
+    Weighted { dense: f64, keyword: f64 },
+    /// Reciprocal-rank fusion with constant k.
+    Rrf { k: f64 },
+}
+
+impl Default for Fusion {
+    fn default() -> Self {
+        Fusion::Weighted {
+            dense: 0.7,
+            keyword: 0.3,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChunkingSettings {
+    /// Maximum tokens per chunk (cl100k tokens).
+    #[serde(default = "default_chunk_tokens")]
+    pub max_tokens: usize,
+    /// Tokens shared by consecutive chunks.
+    #[serde(default)]
+    pub overlap_tokens: usize,
+    /// How boundaries are chosen. Omitted from records when it is the default, so configuration ids of
+    /// earlier runs stay valid.
+    #[serde(default, skip_serializing_if = "ChunkStrategy::is_default")]
+    pub strategy: ChunkStrategy,
+}
+
+/// Chunk boundary strategies.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChunkStrategy {
+    /// The largest paragraphs, then sentences (。！？ included), then words that fit the budget.
+    #[default]
+    Paragraph,
+    /// Fixed windows of the token budget with overlap, cut only between words (jieba words for Chinese)
+    /// and never inside a number.
+    Fixed,
+    /// Sections first: a chunk never crosses a heading; inside a section, as `paragraph`.
+    Headings,
+}
+
+impl ChunkStrategy {
+    pub fn is_default(&self) -> bool {
+        *self == Self::Paragraph
+    }
+
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "paragraph" => Self::Paragraph,
+            "fixed" => Self::Fixed,
+            "headings" => Self::Headings,
+            other => bail!("unknown chunker `{other}` (known: paragraph, fixed, headings)"),
+        })
+    }
+}
+
+fn default_chunk_tokens() -> usize {
+    64
+}
+
+impl Default for ChunkingSettings {
+    fn default() -> Self {
+        Self {
+            max_tokens: default_chunk_tokens(),
+            overlap_tokens: 0,
+            strategy: ChunkStrategy::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RerankSettings {
+    pub model: String,
+    /// How many fused candidates the reranker sees before the top-k is cut.
+    pub candidates: usize,
+}
+
+/// Every setting of one matrix cell. Its id is a stable hash of all of them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Configuration {
+    #[serde(default = "default_schema_version")]
+    pub schema_version: u32,
+    pub id: String,
+    pub llm: String,
+    pub embedder: String,
+    pub retriever: RetrieverKind,
+    pub top_k: usize,
+    pub chunking: ChunkingSettings,
+    pub fusion: Fusion,
+    pub rerank: Option<RerankSettings>,
+    /// Set when the system under test is an external RAG service rather than the built-in pipeline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<TargetSettings>,
+}
+
+/// The settings a configuration id is computed from (everything but the id and schema version).
+#[derive(Serialize)]
+struct ConfigKey<'a> {
+    llm: &'a str,
+    embedder: &'a str,
+    retriever: RetrieverKind,
+    top_k: usize,
+    chunking: &'a ChunkingSettings,
+    fusion: &'a Fusion,
+    rerank: &'a Option<RerankSettings>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    target: &'a Option<TargetSettings>,
+}
+
+impl Configuration {
+    pub fn new(
+        llm: String,
+        embedder: String,
+        retriever: RetrieverKind,
+        top_k: usize,
+        chunking: ChunkingSettings,
+        fusion: Fusion,
+    ) -> Self {
+        // Only the reranking mode carries rerank settings, so the other modes' ids do not depend on them.
+        let rerank = (retriever == RetrieverKind::HybridRerank).then(|| RerankSettings {
+            model: "offline".into(),
+            candidates: (top_k * 4).max(20),
+        });
+        let fusion = if retriever.uses_dense() && retriever != RetrieverKind::Dense {
+            fusion
+        } else {
+            Fusion::default()
+        };
+        let mut config = Self {
+            schema_version: crate::SCHEMA_VERSION,
+            id: String::new(),
+            llm,
+            embedder,
+            retriever,
+            top_k,
+            chunking,
+            fusion,
+            rerank,
+            target: None,
+        };
+        config.id = config.compute_id();
+        config
+    }
+
+    /// The same cell reranked by another model (`offline`, `local:DIR` cross-encoder, `http:URL`, or a chat
+    /// model spec for LLM reranking); the id follows.
+    pub fn with_reranker(mut self, model: &str) -> Self {
+        if let Some(r) = &mut self.rerank {
+            r.model = model.to_string();
+            self.id = self.compute_id();
+        }
+        self
+    }
+
+    /// The configuration that sends every case to an external RAG service.
+    pub fn for_target(target: TargetSettings) -> Self {
+        let mut config = Self {
+            schema_version: crate::SCHEMA_VERSION,
+            id: String::new(),
+            llm: format!("target:{}", target.name),
+            embedder: "none".into(),
+            retriever: RetrieverKind::External,
+            top_k: 0,
+            chunking: ChunkingSettings::default(),
+            fusion: Fusion::default(),
+            rerank: None,
+            target: Some(target),
+        };
+        config.id = config.compute_id();
+        config
+    }
+
+    pub fn compute_id(&self) -> String {
+        stable_id(
+            "configuration",
+            &ConfigKey {
+                llm: &self.llm,
+                embedder: &self.embedder,
+                retriever: self.retriever,
+                top_k: self.top_k,
+                chunking: &self.chunking,
+                fusion: &self.fusion,
+                rerank: &self.rerank,
+                target: &self.target,
+            },
+        )
+    }
+
+    /// A short human label: `hybrid k=5 · offline · hash`.
+    pub fn label(&self) -> String {
+        if let Some(t) = &self.target {
+            return format!(
+                "target {} ({})",
+                t.name,
+                if t.kind == TargetKind::Http {
+                    "http"
+                } else {
+                    "command"
+                }
+            );
+        }
+        let embedder = if self.retriever.uses_dense() {
+            format!(" · {}", self.embedder)
+        } else {
+            String::new()
+        };
+        // Chunking shows only when it differs from the default, so the common labels stay short.
+        let chunking = if self.chunking == ChunkingSettings::default() {
+            String::new()
+        } else {
+            let c = &self.chunking;
+            let strategy = match c.strategy {
+                ChunkStrategy::Paragraph => "",
+                ChunkStrategy::Fixed => " fixed",
+                ChunkStrategy::Headings => " headings",
+            };
+            let overlap = if c.overlap_tokens > 0 {
+                format!("/{}", c.overlap_tokens)
+            } else {
+                String::new()
+            };
+            format!(" · chunk {}{overlap}{strategy}", c.max_tokens)
+        };
+        let reranker = match &self.rerank {
+            Some(r) if r.model != "offline" => format!(" · rerank {}", r.model),
+            _ => String::new(),
+        };
+        format!(
+            "{} k={} · {}{}{}{}",
+            self.retriever.as_str(),
+            self.top_k,
+            self.llm,
+            embedder,
+            reranker,
+            chunking
+        )
+    }
+}

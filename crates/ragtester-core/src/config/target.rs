@@ -1,0 +1,106 @@
+//! A user's own RAG service as a matrix row: an HTTP endpoint or a command, and how its reply is read.
+
+use anyhow::{Result, bail};
+use serde::{Deserialize, Serialize};
+
+/// How a command target receives the query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CommandInput {
+    #[default]
+    Stdin,
+    Argument,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetKind {
+    Http,
+    Command,
+}
+
+/// The user's own RAG service as the system under test (`[[target]]` in the project file).
+///
+/// `http`: `url`, `method` (POST), `headers`, and a JSON `body` template in which `{{query}}` becomes the query
+/// (JSON-escaped); `${VAR}` in the URL and headers is read from the environment. `command`: `command` as
+/// program and arguments, the query on stdin or as the last argument, JSON on stdout. Both: JSON pointers
+/// (RFC 6901) to the answer and, optionally, to the returned contexts (an array of strings, or of objects
+/// whose text `context_text_pointer` names).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetSettings {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: TargetKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub headers: std::collections::BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<Vec<String>>,
+    #[serde(default)]
+    pub input: CommandInput,
+    pub answer_pointer: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contexts_pointer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_text_pointer: Option<String>,
+    #[serde(default = "default_target_timeout")]
+    pub timeout_s: f64,
+}
+
+fn default_target_timeout() -> f64 {
+    60.0
+}
+
+impl TargetSettings {
+    pub fn validate(&self) -> Result<()> {
+        let name = &self.name;
+        if name.trim().is_empty() {
+            bail!("a target needs a name");
+        }
+        match self.kind {
+            TargetKind::Http => {
+                let url = self.url.as_deref().unwrap_or("");
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    bail!(
+                        "target `{name}`: type http needs a url starting with http:// or https://"
+                    );
+                }
+                if self.command.is_some() {
+                    bail!("target `{name}`: `command` belongs to type command");
+                }
+            }
+            TargetKind::Command => {
+                if self.command.as_ref().is_none_or(|c| c.is_empty()) {
+                    bail!(
+                        "target `{name}`: type command needs `command = [\"program\", \"arg\", ...]`"
+                    );
+                }
+                if self.url.is_some() || self.body.is_some() {
+                    bail!("target `{name}`: `url` and `body` belong to type http");
+                }
+            }
+        }
+        for p in [
+            Some(&self.answer_pointer),
+            self.contexts_pointer.as_ref(),
+            self.context_text_pointer.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if !p.is_empty() && !p.starts_with('/') {
+                bail!("target `{name}`: JSON pointer `{p}` must be empty or start with /");
+            }
+        }
+        if !(self.timeout_s.is_finite() && self.timeout_s > 0.0) {
+            bail!("target `{name}`: timeout_s must be positive");
+        }
+        Ok(())
+    }
+}
