@@ -1,0 +1,103 @@
+//! Helpers the binary's tests against the scripted server share: the sample corpus, the binary, a suite and
+//! a run's arguments, answers compared without their timings.
+#![allow(dead_code)] // each test file uses its own subset
+
+use ragtester_core::{Answer, read_jsonl};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/corpus")
+}
+
+/// The binary with a response cache of its own, so runs of one test never answer from another's.
+pub fn bin() -> Command {
+    let cache = tempfile::tempdir().unwrap().keep();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ragtester"));
+    command.env("RAGTESTER_CACHE_DIR", cache);
+    command
+}
+
+/// Run the binary against an OpenAI-compatible base URL and insist that it succeeds.
+pub fn run_ok(args: &[String], base: &str) -> std::process::Output {
+    let out = bin()
+        .args(args)
+        .env("OPENAI_BASE_URL", base)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+pub fn suite(dir: &Path) -> PathBuf {
+    let suite = dir.join("suite.jsonl");
+    let out = bin()
+        .args([
+            "generate",
+            "--docs",
+            corpus().to_str().unwrap(),
+            "--out",
+            suite.to_str().unwrap(),
+            "--n-test",
+            "4",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    suite
+}
+
+pub fn run_args(suite: &Path, out: &Path) -> Vec<String> {
+    [
+        "run",
+        "--docs",
+        corpus().to_str().unwrap(),
+        "--suite",
+        suite.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--llm",
+        "openai:scripted",
+        "--retriever",
+        "bm25",
+        "--retriever",
+        "hybrid",
+        "--top-k",
+        "2",
+        "--concurrency",
+        "2",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// (case, configuration, answer, retrieved chunk ids, error).
+pub type Cell = (String, String, String, Vec<String>, Option<String>);
+
+/// Answers without their timings, sorted: what must be equal between runs.
+pub fn comparable(dir: &Path) -> Vec<Cell> {
+    let answers: Vec<Answer> = read_jsonl(&dir.join("answers.jsonl")).unwrap();
+    let mut v: Vec<_> = answers
+        .into_iter()
+        .map(|a| {
+            (
+                a.case_id,
+                a.config_id,
+                a.answer,
+                a.contexts.into_iter().map(|c| c.chunk_id).collect(),
+                a.error,
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
