@@ -168,6 +168,20 @@ async function main() {
     await page.click('#audit-load');
     await page.waitForFunction(() => /1 of \d+ labelled/.test(document.querySelector('#audit-summary').textContent));
 
+    step('a document that cannot be read: the job goes on and says which');
+    await page.click('nav button[data-tab=documents]');
+    const broken = path.join(tmp, 'broken.pdf');
+    fs.writeFileSync(broken, '%PDF-1.7 not really a PDF');
+    await page.setInputFiles('#upload-files', broken);
+    await page.click('#upload-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelectorAll('#doc-table tbody tr').length === 11);
+    await page.click('nav button[data-tab=suites]');
+    await page.fill('#suite-form [name=name]', 's2');
+    await page.fill('#suite-form [name=n_test]', '1');
+    await job(page, () => page.click('#suite-form button[type=submit]'));
+    const problems = await page.textContent('#job-list li:first-child .job-problems');
+    assert.match(problems, /error: .*broken\.pdf/);
+
     step('50,000 results: paging under a second, markup shown as text');
     await page.click('nav button[data-tab=results]');
     await page.selectOption('#result-run', 'big');

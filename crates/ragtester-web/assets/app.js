@@ -117,6 +117,7 @@ function renderJobs(jobs) {
       j.status === 'running'
         ? el('button', { class: 'job-cancel', type: 'button', onclick: guard(async () => { await post(`/api/jobs/${j.id}/cancel`, {}); }) }, 'Cancel')
         : '',
+      j.problems.length ? el('div', { class: 'job-problems' }, j.problems.join('\n')) : '',
       el('div', { class: 'job-log' }, j.log.slice(-6).join('\n')));
     return li;
   });

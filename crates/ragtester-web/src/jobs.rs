@@ -128,6 +128,9 @@ pub struct JobState {
     pub unit: String,
     pub errors: usize,
     pub log: Vec<String>,
+    /// The errors and warnings among the log lines (a document that could not be read, a budget spent),
+    /// kept apart so they stay in view however long the log grows.
+    pub problems: Vec<String>,
     pub result: Option<String>,
     pub error: Option<String>,
     pub started_unix: u64,
@@ -142,6 +145,7 @@ pub struct Job {
 }
 
 const LOG_LINES: usize = 200;
+const PROBLEM_LINES: usize = 50;
 
 impl Job {
     fn with<R>(&self, f: impl FnOnce(&mut JobState) -> R) -> R {
@@ -173,6 +177,16 @@ impl Job {
             let over = s.log.len().saturating_sub(LOG_LINES);
             s.log.drain(..over);
         });
+    }
+    /// An error or warning: in the log and among the problems.
+    pub fn problem(&self, line: impl Into<String>) {
+        let line = line.into();
+        self.with(|s| {
+            if s.problems.len() < PROBLEM_LINES {
+                s.problems.push(line.clone());
+            }
+        });
+        self.log(line);
     }
     pub fn state(&self) -> JobState {
         self.with(|s| s.clone())
@@ -237,6 +251,7 @@ impl Jobs {
                 unit: "cells".into(),
                 errors: 0,
                 log: Vec::new(),
+                problems: Vec::new(),
                 result: None,
                 error: None,
                 started_unix: SystemTime::now()

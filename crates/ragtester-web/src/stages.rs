@@ -11,7 +11,7 @@ use ragtester_pipeline::judge::{JudgeArgs, judge};
 use ragtester_pipeline::report::report;
 use ragtester_pipeline::run::{RunArgs, run};
 use ragtester_pipeline::run_dir::RunDir;
-use ragtester_pipeline::{Event, Events, Models};
+use ragtester_pipeline::{Event, Events, Level, Models};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -247,7 +247,10 @@ impl Events for JobEvents<'_> {
                 self.0
                     .progress(unit, counts.done, counts.total, counts.errors)
             }
-            Event::Message { level, text } => self.0.log(level.line(&text)),
+            Event::Message { level, text } => match level {
+                Level::Error | Level::Warning => self.0.problem(level.line(&text)),
+                Level::Note | Level::Info => self.0.log(level.line(&text)),
+            },
         }
     }
 }

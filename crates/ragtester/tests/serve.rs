@@ -385,6 +385,9 @@ async fn a_failing_job_reports_why_and_read_only_runs_stay_read_only() {
             .any(|l| l.starts_with("error: ") && l.contains("broken.pdf")),
         "{log:?}"
     );
+    // Kept apart from the log, so it stays in view.
+    let problems = done["problems"].to_string();
+    assert!(problems.contains("broken.pdf"), "{problems}");
     assert!(log.contains(&"ingested 1 documents (1 failed)"), "{log:?}");
     // Only a running job can be cancelled.
     let id = done["id"].as_u64().unwrap();
