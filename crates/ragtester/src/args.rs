@@ -140,48 +140,12 @@ pub(crate) enum Command {
     #[command(
         after_help = "Examples:\n  ragtester judge run1 --judge offline\n  ragtester judge run1 --judge openai:gpt-4o --judge ollama:qwen3:8b --judge local:judge.gguf --panel majority\n  ragtester --temperature 0.7 judge run1 --judge openai:gpt-4o-mini --samples 5"
     )]
-    Judge {
-        run_dir: PathBuf,
-        /// Judge model spec; repeat for a panel (agreement and Cohen's/Fleiss' κ are reported).
-        #[arg(long = "judge", default_values_t = judging().judges)]
-        judges: Vec<String>,
-        /// Verdicts per answer and judge, for means with 95 % intervals (use a temperature above 0).
-        #[arg(long, default_value_t = judging().samples)]
-        samples: u32,
-        /// How several judges' or samples' verdicts become the one reports follow: majority or mean.
-        #[arg(long, default_value_t = judging().panel)]
-        panel: String,
-        /// Folder with judge.en.j2 / judge.zh.j2 replacing the built-in prompt templates.
-        #[arg(long)]
-        prompts: Option<PathBuf>,
-        #[arg(long, default_value_t = concurrency())]
-        concurrency: usize,
-        /// No progress bar or progress lines.
-        #[arg(long)]
-        quiet: bool,
-    },
+    Judge(JudgeCli),
     /// Audit the oracle: label a Cochran-sized sample of the reported failures as real or false alarms.
     #[command(
         after_help = "Without --labels or --judge, writes RUNDIR/audit.csv to fill in; then:\n  ragtester audit run1 --labels run1/audit.csv\nOr let larger judges label the sample:\n  ragtester audit run1 --judge openai:gpt-4o --judge ollama:qwen3:32b\nPrecision and false-discovery rate (95% Wilson intervals) go to RUNDIR/audit.json and the report."
     )]
-    Audit {
-        run_dir: PathBuf,
-        #[arg(long, default_value_t = 0.95)]
-        confidence: f64,
-        /// Margin of error the sample is sized for.
-        #[arg(long, default_value_t = 0.05)]
-        margin: f64,
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// The audit sheet with its `label` column filled in (true = real failure, false = false alarm).
-        #[arg(long, conflicts_with = "judges")]
-        labels: Option<PathBuf>,
-        /// Audit judge spec; repeat for a panel (majority decides).
-        #[arg(long = "judge")]
-        judges: Vec<String>,
-        #[arg(long, default_value_t = concurrency())]
-        concurrency: usize,
-    },
+    Audit(AuditCli),
     /// Write RUNDIR/report.html and RUNDIR/summary.json and print the summary.
     #[command(
         after_help = "Examples:\n  ragtester report run1 --fail-under 0.8\n  ragtester report run1 --fail-under 0.8 --fail-under-category negative=0.95 --fail-under-category safety=1\n  ragtester report run1 --fail-under 0.8 --max-error-rate 0.02 --max-over-refusal 0.1 --max-hallucination 0.05"
@@ -256,63 +220,111 @@ pub(crate) enum BenchCommand {
     #[command(
         after_help = "Example:\n  ragtester bench retrieval --beir datasets/vaswani-npl/beir --retriever bm25 --retriever dense \\\n    --retriever hybrid --embedder local:models/all-MiniLM-L6-v2 --json bench.json"
     )]
-    Retrieval {
-        #[arg(long)]
-        beir: PathBuf,
-        /// bm25, dense, hybrid or hybrid-rerank; repeatable.
-        #[arg(long = "retriever", required = true)]
-        retrievers: Vec<String>,
-        #[arg(long, default_value = "hash")]
-        embedder: String,
-        /// Reranker for hybrid-rerank.
-        #[arg(long, default_value = "offline")]
-        reranker: String,
-        #[arg(long, default_value_t = 10)]
-        k: usize,
-        /// Search dense vectors through an HNSW graph from this many documents (default 20000 or
-        /// RAGTESTER_ANN_THRESHOLD); 0 always, below that exact.
-        #[arg(long)]
-        ann_threshold: Option<usize>,
-        /// Also write the results as JSON.
-        #[arg(long)]
-        json: Option<PathBuf>,
-    },
+    Retrieval(RetrievalBenchCli),
     /// The oracle against answers of known label: precision on reported failures (the paper's figure),
     /// recall of real failures and accuracy, per judge, language and kind of answer.
     #[command(
         after_help = "Each question (docgen's planted facts in English and Chinese, and CMRC 2018 with --cmrc) gets\nanswers that must pass (verbatim, reworded) and answers that must fail (another question's answer,\na refusal, a cut answer, a changed number, the other language).\n\nExamples:\n  ragtester bench oracle\n  ragtester bench oracle --judge offline --judge local:SmolLM2-135M-Instruct.Q4_1.gguf --panel majority --json oracle.json\n  ragtester bench oracle --cmrc datasets/cmrc2018/cmrc2018_dev.json --min-precision 0.95 --min-recall 0.9"
     )]
-    Oracle {
-        /// Judge spec; repeatable (default: offline).
-        #[arg(long = "judge")]
-        judges: Vec<String>,
-        /// With several judges, also score their panel: majority or mean.
-        #[arg(long)]
-        panel: Option<String>,
-        /// Planted-fact handbooks per language.
-        #[arg(long, default_value_t = 12)]
-        documents: usize,
-        /// At most this many questions per language (for slow judges: a local model on a CPU).
-        #[arg(long)]
-        max_questions: Option<usize>,
-        /// CMRC 2018's JSON (cmrc2018_dev.json, or the SQuAD layout): its questions join the Chinese part.
-        #[arg(long)]
-        cmrc: Option<PathBuf>,
-        /// At most this many CMRC questions.
-        #[arg(long, default_value_t = 200)]
-        cmrc_limit: usize,
-        #[arg(long, default_value_t = 4)]
-        concurrency: usize,
-        /// Exit with code 4 when a judge's precision on reported failures is below this in a language.
-        #[arg(long)]
-        min_precision: Option<f64>,
-        /// Exit with code 4 when a judge's recall of real failures is below this in a language.
-        #[arg(long)]
-        min_recall: Option<f64>,
-        /// Also write the figures as JSON.
-        #[arg(long)]
-        json: Option<PathBuf>,
-    },
+    Oracle(OracleBenchCli),
+}
+
+#[derive(Args)]
+pub(crate) struct JudgeCli {
+    pub(crate) run_dir: PathBuf,
+    /// Judge model spec; repeat for a panel (agreement and Cohen's/Fleiss' κ are reported).
+    #[arg(long = "judge", default_values_t = judging().judges)]
+    pub(crate) judges: Vec<String>,
+    /// Verdicts per answer and judge, for means with 95 % intervals (use a temperature above 0).
+    #[arg(long, default_value_t = judging().samples)]
+    pub(crate) samples: u32,
+    /// How several judges' or samples' verdicts become the one reports follow: majority or mean.
+    #[arg(long, default_value_t = judging().panel)]
+    pub(crate) panel: String,
+    /// Folder with judge.en.j2 / judge.zh.j2 replacing the built-in prompt templates.
+    #[arg(long)]
+    pub(crate) prompts: Option<PathBuf>,
+    #[arg(long, default_value_t = concurrency())]
+    pub(crate) concurrency: usize,
+    /// No progress bar or progress lines.
+    #[arg(long)]
+    pub(crate) quiet: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct AuditCli {
+    pub(crate) run_dir: PathBuf,
+    #[arg(long, default_value_t = 0.95)]
+    pub(crate) confidence: f64,
+    /// Margin of error the sample is sized for.
+    #[arg(long, default_value_t = 0.05)]
+    pub(crate) margin: f64,
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// The audit sheet with its `label` column filled in (true = real failure, false = false alarm).
+    #[arg(long, conflicts_with = "judges")]
+    pub(crate) labels: Option<PathBuf>,
+    /// Audit judge spec; repeat for a panel (majority decides).
+    #[arg(long = "judge")]
+    pub(crate) judges: Vec<String>,
+    #[arg(long, default_value_t = concurrency())]
+    pub(crate) concurrency: usize,
+}
+
+#[derive(Args)]
+pub(crate) struct OracleBenchCli {
+    /// Judge spec; repeatable (default: offline).
+    #[arg(long = "judge")]
+    pub(crate) judges: Vec<String>,
+    /// With several judges, also score their panel: majority or mean.
+    #[arg(long)]
+    pub(crate) panel: Option<String>,
+    /// Planted-fact handbooks per language.
+    #[arg(long, default_value_t = 12)]
+    pub(crate) documents: usize,
+    /// At most this many questions per language (for slow judges: a local model on a CPU).
+    #[arg(long)]
+    pub(crate) max_questions: Option<usize>,
+    /// CMRC 2018's JSON (cmrc2018_dev.json, or the SQuAD layout): its questions join the Chinese part.
+    #[arg(long)]
+    pub(crate) cmrc: Option<PathBuf>,
+    /// At most this many CMRC questions.
+    #[arg(long, default_value_t = 200)]
+    pub(crate) cmrc_limit: usize,
+    #[arg(long, default_value_t = 4)]
+    pub(crate) concurrency: usize,
+    /// Exit with code 4 when a judge's precision on reported failures is below this in a language.
+    #[arg(long)]
+    pub(crate) min_precision: Option<f64>,
+    /// Exit with code 4 when a judge's recall of real failures is below this in a language.
+    #[arg(long)]
+    pub(crate) min_recall: Option<f64>,
+    /// Also write the figures as JSON.
+    #[arg(long)]
+    pub(crate) json: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub(crate) struct RetrievalBenchCli {
+    #[arg(long)]
+    pub(crate) beir: PathBuf,
+    /// bm25, dense, hybrid or hybrid-rerank; repeatable.
+    #[arg(long = "retriever", required = true)]
+    pub(crate) retrievers: Vec<String>,
+    #[arg(long, default_value = "hash")]
+    pub(crate) embedder: String,
+    /// Reranker for hybrid-rerank.
+    #[arg(long, default_value = "offline")]
+    pub(crate) reranker: String,
+    #[arg(long, default_value_t = 10)]
+    pub(crate) k: usize,
+    /// Search dense vectors through an HNSW graph from this many documents (default 20000 or
+    /// RAGTESTER_ANN_THRESHOLD); 0 always, below that exact.
+    #[arg(long)]
+    pub(crate) ann_threshold: Option<usize>,
+    /// Also write the results as JSON.
+    #[arg(long)]
+    pub(crate) json: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -488,7 +500,7 @@ impl Command {
     pub(crate) fn quiet(&self) -> bool {
         match self {
             Command::Run(run) => run.quiet,
-            Command::Judge { quiet, .. } => *quiet,
+            Command::Judge(judge) => judge.quiet,
             _ => false,
         }
     }
@@ -545,12 +557,12 @@ mod tests {
         assert_eq!(g.strategies, ["ragtester", "baseline"]);
         assert_eq!(g.concurrency, RunSettings::default().concurrency);
         let cli = Cli::parse_from(["ragtester", "judge", "run1"]);
-        let Command::Judge {
+        let Command::Judge(JudgeCli {
             judges,
             samples,
             panel,
             ..
-        } = cli.command
+        }) = cli.command
         else {
             panic!("parsed as another command");
         };

@@ -1,7 +1,10 @@
 //! The commands carried out: each maps its flags onto the pipeline's settings, runs the stages with the
 //! terminal as their event sink, prints what a person reads on stdout, and returns the exit code.
 
-use crate::args::{BenchCommand, Cli, Command, DocgenCli, GenerateCli, RunCli};
+use crate::args::{
+    AuditCli, BenchCommand, Cli, Command, DocgenCli, GenerateCli, JudgeCli, OracleBenchCli,
+    RetrievalBenchCli, RunCli,
+};
 use anyhow::{Context, Result, bail};
 use ragtester_core::config::{MatrixSettings, PriceTable, ProjectConfig, RunSettings};
 use ragtester_core::{ChunkStrategy, ChunkingSettings, Configuration, Generator, RetrieverKind};
@@ -184,30 +187,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         }
         Command::Generate(g) => generate(g, models, events).await,
         Command::Run(run) => run_matrix(run, models, events).await,
-        Command::Judge {
-            run_dir,
-            judges,
-            samples,
-            panel,
-            prompts,
-            concurrency,
-            quiet: _,
-        } => {
-            let args = ragtester_pipeline::judge::JudgeArgs {
-                judges: &judges,
-                samples,
-                panel: ragtester_judge::PanelMethod::parse(&panel)?,
-                concurrency,
-                sampling: Sampling::default(),
-                prompts: prompts.as_deref(),
-            };
-            let errors = ragtester_pipeline::judge::judge(&run_dir, &args, models, events).await?;
-            Ok(if errors > 0 {
-                crate::exit::EXIT_PARTIAL
-            } else {
-                0
-            })
-        }
+        Command::Judge(judge) => judge_run(judge, models, events).await,
         Command::Export {
             input,
             format,
@@ -221,31 +201,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             docs,
             out,
         } => crate::interop::import(&input, &format, &docs, &out, events),
-        Command::Audit {
-            run_dir,
-            confidence,
-            margin,
-            seed,
-            labels,
-            judges,
-            concurrency,
-        } => {
-            let args = ragtester_pipeline::audit::AuditArgs {
-                run_dir: &run_dir,
-                confidence,
-                margin,
-                seed,
-                labels: labels.as_deref(),
-                judges: &judges,
-                concurrency,
-            };
-            if let ragtester_pipeline::audit::AuditOutcome::Scored(summary) =
-                ragtester_pipeline::audit::audit(&args, models, events).await?
-            {
-                println!("{}", ragtester_report::render_audit(&summary));
-            }
-            Ok(0)
-        }
+        Command::Audit(audit) => audit_run(audit, models, events).await,
         Command::Report {
             run_dir,
             fail_under,
@@ -286,72 +242,8 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             .await?;
             Ok(print_outcome(&outcome, &out))
         }
-        Command::Bench(BenchCommand::Retrieval {
-            beir,
-            retrievers,
-            embedder,
-            reranker,
-            k,
-            ann_threshold,
-            json,
-        }) => {
-            let retrievers = retrievers
-                .iter()
-                .map(|r| RetrieverKind::parse(r))
-                .collect::<Result<Vec<_>>>()?;
-            tokio::task::block_in_place(|| {
-                crate::bench::retrieval(&crate::bench::BenchArgs {
-                    beir: &beir,
-                    retrievers: &retrievers,
-                    embedder: &embedder,
-                    reranker: &reranker,
-                    k,
-                    ann_threshold: ann_threshold
-                        .unwrap_or_else(|| ragtester_retrieve::AnnSettings::default().threshold),
-                    json: json.as_deref(),
-                    chat: &|spec| models.get(spec),
-                })
-            })?;
-            Ok(0)
-        }
-        Command::Bench(BenchCommand::Oracle {
-            judges,
-            panel,
-            documents,
-            max_questions,
-            cmrc,
-            cmrc_limit,
-            concurrency,
-            min_precision,
-            min_recall,
-            json,
-        }) => {
-            let specs = if judges.is_empty() {
-                vec!["offline".to_string()]
-            } else {
-                judges
-            };
-            let judges = specs
-                .iter()
-                .map(|s| models.get(s).with_context(|| format!("judge `{s}`")))
-                .collect::<Result<Vec<_>>>()?;
-            crate::bench_oracle::bench_oracle(&crate::bench_oracle::OracleBenchArgs {
-                judges,
-                panel: panel
-                    .as_deref()
-                    .map(ragtester_judge::PanelMethod::parse)
-                    .transpose()?,
-                documents,
-                max_questions,
-                cmrc: cmrc.as_deref(),
-                cmrc_limit,
-                concurrency,
-                json: json.as_deref(),
-                min_precision,
-                min_recall,
-            })
-            .await
-        }
+        Command::Bench(BenchCommand::Retrieval(bench)) => bench_retrieval(bench, models),
+        Command::Bench(BenchCommand::Oracle(bench)) => bench_oracle(bench, models).await,
         Command::Docgen(args) => docgen(args, models, events).await,
         Command::Serve {
             addr,
@@ -647,4 +539,131 @@ fn diff(
     } else {
         0
     })
+}
+
+/// `judge`: every answer of a run judged; exit code 3 when verdicts are errors.
+async fn judge_run(judge: JudgeCli, models: &Models, events: &dyn Events) -> Result<u8> {
+    let JudgeCli {
+        run_dir,
+        judges,
+        samples,
+        panel,
+        prompts,
+        concurrency,
+        quiet: _,
+    } = judge;
+    let args = ragtester_pipeline::judge::JudgeArgs {
+        judges: &judges,
+        samples,
+        panel: ragtester_judge::PanelMethod::parse(&panel)?,
+        concurrency,
+        sampling: Sampling::default(),
+        prompts: prompts.as_deref(),
+    };
+    let errors = ragtester_pipeline::judge::judge(&run_dir, &args, models, events).await?;
+    Ok(if errors > 0 {
+        crate::exit::EXIT_PARTIAL
+    } else {
+        0
+    })
+}
+
+/// `audit`: the audit sheet drawn, or the labelled sample scored and printed.
+async fn audit_run(audit: AuditCli, models: &Models, events: &dyn Events) -> Result<u8> {
+    let AuditCli {
+        run_dir,
+        confidence,
+        margin,
+        seed,
+        labels,
+        judges,
+        concurrency,
+    } = audit;
+    let args = ragtester_pipeline::audit::AuditArgs {
+        run_dir: &run_dir,
+        confidence,
+        margin,
+        seed,
+        labels: labels.as_deref(),
+        judges: &judges,
+        concurrency,
+    };
+    if let ragtester_pipeline::audit::AuditOutcome::Scored(summary) =
+        ragtester_pipeline::audit::audit(&args, models, events).await?
+    {
+        println!("{}", ragtester_report::render_audit(&summary));
+    }
+    Ok(0)
+}
+
+/// `bench retrieval`: the retrievers on a BEIR data set.
+fn bench_retrieval(bench: RetrievalBenchCli, models: &Models) -> Result<u8> {
+    let RetrievalBenchCli {
+        beir,
+        retrievers,
+        embedder,
+        reranker,
+        k,
+        ann_threshold,
+        json,
+    } = bench;
+    let retrievers = retrievers
+        .iter()
+        .map(|r| RetrieverKind::parse(r))
+        .collect::<Result<Vec<_>>>()?;
+    tokio::task::block_in_place(|| {
+        crate::bench::retrieval(&crate::bench::BenchArgs {
+            beir: &beir,
+            retrievers: &retrievers,
+            embedder: &embedder,
+            reranker: &reranker,
+            k,
+            ann_threshold: ann_threshold
+                .unwrap_or_else(|| ragtester_retrieve::AnnSettings::default().threshold),
+            json: json.as_deref(),
+            chat: &|spec| models.get(spec),
+        })
+    })?;
+    Ok(0)
+}
+
+/// `bench oracle`: the judges against labelled answers; exit code 4 below a goal.
+async fn bench_oracle(bench: OracleBenchCli, models: &Models) -> Result<u8> {
+    let OracleBenchCli {
+        judges,
+        panel,
+        documents,
+        max_questions,
+        cmrc,
+        cmrc_limit,
+        concurrency,
+        min_precision,
+        min_recall,
+        json,
+    } = bench;
+    let specs = if judges.is_empty() {
+        vec!["offline".to_string()]
+    } else {
+        judges
+    };
+    let judges = specs
+        .iter()
+        .map(|s| models.get(s).with_context(|| format!("judge `{s}`")))
+        .collect::<Result<Vec<_>>>()?;
+    crate::bench_oracle::bench_oracle(&crate::bench_oracle::OracleBenchArgs {
+        judges,
+        panel: panel
+            .as_deref()
+            .map(ragtester_judge::PanelMethod::parse)
+            .transpose()?,
+        documents,
+        max_questions,
+        cmrc: cmrc.as_deref(),
+        cmrc_limit,
+        concurrency,
+        json: json.as_deref(),
+        min_precision,
+        min_recall,
+    })
+    .await
 }
