@@ -4,6 +4,7 @@
 //! person goes through an [`Events`] sink. This crate never prints, parses arguments or chooses exit codes.
 
 pub mod audit;
+pub mod bench_oracle;
 pub mod bundled;
 pub mod chat_models;
 mod corpus;
@@ -12,6 +13,7 @@ pub mod events;
 pub mod full;
 pub mod generate;
 pub mod ingest;
+pub mod interop;
 pub mod judge;
 pub mod manifest;
 pub mod report;

@@ -194,13 +194,31 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             out,
             docs,
             config,
-        } => crate::interop::export(&input, &format, &out, &docs, config.as_deref(), events),
+        } => {
+            ragtester_pipeline::interop::export(
+                &input,
+                &format,
+                &out,
+                &docs,
+                config.as_deref(),
+                events,
+            )?;
+            Ok(0)
+        }
         Command::Import {
             input,
             format,
             docs,
             out,
-        } => crate::interop::import(&input, &format, &docs, &out, events),
+        } => {
+            let imported =
+                ragtester_pipeline::interop::import(&input, &format, &docs, &out, events)?;
+            Ok(if imported.partial() {
+                crate::exit::EXIT_PARTIAL
+            } else {
+                0
+            })
+        }
         Command::Audit(audit) => audit_run(audit, models, events).await,
         Command::Report {
             run_dir,
@@ -243,7 +261,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             Ok(print_outcome(&outcome, &out))
         }
         Command::Bench(BenchCommand::Retrieval(bench)) => bench_retrieval(bench, models),
-        Command::Bench(BenchCommand::Oracle(bench)) => bench_oracle(bench, models).await,
+        Command::Bench(BenchCommand::Oracle(bench)) => bench_oracle(bench, models, events).await,
         Command::Docgen(args) => docgen(args, models, events).await,
         Command::Serve {
             addr,
@@ -628,7 +646,7 @@ fn bench_retrieval(bench: RetrievalBenchCli, models: &Models) -> Result<u8> {
 }
 
 /// `bench oracle`: the judges against labelled answers; exit code 4 below a goal.
-async fn bench_oracle(bench: OracleBenchCli, models: &Models) -> Result<u8> {
+async fn bench_oracle(bench: OracleBenchCli, models: &Models, events: &dyn Events) -> Result<u8> {
     let OracleBenchCli {
         judges,
         panel,
@@ -642,7 +660,7 @@ async fn bench_oracle(bench: OracleBenchCli, models: &Models) -> Result<u8> {
         json,
     } = bench;
     let specs = if judges.is_empty() {
-        vec!["offline".to_string()]
+        ragtester_core::config::JudgeSettings::default().judges
     } else {
         judges
     };
@@ -650,20 +668,34 @@ async fn bench_oracle(bench: OracleBenchCli, models: &Models) -> Result<u8> {
         .iter()
         .map(|s| models.get(s).with_context(|| format!("judge `{s}`")))
         .collect::<Result<Vec<_>>>()?;
-    crate::bench_oracle::bench_oracle(&crate::bench_oracle::OracleBenchArgs {
-        judges,
-        panel: panel
-            .as_deref()
-            .map(ragtester_judge::PanelMethod::parse)
-            .transpose()?,
-        documents,
-        max_questions,
-        cmrc: cmrc.as_deref(),
-        cmrc_limit,
-        concurrency,
-        json: json.as_deref(),
-        min_precision,
-        min_recall,
+    let outcome = ragtester_pipeline::bench_oracle::bench_oracle(
+        &ragtester_pipeline::bench_oracle::OracleBenchArgs {
+            judges,
+            panel: panel
+                .as_deref()
+                .map(ragtester_judge::PanelMethod::parse)
+                .transpose()?,
+            documents,
+            max_questions,
+            cmrc: cmrc.as_deref(),
+            cmrc_limit,
+            concurrency,
+            json: json.as_deref(),
+            min_precision,
+            min_recall,
+        },
+        events,
+    )
+    .await?;
+    for score in &outcome.scores {
+        print!("{}", ragtester_pipeline::bench_oracle::render(score));
+    }
+    for miss in &outcome.misses {
+        eprintln!("gate: {miss}");
+    }
+    Ok(if outcome.misses.is_empty() {
+        0
+    } else {
+        crate::exit::EXIT_THRESHOLD
     })
-    .await
 }

@@ -7,10 +7,8 @@
 
 mod args;
 mod bench;
-mod bench_oracle;
 mod cli;
 mod exit;
-mod interop;
 mod render;
 
 use clap::Parser;

@@ -1,10 +1,10 @@
 //! `ragtester export` and `ragtester import`: suites and answered cells as RAGAS or DeepEval datasets.
 
+use crate::events::Events;
+use crate::ingest::ingest;
+use crate::run_dir::RunDir;
 use anyhow::{Context, Result, bail};
 use ragtester_core::{Answer, Document, TestCase, read_jsonl};
-use ragtester_pipeline::Events;
-use ragtester_pipeline::ingest::ingest;
-use ragtester_pipeline::run_dir::RunDir;
 use ragtester_testgen::interop::{self, Shape};
 use std::path::{Path, PathBuf};
 
@@ -15,7 +15,7 @@ pub fn export(
     docs: &[PathBuf],
     config: Option<&str>,
     events: &dyn Events,
-) -> Result<u8> {
+) -> Result<()> {
     let shape = Shape::parse(format)?;
     let (cases, documents, answers): (Vec<TestCase>, Vec<Document>, Option<Vec<Answer>>) =
         if input.is_dir() {
@@ -57,8 +57,23 @@ pub fn export(
     let rows = interop::export_rows(shape, &cases, &documents, answers.as_deref());
     let bytes = interop::write_rows(&rows, interop::FileFormat::of(out), shape)?;
     ragtester_core::record::write_atomic(out, &bytes)?;
-    eprintln!("wrote {} rows to {}", rows.len(), out.display());
-    Ok(0)
+    events.info(format!("wrote {} rows to {}", rows.len(), out.display()));
+    Ok(())
+}
+
+/// What an import kept.
+pub struct Imported {
+    pub rows: usize,
+    pub cases: usize,
+    /// Documents that could not be read.
+    pub failed_documents: usize,
+}
+
+impl Imported {
+    /// Whether rows or documents were left out.
+    pub fn partial(&self) -> bool {
+        self.failed_documents > 0 || self.cases < self.rows
+    }
 }
 
 pub fn import(
@@ -67,13 +82,13 @@ pub fn import(
     docs: &[PathBuf],
     out: &Path,
     events: &dyn Events,
-) -> Result<u8> {
+) -> Result<Imported> {
     let shape = Shape::parse(format)?;
     let rows = interop::read_rows(input, shape)?;
     let (documents, failed) = ingest(docs, events)?;
     let imported = interop::import_rows(shape, &rows, &documents);
     for r in &imported.rejected {
-        eprintln!("note: {}: {r}", input.display());
+        events.note(format!("{}: {r}", input.display()));
     }
     if imported.cases.is_empty() {
         bail!(
@@ -83,15 +98,15 @@ pub fn import(
         );
     }
     ragtester_core::write_jsonl_atomic(out, &imported.cases)?;
-    eprintln!(
+    events.info(format!(
         "imported {} of {} rows into {}",
         imported.cases.len(),
         rows.len(),
         out.display()
-    );
-    Ok(if failed > 0 || imported.cases.len() < rows.len() {
-        crate::exit::EXIT_PARTIAL
-    } else {
-        0
+    ));
+    Ok(Imported {
+        rows: rows.len(),
+        cases: imported.cases.len(),
+        failed_documents: failed,
     })
 }
