@@ -5,6 +5,7 @@
 
 pub mod audit;
 pub mod bench_oracle;
+pub mod bench_retrieval;
 pub mod bundled;
 pub mod chat_models;
 mod corpus;

@@ -260,7 +260,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             .await?;
             Ok(print_outcome(&outcome, &out))
         }
-        Command::Bench(BenchCommand::Retrieval(bench)) => bench_retrieval(bench, models),
+        Command::Bench(BenchCommand::Retrieval(bench)) => bench_retrieval(bench, models, events),
         Command::Bench(BenchCommand::Oracle(bench)) => bench_oracle(bench, models, events).await,
         Command::Docgen(args) => docgen(args, models, events).await,
         Command::Serve {
@@ -615,7 +615,7 @@ async fn audit_run(audit: AuditCli, models: &Models, events: &dyn Events) -> Res
 }
 
 /// `bench retrieval`: the retrievers on a BEIR data set.
-fn bench_retrieval(bench: RetrievalBenchCli, models: &Models) -> Result<u8> {
+fn bench_retrieval(bench: RetrievalBenchCli, models: &Models, events: &dyn Events) -> Result<u8> {
     let RetrievalBenchCli {
         beir,
         retrievers,
@@ -629,19 +629,37 @@ fn bench_retrieval(bench: RetrievalBenchCli, models: &Models) -> Result<u8> {
         .iter()
         .map(|r| RetrieverKind::parse(r))
         .collect::<Result<Vec<_>>>()?;
-    tokio::task::block_in_place(|| {
-        crate::bench::retrieval(&crate::bench::BenchArgs {
-            beir: &beir,
-            retrievers: &retrievers,
-            embedder: &embedder,
-            reranker: &reranker,
-            k,
-            ann_threshold: ann_threshold
-                .unwrap_or_else(|| ragtester_retrieve::AnnSettings::default().threshold),
-            json: json.as_deref(),
-            chat: &|spec| models.get(spec),
-        })
+    let rows = tokio::task::block_in_place(|| {
+        ragtester_pipeline::bench_retrieval::retrieval(
+            &ragtester_pipeline::bench_retrieval::BenchArgs {
+                beir: &beir,
+                retrievers: &retrievers,
+                embedder: &embedder,
+                reranker: &reranker,
+                k,
+                ann_threshold: ann_threshold
+                    .unwrap_or_else(|| ragtester_retrieve::AnnSettings::default().threshold),
+                json: json.as_deref(),
+                chat: &|spec| models.get(spec),
+            },
+            events,
+        )
     })?;
+    println!(
+        "{:<15} {:>9} {:>10} {:>8} {:>9} {:>9}",
+        "retriever",
+        format!("nDCG@{k}"),
+        format!("recall@{k}"),
+        format!("MRR@{k}"),
+        "index s",
+        "query s"
+    );
+    for r in &rows {
+        println!(
+            "{:<15} {:>9.4} {:>10.4} {:>8.4} {:>9.2} {:>9.2}",
+            r.name, r.ndcg, r.recall, r.mrr, r.index_s, r.query_s
+        );
+    }
     Ok(0)
 }
 

@@ -6,7 +6,6 @@
 //! budget was spent (a run to resume, a suite to generate again with a larger budget).
 
 mod args;
-mod bench;
 mod cli;
 mod exit;
 mod render;

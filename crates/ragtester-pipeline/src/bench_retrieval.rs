@@ -2,6 +2,7 @@
 //! (nDCG@k, recall@k, MRR@k) and the time to index and to answer every query — so retrieval choices are made
 //! on measured numbers, and so ragtester's retrieval can be compared with other tools on the same data.
 
+use crate::events::Events;
 use anyhow::{Result, bail};
 use ragtester_core::{Fusion, RetrieverKind};
 use ragtester_retrieve::beir::{BeirSet, IrScores, mean_scores, score_ranking};
@@ -25,19 +26,20 @@ pub struct BenchArgs<'a> {
     pub chat: ragtester_exec::ModelFactory<'a>,
 }
 
+/// One retriever's figures.
 #[derive(Serialize)]
-struct Row {
-    name: String,
+pub struct Row {
+    pub name: String,
     #[serde(rename = "ndcg@10")]
-    ndcg: f64,
+    pub ndcg: f64,
     #[serde(rename = "recall@10")]
-    recall: f64,
+    pub recall: f64,
     #[serde(rename = "mrr@10")]
-    mrr: f64,
+    pub mrr: f64,
     /// Seconds to build the index (for hybrid: what it adds beyond its parts, which are shared).
-    index_s: f64,
+    pub index_s: f64,
     /// Seconds to answer every query, one after another.
-    query_s: f64,
+    pub query_s: f64,
 }
 
 #[derive(Serialize)]
@@ -49,10 +51,11 @@ struct Report<'a> {
     embedder: &'a str,
     /// Whether dense search went through an HNSW graph.
     ann: bool,
-    retrievers: Vec<Row>,
+    retrievers: &'a [Row],
 }
 
-pub fn retrieval(args: &BenchArgs<'_>) -> Result<()> {
+/// Every retriever on the data set, in the order asked; with `json`, the figures also written there.
+pub fn retrieval(args: &BenchArgs<'_>, events: &dyn Events) -> Result<Vec<Row>> {
     if args.retrievers.is_empty() {
         bail!("name at least one --retriever (bm25, dense, hybrid, hybrid-rerank)");
     }
@@ -61,13 +64,13 @@ pub fn retrieval(args: &BenchArgs<'_>) -> Result<()> {
     }
     let started = Instant::now();
     let set = BeirSet::load(args.beir)?;
-    eprintln!(
+    events.info(format!(
         "{}: {} documents, {} judged queries (loaded in {:.1} s)",
         args.beir.display(),
         set.corpus.len(),
         set.queries.len(),
         started.elapsed().as_secs_f64()
-    );
+    ));
     let chunks = Arc::new(set.corpus.clone());
     let mut bm25: Option<(Arc<Bm25Index>, f64)> = None;
     let mut dense: Option<(Arc<DenseIndex>, f64)> = None;
@@ -145,21 +148,6 @@ pub fn retrieval(args: &BenchArgs<'_>) -> Result<()> {
             query_s,
         });
     }
-    println!(
-        "{:<15} {:>9} {:>10} {:>8} {:>9} {:>9}",
-        "retriever",
-        format!("nDCG@{}", args.k),
-        format!("recall@{}", args.k),
-        format!("MRR@{}", args.k),
-        "index s",
-        "query s"
-    );
-    for r in &rows {
-        println!(
-            "{:<15} {:>9.4} {:>10.4} {:>8.4} {:>9.2} {:>9.2}",
-            r.name, r.ndcg, r.recall, r.mrr, r.index_s, r.query_s
-        );
-    }
     if let Some(path) = args.json {
         let report = Report {
             dataset: args.beir.display().to_string(),
@@ -168,12 +156,12 @@ pub fn retrieval(args: &BenchArgs<'_>) -> Result<()> {
             k: args.k,
             embedder: args.embedder,
             ann: dense.as_ref().is_some_and(|(d, _)| d.ann_state().is_some()),
-            retrievers: rows,
+            retrievers: &rows,
         };
         ragtester_core::record::write_atomic(
             path,
             serde_json::to_string_pretty(&report)?.as_bytes(),
         )?;
     }
-    Ok(())
+    Ok(rows)
 }
