@@ -65,18 +65,6 @@ impl Weights {
             Self::Gemma3(m) => m.forward(input, index_pos),
         }
     }
-
-    /// A copy of the model and its cache as they are, for a prompt-prefix cache: it must go on from there
-    /// with the rest of a prompt in one batch, and must not share a cache that later passes write into.
-    /// Llama-style models on our own forward pass only: candle's Qwen 2 has no clone, its Qwen 3 writes a
-    /// preallocated cache in place on the CPU, and its Gemma 3 takes one token at a time after a prefix
-    /// (feeding a judge's question and answer that way costs more than the prefix saves).
-    fn snapshot(&self) -> Option<Self> {
-        match self {
-            Self::Llama(m) => Some(Self::Llama(m.clone())),
-            Self::LlamaMoe(_) | Self::Qwen2(_) | Self::Qwen3(_) | Self::Gemma3(_) => None,
-        }
-    }
 }
 
 /// Logits after `input` at `index_pos`. candle's Gemma 3 cannot take several tokens once the cache holds
@@ -101,7 +89,7 @@ fn forward_tokens(
 
 struct Loaded {
     weights: Weights,
-    prefixes: PrefixCache<Weights>,
+    prefixes: PrefixCache<crate::llama::Llama>,
     tokenizer: Tokenizer,
     /// Built on the first JSON request (a trie over the vocabulary).
     constraint: Option<JsonConstraint>,
@@ -389,16 +377,17 @@ pub fn render_template(
 /// state after a shared opening where there is one, and the opening this prompt shares with the previous
 /// one fed and kept on the way (see `prefix_cache`). Otherwise 0: the first forward pass resets the cache.
 fn start_state(loaded: &mut Loaded, prompt: &[u32], device: &Device) -> Result<usize> {
-    if loaded.weights.snapshot().is_none() {
+    // Only our own Llama forward pass keeps its cache where a copy can be taken and resumed in one batch:
+    // candle's Qwen 2 has no clone, its Qwen 3 writes a preallocated cache in place on the CPU, and its
+    // Gemma 3 takes one token at a time after a prefix (feeding a judge's question and answer that way
+    // costs more than the prefix saves).
+    let Weights::Llama(model) = &mut loaded.weights else {
         return Ok(0);
-    }
+    };
     let plan = loaded.prefixes.plan(prompt);
-    let start = match plan
-        .resume
-        .and_then(|(seen, state)| Some((seen, state.snapshot()?)))
-    {
+    let start = match plan.resume {
         Some((seen, state)) => {
-            loaded.weights = state;
+            *model = state.clone();
             seen
         }
         None => 0,
@@ -406,10 +395,11 @@ fn start_state(loaded: &mut Loaded, prompt: &[u32], device: &Device) -> Result<u
     let Some(at) = plan.keep_at else {
         return Ok(start);
     };
-    forward_tokens(&mut loaded.weights, &prompt[start..at], start, device)?;
-    if let Some(state) = loaded.weights.snapshot() {
-        loaded.prefixes.keep(&prompt[..at], state);
-    }
+    model.forward(
+        &Tensor::new(&prompt[start..at], device)?.unsqueeze(0)?,
+        start,
+    )?;
+    loaded.prefixes.keep(&prompt[..at], model.clone());
     Ok(at)
 }
 
