@@ -5,7 +5,7 @@
 # prompt different from the last so neither side reuses a cached prefix. Reply tokens per second count
 # prompt processing. Then each side once more with one prompt repeated: its prefix-cache speed-up.
 #
-#   cargo build --release -p ragtester-llm --example chat_speed
+#   cargo build --release -p ragtester-gguf --example chat_speed
 #   PYTHON=$(scripts/real-tools.sh | tail -1) bench/local_speed.sh MODEL.gguf [MAX_TOKENS] [RUNS]
 set -euo pipefail
 model=${1:?usage: bench/local_speed.sh MODEL.gguf [MAX_TOKENS] [RUNS]}

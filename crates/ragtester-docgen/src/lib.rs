@@ -98,9 +98,12 @@ pub struct GeneratedDoc {
     pub facts: Vec<PlantedFact>,
 }
 
+/// The writer a request leaves out: the offline planted-fact generator, which needs no model.
+pub const DEFAULT_WRITER: &str = "offline";
+
 /// `offline` (or `planted`) selects the planted-fact generator; anything else is a model spec.
 pub fn is_planted(llm: &str) -> bool {
-    matches!(llm, "offline" | "planted")
+    llm == DEFAULT_WRITER || llm == "planted"
 }
 
 /// Generate `count` documents for the folder `dir`: planted ones offline (numbered after, and about other

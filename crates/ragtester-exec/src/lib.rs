@@ -8,11 +8,9 @@
 
 mod pipeline;
 mod prompt;
-mod retrieval_models;
 mod run;
 
-pub use pipeline::{Factories, ModelFactory, Pipeline, System, build_pipelines};
+pub use pipeline::{ModelSource, Pipeline, System, build_pipelines};
 pub use prompt::{ANSWER_PROMPT_VERSION, answer_messages, answer_prompt_identity};
-pub use retrieval_models::{embedder_for, reranker_for};
 pub use run::locate_context;
 pub use run::{Counts, Progress, execute, skip_reason, skipped_cells};

@@ -2,11 +2,12 @@
 //! chunking setting, dense indexes once per (chunking, embedder); configurations share them.
 
 use anyhow::{Context, Result};
-use ragtester_core::Reranker;
-use ragtester_core::{ChatModel, Chunk, ChunkingSettings, Configuration, Document, RetrieverKind};
+use ragtester_core::{ChatModel, Embedder, Reranker};
+use ragtester_core::{Chunk, ChunkingSettings, Configuration, Document, RetrieverKind};
 use ragtester_llm::RagTarget;
 use ragtester_retrieve::{Bm25Index, DenseIndex, HybridRetriever, RerankedRetriever, Retriever};
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 pub struct Pipeline {
@@ -29,27 +30,23 @@ pub enum System {
     },
 }
 
-/// Build every configuration's pipeline. Unknown specs fail here, before any cell runs.
-/// Builds a chat model from a spec; the pipeline passes one that adds the response cache.
-pub type ModelFactory<'a> = &'a dyn Fn(&str) -> Result<Arc<dyn ChatModel>>;
-
-/// How pipelines get their models.
-pub struct Factories<'a> {
-    pub chat: ModelFactory<'a>,
-    /// Where embedders keep vectors between runs; None embeds afresh.
-    pub embedding_cache: Option<&'a std::path::Path>,
-    /// Where HNSW graphs of large corpora are kept between runs.
-    pub index_cache: Option<&'a std::path::Path>,
-    /// Provider settings by model spec, for HTTP embedders.
-    pub model_settings: &'a ragtester_core::ModelTable,
+/// Where pipelines get their models: the command's registry, with its caches, the role's sampling and
+/// budget already applied. This crate never builds a model from a spec itself.
+pub trait ModelSource {
+    fn chat(&self, spec: &str) -> Result<Arc<dyn ChatModel>>;
+    fn embedder(&self, spec: &str) -> Result<Arc<dyn Embedder>>;
+    fn reranker(&self, spec: &str) -> Result<Arc<dyn Reranker>>;
+    /// Where HNSW graphs of large corpora are kept between runs; None builds them afresh.
+    fn index_cache(&self) -> Option<PathBuf>;
 }
 
+/// Build every configuration's pipeline. Unknown specs fail here, before any cell runs.
 pub fn build_pipelines(
     docs: &[Document],
     configs: &[Configuration],
-    factories: &Factories<'_>,
+    source: &dyn ModelSource,
 ) -> Result<Vec<Arc<Pipeline>>> {
-    let models_for = factories.chat;
+    let index_cache = source.index_cache();
     let mut chunk_sets: HashMap<ChunkingSettings, Arc<Vec<Chunk>>> = HashMap::new();
     let mut bm25: HashMap<ChunkingSettings, Arc<Bm25Index>> = HashMap::new();
     let mut dense: HashMap<(ChunkingSettings, String), Arc<DenseIndex>> = HashMap::new();
@@ -88,7 +85,7 @@ pub fn build_pipelines(
         let keyword = match bm25.get(&config.chunking) {
             Some(i) => i.clone(),
             None => {
-                let index = Arc::new(match factories.index_cache {
+                let index = Arc::new(match &index_cache {
                     Some(dir) => Bm25Index::build_cached(&chunks, dir)?,
                     None => Bm25Index::build(&chunks)?,
                 });
@@ -101,16 +98,11 @@ pub fn build_pipelines(
             Some(match dense.get(&key) {
                 Some(i) => i.clone(),
                 None => {
-                    let settings = factories
-                        .model_settings
-                        .get(&config.embedder)
-                        .cloned()
-                        .unwrap_or_default();
-                    let embedder =
-                        crate::embedder_for(&config.embedder, factories.embedding_cache, &settings)
-                            .with_context(|| format!("configuration {}", config.label()))?;
+                    let embedder = source
+                        .embedder(&config.embedder)
+                        .with_context(|| format!("configuration {}", config.label()))?;
                     let ann = ragtester_retrieve::AnnSettings {
-                        cache: factories.index_cache.map(std::path::Path::to_path_buf),
+                        cache: index_cache.clone(),
                         ..Default::default()
                     };
                     let index = Arc::new(DenseIndex::build_with(&chunks, embedder, &ann)?);
@@ -143,7 +135,8 @@ pub fn build_pipelines(
                     match rerankers.get(spec) {
                         Some(r) => r.clone(),
                         None => {
-                            let r = crate::reranker_for(spec, models_for)
+                            let r = source
+                                .reranker(spec)
                                 .with_context(|| format!("configuration {}", config.label()))?;
                             rerankers.insert(spec.to_string(), r.clone());
                             r
@@ -162,7 +155,8 @@ pub fn build_pipelines(
         let model = match models.get(&config.llm) {
             Some(m) => m.clone(),
             None => {
-                let m = models_for(&config.llm)
+                let m = source
+                    .chat(&config.llm)
                     .with_context(|| format!("configuration {}", config.label()))?;
                 models.insert(config.llm.clone(), m.clone());
                 m

@@ -6,7 +6,7 @@ use ragtester_core::{
     SourceSpan, Strategy, TestCase, Usage, VerdictStatus,
 };
 use ragtester_judge::{judge_all, judge_one};
-use ragtester_llm::OfflineModel;
+use ragtester_offline::OfflineModel;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

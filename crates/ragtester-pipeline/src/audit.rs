@@ -3,8 +3,8 @@
 //! to label it; with `--labels FILE` (that CSV, filled in) or `--judge SPEC…` (a panel of larger judges
 //! re-judging the sample) it writes RUN/audit.json, which the report shows.
 
-use crate::chat_models::Models;
 use crate::events::Events;
+use crate::models::Models;
 use crate::run_dir::{self, RunDir};
 use anyhow::{Context, Result, bail};
 use ragtester_core::{Answer, TestCase, Verdict};

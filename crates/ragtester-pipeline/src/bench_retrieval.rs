@@ -3,6 +3,7 @@
 //! on measured numbers, and so ragtester's retrieval can be compared with other tools on the same data.
 
 use crate::events::Events;
+use crate::models::Models;
 use anyhow::{Result, bail};
 use ragtester_core::{Fusion, RetrieverKind};
 use ragtester_retrieve::beir::{BeirSet, IrScores, mean_scores, score_ranking};
@@ -23,7 +24,6 @@ pub struct BenchArgs<'a> {
     /// Corpora of at least this many documents are searched through HNSW.
     pub ann_threshold: usize,
     pub json: Option<&'a Path>,
-    pub chat: ragtester_exec::ModelFactory<'a>,
 }
 
 /// One retriever's figures.
@@ -55,7 +55,7 @@ struct Report<'a> {
 }
 
 /// Every retriever on the data set, in the order asked; with `json`, the figures also written there.
-pub fn retrieval(args: &BenchArgs<'_>, events: &dyn Events) -> Result<Vec<Row>> {
+pub fn retrieval(args: &BenchArgs<'_>, models: &Models, events: &dyn Events) -> Result<Vec<Row>> {
     if args.retrievers.is_empty() {
         bail!("name at least one --retriever (bm25, dense, hybrid, hybrid-rerank)");
     }
@@ -84,7 +84,7 @@ pub fn retrieval(args: &BenchArgs<'_>, events: &dyn Events) -> Result<Vec<Row>> 
         }
         if dense.is_none() && needs_dense {
             // No vector cache: index time is the embedder's real cost.
-            let embedder = ragtester_exec::embedder_for(args.embedder, None, &Default::default())?;
+            let embedder = models.fresh_embedder(args.embedder)?;
             let t = Instant::now();
             let ann = ragtester_retrieve::AnnSettings {
                 threshold: args.ann_threshold,
@@ -113,7 +113,7 @@ pub fn retrieval(args: &BenchArgs<'_>, events: &dyn Events) -> Result<Vec<Row>> 
                 if *kind == RetrieverKind::Hybrid {
                     (hybrid, tb + td)
                 } else {
-                    let reranker = ragtester_exec::reranker_for(args.reranker, args.chat)?;
+                    let reranker = models.reranker(args.reranker, &|spec| models.get(spec))?;
                     (
                         Arc::new(RerankedRetriever {
                             inner: hybrid,

@@ -1,7 +1,7 @@
 //! `ragtester docgen`: documents from a model, or offline with planted facts, written with their manifest.
 
-use crate::chat_models::Models;
 use crate::events::Events;
+use crate::models::Models;
 use anyhow::{Context, Result};
 use ragtester_docgen::{DocRequest, DocumentPrompts};
 use std::path::{Path, PathBuf};
@@ -62,6 +62,18 @@ pub async fn docgen(
     ragtester_docgen::write_documents(args.out, &docs, generator, args.format)
 }
 
+/// The writer a request leaves out (see [`ragtester_docgen::DEFAULT_WRITER`]).
+pub const DEFAULT_WRITER: &str = ragtester_docgen::DEFAULT_WRITER;
+
+/// The format the command line's `--pdf` / `--noise` ask for (`--noise` implies `--pdf`).
+pub fn format_of(pdf: bool, noise: bool) -> Result<ragtester_docgen::OutputFormat> {
+    format_named(match (pdf, noise) {
+        (_, true) => "pdf-noise",
+        (true, false) => "pdf",
+        (false, false) => "markdown",
+    })
+}
+
 /// A document format by name: `markdown`, `pdf`, or `pdf-noise` (typeset with layout noise); the PDF ones
 /// only where this build renders PDFs.
 pub fn format_named(name: &str) -> Result<ragtester_docgen::OutputFormat> {
@@ -71,6 +83,10 @@ pub fn format_named(name: &str) -> Result<ragtester_docgen::OutputFormat> {
         "pdf" => ragtester_docgen::OutputFormat::Pdf { noise: false },
         #[cfg(feature = "pdf")]
         "pdf-noise" => ragtester_docgen::OutputFormat::Pdf { noise: true },
+        #[cfg(not(feature = "pdf"))]
+        "pdf" | "pdf-noise" => anyhow::bail!(
+            "this ragtester was built without the `pdf` feature: generated documents are Markdown only"
+        ),
         other => anyhow::bail!("unknown document format `{other}` (markdown, pdf, pdf-noise)"),
     })
 }

@@ -1,10 +1,10 @@
 //! The whole pipeline from a project file, as `ragtester test` and `demo` run it.
 
-use crate::chat_models::Models;
 use crate::events::Events;
 use crate::generate::{GenerateArgs, generate};
 use crate::ingest::ingest;
 use crate::judge::{JudgeArgs, judge};
+use crate::models::Models;
 use crate::report::report;
 use crate::run::{RunArgs, budget_of, run};
 use crate::run_dir::{RunDir, SUITE};
@@ -43,24 +43,11 @@ pub async fn full_pipeline(
     let run_dir = RunDir::new(out);
     run_dir.clear()?;
     let (docs, failed) = ingest(corpus, events)?;
-    let g = &project.generation;
     // One budget for the whole command: generation spends from it first, the run from what is left.
     let budget = budget_of(&project.run, &project.prices);
     let generated = generate(
         &docs,
-        &GenerateArgs {
-            generators: g.strategies.clone(),
-            n_test: g.n_test,
-            n_complex: g.n_complex,
-            llm: g.llm.clone(),
-            section_tokens: g.section_tokens,
-            seed: g.seed,
-            concurrency: project.run.concurrency,
-            sampling: g.sampling,
-            prompts: g.prompts.clone(),
-            critic: g.critic_spec(),
-            budget: budget.clone(),
-        },
+        &GenerateArgs::from_settings(&project.generation, project.run.concurrency, budget.clone()),
         &run_dir.file(SUITE),
         models,
         events,
@@ -102,14 +89,7 @@ pub async fn full_pipeline(
     let exec_errors = outcome.errors;
     let judge_errors = judge(
         out,
-        &JudgeArgs {
-            judges: &project.judge.judges,
-            samples: project.judge.samples,
-            panel: ragtester_judge::PanelMethod::parse(&project.judge.panel)?,
-            concurrency: project.run.concurrency,
-            sampling: project.judge.sampling,
-            prompts: project.judge.prompts.as_deref(),
-        },
+        &JudgeArgs::from_settings(&project.judge, project.run.concurrency)?,
         models,
         events,
     )

@@ -1,9 +1,9 @@
 //! Stage 2: the test suite — every generator over the documents, the critic's quality gate, the suite and
 //! its generation report written beside it.
 
-use crate::chat_models::Models;
 use crate::corpus::KeywordCorpus;
 use crate::events::Events;
+use crate::models::Models;
 use anyhow::{Context, Result, bail};
 use ragtester_core::{Document, Generator, TestCase, write_jsonl_atomic};
 use ragtester_testgen::{GenerationOptions, GenerationReport};
@@ -34,6 +34,29 @@ pub struct GenerateArgs {
     pub critic: Option<String>,
     /// What the writer's and critic's calls may spend.
     pub budget: Option<Arc<ragtester_llm::Budget>>,
+}
+
+impl GenerateArgs {
+    /// The arguments a project file's `[generation]` section means, with the run's concurrency.
+    pub fn from_settings(
+        g: &ragtester_core::config::GenerationSettings,
+        concurrency: usize,
+        budget: Option<Arc<ragtester_llm::Budget>>,
+    ) -> Self {
+        Self {
+            generators: g.strategies.clone(),
+            n_test: g.n_test,
+            n_complex: g.n_complex,
+            llm: g.llm.clone(),
+            section_tokens: g.section_tokens,
+            seed: g.seed,
+            concurrency,
+            sampling: g.sampling,
+            prompts: g.prompts.clone(),
+            critic: g.critic_spec(),
+            budget,
+        }
+    }
 }
 
 /// A generated suite, and whether the budget stopped it short.
@@ -132,40 +155,7 @@ pub async fn generate(
             );
         }
         for d in &report.documents {
-            let rejected = if d.rejected_by_critic > 0 {
-                format!(", {} turned down by the critic", d.rejected_by_critic)
-            } else {
-                String::new()
-            };
-            events.info(format!(
-                "{:<9} {:<40} {:>2}/{:<2} cases, {:>2}/{:<2} sections used, coverage {:.0}%{rejected}",
-                generator.as_str(),
-                short(&d.source, 40),
-                d.produced,
-                d.requested,
-                d.sections_used,
-                d.sections,
-                d.coverage * 100.0
-            ));
-            if d.produced < d.requested {
-                // The shortfall line and why slots went empty, then the distinct reasons sections were turned
-                // down (the report lists every attempt).
-                let (attempts, slots): (Vec<&String>, Vec<&String>) =
-                    d.notes.iter().partition(|n| n.contains("(section "));
-                let mut reasons: Vec<&str> = Vec::new();
-                for n in &attempts {
-                    let reason = n.split_once("): ").map_or(n.as_str(), |(_, r)| r);
-                    if !reasons.contains(&reason) {
-                        reasons.push(reason);
-                    }
-                }
-                for n in slots.iter().take(3) {
-                    events.info(format!("          {n}"));
-                }
-                for r in reasons.iter().take(3) {
-                    events.info(format!("          turned down: {r}"));
-                }
-            }
+            tell_document(generator, d, events);
         }
         cases.extend(report.cases.iter().cloned());
         reports.push(report);
@@ -194,6 +184,45 @@ pub async fn generate(
         serde_json::to_string_pretty(&documents)?.as_bytes(),
     )?;
     Ok(Generated { cases, halted })
+}
+
+/// One document's line of the generation summary; on a shortfall, why slots went empty and the distinct
+/// reasons sections were turned down (the report lists every attempt).
+fn tell_document(generator: Generator, d: &ragtester_testgen::DocumentReport, events: &dyn Events) {
+    let rejected = if d.rejected_by_critic > 0 {
+        format!(", {} turned down by the critic", d.rejected_by_critic)
+    } else {
+        String::new()
+    };
+    events.info(format!(
+        "{:<9} {:<40} {:>2}/{:<2} cases, {:>2}/{:<2} sections used, coverage {:.0}%{rejected}",
+        generator.as_str(),
+        short(&d.source, 40),
+        d.produced,
+        d.requested,
+        d.sections_used,
+        d.sections,
+        d.coverage * 100.0
+    ));
+    if d.produced < d.requested {
+        // The shortfall line and why slots went empty, then the distinct reasons sections were turned
+        // down (the report lists every attempt).
+        let (attempts, slots): (Vec<&String>, Vec<&String>) =
+            d.notes.iter().partition(|n| n.contains("(section "));
+        let mut reasons: Vec<&str> = Vec::new();
+        for n in &attempts {
+            let reason = n.split_once("): ").map_or(n.as_str(), |(_, r)| r);
+            if !reasons.contains(&reason) {
+                reasons.push(reason);
+            }
+        }
+        for n in slots.iter().take(3) {
+            events.info(format!("          {n}"));
+        }
+        for r in reasons.iter().take(3) {
+            events.info(format!("          turned down: {r}"));
+        }
+    }
 }
 
 /// Generators by name (`ragtester`, `baseline`, `planted`), each once, in the order named.

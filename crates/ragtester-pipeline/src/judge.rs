@@ -1,8 +1,8 @@
 //! Stage 4a: the oracle — every answer judged by every judge (and sample), each verdict committed as it is
 //! made so a killed judge resumes; the panel's consensus and the oracle's figures written beside them.
 
-use crate::chat_models::Models;
 use crate::events::Events;
+use crate::models::Models;
 use crate::run_dir::{self, RunDir};
 use anyhow::{Context, Result, bail};
 use ragtester_store::RunStore;
@@ -20,6 +20,23 @@ pub struct JudgeArgs<'a> {
     pub sampling: ragtester_core::Sampling,
     /// A folder with the user's judge.en.j2 / judge.zh.j2 prompt templates.
     pub prompts: Option<&'a Path>,
+}
+
+impl<'a> JudgeArgs<'a> {
+    /// The arguments a project file's `[judge]` section means, with the run's concurrency.
+    pub fn from_settings(
+        judge: &'a ragtester_core::config::JudgeSettings,
+        concurrency: usize,
+    ) -> Result<Self> {
+        Ok(Self {
+            judges: &judge.judges,
+            samples: judge.samples,
+            panel: ragtester_judge::PanelMethod::parse(&judge.panel)?,
+            concurrency,
+            sampling: judge.sampling,
+            prompts: judge.prompts.as_deref(),
+        })
+    }
 }
 
 /// Judge a run directory. Returns the number of verdicts that are errors. With several judges or samples,

@@ -1,5 +1,7 @@
 //! The stages of ragtester as one library, shared by the command line and the web UI: ingest, generate,
-//! run, judge and report over run directories, plus document generation and the oracle's audit. Each
+//! run (planned by `plan`), judge and report over run directories, plus document generation, the oracle's
+//! audit, run comparison, dataset import/export, the benchmarks and the demo. [`Models`] is the one
+//! registry where a model spec becomes a chat model, an embedder or a reranker. Each
 //! stage takes its settings and a [`Models`] registry and returns a typed outcome; everything it tells a
 //! person goes through an [`Events`] sink. This crate never prints, parses arguments or chooses exit codes.
 
@@ -7,8 +9,9 @@ pub mod audit;
 pub mod bench_oracle;
 pub mod bench_retrieval;
 pub mod bundled;
-pub mod chat_models;
 mod corpus;
+pub mod demo;
+pub mod diff;
 pub mod docgen;
 pub mod events;
 pub mod full;
@@ -17,9 +20,11 @@ pub mod ingest;
 pub mod interop;
 pub mod judge;
 pub mod manifest;
+pub mod models;
+pub mod plan;
 pub mod report;
 pub mod run;
 pub mod run_dir;
 
-pub use chat_models::Models;
 pub use events::{Event, Events, Level, Silent};
+pub use models::Models;

@@ -2,9 +2,9 @@
 //! run store as it is answered, under a manifest that keeps two runs from mixing; and what a run would
 //! cost before it runs.
 
-use crate::chat_models::Models;
 use crate::events::Events;
 use crate::manifest::{ManifestInputs, RunManifest};
+use crate::models::Models;
 use crate::run_dir::{self, RunDir, SKIPPED};
 use anyhow::{Result, bail};
 use ragtester_core::{Configuration, Document, TestCase};
@@ -99,25 +99,11 @@ pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Re
         );
     }
     let corpus = with_injected_documents(args.docs, args.cases);
-    let embedding_cache = models.cache_subdir("embeddings");
-    let index_cache = models.cache_subdir("indexes");
     let model_settings = models.table();
-    let factories = ragtester_exec::Factories {
-        chat: &|spec| {
-            models.for_answers(
-                spec,
-                args.sampling,
-                args.budget.as_ref(),
-                args.replay_answers,
-            )
-        },
-        embedding_cache: embedding_cache.as_deref(),
-        index_cache: index_cache.as_deref(),
-        model_settings: &model_settings,
-    };
+    let source = RunModels { models, args };
     // Index building embeds every chunk on the CPU: keep it off the async workers' schedule.
     let pipelines = tokio::task::block_in_place(|| {
-        ragtester_exec::build_pipelines(&corpus, args.configs, &factories)
+        ragtester_exec::build_pipelines(&corpus, args.configs, &source)
     })?;
     let run = RunDir::new(args.out);
     let store = run.store()?;
@@ -269,6 +255,34 @@ pub fn estimate(
 }
 
 /// The budget a `[run]` section declares, if any.
+/// The registry as a run's pipelines see it: chat models as the system under test (the run's sampling,
+/// budget and replay choice), embedders and rerankers from the registry, graphs in its index cache.
+struct RunModels<'a> {
+    models: &'a Models,
+    args: &'a RunArgs<'a>,
+}
+
+impl ragtester_exec::ModelSource for RunModels<'_> {
+    fn chat(&self, spec: &str) -> Result<Arc<dyn ragtester_core::ChatModel>> {
+        let args = self.args;
+        self.models.for_answers(
+            spec,
+            args.sampling,
+            args.budget.as_ref(),
+            args.replay_answers,
+        )
+    }
+    fn embedder(&self, spec: &str) -> Result<Arc<dyn ragtester_core::Embedder>> {
+        self.models.embedder(spec)
+    }
+    fn reranker(&self, spec: &str) -> Result<Arc<dyn ragtester_core::Reranker>> {
+        self.models.reranker(spec, &|chat| self.chat(chat))
+    }
+    fn index_cache(&self) -> Option<std::path::PathBuf> {
+        self.models.cache_subdir("indexes")
+    }
+}
+
 pub fn budget_of(
     run: &ragtester_core::config::RunSettings,
     prices: &ragtester_core::config::PriceTable,

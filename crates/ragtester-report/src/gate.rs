@@ -20,6 +20,28 @@ pub struct Gates {
     pub max_hallucination: Option<f64>,
 }
 
+/// `negative=0.95` → (Negative, 0.95): a `--fail-under-category` gate.
+pub fn parse_category_gate(text: &str) -> anyhow::Result<(Category, f64)> {
+    use anyhow::Context;
+    let (name, share) = text
+        .split_once('=')
+        .with_context(|| format!("`{text}`: expected CATEGORY=SHARE, e.g. negative=0.95"))?;
+    let category = Category::ALL
+        .into_iter()
+        .find(|c| c.as_str() == name.trim())
+        .with_context(|| {
+            let known: Vec<&str> = Category::ALL.iter().map(|c| c.as_str()).collect();
+            format!("unknown category `{name}` (known: {})", known.join(", "))
+        })?;
+    let share: f64 = share
+        .trim()
+        .parse()
+        .ok()
+        .filter(|s: &f64| (0.0..=1.0).contains(s))
+        .with_context(|| format!("`{share}` is not a share between 0 and 1"))?;
+    Ok((category, share))
+}
+
 impl Gates {
     fn any(&self) -> bool {
         self.fail_under.is_some()
@@ -157,6 +179,18 @@ mod tests {
     use super::*;
     use crate::testdata::{case, config, summary_of, verdict};
     use ragtester_core::VerdictStatus;
+
+    #[test]
+    fn category_gates_parse_or_say_what_is_wrong() {
+        assert_eq!(
+            parse_category_gate("negative=0.95").unwrap(),
+            (Category::Negative, 0.95)
+        );
+        let unknown = parse_category_gate("vibes=0.5").unwrap_err().to_string();
+        assert!(unknown.contains("unknown category `vibes`"), "{unknown}");
+        assert!(parse_category_gate("negative=1.5").is_err());
+        assert!(parse_category_gate("negative").is_err());
+    }
 
     /// A service that errors on 19 of 20 cells and passes the last.
     fn mostly_errors() -> crate::Summary {

@@ -18,7 +18,7 @@ mod testdata;
 
 pub use csv_junit::{render_csv, render_junit};
 pub use diff::{RunDiff, diff_runs, render_diff};
-pub use gate::{Gates, check_gates};
+pub use gate::{Gates, check_gates, parse_category_gate};
 pub use html::render_html;
 pub use refusals::RefusalMatrix;
 pub use summary::{

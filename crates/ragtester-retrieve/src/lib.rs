@@ -16,7 +16,7 @@ mod hybrid;
 mod rerank;
 mod vector_cache;
 
-pub use bert::hub as bert_hub;
+pub mod hub;
 pub use bert::{BertEmbedder, CrossEncoder, ModelFolder, Pooling, Prompts, hf_cache_folder};
 pub use bm25::Bm25Index;
 pub use dense::{AnnSettings, DenseIndex};
@@ -82,7 +82,7 @@ pub fn model_folder_of(spec: &ragtester_core::ModelSpec) -> Result<Option<std::p
     use ragtester_core::ModelSpec;
     Ok(match spec {
         ModelSpec::Local(dir) => Some(std::path::PathBuf::from(dir)),
-        ModelSpec::Hf(repo) => Some(bert::hub::cached_or_downloaded(repo)?),
+        ModelSpec::Hf(repo) => Some(hub::cached_or_downloaded(repo)?),
         _ => None,
     })
 }

@@ -189,7 +189,7 @@ fn a_folder_missing_a_file_names_it() {
         .unwrap()
         .local_addr()
         .unwrap();
-    let mut settings = ragtester_retrieve::bert_hub::HubSettings {
+    let mut settings = ragtester_retrieve::hub::HubSettings {
         cache: Some(cache.path().to_path_buf()),
         endpoint: format!("http://{closed}"),
         token: None,
@@ -197,7 +197,7 @@ fn a_folder_missing_a_file_names_it() {
     };
     let err = format!(
         "{:#}",
-        ragtester_retrieve::bert_hub::locate("nobody/no-such-model", &settings).unwrap_err()
+        ragtester_retrieve::hub::locate("nobody/no-such-model", &settings).unwrap_err()
     );
     assert!(
         err.contains("not in the Hugging Face cache") && err.contains("HF_HUB_OFFLINE"),
@@ -206,7 +206,7 @@ fn a_folder_missing_a_file_names_it() {
     settings.offline = false;
     let err = format!(
         "{:#}",
-        ragtester_retrieve::bert_hub::locate("nobody/no-such-model", &settings).unwrap_err()
+        ragtester_retrieve::hub::locate("nobody/no-such-model", &settings).unwrap_err()
     );
     assert!(
         err.contains("could not be downloaded") && err.contains("config.json"),

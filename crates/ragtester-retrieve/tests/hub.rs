@@ -4,7 +4,7 @@
 
 use ragtester_core::{EmbedKind, Embedder};
 use ragtester_retrieve::BertEmbedder;
-use ragtester_retrieve::bert_hub::download;
+use ragtester_retrieve::hub::download;
 use ragtester_testkit::hub::{COMMIT, HubServer};
 use std::path::PathBuf;
 
@@ -84,6 +84,49 @@ fn a_repository_without_weights_or_an_unreachable_hub_is_a_clear_error() {
     let err = download(REPO, &format!("http://{closed}"), fresh.path(), None).unwrap_err();
     assert!(
         format!("{err:#}").contains("cannot download config.json"),
+        "{err:#}"
+    );
+}
+
+/// `hf:ORG/NAME/FILE.gguf` chat models: the one named file is fetched into the cache layout once, then read
+/// from there; offline, a missing file is an error that says so.
+#[test]
+fn a_named_gguf_file_is_downloaded_once_into_the_cache() {
+    use ragtester_retrieve::hub::{HubSettings, cached_or_downloaded_file};
+    let gguf = ragtester_testkit::smollm2_gguf();
+    let name = gguf.file_name().unwrap().to_str().unwrap().to_string();
+    let repo = "HuggingFaceTB/SmolLM2-135M-Instruct-GGUF";
+    let hub = HubServer::start(repo, gguf.parent().unwrap().to_path_buf());
+    let cache = tempfile::tempdir().unwrap();
+    let settings = HubSettings {
+        cache: Some(cache.path().to_path_buf()),
+        endpoint: hub.endpoint(),
+        token: None,
+        offline: false,
+    };
+    let path = cached_or_downloaded_file(repo, &name, &settings).unwrap();
+    assert!(path.starts_with(cache.path()), "{}", path.display());
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().len(),
+        std::fs::metadata(&gguf).unwrap().len()
+    );
+    let fetched = hub.seen().len();
+    assert_eq!(
+        cached_or_downloaded_file(repo, &name, &settings).unwrap(),
+        path
+    );
+    assert_eq!(hub.seen().len(), fetched, "fetched again: {:?}", hub.seen());
+
+    let offline = HubSettings {
+        cache: Some(tempfile::tempdir().unwrap().path().to_path_buf()),
+        offline: true,
+        ..settings.clone()
+    };
+    let err = cached_or_downloaded_file(repo, &name, &offline).unwrap_err();
+    assert!(format!("{err:#}").contains("HF_HUB_OFFLINE"), "{err:#}");
+    let err = cached_or_downloaded_file(repo, "missing.gguf", &settings).unwrap_err();
+    assert!(
+        format!("{err:#}").contains("could not be downloaded"),
         "{err:#}"
     );
 }

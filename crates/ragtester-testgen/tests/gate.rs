@@ -3,7 +3,7 @@
 //! everything is a reported shortfall, and negatives are checked against what the corpus returns.
 
 use ragtester_core::{Category, Document, DocumentFormat, Generator};
-use ragtester_llm::OfflineModel;
+use ragtester_offline::OfflineModel;
 use ragtester_testgen::{Corpus, CriticPrompts, GenerationOptions, QualityGate, generate};
 use ragtester_testkit::{Reply, ScriptedServer};
 

@@ -1,7 +1,7 @@
 //! The offline generator against a small two-language corpus: strategies, sections and spans.
 
 use ragtester_core::{Category, Document, DocumentFormat, Generator, Strategy};
-use ragtester_llm::OfflineModel;
+use ragtester_offline::OfflineModel;
 use ragtester_testgen::{GenerationOptions, generate, sections_of};
 use std::collections::{HashMap, HashSet};
 

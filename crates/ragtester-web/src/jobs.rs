@@ -12,7 +12,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 #[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct DocgenRequest {
     /// Model spec that writes them; `offline` plants facts from templates.
-    #[serde(default = "offline")]
+    #[serde(default = "writer_of_documents")]
     pub llm: String,
     pub count: usize,
     #[serde(default)]
@@ -72,9 +72,6 @@ pub struct JudgeRequest {
     pub judges: Vec<String>,
 }
 
-fn offline() -> String {
-    "offline".into()
-}
 // What a request leaves out takes the project file's defaults (`ragtester_core::config`), as the command
 // line does.
 fn strategies() -> Vec<String> {
@@ -96,11 +93,14 @@ fn judges() -> Vec<String> {
 fn concurrency() -> usize {
     RunSettings::default().concurrency
 }
+fn writer_of_documents() -> String {
+    ragtester_pipeline::docgen::DEFAULT_WRITER.into()
+}
 fn markdown() -> String {
     "markdown".into()
 }
 fn english() -> String {
-    "en".into()
+    ragtester_docgen::DocRequest::default().language
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -3,11 +3,12 @@
 
 use crate::jobs::{DocgenRequest, Job, RunRequest, SuiteRequest};
 use anyhow::{Context, Result, bail};
-use ragtester_core::config::{MatrixSettings, ProjectConfig};
-use ragtester_core::{RetrieverKind, TestCase, read_jsonl};
+use ragtester_core::config::{GenerationSettings, JudgeSettings, RunSettings};
+use ragtester_core::{TestCase, read_jsonl};
 use ragtester_pipeline::generate::{GenerateArgs, generate, parse_generators};
 use ragtester_pipeline::ingest::ingest;
 use ragtester_pipeline::judge::{JudgeArgs, judge};
+use ragtester_pipeline::plan::{MatrixOverrides, PlanArgs, plan};
 use ragtester_pipeline::report::report;
 use ragtester_pipeline::run::{RunArgs, run};
 use ragtester_pipeline::run_dir::RunDir;
@@ -21,17 +22,6 @@ pub struct Stages {
     pub models: Arc<Models>,
 }
 
-fn judge_args(judges: &[String]) -> JudgeArgs<'_> {
-    JudgeArgs {
-        judges,
-        samples: 1,
-        panel: ragtester_judge::PanelMethod::Majority,
-        concurrency: 4,
-        sampling: Default::default(),
-        prompts: None,
-    }
-}
-
 /// Judge and report a run directory: the UI's last two stages of every run.
 async fn judge_and_report(
     judges: &[String],
@@ -40,7 +30,13 @@ async fn judge_and_report(
     job: &Job,
 ) -> Result<String> {
     let events = JobEvents(job);
-    let errors = judge(run_dir, &judge_args(judges), models, &events).await?;
+    // The project file's judging settings, with the judges the page chose.
+    let settings = JudgeSettings {
+        judges: judges.to_vec(),
+        ..Default::default()
+    };
+    let args = JudgeArgs::from_settings(&settings, RunSettings::default().concurrency)?;
+    let errors = judge(run_dir, &args, models, &events).await?;
     let summary = report(run_dir, &events)?;
     let judged: usize = summary.configs.iter().map(|c| c.passed + c.failed).sum();
     let passed: usize = summary.configs.iter().map(|c| c.passed).sum();
@@ -111,23 +107,20 @@ impl Stages {
         out: &Path,
         job: &Job,
     ) -> Result<String> {
+        // The project file's generation settings, with what the page chose over them.
+        let settings = GenerationSettings {
+            strategies: parse_generators(&req.strategies)?,
+            n_test: req.n_test,
+            n_complex: req.n_complex,
+            llm: req.llm.clone(),
+            critic: req.critic.clone(),
+            ..Default::default()
+        };
         let events = JobEvents(job);
         let (documents, _) = ingest(docs, &events)?;
         let cases = generate(
             &documents,
-            &GenerateArgs {
-                generators: parse_generators(&req.strategies)?,
-                n_test: req.n_test,
-                n_complex: req.n_complex,
-                llm: req.llm.clone(),
-                section_tokens: 96,
-                seed: 0,
-                concurrency: 4,
-                sampling: Default::default(),
-                prompts: None,
-                critic: ragtester_core::config::critic_spec(req.critic.as_deref(), &req.llm),
-                budget: None,
-            },
+            &GenerateArgs::from_settings(&settings, RunSettings::default().concurrency, None),
             out,
             &self.models,
             &events,
@@ -149,26 +142,17 @@ impl Stages {
         run_dir: &Path,
         job: &Job,
     ) -> Result<String> {
-        let retrievers = req
-            .retrievers
-            .iter()
-            .map(|r| RetrieverKind::parse(r))
-            .collect::<Result<Vec<_>>>()?;
-        let project = ProjectConfig {
-            matrix: Some(MatrixSettings {
-                llm: req.llms.clone(),
-                embedder: if req.embedders.is_empty() {
-                    vec!["hash".into()]
-                } else {
-                    req.embedders.clone()
-                },
-                retriever: retrievers,
+        let plan = plan(&PlanArgs {
+            overrides: MatrixOverrides {
+                llms: req.llms.clone(),
+                embedders: req.embedders.clone(),
+                retrievers: req.retrievers.clone(),
                 top_k: req.top_k.clone(),
                 ..Default::default()
-            }),
+            },
+            concurrency: Some(req.concurrency),
             ..Default::default()
-        };
-        let configs = project.configurations()?;
+        })?;
         let events = JobEvents(job);
         let (documents, _) = ingest(docs, &events)?;
         let cases: Vec<TestCase> = read_jsonl(suite)?;
@@ -177,9 +161,9 @@ impl Stages {
             &RunArgs {
                 docs: &documents,
                 cases: &cases,
-                configs: &configs,
+                configs: &plan.configs,
                 out: run_dir,
-                concurrency: req.concurrency.max(1),
+                concurrency: plan.settings.concurrency,
                 resume: false,
                 sampling: Default::default(),
                 replay_answers: false,

@@ -1,6 +1,6 @@
 //! The command line as clap reads it: commands, their flags and defaults. `cli.rs` carries them out.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 use ragtester_core::config::{GenerationSettings, JudgeSettings, RunSettings};
 use std::path::PathBuf;
@@ -22,6 +22,9 @@ fn judging() -> JudgeSettings {
 }
 fn concurrency() -> usize {
     RunSettings::default().concurrency
+}
+fn document() -> ragtester_docgen::DocRequest {
+    ragtester_docgen::DocRequest::default()
 }
 
 #[derive(Parser)]
@@ -152,25 +155,8 @@ pub(crate) enum Command {
     )]
     Report {
         run_dir: PathBuf,
-        /// Exit with code 4 when the pass rate of any configuration is below this share (0–1). The pass
-        /// rate is passed / cells: a cell with an execution or judge error counts against it.
-        #[arg(long)]
-        fail_under: Option<f64>,
-        /// CATEGORY=SHARE: exit with code 4 when any configuration's pass rate on that category is below
-        /// the share; repeatable (core, detail_numeric, inference, multilingual, negative, safety).
-        #[arg(long = "fail-under-category", value_parser = parse_category_threshold)]
-        fail_under_category: Vec<(ragtester_core::Category, f64)>,
-        /// Exit with code 4 when more than this share of a configuration's cells have no verdict
-        /// (execution or judge errors). 0 whenever another gate is set and this one is not.
-        #[arg(long)]
-        max_error_rate: Option<f64>,
-        /// Exit with code 4 when a configuration refuses more than this share of answerable questions.
-        #[arg(long)]
-        max_over_refusal: Option<f64>,
-        /// Exit with code 4 when a configuration answers more than this share of negative cases instead
-        /// of refusing them.
-        #[arg(long)]
-        max_hallucination: Option<f64>,
+        #[command(flatten)]
+        gates: GatesCli,
     },
     /// Compare two judged runs: regressions and fixes per case and per configuration.
     #[command(after_help = "Example:\n  ragtester diff run-main run-branch --fail-on-regression")]
@@ -373,31 +359,31 @@ pub(crate) struct GenerateCli {
 #[derive(Args)]
 pub(crate) struct DocgenCli {
     /// Writing model spec; `offline` writes documents with planted facts (exact ground truth).
-    #[arg(long, default_value = "offline")]
+    #[arg(long, default_value = ragtester_pipeline::docgen::DEFAULT_WRITER)]
     pub llm: String,
     #[arg(long, default_value_t = 1)]
     pub count: usize,
     #[arg(long)]
     pub out: PathBuf,
     /// en or zh.
-    #[arg(long, default_value = "en")]
+    #[arg(long, default_value_t = document().language)]
     pub language: String,
     #[arg(long)]
     pub topic: Option<String>,
     #[arg(long)]
     pub title: Option<String>,
     /// Target length in words (CJK characters count as words).
-    #[arg(long, default_value_t = 400)]
+    #[arg(long, default_value_t = document().words)]
     pub words: usize,
     /// low, medium or high.
-    #[arg(long, default_value = "medium")]
+    #[arg(long, default_value = document().detail.as_str())]
     pub detail: String,
-    #[arg(long, default_value = "neutral, technical")]
+    #[arg(long, default_value_t = document().tone)]
     pub tone: String,
     /// A level-2 section the document must have; repeatable.
     #[arg(long = "section")]
     pub sections: Vec<String>,
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = document().seed)]
     pub seed: u64,
     /// Folder with document.en.j2 / document.zh.j2 replacing the built-in prompt templates.
     #[arg(long)]
@@ -471,28 +457,40 @@ pub(crate) struct RunCli {
     pub(crate) budget_tokens: Option<u64>,
 }
 
-/// `negative=0.95` → (Negative, 0.95).
-pub(crate) fn parse_category_threshold(text: &str) -> Result<(ragtester_core::Category, f64)> {
-    let (name, share) = text
-        .split_once('=')
-        .with_context(|| format!("`{text}`: expected CATEGORY=SHARE, e.g. negative=0.95"))?;
-    let category = ragtester_core::Category::ALL
-        .into_iter()
-        .find(|c| c.as_str() == name.trim())
-        .with_context(|| {
-            let known: Vec<&str> = ragtester_core::Category::ALL
-                .iter()
-                .map(|c| c.as_str())
-                .collect();
-            format!("unknown category `{name}` (known: {})", known.join(", "))
-        })?;
-    let share: f64 = share
-        .trim()
-        .parse()
-        .ok()
-        .filter(|s: &f64| (0.0..=1.0).contains(s))
-        .with_context(|| format!("`{share}` is not a share between 0 and 1"))?;
-    Ok((category, share))
+/// The gates of `report`: each a share (0–1) a configuration must stay within, or exit code 4.
+#[derive(Args)]
+pub(crate) struct GatesCli {
+    /// Exit with code 4 when the pass rate of any configuration is below this share (0–1). The pass
+    /// rate is passed / cells: a cell with an execution or judge error counts against it.
+    #[arg(long)]
+    pub(crate) fail_under: Option<f64>,
+    /// CATEGORY=SHARE: exit with code 4 when any configuration's pass rate on that category is below
+    /// the share; repeatable (core, detail_numeric, inference, multilingual, negative, safety).
+    #[arg(long = "fail-under-category", value_parser = ragtester_report::parse_category_gate)]
+    pub(crate) fail_under_category: Vec<(ragtester_core::Category, f64)>,
+    /// Exit with code 4 when more than this share of a configuration's cells have no verdict
+    /// (execution or judge errors). 0 whenever another gate is set and this one is not.
+    #[arg(long)]
+    pub(crate) max_error_rate: Option<f64>,
+    /// Exit with code 4 when a configuration refuses more than this share of answerable questions.
+    #[arg(long)]
+    pub(crate) max_over_refusal: Option<f64>,
+    /// Exit with code 4 when a configuration answers more than this share of negative cases instead
+    /// of refusing them.
+    #[arg(long)]
+    pub(crate) max_hallucination: Option<f64>,
+}
+
+impl From<GatesCli> for ragtester_report::Gates {
+    fn from(g: GatesCli) -> Self {
+        Self {
+            fail_under: g.fail_under,
+            fail_under_category: g.fail_under_category,
+            max_error_rate: g.max_error_rate,
+            max_over_refusal: g.max_over_refusal,
+            max_hallucination: g.max_hallucination,
+        }
+    }
 }
 
 impl Command {
@@ -507,18 +505,6 @@ impl Command {
 }
 
 impl DocgenCli {
-    pub fn format(&self) -> Result<ragtester_docgen::OutputFormat> {
-        if !(self.pdf || self.noise) {
-            return Ok(ragtester_docgen::OutputFormat::Markdown);
-        }
-        #[cfg(feature = "pdf")]
-        return Ok(ragtester_docgen::OutputFormat::Pdf { noise: self.noise });
-        #[cfg(not(feature = "pdf"))]
-        anyhow::bail!(
-            "this ragtester was built without the `pdf` feature: generated documents are Markdown only"
-        )
-    }
-
     pub fn request(&self) -> Result<ragtester_docgen::DocRequest> {
         Ok(ragtester_docgen::DocRequest {
             title: self.title.clone(),

@@ -6,3 +6,8 @@ pub const EXIT_PARTIAL: u8 = 3;
 pub const EXIT_THRESHOLD: u8 = 4;
 /// The run stopped at its budget; `--resume` with a larger one finishes it.
 pub const EXIT_BUDGET: u8 = 5;
+
+/// [`EXIT_PARTIAL`] when something was left out, else 0.
+pub fn partial_if(left_out: bool) -> u8 {
+    if left_out { EXIT_PARTIAL } else { 0 }
+}

@@ -5,7 +5,6 @@ mod cross_encoder;
 mod encoder;
 mod folder;
 mod forward;
-pub mod hub;
 
 pub use cross_encoder::CrossEncoder;
 pub use folder::{ModelFolder, Pooling, Prompts};

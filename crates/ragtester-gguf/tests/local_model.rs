@@ -3,7 +3,7 @@
 //! a second on two cores; docs/benchmarks.md).
 
 use ragtester_core::{ChatModel, ChatRequest, Message};
-use ragtester_llm::{LocalChat, chat_model_for};
+use ragtester_gguf::LocalChat;
 use std::path::PathBuf;
 
 fn smollm2() -> PathBuf {
@@ -43,7 +43,7 @@ async fn smollm2_answers_greedily_and_reproducibly() {
 
 #[tokio::test]
 async fn seeded_sampling_repeats_per_seed_and_stops_at_the_limit() {
-    let model = chat_model_for(&format!("local:{}", smollm2().display())).unwrap();
+    let model = LocalChat::load(&smollm2()).unwrap();
     assert!(model.name().starts_with("local:"));
     let mut req = request("Write a sentence about the sea.", 12);
     req.temperature = 0.9;

@@ -13,7 +13,7 @@ pub fn resolve(spec: &str) -> Result<PathBuf> {
 }
 
 /// `ORG/NAME/FILE.gguf` → (`ORG/NAME`, Some(`FILE.gguf`)); `ORG/NAME` → (`ORG/NAME`, None).
-fn split(spec: &str) -> (&str, Option<&str>) {
+pub fn split(spec: &str) -> (&str, Option<&str>) {
     match spec.rsplit_once('/') {
         Some((repo, file)) if file.ends_with(".gguf") && repo.contains('/') => (repo, Some(file)),
         _ => (spec, None),

@@ -16,7 +16,7 @@ async fn main() -> anyhow::Result<()> {
     let max_tokens: u32 = args.get(2).map_or(64, |s| s.parse().unwrap());
     let runs: usize = args.get(3).map_or(3, |s| s.parse().unwrap());
     let t = Instant::now();
-    let model = ragtester_llm::LocalChat::load(std::path::Path::new(&args[1]))?;
+    let model = ragtester_gguf::LocalChat::load(std::path::Path::new(&args[1]))?;
     println!("loaded in {:.2} s", t.elapsed().as_secs_f64());
     let passage = "The battery of the e-bike is covered for 24 months or 500 charge cycles, whichever comes first. \
                    Damage from water immersion or from third-party chargers is not covered. "

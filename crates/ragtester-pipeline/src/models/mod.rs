@@ -1,12 +1,20 @@
-//! The chat models of one command, by spec and role. Each spec is built once, behind the persistent
-//! response cache unless it is switched off, with the config's provider settings (base URL, key variable,
-//! rate limits); a local model's weights load a single time however many roles and configurations use it.
-//! Each role then gets its own view: its sampling settings (command-line flags over the config's
-//! `[ROLE.sampling]`) and, for the system under test, the run's budget and whether cached answers are
-//! replayed (only when asked: `--replay-answers`).
+//! The model registry of one command: chat models, embedders and rerankers by spec, and the only place
+//! a spec becomes a model. Each spec is built once with the config's provider settings (base URL, key
+//! variable, rate limits) — a local model's weights load a single time however many roles, configurations
+//! and web jobs use it — behind the persistent caches unless they are switched off (the response cache
+//! for chat replies, the vector cache for embeddings). Each chat role then gets its own view: its sampling
+//! settings (command-line flags over the config's `[ROLE.sampling]`) and, for the system under test, the
+//! run's budget and whether cached answers are replayed (only when asked: `--replay-answers`).
+//!
+//! `hf:ORG/NAME` means the same for every kind: a model repository on the Hugging Face hub, downloaded
+//! once into the hub cache (`HF_HOME`) — a GGUF file for a chat model, a BERT-family folder for an
+//! embedder or a cross-encoder.
+
+mod chat;
+mod retrieval;
 
 use anyhow::Result;
-use ragtester_core::{ChatModel, ModelSettings, ModelTable, Sampling};
+use ragtester_core::{ChatModel, Embedder, ModelSettings, ModelTable, Reranker, Sampling};
 use ragtester_llm::{Budget, Budgeted, CachedChat, Tuned};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -21,6 +29,7 @@ pub struct Models {
     fallback: ModelSettings,
     table: RwLock<ModelTable>,
     built: Mutex<HashMap<String, Arc<dyn ChatModel>>>,
+    embedders: Mutex<HashMap<String, Arc<dyn Embedder>>>,
 }
 
 impl Models {
@@ -43,6 +52,7 @@ impl Models {
             fallback,
             table: Default::default(),
             built: Default::default(),
+            embedders: Default::default(),
         })
     }
 
@@ -66,6 +76,33 @@ impl Models {
     /// A folder of the cache (`embeddings`, `indexes`), unless caching is switched off.
     pub fn cache_subdir(&self, name: &str) -> Option<PathBuf> {
         self.cache.as_ref().map(|_| cache_dir().join(name))
+    }
+
+    /// An embedder by spec, built once, behind the vector cache when caching is on.
+    pub fn embedder(&self, spec: &str) -> Result<Arc<dyn Embedder>> {
+        let mut built = self.embedders.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(model) = built.get(spec) {
+            return Ok(model.clone());
+        }
+        let cache = self.cache_subdir("embeddings");
+        let model = retrieval::build_embedder(spec, cache.as_deref(), &self.settings(spec))?;
+        built.insert(spec.to_string(), model.clone());
+        Ok(model)
+    }
+
+    /// An embedder built afresh with no vector cache: for benchmarks, which time the embedding itself.
+    pub fn fresh_embedder(&self, spec: &str) -> Result<Arc<dyn Embedder>> {
+        retrieval::build_embedder(spec, None, &self.settings(spec))
+    }
+
+    /// A reranker by spec; one that grades passages with a chat model gets it from `chat`, so it runs
+    /// under the role (sampling, budget) of whoever asks.
+    pub fn reranker(
+        &self,
+        spec: &str,
+        chat: &dyn Fn(&str) -> Result<Arc<dyn ChatModel>>,
+    ) -> Result<Arc<dyn Reranker>> {
+        retrieval::build_reranker(spec, chat)
     }
 
     /// The sampling a role's calls are sent with: the command-line flags over the role's own settings.
@@ -119,7 +156,7 @@ impl Models {
             match built.get(spec) {
                 Some(model) => model.clone(),
                 None => {
-                    let model = ragtester_llm::chat_model_with(spec, &self.settings(spec))?;
+                    let model = chat::build_chat(spec, &self.settings(spec))?;
                     built.insert(spec.to_string(), model.clone());
                     model
                 }

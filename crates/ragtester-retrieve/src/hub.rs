@@ -1,7 +1,9 @@
 //! Downloading a model the local Hugging Face cache does not hold, through hf-hub, into that cache (the
 //! layout other tools share: `models--ORG--NAME/{blobs,snapshots,refs}`), so the next run, and Python tools,
-//! find it in place. Only the files the loaders read are fetched: the configuration, the tokenizer, the
-//! weights (safetensors, else the PyTorch file) and the sentence-transformers files that exist.
+//! find it in place. `hf:` means this for every kind of model: for a BERT-family embedder or
+//! cross-encoder only the files the loaders read are fetched (the configuration, the tokenizer, the
+//! weights — safetensors, else the PyTorch file — and the sentence-transformers files that exist); for a
+//! GGUF chat model, the one file the spec names.
 //! `HF_ENDPOINT` names a mirror, `HF_TOKEN` authenticates, `HF_HUB_OFFLINE=1` never downloads.
 
 use anyhow::{Context, Result, bail};
@@ -72,14 +74,57 @@ pub fn locate(repo: &str, settings: &HubSettings) -> Result<PathBuf> {
     })
 }
 
-/// Download the files of `repo` from `endpoint` into the hub cache folder `hub`; the repository folder.
-pub fn download(repo: &str, endpoint: &str, hub: &Path, token: Option<String>) -> Result<PathBuf> {
-    let api = ApiBuilder::from_cache(Cache::new(hub.to_path_buf()))
+/// The cache path of one file of `repo` (a GGUF chat model), downloading it first when the cache does
+/// not hold it.
+pub fn cached_or_downloaded_file(
+    repo: &str,
+    file: &str,
+    settings: &HubSettings,
+) -> Result<PathBuf> {
+    let where_ = "HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub";
+    let hub = settings.cache.as_deref().with_context(|| {
+        format!("hf:{repo}: no Hugging Face cache folder (set HF_HUB_CACHE or HOME)")
+    })?;
+    let cached = ragtester_core::hf_cache::repo_folder_in(hub, repo)
+        .and_then(|folder| {
+            ragtester_core::hf_cache::snapshot_of(&folder)
+                .ok()
+                .flatten()
+        })
+        .map(|snapshot| snapshot.join(file))
+        .filter(|path| path.is_file());
+    if let Some(path) = cached {
+        return Ok(path);
+    }
+    if settings.offline {
+        bail!(
+            "hf:{repo}/{file} is not in the Hugging Face cache ({where_}) and HF_HUB_OFFLINE is set"
+        );
+    }
+    client(&settings.endpoint, hub, settings.token.clone())?
+        .repo(Repo::new(repo.to_string(), RepoType::Model))
+        .get(file)
+        .with_context(|| {
+            format!(
+                "hf:{repo}/{file} is not in the Hugging Face cache ({where_}) and could not be downloaded \
+                 from {}",
+                settings.endpoint
+            )
+        })
+}
+
+fn client(endpoint: &str, hub: &Path, token: Option<String>) -> Result<hf_hub::api::sync::Api> {
+    ApiBuilder::from_cache(Cache::new(hub.to_path_buf()))
         .with_endpoint(endpoint.to_string())
         .with_token(token)
         .with_progress(false)
         .build()
-        .context("cannot set up the Hugging Face client")?;
+        .context("cannot set up the Hugging Face client")
+}
+
+/// Download the files of `repo` from `endpoint` into the hub cache folder `hub`; the repository folder.
+pub fn download(repo: &str, endpoint: &str, hub: &Path, token: Option<String>) -> Result<PathBuf> {
+    let api = client(endpoint, hub, token)?;
     let remote = api.repo(Repo::new(repo.to_string(), RepoType::Model));
     for file in REQUIRED {
         remote

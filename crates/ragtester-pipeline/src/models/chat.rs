@@ -1,0 +1,72 @@
+//! Chat models by spec: the one place that knows which crate serves which spec.
+
+use anyhow::{Result, bail};
+use ragtester_core::{ChatModel, ModelSettings, ModelSpec};
+use ragtester_llm::{OllamaChat, OpenAiChat};
+use std::sync::Arc;
+
+/// The chat model a spec names, with the config's provider settings for it (base URL, key variable,
+/// rate limits). Settings that only a server can use are refused for in-process models.
+pub(super) fn build_chat(spec: &str, settings: &ModelSettings) -> Result<Arc<dyn ChatModel>> {
+    let parsed = ModelSpec::parse(spec)?;
+    let in_process = matches!(
+        parsed,
+        ModelSpec::Offline | ModelSpec::Local(_) | ModelSpec::Hf(_)
+    );
+    if in_process && (settings.base_url.is_some() || settings.api_key_env.is_some()) {
+        bail!(
+            "`{spec}` runs in-process: base_url and api_key_env apply to openai: and ollama: models"
+        );
+    }
+    Ok(match parsed {
+        ModelSpec::Offline => Arc::new(ragtester_offline::OfflineModel),
+        ModelSpec::OpenAi(model) => Arc::new(OpenAiChat::configured(model, settings)?),
+        ModelSpec::Ollama(model) => Arc::new(OllamaChat::configured(model, settings)?),
+        ModelSpec::Local(path) => Arc::new(ragtester_gguf::LocalChat::load(path.as_ref())?),
+        ModelSpec::Hf(rest) => {
+            download_named_gguf(&rest)?;
+            let file = ragtester_gguf::hf_gguf::resolve(&rest)?;
+            Arc::new(ragtester_gguf::LocalChat::load_as(
+                &file,
+                format!("hf:{rest}"),
+            )?)
+        }
+        ModelSpec::Hash => bail!(
+            "`hash` is an embedder, not a chat model: use `offline` for the heuristic LLM roles"
+        ),
+        ModelSpec::Url(url) => bail!(
+            "`{url}` is an endpoint URL: chat models are openai:MODEL (with OPENAI_BASE_URL) or ollama:MODEL"
+        ),
+    })
+}
+
+/// `hf:ORG/NAME/FILE.gguf` that the hub cache does not hold is downloaded into it first, as `hf:`
+/// embedders and cross-encoders are; a spec that names no file must already be in the cache (which file
+/// to fetch is the user's choice among a repository's quantisations).
+fn download_named_gguf(rest: &str) -> Result<()> {
+    if let (repo, Some(file)) = ragtester_gguf::hf_gguf::split(rest) {
+        let settings = ragtester_retrieve::hub::HubSettings::from_env();
+        ragtester_retrieve::hub::cached_or_downloaded_file(repo, file, &settings)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_resolve_or_explain() {
+        let settings = ModelSettings::default();
+        assert_eq!(build_chat("offline", &settings).unwrap().name(), "offline");
+        let err = build_chat("gpt4", &settings).err().unwrap().to_string();
+        assert!(err.contains("unknown model spec `gpt4`"), "{err}");
+        assert!(build_chat("hash", &settings).is_err());
+        let remote = ModelSettings {
+            base_url: Some("http://127.0.0.1:9/v1".into()),
+            ..Default::default()
+        };
+        let err = build_chat("offline", &remote).err().unwrap().to_string();
+        assert!(err.contains("runs in-process"), "{err}");
+    }
+}
