@@ -118,6 +118,61 @@ impl Generator {
     }
 }
 
+/// What kind of text a section of a document is, decided before it may feed a case: a user asks about
+/// prose; a table of contents, an index, a reference list, page furniture, front matter or bare headings
+/// hold nothing a user would ask, and code or a table of numbers suit only some kinds of question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SectionClass {
+    Prose,
+    TableOfNumbers,
+    Code,
+    TableOfContents,
+    Index,
+    References,
+    PageFurniture,
+    FrontMatter,
+    /// Headings or labels with no sentence under them.
+    Headings,
+}
+
+impl SectionClass {
+    pub const ALL: [SectionClass; 9] = [
+        SectionClass::Prose,
+        SectionClass::TableOfNumbers,
+        SectionClass::Code,
+        SectionClass::TableOfContents,
+        SectionClass::Index,
+        SectionClass::References,
+        SectionClass::PageFurniture,
+        SectionClass::FrontMatter,
+        SectionClass::Headings,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SectionClass::Prose => "prose",
+            SectionClass::TableOfNumbers => "table_of_numbers",
+            SectionClass::Code => "code",
+            SectionClass::TableOfContents => "table_of_contents",
+            SectionClass::Index => "index",
+            SectionClass::References => "references",
+            SectionClass::PageFurniture => "page_furniture",
+            SectionClass::FrontMatter => "front_matter",
+            SectionClass::Headings => "headings",
+        }
+    }
+
+    /// Whether any question may be written from a section of this class (prose for every kind; code and
+    /// tables of numbers for the kinds that suit them, once prose is used up).
+    pub fn can_hold_a_question(self) -> bool {
+        matches!(
+            self,
+            SectionClass::Prose | SectionClass::TableOfNumbers | SectionClass::Code
+        )
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TestCase {
     #[serde(default = "default_schema_version")]
@@ -165,6 +220,10 @@ pub struct TestCase {
     /// negative unanswered corpus-wide is put to an external service, which searches its whole corpus.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unanswerable_in_corpus: Option<bool>,
+    /// The class of the section the case was written from; anything but prose is a label a reader of the
+    /// suite should see (a question about code or a table). None for cases not written from one section.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section_class: Option<SectionClass>,
 }
 
 impl TestCase {

@@ -28,7 +28,7 @@ pub mod tokens;
 pub mod verdict;
 
 pub use answer::{Answer, Latency, RetrievedContext, SkippedCell, Usage};
-pub use case::{Category, Generator, Strategy, TestCase};
+pub use case::{Category, Generator, SectionClass, Strategy, TestCase};
 pub use chat::{
     ChatModel, ChatRequest, ChatResponse, Message, OutputSchema, ReplyFormat, ResponseCache, Role,
     TaskHint,

@@ -233,6 +233,104 @@ pub fn is_heading(s: &str) -> bool {
     !closed && s.split_whitespace().count() <= 8 && s.chars().count() <= 60
 }
 
+/// A sentence a question could be written about: four words or eight CJK characters, whole (not opening
+/// in lower case), closed by sentence punctuation, not itself a question, and not a numbered heading or a contents entry.
+pub fn is_askable_sentence(sentence: &str) -> bool {
+    let t = sentence.trim();
+    let closed = t.ends_with(['.', '!', '。', '！', '；', ';', ':', '：']);
+    let long_enough = if t.chars().any(is_cjk) {
+        t.chars().filter(|c| is_cjk(*c)).count() >= 8
+    } else {
+        t.split_whitespace()
+            .filter(|w| w.chars().any(char::is_alphabetic))
+            .count()
+            >= 4
+    };
+    // A sentence starts with a capital, a digit, a quote or CJK; a lower-case start is the tail of a
+    // sentence a page or section break cut.
+    let starts_whole = t.chars().next().is_some_and(|c| {
+        c.is_uppercase() || c.is_ascii_digit() || is_cjk(c) || "“\"‘'(《「".contains(c)
+    });
+    // Legal boilerplate is shouted; a reader does not ask about it.
+    let letters = t.chars().filter(|c| c.is_alphabetic() && !is_cjk(*c));
+    let (upper, all) = letters.fold((0, 0), |(u, a), c| (u + usize::from(c.is_uppercase()), a + 1));
+    let shouted = all >= 20 && upper * 2 > all;
+    closed
+        && long_enough
+        && starts_whole
+        && !shouted
+        && count_leaders(t) == 0
+        && !starts_with_numbering(t)
+        && contents_entries(t) == 0
+}
+
+/// Contents entries without dot leaders: a page number, then a section number and a title ("… 3 2.1
+/// People around Debian 3 2.2 …").
+pub fn contents_entries(text: &str) -> usize {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let page = |t: &str| t.len() <= 4 && t.chars().all(|c| c.is_ascii_digit());
+    let section = |t: &str| {
+        t.contains('.')
+            && t.trim_end_matches('.').split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+    };
+    tokens
+        .windows(3)
+        .filter(|w| {
+            page(w[0])
+                && section(w[1])
+                && w[2].chars().next().is_some_and(|c| c.is_uppercase() || is_cjk(c))
+        })
+        .count()
+}
+
+/// `2.3 `, `3.3.1 `, `6 2.2 ` (a page number before an entry): the opening of a contents entry or a
+/// numbered heading, which a sentence does not start with.
+pub fn starts_with_numbering(text: &str) -> bool {
+    let mut tokens = text.split_whitespace();
+    let Some(first) = tokens.next() else {
+        return false;
+    };
+    let numbered = |t: &str| {
+        !t.is_empty()
+            && t.split('.').filter(|p| !p.is_empty()).count() >= 1
+            && t.chars().all(|c| c.is_ascii_digit() || c == '.')
+            && t.chars().any(|c| c.is_ascii_digit())
+    };
+    numbered(first)
+        && (first.contains('.')
+            || tokens
+                .next()
+                .is_some_and(|t| numbered(t) && t.contains('.')))
+}
+
+/// Runs of four or more dots (spaced or not, or ellipses): the leaders of a contents entry.
+pub fn count_leaders(text: &str) -> usize {
+    let chars: Vec<char> = text.chars().collect();
+    let (mut count, mut i) = (0, 0);
+    while i < chars.len() {
+        if chars[i] != '.' && chars[i] != '…' {
+            i += 1;
+            continue;
+        }
+        // A run of dots, each at most one space from the next.
+        let (mut dots, mut j) = (0, i);
+        while j < chars.len() {
+            match chars[j] {
+                '.' => dots += 1,
+                '…' => dots += 3,
+                ' ' if chars.get(j + 1).is_some_and(|c| *c == '.' || *c == '…') => {}
+                _ => break,
+            }
+            j += 1;
+        }
+        if dots >= 4 {
+            count += 1;
+        }
+        i = j.max(i + 1);
+    }
+    count
+}
+
 /// ISO 639-1 language of a text: `zh` when CJK characters dominate, otherwise whatlang's guess.
 pub fn detect_language(text: &str) -> &'static str {
     let sample: String = text.chars().take(4000).collect();

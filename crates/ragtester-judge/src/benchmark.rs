@@ -233,6 +233,7 @@ pub fn as_records(q: &LabelledQuestion, a: &LabelledAnswer, id: usize) -> (TestC
         injected_documents: Vec::new(),
         critic: None,
         unanswerable_in_corpus: None,
+        section_class: None,
     };
     let answer = Answer {
         schema_version: ragtester_core::SCHEMA_VERSION,

@@ -176,6 +176,7 @@ mod tests {
             injected_documents: Vec::new(),
             critic: None,
             unanswerable_in_corpus: None,
+            section_class: None,
         }
     }
 

@@ -42,6 +42,7 @@ fn case(category: Category, expected: &str) -> TestCase {
         injected_documents: Vec::new(),
         critic: None,
         unanswerable_in_corpus: None,
+        section_class: None,
     }
 }
 

@@ -5,6 +5,7 @@
 mod critic;
 mod judge;
 mod reader;
+mod wh;
 mod writer;
 
 use anyhow::{Result, bail};

@@ -1,11 +1,15 @@
 //! The template question writer: one question per request, built around the section's most fact-laden
 //! sentence. Replies `{"question", "answer", "keywords"}` as a real generator is asked to. Questions are never
-//! yes/no (the paper's rule): they ask for a figure, an explanation, or what the text says about named terms.
+//! yes/no (the paper's rule) and are what a user would ask: a wh-question from the sentence's structure
+//! (see `wh`); a fill-in-the-blank only as the last resort, when no fact sentence of the section has a
+//! structure the writer recognises (or the question must be in another language than the sentence).
 
 use anyhow::{Result, bail};
 use ragtester_core::TaskHint;
 use ragtester_core::chat::QuestionKind;
-use ragtester_core::text::{detect_language, is_heading, refusal_for, sentences, words};
+use ragtester_core::text::{
+    detect_language, is_askable_sentence, is_heading, refusal_for, sentences, words,
+};
 use serde_json::json;
 
 /// Aspects an invented (unanswerable) question asks about; one absent from the document is chosen.
@@ -51,6 +55,13 @@ pub fn write_question(hint: &TaskHint) -> Result<String> {
     }
     // Seed 0 asks about the section's best fact; other seeds pick another fact sentence.
     let first = &facts[(*seed as usize) % facts.len()];
+    // A FAQ answers its own question over several sentences: the complex question a reader asks.
+    if *kind == QuestionKind::Complex
+        && *seed == 0
+        && let Some(question) = faq_question(section, zh, 2)
+    {
+        return Ok(question);
+    }
     let reply = match kind {
         QuestionKind::Unanswerable => {
             let aspects = if zh { ASPECTS_ZH } else { ASPECTS_EN };
@@ -63,9 +74,9 @@ pub fn write_question(hint: &TaskHint) -> Result<String> {
                         && !doc_lower.contains(a)
                 })
                 .unwrap_or(aspects[start]);
-            let subject = salient(first)
-                .into_iter()
-                .next()
+            let subject = crate::wh::subject_of(first)
+                .map(|s| s.trim_start_matches("the ").to_string())
+                .or_else(|| salient(first).into_iter().find(|w| is_term(w)))
                 .unwrap_or_else(|| title.clone());
             let question = if zh {
                 format!("根据《{title}》，{subject}的{aspect}是什么？")
@@ -73,24 +84,6 @@ pub fn write_question(hint: &TaskHint) -> Result<String> {
                 format!("According to \"{title}\", what is the {aspect} of the {subject}?")
             };
             json!({ "question": question, "answer": refusal_for(language), "keywords": [] })
-        }
-        QuestionKind::Complex if facts.len() >= 2 && *seed == 0 => {
-            let (a, b) = (&facts[0], &facts[1]);
-            let wa = salient(a);
-            let wb: Vec<String> = salient(b).into_iter().filter(|w| !wa.contains(w)).collect();
-            let (Some(x), Some(y)) = (wa.first(), wb.first()) else {
-                return single_fact(&facts[0], zh);
-            };
-            let question = if zh {
-                format!("请说明“{x}”与“{y}”之间有什么关系。")
-            } else {
-                format!("Explain how the {x} relates to the {y}.")
-            };
-            let ordered = ordered_pair(section, a, b);
-            let mut keywords = vec![x.clone(), y.clone()];
-            keywords.extend(wa.iter().skip(1).take(1).cloned());
-            keywords.extend(wb.iter().skip(1).take(1).cloned());
-            json!({ "question": question, "answer": ordered.join(if is_zh_text(a) { "" } else { " " }), "keywords": keywords })
         }
         QuestionKind::NearMiss => near_miss(first, document, language, *seed),
         QuestionKind::FalsePremise => {
@@ -100,12 +93,114 @@ pub fn write_question(hint: &TaskHint) -> Result<String> {
             false_premise(sentence, zh)?
         }
         QuestionKind::MultiPassage => unreachable!("answered above"),
-        QuestionKind::Complex | QuestionKind::Answerable => return single_fact(first, zh),
+        QuestionKind::Complex | QuestionKind::Answerable => {
+            return faq_question(section, zh, 1)
+                .or_else(|| asked_by_a_user(&facts, *seed as usize, zh))
+                .map_or_else(|| single_fact(first, zh), Ok);
+        }
     };
     Ok(reply.to_string())
 }
 
-/// A question answered by one sentence: a blanked figure when it has one, else what it says about its terms.
+/// A FAQ's own question: a section that states a question ("2.1 What is R?") and answers it; the question
+/// without its numbering, the first fact sentence after it as the answer.
+fn faq_question(section: &str, zh: bool, answer_sentences: usize) -> Option<String> {
+    let spans = sentences(section);
+    let texts: Vec<String> = spans
+        .iter()
+        .map(|&(a, b)| section.chars().skip(a).take(b - a).collect::<String>())
+        .collect();
+    let at = texts
+        .iter()
+        .position(|t| t.trim_end().ends_with(['?', '？']))?;
+    let tokens: Vec<&str> = texts[at].split_whitespace().collect();
+    let start = tokens
+        .iter()
+        .position(|t| !t.chars().all(|c| c.is_ascii_digit() || c == '.'))?;
+    let question = tokens[start..].join(" ");
+    // A question a reader asks opens with a question word (a cross-reference "[What is S?]" inside a
+    // sentence does not).
+    let opens = [
+        "What", "How", "Why", "When", "Where", "Which", "Who", "Can", "Is", "Are", "Does", "Do",
+        "Should", "Will", "Could", "May",
+    ];
+    let asks = if zh {
+        [
+            "什么",
+            "如何",
+            "怎么",
+            "怎样",
+            "为什么",
+            "哪",
+            "是否",
+            "吗",
+            "能否",
+            "有没有",
+            "多少",
+            "几",
+        ]
+        .iter()
+        .any(|w| question.contains(w))
+    } else {
+        opens.contains(&tokens[start])
+    };
+    if !asks || question.contains(['[', '(', '“', '"']) {
+        return None;
+    }
+    let size = if zh {
+        question
+            .chars()
+            .filter(|c| ragtester_core::text::is_cjk(*c))
+            .count()
+    } else {
+        tokens.len() - start
+    };
+    if is_zh_text(&question) != zh || !(3..=30).contains(&size) {
+        return None;
+    }
+    let answers: Vec<&str> = texts[at + 1..]
+        .iter()
+        .map(|t| t.trim())
+        .take_while(|t| !t.ends_with(['?', '？']))
+        .filter(|t| is_askable_sentence(t))
+        .take(answer_sentences)
+        .collect();
+    let first = answers.first()?;
+    let keywords: Vec<String> = salient(first).into_iter().take(3).collect();
+    let answer = answers.join(if zh { "" } else { " " });
+    Some(json!({ "question": question, "answer": answer, "keywords": keywords }).to_string())
+}
+
+/// A wh-question about the first fact sentence (from `start` on) whose structure gives one, in the language
+/// asked for; the sentence is the expected answer.
+fn asked_by_a_user(facts: &[String], start: usize, zh: bool) -> Option<String> {
+    (0..facts.len())
+        .map(|k| &facts[(start + k) % facts.len()])
+        .filter(|f| is_zh_text(f) == zh)
+        .find_map(|fact| {
+            let wh = crate::wh::question_for(fact)?;
+            Some(
+                json!({ "question": wh.question, "answer": fact, "keywords": wh.keywords })
+                    .to_string(),
+            )
+        })
+}
+
+/// A word that can stand for a topic in "how X relates to Y": letters only (no URL, file or number),
+/// five or more in English; two or more CJK characters and no function character in Chinese.
+fn is_term(word: &str) -> bool {
+    if word.chars().any(ragtester_core::text::is_cjk) {
+        word.chars().count() >= 2
+            && !word.starts_with('一')
+            && !word
+                .chars()
+                .any(|c| "的了是在和与或及这那个们么呢吧就都也还来去".contains(c))
+    } else {
+        word.chars().count() >= 5 && word.chars().all(char::is_alphabetic)
+    }
+}
+
+/// The last resort, a cloze: a question answered by one sentence: a blanked figure when it has one, else what it says about its terms.
 /// Positive questions do not name the document: users do not, and retrieval has to find the right one.
 fn single_fact(sentence: &str, zh: bool) -> Result<String> {
     let keys = salient(sentence);
@@ -285,7 +380,11 @@ fn fact_sentences(section: &str) -> Vec<String> {
             } else {
                 w.len() >= 4
             };
-            if !long_enough || is_heading(&s) || s.starts_with("- ") && w.len() < 3 {
+            if !long_enough
+                || is_heading(&s)
+                || !is_askable_sentence(&s)
+                || s.starts_with("- ") && w.len() < 3
+            {
                 return None;
             }
             let digits = s.chars().any(|c| c.is_ascii_digit()) as u8 as f64;
@@ -340,15 +439,6 @@ fn first_number(sentence: &str) -> Option<String> {
         end += 1;
     }
     Some(chars[start..end].iter().collect())
-}
-
-fn ordered_pair(section: &str, a: &str, b: &str) -> Vec<String> {
-    let (pa, pb) = (section.find(a), section.find(b));
-    if pa <= pb {
-        vec![a.to_string(), b.to_string()]
-    } else {
-        vec![b.to_string(), a.to_string()]
-    }
 }
 
 #[cfg(test)]
@@ -461,7 +551,7 @@ mod tests {
     }
 
     #[test]
-    fn numeric_fact_becomes_a_blank_to_fill() {
+    fn a_fact_becomes_the_question_a_user_would_ask() {
         let v = ask(
             QuestionKind::Answerable,
             "Overview\n\nThe relief valve opens at 4.5 bar during normal operation.",
@@ -469,13 +559,50 @@ mod tests {
         );
         assert_eq!(
             v["question"],
-            "What figure fills the blank in: \"The relief valve opens at ____ bar during normal operation.\"?"
+            "At what pressure does the relief valve open during normal operation?"
         );
         assert_eq!(
             v["answer"],
             "The relief valve opens at 4.5 bar during normal operation."
         );
         assert_eq!(v["keywords"][0], "4.5");
+        let v = ask(QuestionKind::Answerable, "水泵每分钟输送40升水。", "zh");
+        assert_eq!(v["question"], "水泵每分钟输送多少升水？");
+    }
+
+    #[test]
+    fn a_faq_section_gives_its_own_question() {
+        let v = ask(
+            QuestionKind::Answerable,
+            "2.1 What is R? R is a system for statistical computation and graphics. It consists of a language.",
+            "en",
+        );
+        assert_eq!(v["question"], "What is R?");
+        assert_eq!(
+            v["answer"],
+            "R is a system for statistical computation and graphics."
+        );
+        let v = ask(
+            QuestionKind::Answerable,
+            "5 什么是 TeX ？ TeX 是高德纳教授编写的排版软件，现在被广泛使用。",
+            "zh",
+        );
+        assert_eq!(v["question"], "什么是 TeX ？");
+    }
+
+    #[test]
+    fn cloze_is_the_last_resort() {
+        // No structure the writer recognises: a blanked figure, shown as such.
+        let v = ask(
+            QuestionKind::Answerable,
+            "Please keep at least 2 spare filters in stock at all times.",
+            "en",
+        );
+        assert_eq!(
+            v["question"],
+            "What figure fills the blank in: \"Please keep at least ____ spare filters in stock at all times.\"?"
+        );
+        assert_eq!(v["keywords"][0], "2");
     }
 
     #[test]
@@ -503,16 +630,17 @@ mod tests {
     }
 
     #[test]
-    fn complex_joins_two_sentences() {
+    fn complex_takes_a_faq_answer_of_two_sentences() {
         let v = ask(
             QuestionKind::Complex,
-            "The impeller is balanced dynamically before assembly. Bearings are lubricated with lithium grease every quarter.",
+            "How is the impeller protected? The impeller is balanced dynamically before assembly. Bearings are lubricated with lithium grease every quarter.",
             "en",
         );
-        assert!(v["question"].as_str().unwrap().starts_with("Explain how"));
+        assert_eq!(v["question"], "How is the impeller protected?");
+        let answer = v["answer"].as_str().unwrap();
         assert!(
-            v["answer"].as_str().unwrap().contains("impeller")
-                && v["answer"].as_str().unwrap().contains("Bearings")
+            answer.contains("impeller") && answer.contains("Bearings"),
+            "{answer}"
         );
     }
 

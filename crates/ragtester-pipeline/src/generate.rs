@@ -177,11 +177,19 @@ pub async fn generate(
         bail!("no test case could be generated (see the notes above)");
     }
     write_jsonl_atomic(out, &cases)?;
-    let report_path = out.with_extension("report.json");
     let documents: Vec<_> = reports.iter().flat_map(|r| r.documents.iter()).collect();
+    let quality = ragtester_testgen::SuiteQuality::measure(
+        &cases,
+        &reports
+            .iter()
+            .flat_map(|r| r.documents.iter().cloned())
+            .collect::<Vec<_>>(),
+    );
+    events.info(quality.summary());
+    let report = serde_json::json!({ "quality": quality, "documents": documents });
     ragtester_core::record::write_atomic(
-        &report_path,
-        serde_json::to_string_pretty(&documents)?.as_bytes(),
+        &out.with_extension("report.json"),
+        serde_json::to_string_pretty(&report)?.as_bytes(),
     )?;
     Ok(Generated { cases, halted })
 }
@@ -195,13 +203,14 @@ fn tell_document(generator: Generator, d: &ragtester_testgen::DocumentReport, ev
         String::new()
     };
     events.info(format!(
-        "{:<9} {:<40} {:>2}/{:<2} cases, {:>2}/{:<2} sections used, coverage {:.0}%{rejected}",
+        "{:<9} {:<40} {:>2}/{:<2} cases, {:>2}/{:<2} askable sections used ({} not prose), coverage {:.0}%{rejected}",
         generator.as_str(),
         short(&d.source, 40),
         d.produced,
         d.requested,
         d.sections_used,
-        d.sections,
+        d.askable_sections,
+        d.not_prose.len(),
         d.coverage * 100.0
     ));
     if d.produced < d.requested {

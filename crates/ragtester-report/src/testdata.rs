@@ -28,6 +28,7 @@ pub fn case(id: &str, query: &str) -> TestCase {
         injected_documents: Vec::new(),
         critic: None,
         unanswerable_in_corpus: None,
+        section_class: None,
     }
 }
 

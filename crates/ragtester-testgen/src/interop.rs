@@ -405,6 +405,7 @@ pub fn import_rows(shape: Shape, rows: &[Map<String, Value>], documents: &[Docum
             injected_documents: Vec::new(),
             critic: None,
             unanswerable_in_corpus: None,
+            section_class: None,
         });
     }
     out

@@ -103,6 +103,8 @@ mod tests {
             language: "en".into(),
             readability: None,
             measure: None,
+            class: ragtester_core::SectionClass::Prose,
+            class_reason: String::new(),
         }
     }
 

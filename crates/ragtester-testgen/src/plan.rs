@@ -7,9 +7,9 @@ use crate::sections::{Section, sections_of};
 use crate::writer::DocWriter;
 use anyhow::Result;
 use futures::StreamExt;
-use ragtester_core::{ChatModel, Document, Generator, Strategy, TestCase};
+use ragtester_core::{ChatModel, Document, Generator, SectionClass, Strategy, TestCase};
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// What generation did per document: nothing is silently short.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -18,9 +18,19 @@ pub struct DocumentReport {
     pub source: String,
     pub generator: Generator,
     pub sections: usize,
+    /// Sections whose class can hold a question (prose, code, tables of numbers): what coverage is of.
+    #[serde(default)]
+    pub askable_sections: usize,
+    /// The document's sections by class.
+    #[serde(default)]
+    pub section_classes: BTreeMap<SectionClass, usize>,
+    /// Every section that is not prose: its class and why, and whether it fed a case anyway (code and
+    /// tables of numbers may, for coverage and the baseline, once prose is used up).
+    #[serde(default)]
+    pub not_prose: Vec<NotProse>,
     /// Sections that fed at least one case.
     pub sections_used: usize,
-    /// Share of the document's section text that fed a case.
+    /// Share of the text of the sections that can hold a question that fed a case.
     pub coverage: f64,
     pub requested: usize,
     pub produced: usize,
@@ -33,6 +43,17 @@ pub struct DocumentReport {
     pub halted: Option<String>,
     /// Why fewer cases than requested were produced, and what was rejected on the way.
     pub notes: Vec<String>,
+}
+
+/// A section passed over for (most) questions, as the suite report lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NotProse {
+    pub section: usize,
+    pub class: SectionClass,
+    pub reason: String,
+    /// The opening of the section, so a reader can check the call.
+    pub opening: String,
+    pub used: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -123,12 +144,16 @@ async fn generate_document<'a>(
         });
         writer.fill(slot, other).await;
     }
-    let used_chars: usize = writer
-        .used
+    let askable: Vec<&Section> = sections[i]
         .iter()
-        .map(|&s| sections[i][s].end - sections[i][s].start)
+        .filter(|s| s.class.can_hold_a_question())
+        .collect();
+    let used_chars: usize = askable
+        .iter()
+        .filter(|s| writer.used.contains(&s.index))
+        .map(|s| s.end - s.start)
         .sum();
-    let total_chars: usize = sections[i].iter().map(|s| s.end - s.start).sum();
+    let total_chars: usize = askable.iter().map(|s| s.end - s.start).sum();
     if writer.cases.len() < target {
         writer.notes.insert(
             0,
@@ -150,6 +175,22 @@ async fn generate_document<'a>(
         source: doc.source.clone(),
         generator: options.generator,
         sections: sections[i].len(),
+        askable_sections: askable.len(),
+        section_classes: sections[i].iter().fold(BTreeMap::new(), |mut m, s| {
+            *m.entry(s.class).or_default() += 1;
+            m
+        }),
+        not_prose: sections[i]
+            .iter()
+            .filter(|s| s.class != SectionClass::Prose)
+            .map(|s| NotProse {
+                section: s.index,
+                class: s.class,
+                reason: s.class_reason.clone(),
+                opening: s.text.chars().take(80).collect(),
+                used: writer.used.contains(&s.index),
+            })
+            .collect(),
         sections_used: writer.used.len(),
         coverage: if total_chars == 0 {
             0.0

@@ -40,6 +40,9 @@ pub fn planted_cases(
             source: doc.source.clone(),
             generator: Generator::Planted,
             sections: 0,
+            askable_sections: 0,
+            section_classes: Default::default(),
+            not_prose: Vec::new(),
             sections_used: 0,
             coverage: 0.0,
             requested: n_test.min(facts.len()),
@@ -108,6 +111,7 @@ fn case_of(doc: &Document, fact: &PlantedFact) -> Result<TestCase, String> {
         injected_documents: Vec::new(),
         critic: None,
         unanswerable_in_corpus: None,
+        section_class: None,
     })
 }
 

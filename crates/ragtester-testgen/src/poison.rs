@@ -110,6 +110,8 @@ mod tests {
             language: "en".into(),
             readability: None,
             measure: None,
+            class: ragtester_core::SectionClass::Prose,
+            class_reason: String::new(),
         };
         let span = SourceSpan {
             document_id: doc.id.clone(),

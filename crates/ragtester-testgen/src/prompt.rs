@@ -4,10 +4,10 @@
 
 use ragtester_core::chat::QuestionKind;
 use ragtester_core::prompt_template::PromptTemplates;
-use ragtester_core::{Message, OutputSchema};
+use ragtester_core::{Message, OutputSchema, SectionClass};
 use std::path::Path;
 
-pub const PROMPT_VERSION: &str = "question-v2";
+pub const PROMPT_VERSION: &str = "question-v3";
 
 /// How the prompt describes the reply (the schema itself goes to providers separately).
 pub(crate) const SHAPE: &str = r#"{"question": string, "answer": string, "keywords": [string]}"#;
@@ -49,6 +49,7 @@ struct Values<'a> {
     title: &'a str,
     section: &'a str,
     passages: &'a [String],
+    section_class: &'a str,
     schema: &'a str,
 }
 
@@ -71,6 +72,7 @@ impl QuestionPrompts {
             title: "t",
             section: "s",
             passages: &["p".to_string(), "q".to_string()],
+            section_class: "prose",
             schema: SHAPE,
         };
         Ok(Self {
@@ -83,12 +85,13 @@ impl QuestionPrompts {
         &self.templates.version
     }
 
-    /// The prompt for one question about `section` (or, for multi-passage questions, about `passages`).
+    /// The prompt for one question about `section` of `class` (or, for multi-passage questions, about
+    /// `passages`).
     pub fn messages(
         &self,
         kind: QuestionKind,
         title: &str,
-        section: &str,
+        (section, class): (&str, SectionClass),
         passages: &[String],
         language: &str,
     ) -> Vec<Message> {
@@ -97,6 +100,7 @@ impl QuestionPrompts {
             title,
             section,
             passages,
+            section_class: class.as_str(),
             schema: shape_for(kind),
         };
         // Templates were rendered at load; a failure now can only come from the values, so say so in-band.
@@ -139,11 +143,13 @@ mod tests {
         let en = p.messages(
             QuestionKind::Complex,
             "Pump manual",
-            "The valve opens at 4.5 bar.",
+            ("The valve opens at 4.5 bar.", SectionClass::Prose),
             &[],
             "en",
         );
         assert!(en[0].content.contains("not be answerable by yes or no"));
+        assert!(en[0].content.contains("never a fill-in-the-blank"));
+        assert!(!en[1].content.contains("This section is code"));
         assert!(en[0].content.contains(SHAPE));
         assert!(en[1].content.contains("Document: \"Pump manual\""));
         assert!(en[1].content.contains("needs several sentences"));
@@ -156,7 +162,7 @@ mod tests {
         let zh = p.messages(
             QuestionKind::Unanswerable,
             "手册",
-            "阀门在4.5巴时打开。",
+            ("阀门在4.5巴时打开。", SectionClass::Prose),
             &[],
             "zh",
         );
@@ -169,7 +175,7 @@ mod tests {
         let multi = p.messages(
             QuestionKind::MultiPassage,
             "Pump manual",
-            "",
+            ("", SectionClass::Prose),
             &[
                 "The valve opens at 4.5 bar.".into(),
                 "The seal is Viton.".into(),
@@ -186,13 +192,30 @@ mod tests {
         let premise = p.messages(
             QuestionKind::FalsePremise,
             "手册",
-            "阀门在4.5巴时打开。",
+            ("阀门在4.5巴时打开。", SectionClass::Prose),
             &[],
             "zh",
         );
         assert!(
             premise[0].content.contains("false_claim") && premise[1].content.contains("相矛盾")
         );
+        // A section that is not prose says what it is, so the writer asks what a reader of it would.
+        let code = p.messages(
+            QuestionKind::Answerable,
+            "R FAQ",
+            ("> x <- c(1, 2)", SectionClass::Code),
+            &[],
+            "en",
+        );
+        assert!(code[1].content.contains("This section is code"));
+        let table = p.messages(
+            QuestionKind::Answerable,
+            "手册",
+            ("型号 A 120 B 340", SectionClass::TableOfNumbers),
+            &[],
+            "zh",
+        );
+        assert!(table[1].content.contains("本章节是数值表格"));
         assert_eq!(
             question_schema(QuestionKind::FalsePremise).schema["required"][3],
             "false_claim"
@@ -209,12 +232,24 @@ mod tests {
         .unwrap();
         let p = QuestionPrompts::from_dir(dir.path()).unwrap();
         assert!(p.version().starts_with("custom-"));
-        let en = p.messages(QuestionKind::Answerable, "T", "S", &[], "en");
+        let en = p.messages(
+            QuestionKind::Answerable,
+            "T",
+            ("S", SectionClass::Prose),
+            &[],
+            "en",
+        );
         assert_eq!(en[1].content, "[answerable] S");
         assert!(
-            p.messages(QuestionKind::Answerable, "T", "S", &[], "zh")[0]
-                .content
-                .starts_with("你为")
+            p.messages(
+                QuestionKind::Answerable,
+                "T",
+                ("S", SectionClass::Prose),
+                &[],
+                "zh"
+            )[0]
+            .content
+            .starts_with("你为")
         );
         std::fs::write(dir.path().join("question.zh.j2"), "{{ oops(").unwrap();
         assert!(QuestionPrompts::from_dir(dir.path()).is_err());

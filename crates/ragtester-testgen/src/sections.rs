@@ -1,10 +1,12 @@
 //! The paper's section split: each document cut at paragraph ends into sections of at most N tokens, each
-//! scored for readability (in its own detected language) so the hardest can be chosen.
+//! classified (prose, contents, code, … — see `section_class`) and scored for readability (in its own
+//! detected language) so the hardest prose can be chosen.
 
+use crate::section_class::classify;
 use anyhow::Result;
-use ragtester_core::Document;
 use ragtester_core::readability::readability;
 use ragtester_core::text::detect_language;
+use ragtester_core::{Document, SectionClass};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Section {
@@ -18,6 +20,9 @@ pub struct Section {
     pub language: String,
     pub readability: Option<f64>,
     pub measure: Option<&'static str>,
+    pub class: SectionClass,
+    /// Why a section that is not prose was classed so (empty for prose).
+    pub class_reason: String,
 }
 
 pub fn sections_of(doc: &Document, max_tokens: usize) -> Result<Vec<Section>> {
@@ -30,7 +35,10 @@ pub fn sections_of(doc: &Document, max_tokens: usize) -> Result<Vec<Section>> {
                 detected => detected.to_string(),
             };
             let scored = readability(&text, &language);
+            let classified = classify(&text, index);
             Section {
+                class: classified.class,
+                class_reason: classified.reason,
                 index,
                 start,
                 end: start + text.chars().count(),

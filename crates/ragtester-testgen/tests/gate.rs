@@ -138,7 +138,12 @@ async fn a_critic_that_turns_everything_down_is_a_reported_shortfall() {
     let report = checked(&server, 1).await;
     let d = &report.documents[0];
     assert!(report.cases.is_empty());
-    assert_eq!((d.requested, d.produced, d.rejected_by_critic), (1, 0, 3));
+    assert_eq!(
+        (d.requested, d.produced, d.rejected_by_critic),
+        (1, 0, 3),
+        "{:#?}",
+        d.notes
+    );
     assert!(d.notes[0].starts_with("shortfall: 0 of 1"), "{:?}", d.notes);
     assert_eq!(
         d.notes

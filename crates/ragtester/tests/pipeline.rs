@@ -180,7 +180,14 @@ fn demo_records_hold_together() {
     // could not give is a shortfall its report explains.
     let report: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("suite.report.json")).unwrap()).unwrap();
-    let reports = report.as_array().unwrap();
+    let reports = report["documents"].as_array().unwrap();
+    // The question-quality figure is written with every suite.
+    let quality = &report["quality"];
+    assert_eq!(quality["cases"].as_u64().unwrap() as usize, cases.len());
+    assert!(
+        quality["positive_in_prose"].as_f64().unwrap() > 0.9,
+        "{quality}"
+    );
     for doc in &docs {
         let count = |g: Generator| {
             cases
@@ -407,6 +414,16 @@ fn stages_run_alone_and_resume_refuses_mixing_runs() {
         "{plan}"
     );
     assert!(!run.join("store.sqlite").exists(), "a dry run runs nothing");
+    // Beside the built-in matrix, a service that is never sure: it passes the negatives and fails every
+    // other case, so the gates below have a configuration between all and nothing to hold.
+    let unsure = tmp.path().join("unsure.toml");
+    std::fs::write(
+        &unsure,
+        "[[target]]\nname = \"unsure\"\ntype = \"command\"\n\
+         command = [\"sh\", \"-c\", \"cat > /dev/null; printf '%s' '{\\\"answer\\\": \\\"I am not sure.\\\"}'\"]\n\
+         answer_pointer = \"/answer\"\n",
+    )
+    .unwrap();
     let args = [
         "run",
         "--docs",
@@ -415,6 +432,8 @@ fn stages_run_alone_and_resume_refuses_mixing_runs() {
         s,
         "--out",
         r,
+        "--config",
+        unsure.to_str().unwrap(),
         "--retriever",
         "bm25",
         "--retriever",
@@ -481,15 +500,15 @@ fn stages_run_alone_and_resume_refuses_mixing_runs() {
     let at = format!("{worst}");
     let out = ragtester(&["report", r, "--fail-under", &at]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    // Per category: the demo's offline reader fails most inference questions, never a safety one.
-    let out = ragtester(&["report", r, "--fail-under-category", "inference=0.9"]);
+    // Per category: the unsure service fails every detail question.
+    let out = ragtester(&["report", r, "--fail-under-category", "detail_numeric=0.9"]);
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("pass rate on inference"),
+        stderr(&out).contains("pass rate on detail_numeric"),
         "{}",
         stderr(&out)
     );
-    let out = ragtester(&["report", r, "--fail-under-category", "inference=0"]);
+    let out = ragtester(&["report", r, "--fail-under-category", "detail_numeric=0"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let out = ragtester(&["report", r, "--fail-under-category", "vibes=0.5"]);
     assert_eq!(out.status.code(), Some(2));

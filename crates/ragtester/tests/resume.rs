@@ -281,13 +281,13 @@ fn generation_stopped_by_its_budget_finishes_from_the_cache() {
         serde_json::from_slice(&std::fs::read(partial.with_extension("report.json")).unwrap())
             .unwrap();
     assert!(
-        report[0]["halted"]
+        report["documents"][0]["halted"]
             .as_str()
             .unwrap()
             .contains("budget spent")
     );
     assert!(
-        report[0]["notes"][0]
+        report["documents"][0]["notes"][0]
             .as_str()
             .unwrap()
             .contains("stopped: budget spent")

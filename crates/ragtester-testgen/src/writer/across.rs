@@ -1,7 +1,7 @@
 //! Questions across sections: method (b)'s question written from another document, and questions that need
 //! two passages, of one document or of two.
 
-use super::{DocWriter, Draft, Other};
+use super::{DocWriter, Draft, Other, suits};
 use crate::critic::Task;
 use crate::locate::locate_in;
 use crate::sections::Section;
@@ -17,21 +17,22 @@ impl<'a> DocWriter<'a> {
         &mut self,
         (other, sections): (&'a Document, &'a [Section]),
     ) -> bool {
+        let slot = Strategy::NegativeCrossDocument;
+        let sections: Vec<&Section> = sections.iter().filter(|s| suits(slot, s.class)).collect();
         if sections.is_empty() {
             return false;
         }
-        let slot = Strategy::NegativeCrossDocument;
         let start = self.rng.below(sections.len());
         for k in 0..sections.len().min(CROSS_DOCUMENT_TRIES) {
             if self.stopped() {
                 return false;
             }
-            let section = &sections[(start + k) % sections.len()];
+            let section = sections[(start + k) % sections.len()];
             let label = slot.as_str();
             let reply = match self
                 .ask(
                     other,
-                    &section.text,
+                    section,
                     &[],
                     QuestionKind::Answerable,
                     &other.language,
@@ -65,7 +66,7 @@ impl<'a> DocWriter<'a> {
     /// document and one of `other`. Its answer must draw on both.
     pub(super) async fn multi(&mut self, other: Other<'a>, slot: Strategy) -> bool {
         let sections = self.sections;
-        let firsts = self.candidates(Strategy::Coverage);
+        let firsts = self.candidates(slot);
         if firsts.len() < 2 - usize::from(other.is_some()) {
             self.note(slot, "not enough unused sections left");
             return false;
@@ -73,10 +74,12 @@ impl<'a> DocWriter<'a> {
         let language = self.doc.language.clone();
         for &a in firsts.iter().take(3) {
             let partners: Vec<(&Document, &Section, Option<usize>)> = match other {
-                Some((doc, theirs)) if !theirs.is_empty() => {
-                    let start = self.rng.below(theirs.len());
-                    (0..theirs.len().min(3))
-                        .map(|k| (doc, &theirs[(start + k) % theirs.len()], None))
+                Some((doc, theirs)) if theirs.iter().any(|t| suits(slot, t.class)) => {
+                    let fitting: Vec<&Section> =
+                        theirs.iter().filter(|t| suits(slot, t.class)).collect();
+                    let start = self.rng.below(fitting.len());
+                    (0..fitting.len().min(3))
+                        .map(|k| (doc, fitting[(start + k) % fitting.len()], None))
                         .collect()
                 }
                 Some(_) => return false,
@@ -98,7 +101,7 @@ impl<'a> DocWriter<'a> {
                 let reply = match self
                     .ask(
                         self.doc,
-                        &sections[a].text,
+                        &sections[a],
                         &passages,
                         QuestionKind::MultiPassage,
                         &language,

@@ -6,6 +6,7 @@ use crate::critic::{EVIDENCE_PASSAGES, QualityGate, Rejection, Task};
 use crate::locate::locate;
 use crate::options::GenerationOptions;
 use crate::poison::poison;
+use crate::quality::is_cloze;
 use crate::reply::{Reply, is_yes_no, near_duplicate, parse_reply};
 use crate::rng::SplitMix64;
 use crate::sections::Section;
@@ -14,8 +15,8 @@ use ragtester_core::ids::stable_id;
 use ragtester_core::spend::BudgetExhausted;
 use ragtester_core::text::refusal_for;
 use ragtester_core::{
-    Category, ChatModel, ChatRequest, Document, Generator, Message, ReplyFormat, Role, SourceSpan,
-    Strategy, TaskHint, TestCase,
+    Category, ChatModel, ChatRequest, Document, Generator, Message, ReplyFormat, Role,
+    SectionClass, SourceSpan, Strategy, TaskHint, TestCase,
 };
 use std::collections::HashSet;
 
@@ -119,6 +120,19 @@ impl<'a> Task<'a> {
     }
 }
 
+/// Whether a section of `class` may feed a slot. Prose suits every kind; code and tables of numbers suit
+/// only coverage and the baseline (a question about what the code does or what a figure is), labelled on
+/// the case; contents, indexes, references, furniture, front matter and bare headings suit none.
+pub(crate) fn suits(slot: Strategy, class: SectionClass) -> bool {
+    match class {
+        SectionClass::Prose => true,
+        SectionClass::TableOfNumbers | SectionClass::Code => {
+            matches!(slot, Strategy::Coverage | Strategy::Baseline)
+        }
+        _ => false,
+    }
+}
+
 fn kind_of(slot: Strategy) -> QuestionKind {
     match slot {
         Strategy::Complex => QuestionKind::Complex,
@@ -180,16 +194,22 @@ impl<'a> DocWriter<'a> {
         self.notes.push(format!("{}: {text}", strategy.as_str()));
     }
 
-    /// Sections to try for a slot, best first.
-    fn candidates(&mut self, slot: Strategy) -> Vec<usize> {
-        let unused: Vec<usize> = (0..self.sections.len())
+    /// Sections to try for a slot, best first: only sections whose class suits the slot (see [`suits`]),
+    /// prose before code or tables.
+    pub(super) fn candidates(&mut self, slot: Strategy) -> Vec<usize> {
+        let sections = self.sections;
+        let fits = |i: &usize| suits(slot, sections[*i].class);
+        let prose_first = |i: &usize| sections[*i].class != SectionClass::Prose;
+        let unused: Vec<usize> = (0..sections.len())
             .filter(|i| !self.used.contains(i))
+            .filter(fits)
             .collect();
         match slot {
             Strategy::Complex => {
+                // The paper's N_complex: the hardest prose by readability (code is never "complex prose").
                 let mut c = unused;
                 c.sort_by(|a, b| {
-                    let (ra, rb) = (self.sections[*a].readability, self.sections[*b].readability);
+                    let (ra, rb) = (sections[*a].readability, sections[*b].readability);
                     ra.unwrap_or(f64::MAX)
                         .total_cmp(&rb.unwrap_or(f64::MAX))
                         .then(a.cmp(b))
@@ -197,43 +217,53 @@ impl<'a> DocWriter<'a> {
                 c
             }
             Strategy::Baseline => {
-                // No strategy: sections drawn at random, reuse allowed; then every section once, so a
-                // document with many empty sections (headings alone) still gives its count when it can.
-                let n = self.sections.len();
-                let mut c: Vec<usize> = (0..(4 * n).max(8))
-                    .map(|_| self.rng.below(n.max(1)))
+                // No strategy: prose sections drawn at random, reuse allowed; then every suitable section
+                // once, prose first, so a document with few prose sections still gives its count when it can.
+                let prose: Vec<usize> = (0..sections.len())
+                    .filter(|i| sections[*i].class == SectionClass::Prose)
                     .collect();
-                c.extend(0..n);
+                let mut c: Vec<usize> = if prose.is_empty() {
+                    Vec::new()
+                } else {
+                    (0..(4 * prose.len()).max(8))
+                        .map(|_| prose[self.rng.below(prose.len())])
+                        .collect()
+                };
+                let mut rest: Vec<usize> = (0..sections.len()).filter(fits).collect();
+                rest.sort_by_key(prose_first);
+                c.extend(rest);
                 c
             }
-            Strategy::NegativeInvented => (0..self.sections.len()).collect(),
+            Strategy::NegativeInvented => (0..sections.len()).filter(fits).collect(),
             Strategy::NegativeNearMiss | Strategy::NegativeFalsePremise => {
                 // Unused sections first, then the rest; a false premise needs a figure to change.
                 let mut c: Vec<usize> = unused.clone();
-                c.extend((0..self.sections.len()).filter(|i| self.used.contains(i)));
+                c.extend(
+                    (0..sections.len())
+                        .filter(|i| self.used.contains(i))
+                        .filter(fits),
+                );
                 if slot == Strategy::NegativeFalsePremise {
-                    c.sort_by_key(|&i| {
-                        !self.sections[i].text.chars().any(|ch| ch.is_ascii_digit())
-                    });
+                    c.sort_by_key(|&i| !sections[i].text.chars().any(|ch| ch.is_ascii_digit()));
                 }
                 c
             }
             _ => {
-                // Coverage: the unused section farthest from every used one first, so cases spread out.
+                // Coverage: prose first; within a class the unused section farthest from every used one
+                // first, so cases spread out.
                 let mut c: Vec<(usize, usize)> = unused
                     .into_iter()
                     .map(|i| {
-                        (
-                            i,
-                            self.used
-                                .iter()
-                                .map(|u| u.abs_diff(i))
-                                .min()
-                                .unwrap_or(usize::MAX),
-                        )
+                        let distance = self.used.iter().map(|u| u.abs_diff(i)).min();
+                        (i, distance.unwrap_or(usize::MAX))
                     })
                     .collect();
-                c.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+                c.sort_by(|a, b| {
+                    prose_first(&a.0)
+                        .cmp(&prose_first(&b.0))
+                        .then(b.1.cmp(&a.1))
+                        .then(a.0.cmp(&b.0))
+                });
                 c.into_iter().map(|(i, _)| i).collect()
             }
         }
@@ -253,76 +283,100 @@ impl<'a> DocWriter<'a> {
         };
         let kind = kind_of(slot);
         let sections = self.sections;
+        // A fill-in-the-blank question is the last resort: kept aside while other sections may still give
+        // a question a user would ask.
+        let mut clozes: Vec<(usize, Reply)> = Vec::new();
         for index in self.candidates(slot) {
             if self.stopped() {
                 return false;
             }
             let section = &sections[index];
             let label = format!("{} (section {index})", slot.as_str());
-            let reply = match self
-                .ask(self.doc, &section.text, &[], kind, &language)
-                .await
-            {
+            let reply = match self.ask(self.doc, section, &[], kind, &language).await {
                 Ok(r) => r,
                 Err(reason) => {
                     self.notes.push(format!("{label}: {reason}"));
                     continue;
                 }
             };
-            let draft = match slot {
-                Strategy::NegativeInvented | Strategy::NegativeNearMiss => {
-                    if !self.unanswered(&reply.question, &language, &label).await {
-                        continue;
-                    }
-                    let corpus_wide = self.unanswered_in_corpus(&reply.question, &language).await;
-                    let mut draft = self.negative(reply.question, slot, &language, section);
-                    draft.unanswerable_in_corpus = corpus_wide;
-                    draft
-                }
-                Strategy::NegativeFalsePremise => {
-                    let Some(claim) = reply.false_claim.clone().filter(|c| !c.trim().is_empty())
-                    else {
-                        self.notes
-                            .push(format!("{label}: the reply names no false_claim"));
-                        continue;
-                    };
-                    let Some(spans) = self.located(section, &reply.answer, &label) else {
-                        continue;
-                    };
-                    let task = Task {
-                        premise: Some(&claim),
-                        ..Task::against(CriticCheck::Contradicted, &reply, section, &language)
-                    };
-                    if !self.passes(task, &label).await {
-                        continue;
-                    }
-                    let mut draft = Draft::new(reply, slot, &language, section);
-                    draft.category = Category::Negative;
-                    draft.spans = spans;
-                    draft
-                }
-                _ => {
-                    let Some(spans) = self.located(section, &reply.answer, &label) else {
-                        continue;
-                    };
-                    let task = Task::against(CriticCheck::Supported, &reply, section, &language);
-                    if !self.passes(task, &label).await {
-                        continue;
-                    }
-                    self.positive(reply, slot, &language, section, spans)
-                }
-            };
-            if !draft.spans.is_empty() {
-                self.used.insert(index);
+            if is_cloze(&reply.question) {
+                clozes.push((index, reply));
+                continue;
             }
-            self.push(draft);
-            return true;
+            if self.accept(slot, index, reply, &language).await {
+                return true;
+            }
+        }
+        for (index, reply) in clozes {
+            if self.stopped() {
+                return false;
+            }
+            if self.accept(slot, index, reply, &language).await {
+                self.note(
+                    slot,
+                    "a fill-in-the-blank question: no section left gave a question a user would ask",
+                );
+                return true;
+            }
         }
         // A stopped document says why once (the shortfall note), not once per slot.
         if !self.stopped() {
             self.note(slot, "no section left that yields a valid question");
         }
         false
+    }
+
+    /// A reply to a one-section slot checked and, when it passes, pushed as a case.
+    async fn accept(&mut self, slot: Strategy, index: usize, reply: Reply, language: &str) -> bool {
+        let section = &self.sections[index];
+        let label = format!("{} (section {index})", slot.as_str());
+        let draft = match slot {
+            Strategy::NegativeInvented | Strategy::NegativeNearMiss => {
+                if !self.unanswered(&reply.question, language, &label).await {
+                    return false;
+                }
+                let corpus_wide = self.unanswered_in_corpus(&reply.question, language).await;
+                let mut draft = self.negative(reply.question, slot, language, section);
+                draft.unanswerable_in_corpus = corpus_wide;
+                draft
+            }
+            Strategy::NegativeFalsePremise => {
+                let Some(claim) = reply.false_claim.clone().filter(|c| !c.trim().is_empty()) else {
+                    self.notes
+                        .push(format!("{label}: the reply names no false_claim"));
+                    return false;
+                };
+                let Some(spans) = self.located(section, &reply.answer, &label) else {
+                    return false;
+                };
+                let task = Task {
+                    premise: Some(&claim),
+                    ..Task::against(CriticCheck::Contradicted, &reply, section, language)
+                };
+                if !self.passes(task, &label).await {
+                    return false;
+                }
+                let mut draft = Draft::new(reply, slot, language, section);
+                draft.category = Category::Negative;
+                draft.spans = spans;
+                draft
+            }
+            _ => {
+                let Some(spans) = self.located(section, &reply.answer, &label) else {
+                    return false;
+                };
+                let task = Task::against(CriticCheck::Supported, &reply, section, language);
+                if !self.passes(task, &label).await {
+                    return false;
+                }
+                self.positive(reply, slot, language, section, spans)
+            }
+        };
+        if !draft.spans.is_empty() {
+            self.used.insert(index);
+        }
+        self.push(draft);
+        true
     }
 
     /// A located positive question as the case its strategy makes of it.
@@ -503,6 +557,7 @@ impl<'a> DocWriter<'a> {
             injected_documents: draft.injected_documents,
             critic: self.gate.map(|g| g.critic.name()),
             unanswerable_in_corpus: draft.unanswerable_in_corpus,
+            section_class: Some(draft.section.class),
         };
         self.cases.push(case);
     }
@@ -519,7 +574,7 @@ impl<'a> DocWriter<'a> {
     async fn ask(
         &mut self,
         doc: &Document,
-        section: &str,
+        section: &Section,
         passages: &[String],
         kind: QuestionKind,
         language: &str,
@@ -536,16 +591,20 @@ impl<'a> DocWriter<'a> {
         let hint = TaskHint::Question {
             kind,
             title: doc.title.clone(),
-            section: section.to_string(),
+            section: section.text.clone(),
             language: language.to_string(),
             document: doc.text.clone(),
             seed,
             passages: passages.to_vec(),
         };
         let mut request = ChatRequest::new(
-            self.options
-                .prompts
-                .messages(kind, &doc.title, section, passages, language),
+            self.options.prompts.messages(
+                kind,
+                &doc.title,
+                (&section.text, section.class),
+                passages,
+                language,
+            ),
             hint,
         );
         request.format = ReplyFormat::Schema(crate::prompt::question_schema(kind));

@@ -1,0 +1,149 @@
+//! How good a suite's questions are, measured the same way for every writer and written with every suite:
+//! a tester whose questions no user would ask measures nothing, so these figures say whether they would.
+
+use crate::plan::DocumentReport;
+use crate::reply::near_duplicate;
+use ragtester_core::text::{is_cjk, is_heading};
+use ragtester_core::{Generator, SectionClass, TestCase};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashSet};
+
+/// The question-quality figure of a suite.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuiteQuality {
+    pub cases: usize,
+    /// Cases a correct system answers (not negatives).
+    pub positive_cases: usize,
+    /// Share of positive cases written from a prose section, of those written from one section.
+    pub positive_in_prose: f64,
+    /// Share of questions that are fill-in-the-blank (cloze): the offline writer's last resort.
+    pub cloze: f64,
+    /// Share of questions that near-duplicate an earlier question of the same generator.
+    pub duplicates: f64,
+    /// Mean question length in words (a CJK character counts as a word).
+    pub mean_question_words: f64,
+    /// Share of positive cases whose expected answer is only a heading or a number.
+    pub heading_or_number_answers: f64,
+    /// The corpus's sections by class (each document counted once).
+    pub sections: BTreeMap<SectionClass, usize>,
+}
+
+impl SuiteQuality {
+    pub fn measure(cases: &[TestCase], documents: &[DocumentReport]) -> Self {
+        let positives: Vec<&TestCase> = cases.iter().filter(|c| !c.expects_refusal()).collect();
+        let anchored: Vec<&&TestCase> = positives
+            .iter()
+            .filter(|c| c.section_class.is_some())
+            .collect();
+        let in_prose = anchored
+            .iter()
+            .filter(|c| c.section_class == Some(SectionClass::Prose))
+            .count();
+        let cloze = cases.iter().filter(|c| is_cloze(&c.query)).count();
+        let bare_answers = positives
+            .iter()
+            .filter(|c| is_heading_or_number(&c.expected_answer))
+            .count();
+        let words: usize = cases.iter().map(|c| word_count(&c.query)).sum();
+        let mut seen = HashSet::new();
+        let mut sections = BTreeMap::new();
+        for d in documents
+            .iter()
+            .filter(|d| d.sections > 0 && seen.insert(&d.document_id))
+        {
+            for (class, n) in &d.section_classes {
+                *sections.entry(*class).or_default() += n;
+            }
+        }
+        SuiteQuality {
+            cases: cases.len(),
+            positive_cases: positives.len(),
+            positive_in_prose: share(in_prose, anchored.len()),
+            cloze: share(cloze, cases.len()),
+            duplicates: share(duplicates(cases), cases.len()),
+            mean_question_words: if cases.is_empty() {
+                0.0
+            } else {
+                words as f64 / cases.len() as f64
+            },
+            heading_or_number_answers: share(bare_answers, positives.len()),
+            sections,
+        }
+    }
+
+    /// One line for a person: the figures that say whether the questions are a user's.
+    pub fn summary(&self) -> String {
+        format!(
+            "question quality: {:.0}% of positive cases from prose, {:.0}% cloze, {:.0}% near-duplicates, \
+             {:.1} words per question, {:.0}% answers that are a heading or number only",
+            self.positive_in_prose * 100.0,
+            self.cloze * 100.0,
+            self.duplicates * 100.0,
+            self.mean_question_words,
+            self.heading_or_number_answers * 100.0
+        )
+    }
+}
+
+fn share(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
+}
+
+/// A fill-in-the-blank question, by any writer: it shows a blank.
+pub fn is_cloze(question: &str) -> bool {
+    question.contains("___") || question.contains("（ ）") || question.contains("空缺")
+}
+
+fn is_heading_or_number(answer: &str) -> bool {
+    let t = answer.trim();
+    t.chars()
+        .all(|c| c.is_ascii_digit() || c.is_whitespace() || ".,:;%-–".contains(c))
+        || is_heading(t)
+}
+
+fn word_count(text: &str) -> usize {
+    text.split_whitespace()
+        .map(|w| {
+            let cjk = w.chars().filter(|c| is_cjk(*c)).count();
+            if cjk > 0 { cjk } else { 1 }
+        })
+        .sum()
+}
+
+/// Cases whose question near-duplicates an earlier one of the same generator (the baseline asks about the
+/// same documents as the strategies on purpose, so the two are not compared with each other).
+fn duplicates(cases: &[TestCase]) -> usize {
+    let mut by_generator: BTreeMap<Generator, Vec<&str>> = BTreeMap::new();
+    let mut count = 0;
+    for c in cases {
+        let earlier = by_generator.entry(c.generator).or_default();
+        if near_duplicate(&c.query, earlier.iter().copied()) {
+            count += 1;
+        }
+        earlier.push(&c.query);
+    }
+    count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blanks_bare_answers_and_lengths_are_measured() {
+        assert!(is_cloze(
+            "What figure fills the blank in: \"The valve opens at ____ bar.\"?"
+        ));
+        assert!(is_cloze("下面这句话中空缺的数值是多少：“____”"));
+        assert!(!is_cloze("At what pressure does the relief valve open?"));
+        assert!(is_heading_or_number("4.5"));
+        assert!(is_heading_or_number("3.3.1 Lexical scoping"));
+        assert!(!is_heading_or_number("The relief valve opens at 4.5 bar."));
+        assert_eq!(word_count("水泵每分钟输送多少升水？"), 11);
+        assert_eq!(word_count("What is R?"), 3);
+    }
+}
