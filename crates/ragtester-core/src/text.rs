@@ -253,7 +253,9 @@ pub fn is_askable_sentence(sentence: &str) -> bool {
     });
     // Legal boilerplate is shouted; a reader does not ask about it.
     let letters = t.chars().filter(|c| c.is_alphabetic() && !is_cjk(*c));
-    let (upper, all) = letters.fold((0, 0), |(u, a), c| (u + usize::from(c.is_uppercase()), a + 1));
+    let (upper, all) = letters.fold((0, 0), |(u, a), c| {
+        (u + usize::from(c.is_uppercase()), a + 1)
+    });
     let shouted = all >= 20 && upper * 2 > all;
     closed
         && long_enough
@@ -271,14 +273,19 @@ pub fn contents_entries(text: &str) -> usize {
     let page = |t: &str| t.len() <= 4 && t.chars().all(|c| c.is_ascii_digit());
     let section = |t: &str| {
         t.contains('.')
-            && t.trim_end_matches('.').split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+            && t.trim_end_matches('.')
+                .split('.')
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
     };
     tokens
         .windows(3)
         .filter(|w| {
             page(w[0])
                 && section(w[1])
-                && w[2].chars().next().is_some_and(|c| c.is_uppercase() || is_cjk(c))
+                && w[2]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_uppercase() || is_cjk(c))
         })
         .count()
 }

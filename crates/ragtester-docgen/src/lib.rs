@@ -13,7 +13,10 @@ pub mod render;
 mod writer;
 
 pub use planted::generate as planted_document;
-pub use writer::{DOCUMENT_PROMPT_VERSION, DocumentPrompts, write_with_model};
+pub use writer::{
+    Batch, DOCUMENT_PROMPT_VERSION, DocumentPrompts, NEAR_DUPLICATE, write_in_batch,
+    write_with_model,
+};
 
 use anyhow::{Context, Result, bail};
 use ragtester_core::ChatModel;
@@ -71,6 +74,9 @@ pub struct DocRequest {
     /// Level-2 sections the document must have.
     pub sections: Vec<String>,
     pub seed: u64,
+    /// Sampling temperature of the writing model: above 0 so a batch varies; the command's `--temperature`
+    /// (or the config's `[generation.sampling]`) overrides it.
+    pub temperature: f32,
 }
 
 impl Default for DocRequest {
@@ -84,6 +90,7 @@ impl Default for DocRequest {
             tone: "neutral, technical".into(),
             sections: Vec::new(),
             seed: 0,
+            temperature: 0.7,
         }
     }
 }
@@ -138,7 +145,8 @@ pub async fn generate(
             Some(m) => {
                 let mut one = req.clone();
                 one.seed = req.seed.wrapping_add(i as u64);
-                write_with_model(&one, m, prompts)
+                let batch = writer::Batch { index: i, count };
+                writer::write_in_batch(&one, batch, &docs, m, prompts)
                     .await
                     .with_context(|| format!("document {} of {count}", i + 1))?
             }

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::path::Path;
 
-pub const DOCUMENT_PROMPT_VERSION: &str = "document-v2";
+pub const DOCUMENT_PROMPT_VERSION: &str = "document-v3";
 
 /// Re-asks after the first reply, each naming what was wrong.
 const REASKS: usize = 2;
@@ -62,10 +62,18 @@ struct Values<'a> {
     words: usize,
     sections: &'a [String],
     language: &'a str,
+    index: usize,
+    count: usize,
+    seed: u64,
+    suggested_topic: &'static str,
 }
 
 impl<'a> Values<'a> {
     fn of(req: &'a DocRequest) -> Self {
+        Self::in_batch(req, Batch::default())
+    }
+
+    fn in_batch(req: &'a DocRequest, batch: Batch) -> Self {
         Self {
             title: req.title.as_deref(),
             topic: req.topic.as_deref(),
@@ -74,8 +82,108 @@ impl<'a> Values<'a> {
             words: req.words,
             sections: &req.sections,
             language: &req.language,
+            index: batch.index + 1,
+            count: batch.count.max(1),
+            seed: req.seed,
+            suggested_topic: suggested_topic(&req.language, req.seed, batch.index),
         }
     }
+}
+
+/// A document's place in a batch: index from 0, and how many the batch writes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Batch {
+    pub index: usize,
+    pub count: usize,
+}
+
+/// Practical subjects a batch without a topic draws from, so its documents are about different things.
+const TOPICS_EN: &[&str] = &[
+    "a municipal water treatment plant",
+    "a regional hospital pharmacy",
+    "a ferry terminal",
+    "a university library's lending rules",
+    "a wind farm's maintenance programme",
+    "a bakery's food-safety plan",
+    "a data centre's incident procedure",
+    "a city bike-sharing scheme",
+    "a dental clinic's patient guide",
+    "a cold-storage warehouse",
+    "a small airline's baggage policy",
+    "a school's laboratory safety rules",
+    "a solar inverter's installation manual",
+    "a museum's conservation department",
+    "a railway signalling depot",
+    "a veterinary practice",
+    "a community swimming pool",
+    "a print shop's colour workflow",
+    "an electric-vehicle charging network",
+    "a mountain hut's booking rules",
+    "a brewery's quality control",
+    "a hotel's housekeeping standards",
+    "a port's hazardous-cargo rules",
+    "a greenhouse irrigation system",
+];
+const TOPICS_ZH: &[&str] = &[
+    "城市自来水厂",
+    "医院药剂科",
+    "轮渡码头",
+    "高校图书馆借阅规则",
+    "风电场检修规程",
+    "面包店食品安全计划",
+    "数据中心故障处理流程",
+    "城市共享单车",
+    "牙科诊所患者指南",
+    "冷库仓储管理",
+    "航空公司行李规定",
+    "中学实验室安全守则",
+    "光伏逆变器安装手册",
+    "博物馆文物修复部",
+    "铁路信号维修工区",
+    "宠物医院",
+    "社区游泳馆",
+    "印刷厂色彩管理流程",
+    "电动汽车充电网络",
+    "山地营地预订规则",
+    "啤酒厂质量控制",
+    "酒店客房服务标准",
+    "港口危险货物管理",
+    "温室灌溉系统",
+];
+
+fn suggested_topic(language: &str, seed: u64, index: usize) -> &'static str {
+    let topics = if language == "zh" {
+        TOPICS_ZH
+    } else {
+        TOPICS_EN
+    };
+    // Consecutive indexes take different topics; the seed shifts where a batch starts.
+    topics[(seed as usize).wrapping_add(index.wrapping_mul(7)) % topics.len()]
+}
+
+/// How much of a document's vocabulary an earlier one shares (Jaccard over lower-case words, CJK
+/// characters counted as words): at or above [`NEAR_DUPLICATE`] it is the same document again.
+fn similarity(a: &str, b: &str) -> f64 {
+    let words = |t: &str| -> std::collections::HashSet<String> {
+        ragtester_core::text::words(t).into_iter().collect()
+    };
+    let (a, b) = (words(a), words(b));
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    a.intersection(&b).count() as f64 / a.union(&b).count() as f64
+}
+
+/// Share of vocabulary at which a document repeats an earlier one.
+pub const NEAR_DUPLICATE: f64 = 0.6;
+
+/// The earlier document a draft repeats: the same title, or most of the same words.
+fn repeats<'e>(markdown: &str, title: &str, earlier: &'e [GeneratedDoc]) -> Option<(&'e str, f64)> {
+    earlier.iter().find_map(|e| {
+        let shared = similarity(markdown, &e.markdown);
+        (e.title.eq_ignore_ascii_case(title) || shared >= NEAR_DUPLICATE)
+            .then_some((e.title.as_str(), shared))
+    })
 }
 
 /// The reply's shape, for servers that take a JSON schema: sections of Markdown, at least two, none empty.
@@ -213,14 +321,26 @@ pub async fn write_with_model(
     model: &dyn ChatModel,
     prompts: &DocumentPrompts,
 ) -> Result<GeneratedDoc> {
+    write_in_batch(req, Batch::default(), &[], model, prompts).await
+}
+
+/// One document of a batch from `model`: its place in the batch and the seed enter the prompt, and a draft
+/// that repeats an `earlier` document (same title, or most of its words) is re-asked like any other fault.
+pub async fn write_in_batch(
+    req: &DocRequest,
+    batch: Batch,
+    earlier: &[GeneratedDoc],
+    model: &dyn ChatModel,
+    prompts: &DocumentPrompts,
+) -> Result<GeneratedDoc> {
     let mut messages = prompts
         .templates
-        .messages(&req.language, &Values::of(req))?;
+        .messages(&req.language, &Values::in_batch(req, batch))?;
     let mut last_problems = Vec::new();
     for attempt in 0..=REASKS {
         let request = ChatRequest {
             messages: messages.clone(),
-            temperature: 0.0,
+            temperature: req.temperature,
             max_tokens: None,
             seed: Some(req.seed),
             format: ReplyFormat::Schema(document_schema()),
@@ -230,12 +350,21 @@ pub async fn write_with_model(
         let reply = model.chat(&request).await?;
         let mut markdown = reply_markdown(&reply.content);
         last_problems = problems(&markdown, req);
+        let title = headings(&markdown, 1)
+            .into_iter()
+            .next()
+            .or_else(|| req.title.clone())
+            .unwrap_or_else(|| "Generated document".into());
+        if last_problems.is_empty()
+            && let Some((twin, shared)) = repeats(&markdown, &title, earlier)
+        {
+            last_problems.push(format!(
+                "it repeats the earlier document \"{twin}\" ({:.0}% of the same words): write a different \
+                 document, with its own subject, names and figures",
+                shared * 100.0
+            ));
+        }
         if last_problems.is_empty() {
-            let title = headings(&markdown, 1)
-                .into_iter()
-                .next()
-                .or_else(|| req.title.clone())
-                .unwrap_or_else(|| "Generated document".into());
             if headings(&markdown, 1).is_empty() {
                 markdown = format!("# {title}\n\n{markdown}");
             }

@@ -80,3 +80,92 @@ async fn bad_replies_are_reasked_with_reasons_then_reported() {
         "{err}"
     );
 }
+
+const OTHER: &str = "# Harrow Vale Water Works\n\n## Treatment\nRaw water from the Harrow reservoir passes sand \
+filters rated at 12 cubic metres per hour. Chlorine is dosed at 0.5 milligrams per litre after filtration.\n\n\
+## Sampling\nOperators take samples every four hours and send them to the county laboratory on Mondays. \
+Turbidity above 1 NTU stops the outlet pumps until the shift engineer signs a release.";
+
+/// `docgen --llm X --count N`: each document's place in the batch and its seed enter the prompt, a batch
+/// without a topic draws a different one per document, replies come at a temperature above 0, and a
+/// document that repeats an earlier one is re-asked.
+#[tokio::test]
+async fn a_batch_varies_and_a_repeated_document_is_asked_again() {
+    let server = ScriptedServer::start().await;
+    server.push(Reply::Content(GOOD.into()));
+    server.push(Reply::Content(GOOD.into()));
+    server.push(Reply::Content(OTHER.into()));
+    let dir = tempfile::tempdir().unwrap();
+    let req = DocRequest {
+        words: 60,
+        seed: 11,
+        ..Default::default()
+    };
+    let docs = ragtester_docgen::generate(
+        &req,
+        2,
+        dir.path(),
+        Some(&model(&server)),
+        &DocumentPrompts::default(),
+        &|_| {},
+    )
+    .await
+    .unwrap();
+    let titles: Vec<&str> = docs.iter().map(|d| d.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        ["Kestrel Bay Ferry Terminal", "Harrow Vale Water Works"]
+    );
+    let seen = server.seen();
+    assert_eq!(seen.len(), 3);
+    let user = |i: usize| {
+        seen[i].body["messages"][1]["content"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        user(0).contains("document 1 of 2") && user(0).contains("seed 11"),
+        "{}",
+        user(0)
+    );
+    assert!(
+        user(1).contains("document 2 of 2") && user(1).contains("seed 12"),
+        "{}",
+        user(1)
+    );
+    let topic = |text: &str| {
+        text.lines()
+            .find(|l| l.starts_with("Topic:"))
+            .unwrap()
+            .to_string()
+    };
+    assert_ne!(topic(&user(0)), topic(&user(1)));
+    assert!(seen[0].body["temperature"].as_f64().unwrap() > 0.0);
+    let reasked = seen[2].body["messages"].as_array().unwrap();
+    let last = reasked.last().unwrap()["content"].as_str().unwrap();
+    assert!(
+        last.contains("repeats the earlier document \"Kestrel Bay Ferry Terminal\""),
+        "{last}"
+    );
+
+    // Still the same document after every re-ask: the batch fails with the reason, naming the document.
+    for _ in 0..4 {
+        server.push(Reply::Content(GOOD.into()));
+    }
+    let err = ragtester_docgen::generate(
+        &req,
+        2,
+        dir.path(),
+        Some(&model(&server)),
+        &DocumentPrompts::default(),
+        &|_| {},
+    )
+    .await
+    .unwrap_err();
+    let err = format!("{err:#}");
+    assert!(
+        err.contains("document 2 of 2") && err.contains("repeats"),
+        "{err}"
+    );
+}

@@ -368,7 +368,9 @@ mod tests {
         assert!(!is_askable_sentence(
             "THE SOFTWARE IS PROVIDED AS IS, WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED."
         ));
-        assert!(!is_askable_sentence("4 Voraussetzungen 3 2.1 Leute bei Debian sind hier."));
+        assert!(!is_askable_sentence(
+            "4 Voraussetzungen 3 2.1 Leute bei Debian sind hier."
+        ));
     }
 
     #[test]

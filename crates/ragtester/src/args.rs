@@ -515,6 +515,7 @@ impl DocgenCli {
             tone: self.tone.clone(),
             sections: self.sections.clone(),
             seed: self.seed,
+            ..document()
         })
     }
 }
