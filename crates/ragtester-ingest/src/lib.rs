@@ -11,6 +11,7 @@ mod load;
 mod overstrike;
 mod pages;
 mod pdf;
+mod shifted;
 
 pub use chunk::{chunk_document, split_sections};
 pub use decode::{Decoded, decode_text};

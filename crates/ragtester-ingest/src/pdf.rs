@@ -90,9 +90,19 @@ fn extract_range(doc: &PdfDocument, pages: std::ops::Range<usize>) -> Result<Vec
     };
     pages
         .map(|i| {
-            doc.to_plain_text(i, &options)
+            let text = doc
+                .to_plain_text(i, &options)
                 .map_err(|e| anyhow!("{e}"))
-                .with_context(|| format!("cannot extract text from page {}", i + 1))
+                .with_context(|| format!("cannot extract text from page {}", i + 1))?;
+            // Raised and lowered glyphs (TeX logos, super- and subscripts) back into their words. Only
+            // pages that show a stray short token are looked at again, span by span.
+            if !crate::shifted::may_hold_shifted_glyphs(&text) {
+                return Ok(text);
+            }
+            match doc.extract_spans(i) {
+                Ok(spans) => Ok(crate::shifted::repair(&text, &spans)),
+                Err(_) => Ok(text),
+            }
         })
         .collect()
 }

@@ -344,6 +344,32 @@ fn sample_corpus_pdfs_read_cleanly() {
     }
 }
 
+/// Glyphs TeX sets off the baseline come back inside their words, in x-order: the lowered E of the TeX logo,
+/// the raised A of LaTeX, a CTeX-style Chinese title, a superscript, a subscript and a footnote mark, where
+/// pdf_oxide alone gives "CT X FAQ E" and "LAT X E". `fixtures/tex-logos-shifted.tex` is the source.
+#[test]
+fn baseline_shifted_glyphs_stay_in_their_words() {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tex-logos-shifted.pdf");
+    let doc = load_file(&fixture).unwrap();
+    for expected in [
+        "CTEX 常见问题集",
+        "本文的大部分内容都来自于 CTEX 论坛上的讨论，CTEX 网站提供最新版本。",
+        "Typesetting with LATEX",
+        "Documents written in LATEX are compiled by TEX into PDF files.",
+        "the square is x2 square metres, water is H2O, and the tank holds 103 litres.1",
+    ] {
+        assert!(
+            doc.text.contains(expected),
+            "{expected:?} missing from {:?}",
+            doc.text
+        );
+    }
+    for broken in ["CT X", "T X", " E ", "H O", "10 3"] {
+        assert!(!doc.text.contains(broken), "{broken:?} in {:?}", doc.text);
+    }
+}
+
 /// A Chinese pdfLaTeX document (CJK package, Arphic Type 1 fonts) without ToUnicode maps, the kind pypdf
 /// returns as mojibake: the characters come back through the fonts' built-in glyph names, and the overstruck
 /// bold headings are printed once. `fixtures/tex-cjk-no-tounicode.tex` is its source.

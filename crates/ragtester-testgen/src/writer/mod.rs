@@ -56,6 +56,9 @@ pub(crate) struct DocWriter<'a> {
 /// Chinese document: minutes per document, all of it wasted).
 const UNREADABLE_LIMIT: usize = 3;
 
+/// Fill-in-the-blank replies collected for a slot before the first of them is used.
+const CLOZES_BEFORE_FALLBACK: usize = 16;
+
 /// A case before it is numbered and stamped with its generator.
 struct Draft<'s> {
     query: String,
@@ -301,6 +304,11 @@ impl<'a> DocWriter<'a> {
             };
             if is_cloze(&reply.question) {
                 clozes.push((index, reply));
+                // A document whose sections all give blanks (a language the writer has no grammar for)
+                // would otherwise be asked about every section for every slot.
+                if clozes.len() >= CLOZES_BEFORE_FALLBACK {
+                    break;
+                }
                 continue;
             }
             if self.accept(slot, index, reply, &language).await {
