@@ -32,12 +32,15 @@ pub fn subject_of(sentence: &str) -> Option<String> {
 
 /// The question a sentence answers, in the sentence's language.
 pub fn question_for(sentence: &str) -> Option<Wh> {
-    match ragtester_core::text::detect_language(sentence) {
-        "zh" => chinese(sentence),
-        // Other languages get no wh-question (the writer's templates are English and Chinese): their
-        // sentences fall back to a labelled cloze rather than to English grammar applied to German.
-        "en" | "und" if !sentence.chars().any(is_cjk) => english(sentence),
-        _ => None,
+    if sentence.chars().any(is_cjk) {
+        return chinese(sentence);
+    }
+    // A sentence surely in another language gets none (the writer's grammar is English and Chinese): it
+    // falls back to a labelled cloze rather than English grammar applied to German. A short English
+    // sentence whatlang is unsure about stays English.
+    match ragtester_core::text::confident_language(sentence) {
+        Some("en") | None => english(sentence),
+        Some(_) => None,
     }
 }
 

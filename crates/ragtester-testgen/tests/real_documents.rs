@@ -51,6 +51,12 @@ fn the_contents_pages_and_title_are_not_prose() {
         class_of("R is a system for statistical computation and graphics"),
         SectionClass::Prose
     );
+    assert_eq!(class_of("cube <- function(n)"), SectionClass::Code);
+    assert_eq!(
+        class_of("Simulation and Inference for Stochastic"),
+        SectionClass::References
+    );
+    assert_eq!(class_of("2021–2022 R Core Team"), SectionClass::FrontMatter);
     let contents = sections
         .iter()
         .filter(|s| s.class == SectionClass::TableOfContents)

@@ -57,7 +57,7 @@ pub(crate) struct DocWriter<'a> {
 const UNREADABLE_LIMIT: usize = 3;
 
 /// Fill-in-the-blank replies collected for a slot before the first of them is used.
-const CLOZES_BEFORE_FALLBACK: usize = 16;
+const CLOZES_BEFORE_FALLBACK: usize = 48;
 
 /// A case before it is numbered and stamped with its generator.
 struct Draft<'s> {
@@ -274,26 +274,25 @@ impl<'a> DocWriter<'a> {
 
     /// One question from one section of this document.
     async fn single(&mut self, slot: Strategy) -> bool {
-        let language = if slot == Strategy::CrossLingual {
-            if self.doc.language == "zh" {
-                "en"
-            } else {
-                "zh"
-            }
-            .to_string()
-        } else {
-            self.doc.language.clone()
+        // A question is asked in its section's language (a Chinese passage of a mostly English manual is
+        // asked about in Chinese, as a reader of it would); a cross-lingual one in the other language.
+        let language_for = |section: &Section| match (slot, section.language.as_str()) {
+            (Strategy::CrossLingual, "zh") => "en".to_string(),
+            (Strategy::CrossLingual, _) => "zh".to_string(),
+            (_, "en" | "zh") => section.language.clone(),
+            _ => self.doc.language.clone(),
         };
         let kind = kind_of(slot);
         let sections = self.sections;
         // A fill-in-the-blank question is the last resort: kept aside while other sections may still give
         // a question a user would ask.
-        let mut clozes: Vec<(usize, Reply)> = Vec::new();
+        let mut clozes: Vec<(usize, Reply, String)> = Vec::new();
         for index in self.candidates(slot) {
             if self.stopped() {
                 return false;
             }
             let section = &sections[index];
+            let language = language_for(section);
             let label = format!("{} (section {index})", slot.as_str());
             let reply = match self.ask(self.doc, section, &[], kind, &language).await {
                 Ok(r) => r,
@@ -303,7 +302,7 @@ impl<'a> DocWriter<'a> {
                 }
             };
             if is_cloze(&reply.question) {
-                clozes.push((index, reply));
+                clozes.push((index, reply, language));
                 // A document whose sections all give blanks (a language the writer has no grammar for)
                 // would otherwise be asked about every section for every slot.
                 if clozes.len() >= CLOZES_BEFORE_FALLBACK {
@@ -315,7 +314,7 @@ impl<'a> DocWriter<'a> {
                 return true;
             }
         }
-        for (index, reply) in clozes {
+        for (index, reply, language) in clozes {
             if self.stopped() {
                 return false;
             }
