@@ -29,7 +29,15 @@ pub struct SuiteQuality {
 }
 
 impl SuiteQuality {
-    pub fn measure(cases: &[TestCase], documents: &[DocumentReport]) -> Self {
+    /// The figure over the cases written from documents (the strategies and the baseline); planted and
+    /// imported cases, whose questions come from elsewhere, are left out.
+    pub fn measure(all: &[TestCase], documents: &[DocumentReport]) -> Self {
+        let written: Vec<TestCase> = all
+            .iter()
+            .filter(|c| matches!(c.generator, Generator::Ragtester | Generator::Baseline))
+            .cloned()
+            .collect();
+        let cases = written.as_slice();
         let positives: Vec<&TestCase> = cases.iter().filter(|c| !c.expects_refusal()).collect();
         let anchored: Vec<&&TestCase> = positives
             .iter()
