@@ -24,37 +24,19 @@ pub fn repair(text: &str, spans: &[TextSpan]) -> String {
     out
 }
 
-/// Whether a page's text has a token of at most [`MAX_GLYPHS`] characters standing alone between words
-/// (" E ", " 2 "): what a shifted glyph leaves behind. Pages without one skip the span pass.
+/// Whether a page's text shows what a shifted glyph leaves behind: a lone letter or digit right after a
+/// token of one or two characters or a number ("CT E X", "LAT X E", "H 2 O", "x 2", "10 3"). Pages without
+/// one skip the span pass, which reads the page a second time.
 pub fn may_hold_shifted_glyphs(text: &str) -> bool {
-    text.split_whitespace().any(|t| {
-        let n = t.chars().count();
-        n <= MAX_GLYPHS
-            && t.chars().all(|c| c.is_alphanumeric())
-            && !t.chars().any(ragtester_core::text::is_cjk)
-            && !matches!(
-                t,
-                "a" | "A"
-                    | "I"
-                    | "of"
-                    | "to"
-                    | "in"
-                    | "on"
-                    | "is"
-                    | "an"
-                    | "or"
-                    | "by"
-                    | "at"
-                    | "be"
-                    | "it"
-                    | "as"
-                    | "we"
-                    | "and"
-                    | "the"
-                    | "for"
-                    | "are"
-                    | "not"
-            )
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    tokens.windows(2).any(|w| {
+        let (prev, t) = (w[0], w[1]);
+        let lone = t.chars().count() == 1
+            && t.chars().all(|c| c.is_ascii_alphanumeric())
+            && !matches!(t, "a" | "A" | "I");
+        let short_before = prev.chars().count() <= 2 && prev.chars().all(|c| c.is_alphanumeric())
+            || prev.chars().all(|c| c.is_ascii_digit());
+        lone && short_before
     })
 }
 
@@ -317,6 +299,27 @@ mod tests {
             repair("the tank holds 10 3 litres.", &spans),
             "the tank holds 103 litres."
         );
+    }
+
+    #[test]
+    fn only_pages_showing_a_stray_glyph_are_read_again() {
+        for broken in [
+            "CT X FAQ E here",
+            "LT X A E 是什么",
+            "water is H 2 O",
+            "x 2 square",
+            "holds 10 3 litres",
+        ] {
+            assert!(may_hold_shifted_glyphs(broken), "{broken}");
+        }
+        for plain in [
+            "See page 3 of the manual",
+            "Figure 2 shows it",
+            "a word is a word",
+            "CTEX FAQ",
+        ] {
+            assert!(!may_hold_shifted_glyphs(plain), "{plain}");
+        }
     }
 
     #[test]
