@@ -24,19 +24,26 @@ pub fn repair(text: &str, spans: &[TextSpan]) -> String {
     out
 }
 
-/// Whether a page's text shows what a shifted glyph leaves behind: a lone letter or digit right after a
-/// token of one or two characters or a number ("CT E X", "LAT X E", "H 2 O", "x 2", "10 3"). Pages without
-/// one skip the span pass, which reads the page a second time.
+/// Whether a page's text shows what a shifted glyph leaves behind: a lone capital after a token of one or
+/// two letters ("CT E X", "LAT X E"), or a lone digit after a single letter or a number ("H 2 O", "x 2",
+/// "10 3"). Pages without one skip the span pass, which reads the page a second time; "up to 3 days",
+/// "page 3" and code like "x <- c(1, 2)" do not trigger it.
 pub fn may_hold_shifted_glyphs(text: &str) -> bool {
     let tokens: Vec<&str> = text.split_whitespace().collect();
     tokens.windows(2).any(|w| {
         let (prev, t) = (w[0], w[1]);
-        let lone = t.chars().count() == 1
-            && t.chars().all(|c| c.is_ascii_alphanumeric())
-            && !matches!(t, "a" | "A" | "I");
-        let short_before = prev.chars().count() <= 2 && prev.chars().all(|c| c.is_alphanumeric())
-            || prev.chars().all(|c| c.is_ascii_digit());
-        lone && short_before
+        let mut chars = t.chars();
+        let (Some(c), None) = (chars.next(), chars.next()) else {
+            return false;
+        };
+        let letters = |s: &str, n: usize| {
+            s.chars().count() <= n && s.chars().all(|c| c.is_ascii_alphabetic())
+        };
+        let capital = c.is_ascii_uppercase() && !matches!(c, 'A' | 'I') && letters(prev, 2);
+        let digit = c.is_ascii_digit()
+            && (letters(prev, 1) && !matches!(prev, "a" | "A" | "I")
+                || prev.chars().all(|c| c.is_ascii_digit()));
+        capital || digit
     })
 }
 
