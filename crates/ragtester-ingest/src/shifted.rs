@@ -24,10 +24,10 @@ pub fn repair(text: &str, spans: &[TextSpan]) -> String {
     out
 }
 
-/// Whether a page's text shows what a shifted glyph leaves behind: a lone capital after a token of one or
-/// two letters ("CT E X", "LAT X E"), or a lone digit after a single letter or a number ("H 2 O", "x 2",
-/// "10 3"). Pages without one skip the span pass, which reads the page a second time; "up to 3 days",
-/// "page 3" and code like "x <- c(1, 2)" do not trigger it.
+/// Whether a page's text shows what a shifted glyph leaves behind: a lone capital after one or two capitals
+/// ("CT E X", "LAT X E"), or a lone digit after a single letter or a number ("H 2 O", "x 2", "10 3"). Pages
+/// without one skip the span pass, which reads the page a second time; "up to 3 days", "page 3", "in R"
+/// and code like "x <- c(1, 2)" do not trigger it.
 pub fn may_hold_shifted_glyphs(text: &str) -> bool {
     let tokens: Vec<&str> = text.split_whitespace().collect();
     tokens.windows(2).any(|w| {
@@ -39,7 +39,10 @@ pub fn may_hold_shifted_glyphs(text: &str) -> bool {
         let letters = |s: &str, n: usize| {
             s.chars().count() <= n && s.chars().all(|c| c.is_ascii_alphabetic())
         };
-        let capital = c.is_ascii_uppercase() && !matches!(c, 'A' | 'I') && letters(prev, 2);
+        let capital = c.is_ascii_uppercase()
+            && !matches!(c, 'A' | 'I')
+            && letters(prev, 2)
+            && prev.chars().all(|c| c.is_ascii_uppercase());
         let digit = c.is_ascii_digit()
             && (letters(prev, 1) && !matches!(prev, "a" | "A" | "I")
                 || prev.chars().all(|c| c.is_ascii_digit()));
