@@ -102,14 +102,15 @@ async fn questions_come_from_prose_in_a_readers_words() {
         );
         assert!(!case.query.contains(". . ."), "{}", case.query);
     }
-    // The FAQ's own questions are asked.
-    let faq = [
-        "What is R?",
-        "What machines does R run on?",
-        "What is the current version of R?",
-    ];
+    // Questions a reader asks: nearly all open with a question word (the rest are "In S, who …" forms
+    // and the one cross-lingual blank the offline writer cannot translate).
+    let wh = ["What", "How", "Why", "When", "Who", "Where", "Which", "In ", "According"];
+    let asked = cases
+        .iter()
+        .filter(|c| wh.iter().any(|w| c.query.starts_with(w)))
+        .count();
     assert!(
-        cases.iter().any(|c| faq.contains(&c.query.as_str())),
+        asked * 10 >= cases.len() * 8,
         "{:#?}",
         cases.iter().map(|c| &c.query).collect::<Vec<_>>()
     );
