@@ -104,7 +104,17 @@ async fn questions_come_from_prose_in_a_readers_words() {
     }
     // Questions a reader asks: nearly all open with a question word (the rest are "In S, who …" forms
     // and the one cross-lingual blank the offline writer cannot translate).
-    let wh = ["What", "How", "Why", "When", "Who", "Where", "Which", "In ", "According"];
+    let wh = [
+        "What",
+        "How",
+        "Why",
+        "When",
+        "Who",
+        "Where",
+        "Which",
+        "In ",
+        "According",
+    ];
     let asked = cases
         .iter()
         .filter(|c| wh.iter().any(|w| c.query.starts_with(w)))
