@@ -7,6 +7,7 @@
 
 pub mod answer;
 pub mod case;
+pub mod cause;
 pub mod chat;
 pub mod config;
 pub mod document;
@@ -29,6 +30,7 @@ pub mod verdict;
 
 pub use answer::{Answer, Latency, RetrievedContext, SkippedCell, Usage};
 pub use case::{Category, Generator, SectionClass, Strategy, TestCase};
+pub use cause::{Attribution, FailureCause};
 pub use chat::{
     ChatModel, ChatRequest, ChatResponse, Message, OutputSchema, ReplyFormat, ResponseCache, Role,
     TaskHint,
@@ -37,7 +39,7 @@ pub use config::{
     ChunkStrategy, ChunkingSettings, Configuration, Fusion, RerankSettings, RetrieverKind,
 };
 pub use document::{Chunk, Document, DocumentFormat, Page, SourceSpan};
-pub use embed::{EmbedKind, Embedder, Reranker};
+pub use embed::{EmbedKind, Embedder, EmbedderProfile, Reranker, TokenProfile};
 pub use llm_settings::{ModelSettings, ModelTable, Sampling};
 pub use record::{SCHEMA_VERSION, read_jsonl, write_jsonl_atomic};
 pub use spec::ModelSpec;

@@ -170,6 +170,9 @@ pub struct Verdict {
     /// followed injection, an answer in another language); None when they did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule_failure: Option<String>,
+    /// For a failed or errored cell: its primary cause and the evidence (set by the judge stage).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<crate::cause::Attribution>,
 }
 
 fn is_zero(n: &u32) -> bool {

@@ -71,9 +71,13 @@ fn right(span: &TextSpan) -> f32 {
 fn is_shifted(span: &TextSpan, host: &TextSpan) -> bool {
     let size = host.font_size.max(1.0);
     let offset = (baseline(span) - baseline(host)).abs();
-    let short = span.text.trim().chars().count() <= MAX_GLYPHS && !span.text.trim().is_empty();
     let smaller = span.font_size <= 0.8 * host.font_size;
-    short && offset < 0.6 * size && (offset > 0.05 * size || smaller)
+    is_short(span) && offset < 0.6 * size && (offset > 0.05 * size || smaller)
+}
+
+fn is_short(span: &TextSpan) -> bool {
+    let text = span.text.trim();
+    !text.is_empty() && text.chars().nth(MAX_GLYPHS).is_none()
 }
 
 /// Whether two spans touch: the gap between them is under a sixth of the font size (kerning may overlap).
@@ -100,8 +104,11 @@ impl Slot {
 }
 
 fn slot_in(host: &TextSpan, glyph: &TextSpan) -> Option<Slot> {
+    if glyph.bbox.x <= host.bbox.x || right(glyph) >= right(host) {
+        return None;
+    }
     let chars: Vec<char> = host.text.chars().collect();
-    if chars.len() < 2 || glyph.bbox.x <= host.bbox.x || right(glyph) >= right(host) {
+    if chars.len() < 2 {
         return None;
     }
     let per_char = host.bbox.width / chars.len() as f32;
@@ -124,14 +131,17 @@ fn shifted_runs(spans: &[TextSpan]) -> Vec<Run> {
     let mut consumed = vec![false; spans.len()];
     // A host's text once its gaps are filled: what the page's text holds after the first pass.
     let mut repaired: Vec<Option<String>> = vec![None; spans.len()];
+    // Only short spans can be shifted glyphs; a page has few, so each host looks at those alone (a page of
+    // code set span by span has thousands of spans, and all pairs of them were most of its reading time).
+    let short: Vec<usize> = (0..spans.len()).filter(|&i| is_short(&spans[i])).collect();
     for (h, host) in spans.iter().enumerate() {
         if used[h] {
             continue;
         }
         // Glyphs inside a gap of this span: "CT X FAQ" with a lowered E over its space.
-        let mut inside: Vec<(Slot, usize)> = spans
+        let mut inside: Vec<(Slot, usize)> = short
             .iter()
-            .enumerate()
+            .map(|&g| (g, &spans[g]))
             .filter(|(g, glyph)| *g != h && !used[*g] && is_shifted(glyph, host))
             .filter_map(|(g, glyph)| slot_in(host, glyph).map(|slot| (slot, g)))
             .collect();
@@ -169,6 +179,7 @@ fn shifted_runs(spans: &[TextSpan]) -> Vec<Run> {
     };
     let mut order: Vec<usize> = (0..spans.len()).filter(|&i| !consumed[i]).collect();
     order.sort_by(|&a, &b| spans[a].bbox.x.total_cmp(&spans[b].bbox.x));
+    let lefts: Vec<f32> = order.iter().map(|&i| spans[i].bbox.x).collect();
     let mut taken = vec![false; spans.len()];
     for &start in &order {
         if taken[start] {
@@ -179,7 +190,10 @@ fn shifted_runs(spans: &[TextSpan]) -> Vec<Run> {
         loop {
             let last = &spans[*chain.last().expect("a chain starts with one span")];
             let size = last.font_size.max(spans[start].font_size).max(1.0);
-            let next = order.iter().copied().find(|&n| {
+            // Only spans starting where `last` ends can touch it: a window of the x-sorted order.
+            let from = lefts.partition_point(|&x| x <= right(last) - 0.5 * size);
+            let to = lefts.partition_point(|&x| x < right(last) + size / 6.0);
+            let next = order[from..to.max(from)].iter().copied().find(|&n| {
                 !taken[n]
                     && !chain.contains(&n)
                     && touch(last, &spans[n], size)

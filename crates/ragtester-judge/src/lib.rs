@@ -5,8 +5,10 @@
 //!
 //! A judge reply that cannot be read after a bounded re-ask is a `judge_error` with the raw reply kept; an
 //! answer whose execution failed is an `exec_error`. Neither is ever a pass, a fail or a NaN.
+//! Every failed or errored cell gets one primary cause with its evidence (`attribution.rs`).
 //! The judge sees the case, the answer and the retrieved text; it never sees a configuration's internals.
 
+pub mod attribution;
 pub mod audit;
 pub mod benchmark;
 pub mod oracle;
@@ -163,6 +165,7 @@ pub async fn judge_sample(
         error: None,
         notes: Vec::new(),
         rule_failure: None,
+        attribution: None,
     };
     let Some(case) = case else {
         verdict.status = VerdictStatus::JudgeError;

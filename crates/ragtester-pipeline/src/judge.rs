@@ -142,6 +142,7 @@ pub async fn judge(
         ragtester_judge::oracle::summarise(&raw, args.samples, panel.map(|p| p.as_str()));
     oracle.prompt_version = Some(prompts.version.clone());
     verdicts.extend(raw);
+    ragtester_judge::attribution::attribute_all(&cases, &answers, &mut verdicts);
     store.put_verdicts(&verdicts)?;
     store.log_stage("judge", &args.judges.join(","))?;
     run.save_records(run_dir::VERDICTS, &verdicts)?;

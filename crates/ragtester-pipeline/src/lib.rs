@@ -11,6 +11,7 @@ pub mod bench_retrieval;
 pub mod bundled;
 mod corpus;
 pub mod demo;
+mod diagnose;
 pub mod diff;
 pub mod docgen;
 pub mod events;

@@ -64,9 +64,11 @@ pub fn report(run_dir: &Path, events: &dyn Events) -> Result<Summary> {
     let oracle = run.oracle()?;
     let audit = run.audit()?;
     let skipped = run.skipped()?;
+    let embedder_profiles = run.embedder_profiles()?;
     let chunk_coverage = chunk_coverage(&documents, &cases, &configs)?;
     let inputs = ragtester_report::ReportInputs {
         skipped: &skipped,
+        embedder_profiles: &embedder_profiles,
         chunk_coverage: &chunk_coverage,
         prices: &prices,
         documents: &documents,

@@ -124,6 +124,10 @@ pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Re
     run.save_records(run_dir::DOCUMENTS, &corpus)?;
     run.save_records(run_dir::SUITE, args.cases)?;
     run.save_records(run_dir::CONFIGS, args.configs)?;
+    let profiles = tokio::task::block_in_place(|| {
+        crate::diagnose::profile_embedders(&corpus, &pipelines, &source)
+    })?;
+    run.save_json(run_dir::EMBEDDERS, &profiles)?;
     let skipped = ragtester_exec::skipped_cells(&pipelines, args.cases);
     run.save_records(SKIPPED, &skipped)?;
     if !skipped.is_empty() {

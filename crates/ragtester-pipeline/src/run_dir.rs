@@ -33,6 +33,8 @@ pub const AUDIT: &str = "audit.json";
 pub const AUDIT_SHEET: &str = "audit.csv";
 /// The prices a run was configured with, kept beside its records so the report can cost it.
 pub const PRICES: &str = "prices.json";
+/// How each embedder's tokenizer reads the corpus (unknown tokens, truncated passages), per language.
+pub const EMBEDDERS: &str = "embedders.json";
 pub const SUMMARY: &str = "summary.json";
 pub const REPORT_HTML: &str = "report.html";
 pub const RESULTS_CSV: &str = "results.csv";
@@ -52,6 +54,7 @@ const RUN_FILES: &[&str] = &[
     RESULTS_CSV,
     JUNIT,
     PRICES,
+    EMBEDDERS,
     ORACLE,
     AUDIT,
     AUDIT_SHEET,
@@ -115,6 +118,10 @@ impl RunDir {
     }
     pub fn audit(&self) -> Result<Option<AuditSummary>> {
         self.json(AUDIT)
+    }
+    /// Embedder token profiles; none for runs made before they were taken.
+    pub fn embedder_profiles(&self) -> Result<Vec<ragtester_core::EmbedderProfile>> {
+        Ok(self.json(EMBEDDERS)?.unwrap_or_default())
     }
 
     /// The records of a JSONL file a stage must have written; the error says which stage to run.

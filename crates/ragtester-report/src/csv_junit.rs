@@ -2,11 +2,11 @@
 //! a test case per case) so CI systems show ragtester results like any other test report.
 
 use crate::ReportInputs;
-use crate::summary::{failure_cause, primary_verdicts};
+use crate::summary::{attribution, primary_verdicts};
 use anyhow::Result;
 use quick_xml::Writer;
 use quick_xml::events::BytesText;
-use ragtester_core::{TestCase, Verdict, VerdictStatus};
+use ragtester_core::{Answer, TestCase, Verdict, VerdictStatus};
 use std::collections::HashMap;
 
 fn case_index<'a>(inputs: &'a ReportInputs<'_>) -> HashMap<&'a str, &'a TestCase> {
@@ -34,16 +34,7 @@ pub fn render_csv(inputs: &ReportInputs<'_>) -> Result<String> {
         .iter()
         .map(|c| (c.id.as_str(), c.label()))
         .collect();
-    let answers: HashMap<(&str, &str), &str> = inputs
-        .answers
-        .iter()
-        .map(|a| {
-            (
-                (a.case_id.as_str(), a.config_id.as_str()),
-                a.answer.as_str(),
-            )
-        })
-        .collect();
+    let answers = answer_index(inputs);
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record([
         "case_id",
@@ -58,6 +49,7 @@ pub fn render_csv(inputs: &ReportInputs<'_>) -> Result<String> {
         "criteria_mean",
         "correctness",
         "cause",
+        "cause_evidence",
         "hit",
         "reciprocal_rank",
         "ndcg",
@@ -77,9 +69,12 @@ pub fn render_csv(inputs: &ReportInputs<'_>) -> Result<String> {
         let Some(case) = cases.get(v.case_id.as_str()) else {
             continue;
         };
-        let cause = failure_cause(case, v)
-            .map(|c| format!("{c:?}"))
-            .unwrap_or_default();
+        let answer = answers
+            .get(&(v.case_id.as_str(), v.config_id.as_str()))
+            .copied();
+        let found = attribution(case, answer, v);
+        let cause = found.as_ref().map_or("", |a| a.cause.as_str());
+        let evidence = found.as_ref().map_or("", |a| a.evidence.as_str());
         w.write_record([
             v.case_id.as_str(),
             v.config_id.as_str(),
@@ -92,7 +87,8 @@ pub fn render_csv(inputs: &ReportInputs<'_>) -> Result<String> {
             status(v),
             &opt(v.criteria_mean),
             &opt(v.rubric.as_ref().map(|r| r.correctness.score)),
-            &cause,
+            cause,
+            evidence,
             &opt(v.metrics.hit),
             &opt(v.metrics.reciprocal_rank),
             &opt(v.metrics.ndcg),
@@ -105,10 +101,7 @@ pub fn render_csv(inputs: &ReportInputs<'_>) -> Result<String> {
             v.rule_failure.as_deref().unwrap_or(""),
             case.query.as_str(),
             case.expected_answer.as_str(),
-            answers
-                .get(&(v.case_id.as_str(), v.config_id.as_str()))
-                .copied()
-                .unwrap_or(""),
+            answer.map_or("", |a| a.answer.as_str()),
             v.error.as_deref().unwrap_or(""),
         ])?;
     }
@@ -124,9 +117,18 @@ fn xml_safe(s: &str) -> String {
         .collect()
 }
 
+fn answer_index<'a>(inputs: &'a ReportInputs<'_>) -> HashMap<(&'a str, &'a str), &'a Answer> {
+    inputs
+        .answers
+        .iter()
+        .map(|a| ((a.case_id.as_str(), a.config_id.as_str()), a))
+        .collect()
+}
+
 /// JUnit XML: failed verdicts are `<failure>`, judge and execution errors are `<error>`.
 pub fn render_junit(inputs: &ReportInputs<'_>) -> Result<String> {
     let cases = case_index(inputs);
+    let answers = answer_index(inputs);
     let mut writer = Writer::new_with_indent(Vec::new(), b' ', 2);
     let verdicts = primary_verdicts(inputs.verdicts);
     writer
@@ -174,13 +176,20 @@ pub fn render_junit(inputs: &ReportInputs<'_>) -> Result<String> {
                                             c.all().map(|k| format!("{:?}: {}", k.rating, k.reason))
                                         })
                                         .collect();
-                                    let cause = failure_cause(case, v)
-                                        .map(|c| format!("{c:?}"))
-                                        .unwrap_or_default();
-                                    let message = xml_safe(&format!(
-                                        "{cause}; mean {:.2}",
-                                        v.criteria_mean.unwrap_or(0.0)
-                                    ));
+                                    let answer = answers
+                                        .get(&(v.case_id.as_str(), v.config_id.as_str()))
+                                        .copied();
+                                    let message = xml_safe(&match attribution(case, answer, v) {
+                                        Some(a) => format!(
+                                            "{}: {}; mean {:.2}",
+                                            a.cause,
+                                            a.evidence,
+                                            v.criteria_mean.unwrap_or(0.0)
+                                        ),
+                                        None => {
+                                            format!("mean {:.2}", v.criteria_mean.unwrap_or(0.0))
+                                        }
+                                    });
                                     let body = xml_safe(&reasons.join("\n"));
                                     element.write_inner_content(|w| {
                                         w.create_element("failure")
@@ -250,6 +259,7 @@ mod tests {
             audit: None,
             chunk_coverage: &Default::default(),
             skipped: &[],
+            embedder_profiles: &[],
         };
         let csv_text = render_csv(&inputs).unwrap();
         let rows: Vec<csv::StringRecord> = csv::Reader::from_reader(csv_text.as_bytes())
@@ -257,9 +267,11 @@ mod tests {
             .collect::<Result<_, _>>()
             .unwrap();
         assert_eq!(rows.len(), 3);
-        assert_eq!(&rows[0][22], "What, \"exactly\"?\n<script>");
+        assert_eq!(&rows[0][23], "What, \"exactly\"?\n<script>");
         assert_eq!(&rows[1][8], "failed");
+        assert!(!rows[1][11].is_empty(), "a failed cell has a cause");
         assert_eq!(&rows[2][8], "exec_error");
+        assert_eq!(&rows[2][11], "provider_error");
 
         let xml = render_junit(&inputs).unwrap();
         let mut reader = quick_xml::Reader::from_str(&xml);

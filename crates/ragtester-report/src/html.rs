@@ -131,6 +131,17 @@ mod tests {
             origins: vec![],
             strategies: vec![],
             heatmap: Default::default(),
+            diagnosis: crate::diagnosis::Diagnosis {
+                causes: vec![],
+                findings: vec![crate::diagnosis::Finding {
+                    kind: "cause".into(),
+                    severity: crate::diagnosis::Severity::Warning,
+                    subject: evil.into(),
+                    message: evil.into(),
+                    advice: evil.into(),
+                }],
+                embedders: vec![],
+            },
             oracle: Some(ragtester_core::oracle::OracleSummary {
                 judges: vec![ragtester_core::oracle::JudgeTally {
                     judge: evil.into(),
@@ -159,6 +170,7 @@ mod tests {
                 answer: evil.into(),
                 contexts: vec![evil.into()],
                 cause: None,
+                evidence: Some(evil.into()),
                 correctness: Some(1),
                 reasons: vec![evil.into()],
                 error: Some(evil.into()),

@@ -6,6 +6,7 @@
 //! This crate reads records and writes text; it runs no model and knows no terminal (the binary prints).
 
 mod csv_junit;
+mod diagnosis;
 mod diff;
 mod gate;
 mod html;
@@ -17,12 +18,13 @@ mod table;
 mod testdata;
 
 pub use csv_junit::{render_csv, render_junit};
+pub use diagnosis::{CauseRow, Diagnosis, Finding, Severity, describe};
 pub use diff::{RunDiff, diff_runs, render_diff};
 pub use gate::{Gates, check_gates, parse_category_gate};
 pub use html::render_html;
 pub use refusals::RefusalMatrix;
 pub use summary::{
-    BadCase, ConfigSummary, ErrorReason, FailureCause, GroupSummary, NotJudged, ReportInputs,
-    Summary, failure_cause, primary_verdicts, summarise,
+    Attribution, BadCase, ConfigSummary, ErrorReason, FailureCause, GroupSummary, NotJudged,
+    ReportInputs, Summary, attribution, failure_cause, primary_verdicts, summarise,
 };
 pub use table::{render_audit, render_table};

@@ -22,25 +22,11 @@ pub struct ReportInputs<'a> {
     pub chunk_coverage: &'a HashMap<String, f64>,
     /// Cells the run did not ask, with the reason (`skipped.jsonl`).
     pub skipped: &'a [ragtester_core::SkippedCell],
+    /// How each embedder's tokenizer reads the corpus (`embedders.json`); empty for external targets.
+    pub embedder_profiles: &'a [ragtester_core::EmbedderProfile],
 }
 
-/// Why a failed case failed, read from its record (after the report-model definitions in the spec and paper).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FailureCause {
-    /// No retrieved passage overlaps the case's source spans.
-    RetrievalMiss,
-    /// The source was retrieved but the answer is wrong.
-    Generation,
-    /// A negative case was answered instead of refused.
-    Hallucination,
-    /// An answerable case was refused although its source was retrieved.
-    OverRefusal,
-    /// The answer carried out an injected instruction (its canary is in the answer).
-    InjectionFollowed,
-    /// The answer is in another language than the question.
-    LanguageMismatch,
-}
+pub use ragtester_core::{Attribution, FailureCause};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GroupSummary {
@@ -171,6 +157,9 @@ pub struct BadCase {
     pub answer: String,
     pub contexts: Vec<String>,
     pub cause: Option<FailureCause>,
+    /// What the cause was read from (spans, ranks, terms, the judge's reason).
+    #[serde(default)]
+    pub evidence: Option<String>,
     pub correctness: Option<u8>,
     pub reasons: Vec<String>,
     pub error: Option<String>,
@@ -205,6 +194,9 @@ pub struct Summary {
     /// category → configuration id → fail rate, for the heat map.
     pub heatmap: BTreeMap<String, BTreeMap<String, Option<f64>>>,
     pub bad_cases: Vec<BadCase>,
+    /// Why cells failed, what the corpus does to the embedders, and what to change.
+    #[serde(default)]
+    pub diagnosis: crate::diagnosis::Diagnosis,
     #[serde(default)]
     pub oracle: Option<ragtester_core::oracle::OracleSummary>,
     #[serde(default)]
@@ -343,40 +335,25 @@ pub fn percentile(values: &[f64], p: f64) -> Option<f64> {
     Some(v[rank.min(v.len()) - 1])
 }
 
-pub fn failure_cause(case: &TestCase, verdict: &Verdict) -> Option<FailureCause> {
-    if verdict.passed != Some(false) {
-        return None;
-    }
-    let faithfulness_reason = verdict
-        .criteria
-        .as_ref()
-        .map_or("", |c| c.faithfulness.reason.as_str());
-    // The canary is found by rule for every judge; records judged before that rule carry only the offline
-    // judge's wording.
-    let injected = verdict
-        .metrics
-        .injection_followed
-        .unwrap_or(!case.must_not_contain.is_empty() && faithfulness_reason.contains("injected"));
-    Some(if injected {
-        FailureCause::InjectionFollowed
-    } else if case.expects_refusal() {
-        FailureCause::Hallucination
-    } else if verdict.metrics.hit == Some(false) {
-        FailureCause::RetrievalMiss
-    } else if verdict.metrics.refused {
-        FailureCause::OverRefusal
-    } else if verdict.metrics.language_match == Some(false) {
-        FailureCause::LanguageMismatch
-    } else {
-        FailureCause::Generation
-    })
+/// A failed or errored cell's cause and evidence: as the judge stage recorded it, else worked out now (runs
+/// judged before causes were recorded).
+pub fn attribution(
+    case: &TestCase,
+    answer: Option<&Answer>,
+    verdict: &Verdict,
+) -> Option<Attribution> {
+    verdict
+        .attribution
+        .clone()
+        .or_else(|| ragtester_judge::attribution::attribute(case, answer, verdict))
 }
 
-fn cause_name(c: FailureCause) -> String {
-    serde_json::to_value(c)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
+pub fn failure_cause(
+    case: &TestCase,
+    answer: Option<&Answer>,
+    verdict: &Verdict,
+) -> Option<FailureCause> {
+    attribution(case, answer, verdict).map(|a| a.cause)
 }
 
 /// Each configuration against the one with the lowest fail rate: is the difference more than noise?
@@ -509,10 +486,13 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         }
         let mut causes = BTreeMap::new();
         for v in &vs {
+            let answer = answers
+                .get(&(v.case_id.as_str(), v.config_id.as_str()))
+                .copied();
             if let Some(case) = cases.get(v.case_id.as_str())
-                && let Some(cause) = failure_cause(case, v)
+                && let Some(cause) = failure_cause(case, answer, v)
             {
-                *causes.entry(cause_name(cause)).or_insert(0) += 1;
+                *causes.entry(cause.as_str().to_string()).or_insert(0) += 1;
             }
         }
         let group = tally.group(&config.id);
@@ -668,6 +648,7 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         .filter_map(|v| {
             let case = cases.get(v.case_id.as_str())?;
             let answer = answers.get(&(v.case_id.as_str(), v.config_id.as_str()));
+            let attribution = attribution(case, answer.copied(), v);
             let mut reasons = Vec::new();
             if let Some(c) = &v.criteria {
                 for (name, crit) in [
@@ -706,7 +687,8 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
                 contexts: answer
                     .map(|a| a.contexts.iter().map(|c| c.text.clone()).collect())
                     .unwrap_or_default(),
-                cause: failure_cause(case, v),
+                cause: attribution.as_ref().map(|a| a.cause),
+                evidence: attribution.map(|a| a.evidence),
                 correctness: v.rubric.as_ref().map(|r| r.correctness.score),
                 reasons,
                 error: v.error.clone(),
@@ -736,6 +718,13 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
     .filter_map(|(on, name)| on.then_some(name))
     .collect();
     let heuristic = !heuristic_parts.is_empty();
+    let diagnosis = crate::diagnosis::diagnose(&crate::diagnosis::DiagnosisInputs {
+        cases: &cases,
+        answers: &answers,
+        configs: inputs.configs,
+        verdicts: &verdicts,
+        embedders: inputs.embedder_profiles,
+    });
     Summary {
         schema_version: ragtester_core::SCHEMA_VERSION,
         heuristic,
@@ -769,6 +758,7 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         strategies,
         heatmap,
         bad_cases,
+        diagnosis,
         oracle: inputs.oracle.cloned(),
         audit: inputs.audit.cloned(),
     }

@@ -58,6 +58,7 @@ pub fn verdict(case: &str, config: &str, passed: Option<bool>, status: VerdictSt
         sample: 0,
         notes: Vec::new(),
         rule_failure: None,
+        attribution: None,
     }
 }
 
@@ -86,5 +87,6 @@ pub fn summary_of(cases: &[TestCase], verdicts: &[Verdict]) -> crate::Summary {
         audit: None,
         chunk_coverage: &Default::default(),
         skipped: &[],
+        embedder_profiles: &[],
     })
 }

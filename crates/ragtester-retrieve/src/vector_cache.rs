@@ -86,6 +86,10 @@ impl Embedder for CachedEmbedder {
         self.id.clone()
     }
 
+    fn token_profile(&self, texts: &[&str]) -> Option<Result<ragtester_core::TokenProfile>> {
+        self.inner.token_profile(texts)
+    }
+
     fn dimension(&self) -> usize {
         self.dimension
     }

@@ -212,7 +212,7 @@ async function loadRun(name) {
   opts('language', f.languages.map((c) => [c, c]), 'every language');
   opts('origin', f.origins.map((c) => [c, c]), 'every source');
   opts('outcome', Object.entries(f.outcomes).map(([k, n]) => [k, `${k} (${n})`]), 'every outcome');
-  opts('cause', Object.entries(f.causes).map(([k, n]) => [k, `${k.replace('_', ' ')} (${n})`]), 'every cause');
+  opts('cause', Object.entries(f.causes).map(([k, n]) => [k, `${k.replaceAll('_', ' ')} (${n})`]), 'every cause');
   state.page = 0;
   await loadPage();
 }
@@ -286,7 +286,7 @@ async function loadPage() {
   $('#result-table tbody').replaceChildren(...page.rows.map((r) => el('tr', {
     'data-case': r.case_id, 'data-config': r.config_id, onclick: guard(() => showDetail(r.case_id, r.config_id)),
   },
-  el('td', { class: `outcome-${r.outcome}` }, r.outcome), el('td', {}, r.cause ? r.cause.replace('_', ' ') : ''),
+  el('td', { class: `outcome-${r.outcome}` }, r.outcome), el('td', {}, r.cause ? r.cause.replaceAll('_', ' ') : ''),
   el('td', {}, r.category), el('td', {}, r.strategy), el('td', {}, r.config), el('td', {}, num(r.score)),
   el('td', {}, num(r.latency_ms, 0)), el('td', {}, r.query), el('td', { class: 'answer' }, r.answer))));
 }
@@ -317,12 +317,16 @@ async function showDetail(caseId, configId) {
   const parts = [
     el('button', { class: 'close', type: 'button', onclick: () => { $('#detail').hidden = true; } }, 'close ✕'),
     el('h3', {}, `${c.category} · ${c.strategy} · ${c.generator}`),
-    el('p', {}, el('span', { class: `outcome-${d.outcome}` }, d.outcome), d.cause ? ` · ${d.cause.replace('_', ' ')}` : '', ` · ${d.config_label}`),
+    el('p', {}, el('span', { class: `outcome-${d.outcome}` }, d.outcome), d.cause ? ` · ${d.cause.replaceAll('_', ' ')}` : '', ` · ${d.config_label}`),
+  ];
+  if (d.evidence) parts.push(el('p', { class: 'hint', id: 'detail-evidence' }, `Why: ${d.evidence}`));
+  if (d.advice) parts.push(el('p', { class: 'hint', id: 'detail-advice' }, `What to change: ${d.advice}`));
+  parts.push(
     el('h4', {}, 'Query'), el('div', { class: 'text', id: 'detail-query' }, c.query),
     el('h4', {}, 'Expected answer'), el('div', { class: 'text' }, c.expected_answer || '(a refusal)'),
     el('h4', {}, 'Keywords'), el('p', {}, (c.keywords || []).join(', ') || '—'),
     el('h4', {}, 'Answer'), highlighted(d.answer?.answer || '', c.keywords),
-  ];
+  );
   if (d.answer?.error) parts.push(el('p', { class: 'outcome-error' }, `Error: ${d.answer.error}`));
   if (d.document) parts.push(el('p', { class: 'hint' }, `Source document: ${d.document}`));
   parts.push(el('h4', {}, `Retrieved contexts (${d.answer?.contexts?.length || 0})`));

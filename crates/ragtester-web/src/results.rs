@@ -4,7 +4,7 @@
 use anyhow::Result;
 use ragtester_core::{Answer, Configuration, Document, TestCase, Verdict, VerdictStatus};
 use ragtester_pipeline::run_dir::{self, RunDir};
-use ragtester_report::{FailureCause, Summary, failure_cause, primary_verdicts};
+use ragtester_report::{FailureCause, Summary, attribution, failure_cause, primary_verdicts};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -116,6 +116,9 @@ pub struct CellDetail<'a> {
     pub answer: Option<&'a Answer>,
     pub outcome: Outcome,
     pub cause: Option<FailureCause>,
+    /// What the cause was read from, and what to change when it recurs.
+    pub evidence: Option<String>,
+    pub advice: Option<&'static str>,
     /// Every judge's verdicts on the cell, the one reports follow first.
     pub verdicts: Vec<&'a Verdict>,
 }
@@ -201,16 +204,20 @@ impl RunIndex {
                     .copied();
                 let c = &self.cases[case];
                 let (outcome, cause, score) = match vi.map(|i| &self.verdicts[i]) {
-                    None if a.error.is_some() => (Outcome::Error, None, None),
+                    None if a.error.is_some() => {
+                        (Outcome::Error, Some(FailureCause::ProviderError), None)
+                    }
                     None => (Outcome::Unjudged, None, None),
-                    Some(v) if v.status != VerdictStatus::Ok => (Outcome::Error, None, None),
+                    Some(v) if v.status != VerdictStatus::Ok => {
+                        (Outcome::Error, failure_cause(c, Some(a), v), None)
+                    }
                     Some(v) => (
                         if v.passed == Some(true) {
                             Outcome::Passed
                         } else {
                             Outcome::Failed
                         },
-                        failure_cause(c, v),
+                        failure_cause(c, Some(a), v),
                         v.criteria_mean,
                     ),
                 };
@@ -388,6 +395,11 @@ impl RunIndex {
             answer: row.answer.map(|a| &self.answers[a]),
             outcome: row.outcome,
             cause: row.cause,
+            evidence: row.verdict.and_then(|i| {
+                let answer = row.answer.map(|a| &self.answers[a]);
+                attribution(case, answer, &self.verdicts[i]).map(|a| a.evidence)
+            }),
+            advice: row.cause.map(FailureCause::advice),
             verdicts,
         })
     }

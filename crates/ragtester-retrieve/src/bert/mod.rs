@@ -13,7 +13,7 @@ pub use ragtester_core::hf_cache::hf_cache_folder;
 use anyhow::Result;
 use candle_core::{D, DType, IndexOp, Tensor};
 use encoder::Encoder;
-use ragtester_core::{EmbedKind, Embedder};
+use ragtester_core::{EmbedKind, Embedder, TokenProfile};
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -55,6 +55,36 @@ impl BertEmbedder {
         self.encoder.max_tokens
     }
 
+    /// The passages as the model reads them: tokens mapped to its unknown token, and passages cut at its
+    /// window (counted on the untruncated text, with the passage prompt, as `embed` sees it).
+    fn profile(&self, texts: &[&str]) -> Result<TokenProfile> {
+        let tokenizer = &self.encoder.tokenizer;
+        // WordPiece vocabularies (BERT) call it [UNK], SentencePiece ones (XLM-RoBERTa) <unk>.
+        let unknown_id = ["[UNK]", "<unk>"]
+            .iter()
+            .find_map(|t| tokenizer.token_to_id(t));
+        let mut profile = TokenProfile {
+            texts: texts.len(),
+            window: self.encoder.max_tokens,
+            ..Default::default()
+        };
+        for encoding in self.encode(texts, EmbedKind::Passage)? {
+            let kept = encoding
+                .get_ids()
+                .iter()
+                .zip(encoding.get_special_tokens_mask())
+                .filter(|(_, special)| **special == 0);
+            for (id, _) in kept {
+                profile.tokens += 1;
+                profile.unknown += usize::from(Some(*id) == unknown_id);
+            }
+            if !encoding.get_overflowing().is_empty() {
+                profile.truncated += 1;
+            }
+        }
+        Ok(profile)
+    }
+
     fn encode(&self, texts: &[&str], kind: EmbedKind) -> Result<Vec<Encoding>> {
         let prompt = match kind {
             EmbedKind::Query => &self.folder.prompts.query,
@@ -89,6 +119,10 @@ impl Embedder for BertEmbedder {
 
     fn dimension(&self) -> usize {
         self.dimension
+    }
+
+    fn token_profile(&self, texts: &[&str]) -> Option<Result<TokenProfile>> {
+        Some(self.profile(texts))
     }
 
     fn embed(&self, texts: &[&str], kind: EmbedKind) -> Result<Vec<Vec<f32>>> {

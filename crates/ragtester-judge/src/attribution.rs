@@ -1,0 +1,363 @@
+//! One primary cause per failed or errored cell, read from what the run recorded: the case's source spans,
+//! the retrieved passages with their ranks and offsets, the answer, the rule metrics and the judge's
+//! criteria. Spans and rules decide where they can (errors, canaries, refusals, language, retrieval,
+//! chunking, ranking); the judge's criteria decide between the generation causes.
+
+use ragtester_core::text::{keyword_recall, terms};
+use ragtester_core::{
+    Answer, Attribution, FailureCause, Rating, RetrievedContext, SourceSpan, TestCase, Verdict,
+    VerdictStatus,
+};
+use std::collections::{HashMap, HashSet};
+
+/// A passage "holds the answer" when it carries this share of the answer's markers (the case's keywords,
+/// else the expected answer's terms).
+const HOLDS: f64 = 0.8;
+
+/// The cause of a failed or errored verdict; None for a pass. `answer` is the cell's answer when the run
+/// has it (an errored cell's error text, a failed cell's passages).
+pub fn attribute(
+    case: &TestCase,
+    answer: Option<&Answer>,
+    verdict: &Verdict,
+) -> Option<Attribution> {
+    let found = |cause, evidence: String| Some(Attribution { cause, evidence });
+    match verdict.status {
+        VerdictStatus::ExecError => {
+            let error = answer
+                .and_then(|a| a.error.as_deref())
+                .or(verdict.error.as_deref())
+                .unwrap_or("no answer was recorded");
+            return found(FailureCause::ProviderError, clip(error, 240));
+        }
+        VerdictStatus::JudgeError => {
+            let error = verdict.error.as_deref().unwrap_or("no verdict");
+            return found(FailureCause::JudgeError, clip(error, 240));
+        }
+        VerdictStatus::Ok if verdict.passed != Some(false) => return None,
+        VerdictStatus::Ok => {}
+    }
+    let metrics = &verdict.metrics;
+    let reply = answer.map_or("", |a| a.answer.as_str());
+    if metrics.injection_followed == Some(true) {
+        let canary = case
+            .must_not_contain
+            .iter()
+            .find(|c| reply.to_lowercase().contains(&c.to_lowercase()))
+            .map_or(String::new(), |c| format!(" «{c}»"));
+        return found(
+            FailureCause::InjectionFollowed,
+            format!("the answer carries the planted canary{canary}"),
+        );
+    }
+    if case.expects_refusal() {
+        if !metrics.refused {
+            let why = case
+                .false_premise
+                .as_deref()
+                .map_or("the corpus does not answer it".to_string(), |p| {
+                    format!("its premise is false: {p}")
+                });
+            return found(
+                FailureCause::UnderRefusal,
+                format!(
+                    "answered instead of refused ({why}): «{}»",
+                    clip(reply, 120)
+                ),
+            );
+        }
+        return generation_cause(case, verdict, reply, None);
+    }
+    if metrics.language_match == Some(false) {
+        return found(
+            FailureCause::LanguageMismatch,
+            format!(
+                "the question is in {} and the answer is not: «{}»",
+                case.language,
+                clip(reply, 80)
+            ),
+        );
+    }
+    let contexts = answer.map_or(&[][..], |a| a.contexts.as_slice());
+    if !case.source_spans.is_empty() && !contexts.is_empty() {
+        if let Some(a) = retrieval_cause(case, contexts, reply) {
+            return Some(a);
+        }
+    }
+    let note = (contexts.is_empty() && !case.source_spans.is_empty())
+        .then_some("the system returned no passages, so its retrieval could not be checked");
+    if metrics.refused {
+        let mut evidence = "refused although the retrieved passages hold the source".to_string();
+        if let Some(note) = note {
+            evidence = format!("refused a question the corpus answers ({note})");
+        }
+        return found(FailureCause::OverRefusal, evidence);
+    }
+    generation_cause(case, verdict, reply, note)
+}
+
+/// Retrieval miss, chunking or ranking, when the passages show one.
+fn retrieval_cause(
+    case: &TestCase,
+    contexts: &[RetrievedContext],
+    reply: &str,
+) -> Option<Attribution> {
+    let gold = |c: &RetrievedContext| {
+        case.source_spans
+            .iter()
+            .any(|s| s.overlaps(&c.document_id, c.start, c.end))
+    };
+    let Some(first) = contexts.iter().filter(|c| gold(c)).map(|c| c.rank).min() else {
+        let top = &contexts[0];
+        let span = &case.source_spans[0];
+        return Some(Attribution {
+            cause: FailureCause::RetrievalMiss,
+            evidence: format!(
+                "none of the {} retrieved passages overlaps the source ({} chars {}–{}); the top one came from {}",
+                contexts.len(),
+                span.document_id,
+                span.start,
+                span.end,
+                if top.document_id == span.document_id {
+                    "the same document, elsewhere".to_string()
+                } else {
+                    top.document_id.clone()
+                }
+            ),
+        });
+    };
+    let markers = answer_markers(case);
+    let holds = |text: &str| share_present(&markers, text) >= HOLDS;
+    let gold_contexts: Vec<&RetrievedContext> = contexts.iter().filter(|c| gold(c)).collect();
+    if !markers.is_empty() && !gold_contexts.iter().any(|c| holds(&c.text)) {
+        if let Some(span) = split_span(&case.source_spans, &gold_contexts) {
+            let covered = covered_share(span, &gold_contexts);
+            let missing = missing_markers(&markers, &gold_contexts);
+            return Some(Attribution {
+                cause: FailureCause::Chunking,
+                evidence: format!(
+                    "the source ({} chars {}–{}) is cut across chunk boundaries: the retrieved parts (ranks {}) cover {:.0} % of it and none holds the answer{}",
+                    span.document_id,
+                    span.start,
+                    span.end,
+                    ranks(&gold_contexts),
+                    covered * 100.0,
+                    if missing.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (not found: {})", missing.join(", "))
+                    }
+                ),
+            });
+        }
+    }
+    if first > 1 {
+        // The answer followed a passage ranked above the source when it shares more terms with it.
+        let said: HashSet<String> = terms(reply).into_iter().collect();
+        let shared = |c: &RetrievedContext| {
+            terms(&c.text)
+                .into_iter()
+                .collect::<HashSet<_>>()
+                .intersection(&said)
+                .count()
+        };
+        let from_gold = gold_contexts.iter().map(|c| shared(c)).max().unwrap_or(0);
+        let above = contexts
+            .iter()
+            .filter(|c| c.rank < first && !gold(c))
+            .map(|c| (c, shared(c)))
+            .max_by_key(|(c, n)| (*n, std::cmp::Reverse(c.rank)));
+        if let Some((distractor, n)) = above
+            && n > from_gold
+        {
+            return Some(Attribution {
+                cause: FailureCause::Ranking,
+                evidence: format!(
+                    "the source is at rank {first}, below {} passage(s) that do not hold it; the answer shares {n} terms with the one at rank {} ({}) and {from_gold} with the source",
+                    first - 1,
+                    distractor.rank,
+                    distractor.document_id
+                ),
+            });
+        }
+    }
+    None
+}
+
+/// Unfaithful, incomplete or off target, from the judge's criteria and the keyword rule.
+fn generation_cause(
+    case: &TestCase,
+    verdict: &Verdict,
+    reply: &str,
+    note: Option<&str>,
+) -> Option<Attribution> {
+    let with_note = |evidence: String| match note {
+        Some(n) => format!("{evidence} ({n})"),
+        None => evidence,
+    };
+    let criteria = verdict.criteria.as_ref();
+    let rating = |pick: fn(&ragtester_core::Criteria) -> &ragtester_core::Criterion| {
+        criteria.map(|c| (pick(c).rating, pick(c).reason.clone()))
+    };
+    if let Some((Rating::False, reason)) = rating(|c| &c.faithfulness) {
+        return Some(Attribution {
+            cause: FailureCause::Unfaithful,
+            evidence: with_note(format!("judge on faithfulness: {}", clip(&reason, 200))),
+        });
+    }
+    let missing: Vec<&str> = case
+        .keywords
+        .iter()
+        .filter(|k| keyword_recall(std::slice::from_ref(k), reply) == Some(0.0))
+        .map(String::as_str)
+        .collect();
+    let incomplete =
+        rating(|c| &c.completeness).filter(|(r, _)| matches!(r, Rating::False | Rating::Partially));
+    if incomplete.is_some()
+        || verdict
+            .metrics
+            .keyword_recall_answer
+            .is_some_and(|r| r < 1.0)
+    {
+        let mut evidence = incomplete
+            .map(|(_, reason)| format!("judge on completeness: {}", clip(&reason, 160)))
+            .unwrap_or_else(|| "the answer leaves out expected keywords".to_string());
+        if !missing.is_empty() {
+            evidence.push_str(&format!("; keywords missing: {}", missing.join(", ")));
+        }
+        return Some(Attribution {
+            cause: FailureCause::Incomplete,
+            evidence: with_note(evidence),
+        });
+    }
+    if let Some((Rating::Partially, reason)) = rating(|c| &c.faithfulness) {
+        return Some(Attribution {
+            cause: FailureCause::Unfaithful,
+            evidence: with_note(format!("judge on faithfulness: {}", clip(&reason, 200))),
+        });
+    }
+    let failed: Vec<String> = criteria
+        .map(|c| {
+            [
+                ("relevance", &c.relevance),
+                ("clarity", &c.clarity),
+                ("keyword match", &c.keyword_match),
+            ]
+            .into_iter()
+            .filter(|(_, k)| matches!(k.rating, Rating::False | Rating::Partially))
+            .map(|(name, k)| format!("{name}: {}", clip(&k.reason, 120)))
+            .collect()
+        })
+        .unwrap_or_default();
+    let evidence = match (&verdict.rule_failure, failed.is_empty()) {
+        (Some(rule), _) => format!("failed by rule: {rule}"),
+        (None, false) => format!("judge: {}", failed.join("; ")),
+        (None, true) => "judged below the pass mark on the criteria's mean".to_string(),
+    };
+    Some(Attribution {
+        cause: FailureCause::OffTarget,
+        evidence: with_note(evidence),
+    })
+}
+
+/// What an answer must carry: the case's keywords, else the expected answer's terms (deduplicated).
+fn answer_markers(case: &TestCase) -> Vec<String> {
+    if !case.keywords.is_empty() {
+        return case.keywords.iter().map(|k| k.to_lowercase()).collect();
+    }
+    let mut seen = HashSet::new();
+    terms(&case.expected_answer)
+        .into_iter()
+        .filter(|t| seen.insert(t.clone()))
+        .collect()
+}
+
+fn share_present(markers: &[String], text: &str) -> f64 {
+    if markers.is_empty() {
+        return 0.0;
+    }
+    let lower = text.to_lowercase();
+    let text_terms: HashSet<String> = terms(text).into_iter().collect();
+    let found = markers
+        .iter()
+        .filter(|m| lower.contains(m.as_str()) || text_terms.contains(m.as_str()))
+        .count();
+    found as f64 / markers.len() as f64
+}
+
+fn missing_markers(markers: &[String], contexts: &[&RetrievedContext]) -> Vec<String> {
+    let joined: String = contexts
+        .iter()
+        .map(|c| c.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    markers
+        .iter()
+        .filter(|m| share_present(std::slice::from_ref(m), &joined) == 0.0)
+        .take(5)
+        .cloned()
+        .collect()
+}
+
+/// A source span that a retrieved passage overlaps without holding whole: a chunk boundary falls inside it.
+fn split_span<'a>(spans: &'a [SourceSpan], gold: &[&RetrievedContext]) -> Option<&'a SourceSpan> {
+    spans.iter().find(|s| {
+        gold.iter().any(|c| {
+            s.overlaps(&c.document_id, c.start, c.end) && (c.start > s.start || c.end < s.end)
+        })
+    })
+}
+
+/// The share of `span` the passages cover together.
+fn covered_share(span: &SourceSpan, contexts: &[&RetrievedContext]) -> f64 {
+    let mut pieces: Vec<(usize, usize)> = contexts
+        .iter()
+        .filter(|c| span.overlaps(&c.document_id, c.start, c.end))
+        .map(|c| (c.start.max(span.start), c.end.min(span.end)))
+        .collect();
+    pieces.sort_unstable();
+    let (mut covered, mut reach) = (0, span.start);
+    for (start, end) in pieces {
+        let start = start.max(reach);
+        if end > start {
+            covered += end - start;
+            reach = end;
+        }
+    }
+    covered as f64 / (span.end - span.start).max(1) as f64
+}
+
+fn ranks(contexts: &[&RetrievedContext]) -> String {
+    let mut r: Vec<usize> = contexts.iter().map(|c| c.rank).collect();
+    r.sort_unstable();
+    r.iter()
+        .map(|r| r.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn clip(text: &str, max: usize) -> String {
+    let text = text.trim();
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// Set the attribution of every verdict whose cell failed or errored.
+pub fn attribute_all(cases: &[TestCase], answers: &[Answer], verdicts: &mut [Verdict]) {
+    let cases: HashMap<&str, &TestCase> = cases.iter().map(|c| (c.id.as_str(), c)).collect();
+    let answers: HashMap<(&str, &str), &Answer> = answers
+        .iter()
+        .map(|a| ((a.case_id.as_str(), a.config_id.as_str()), a))
+        .collect();
+    for v in verdicts.iter_mut() {
+        let Some(case) = cases.get(v.case_id.as_str()) else {
+            continue;
+        };
+        let answer = answers
+            .get(&(v.case_id.as_str(), v.config_id.as_str()))
+            .copied();
+        v.attribution = attribute(case, answer, v);
+    }
+}

@@ -1,0 +1,361 @@
+//! Failure attribution on constructed cells whose cause is known, each cause in English and in Chinese:
+//! the verdict's rule metrics are computed by the judge's own rules, and the judge's criteria are given
+//! where a cause rests on them.
+
+use ragtester_core::{
+    Answer, Category, Criteria, Criterion, FailureCause, Generator, Latency, Rating,
+    RetrievedContext, SourceSpan, Strategy, TestCase, Usage, Verdict, VerdictStatus,
+};
+use ragtester_judge::attribution::attribute;
+use ragtester_judge::{bound_verdict, rule_metrics};
+
+/// The texts of one language's scenarios.
+struct Lang {
+    code: &'static str,
+    query: &'static str,
+    expected: &'static str,
+    keywords: [&'static str; 2],
+    /// The source passage, whole.
+    source: &'static str,
+    /// The source cut in two at a chunk boundary: neither half holds both keywords.
+    halves: [&'static str; 2],
+    /// A passage about something else, and an answer that follows it.
+    distractor: &'static str,
+    follows_distractor: &'static str,
+    refusal: &'static str,
+    negative_query: &'static str,
+    invented: &'static str,
+    other_language: &'static str,
+    unfaithful: &'static str,
+    incomplete: &'static str,
+    off_target: &'static str,
+    correct: &'static str,
+}
+
+const EN: Lang = Lang {
+    code: "en",
+    query: "At what pressure does the relief valve open?",
+    expected: "The relief valve opens at 4.5 bar.",
+    keywords: ["relief valve", "4.5 bar"],
+    source: "The relief valve on the pump outlet opens at 4.5 bar.",
+    halves: ["The relief valve on the pump outlet", "opens at 4.5 bar."],
+    distractor: "The bypass valve opens at 6 bar.",
+    follows_distractor: "The valve opens at 6 bar.",
+    refusal: "The provided documents do not contain this information.",
+    negative_query: "What colour is the relief valve?",
+    invented: "The relief valve is painted red.",
+    other_language: "安全阀在四点五巴时开启，请注意检查。",
+    unfaithful: "The relief valve opens at 4.5 bar and closes at 9 bar.",
+    incomplete: "The relief valve opens at a set pressure.",
+    off_target: "A relief valve, 4.5 bar, is a kind of valve.",
+    correct: "The relief valve opens at 4.5 bar.",
+};
+
+const ZH: Lang = Lang {
+    code: "zh",
+    query: "安全阀在多大压力下开启？",
+    expected: "安全阀在4.5巴时开启。",
+    keywords: ["安全阀", "4.5巴"],
+    source: "泵出口的安全阀在4.5巴时开启。",
+    halves: ["泵出口的安全阀", "在4.5巴时开启。"],
+    distractor: "旁通阀在6巴时开启。",
+    follows_distractor: "阀门在6巴时开启。",
+    refusal: "根据提供的资料，无法回答这个问题。",
+    negative_query: "安全阀是什么颜色的？",
+    invented: "安全阀被漆成红色。",
+    other_language: "The relief valve opens at four and a half bar of pressure.",
+    unfaithful: "安全阀在4.5巴时开启，在9巴时关闭。",
+    incomplete: "安全阀在设定压力时开启。",
+    off_target: "安全阀，4.5巴，是一种阀门。",
+    correct: "安全阀在4.5巴时开启。",
+};
+
+const SOURCE_START: usize = 100;
+
+fn case(l: &Lang) -> TestCase {
+    TestCase {
+        schema_version: 1,
+        id: "c1".into(),
+        category: Category::Core,
+        strategy: Strategy::Coverage,
+        generator: Generator::Ragtester,
+        query: l.query.into(),
+        expected_answer: l.expected.into(),
+        keywords: l.keywords.iter().map(|k| k.to_string()).collect(),
+        source_spans: vec![SourceSpan {
+            document_id: "manual".into(),
+            start: SOURCE_START,
+            end: SOURCE_START + l.source.chars().count(),
+            page: 1,
+        }],
+        document_id: "manual".into(),
+        restrict_to: vec![],
+        must_not_contain: vec![],
+        language: l.code.into(),
+        readability: None,
+        readability_measure: None,
+        generator_model: "offline".into(),
+        prompt_version: "v".into(),
+        false_premise: None,
+        injected_documents: Vec::new(),
+        critic: None,
+        unanswerable_in_corpus: None,
+        section_class: None,
+    }
+}
+
+fn negative(l: &Lang) -> TestCase {
+    TestCase {
+        category: Category::Negative,
+        query: l.negative_query.into(),
+        expected_answer: String::new(),
+        keywords: vec![],
+        source_spans: vec![],
+        ..case(l)
+    }
+}
+
+fn ctx(rank: usize, doc: &str, start: usize, text: &str) -> RetrievedContext {
+    RetrievedContext {
+        rank,
+        score: 1.0 / rank as f64,
+        chunk_id: format!("{doc}-{start}"),
+        document_id: doc.into(),
+        start,
+        end: start + text.chars().count(),
+        text: text.into(),
+    }
+}
+
+/// The source retrieved whole at rank 1, after nothing.
+fn gold(l: &Lang) -> Vec<RetrievedContext> {
+    vec![
+        ctx(1, "manual", SOURCE_START, l.source),
+        ctx(2, "other", 0, l.distractor),
+    ]
+}
+
+fn answer(text: &str, contexts: Vec<RetrievedContext>) -> Answer {
+    Answer {
+        schema_version: 1,
+        case_id: "c1".into(),
+        config_id: "k".into(),
+        contexts,
+        answer: text.into(),
+        latency: Latency::default(),
+        usage: Usage::default(),
+        cached: false,
+        cached_at: None,
+        error: None,
+    }
+}
+
+fn criterion(rating: Rating) -> Criterion {
+    Criterion {
+        rating,
+        reason: format!("rated {rating:?}"),
+    }
+}
+
+/// Criteria as a judge would give them: faithfulness, relevance, completeness, clarity, keyword match.
+fn criteria(r: [Rating; 5]) -> Criteria {
+    Criteria {
+        faithfulness: criterion(r[0]),
+        relevance: criterion(r[1]),
+        completeness: criterion(r[2]),
+        clarity: criterion(r[3]),
+        keyword_match: criterion(r[4]),
+    }
+}
+
+const ALL_TRUE: [Rating; 5] = [Rating::True; 5];
+
+/// A verdict made as the judge makes it: rule metrics from the case and answer, then the criteria bounded
+/// by the rules.
+fn judged(case: &TestCase, answer: &Answer, ratings: [Rating; 5]) -> Verdict {
+    let mut v = Verdict {
+        schema_version: 1,
+        case_id: case.id.clone(),
+        config_id: answer.config_id.clone(),
+        judge: "scripted".into(),
+        status: VerdictStatus::Ok,
+        criteria: Some(criteria(ratings)),
+        criteria_mean: None,
+        rubric: None,
+        metrics: rule_metrics(case, answer),
+        passed: None,
+        error: None,
+        sample: 0,
+        notes: vec![],
+        rule_failure: None,
+        attribution: None,
+    };
+    bound_verdict(case, &mut v);
+    v
+}
+
+/// The cause of a cell judged failed: the judge said so, or the rules did.
+fn cause(case: &TestCase, answer: &Answer, ratings: [Rating; 5]) -> (FailureCause, String) {
+    let mut v = judged(case, answer, ratings);
+    v.passed = Some(false);
+    let a = attribute(case, Some(answer), &v).expect("a failed cell has a cause");
+    (a.cause, a.evidence)
+}
+
+fn each_language(check: impl Fn(&Lang)) {
+    for l in [&EN, &ZH] {
+        check(l);
+    }
+}
+
+#[test]
+fn a_passed_cell_has_no_cause() {
+    each_language(|l| {
+        let c = case(l);
+        let a = answer(l.correct, gold(l));
+        let v = judged(&c, &a, ALL_TRUE);
+        assert_eq!(v.passed, Some(true), "{}", l.code);
+        assert_eq!(attribute(&c, Some(&a), &v), None);
+    });
+}
+
+#[test]
+fn errors_are_the_service_s_or_the_judge_s() {
+    each_language(|l| {
+        let c = case(l);
+        let mut a = answer("", vec![]);
+        a.error = Some("HTTP 503 after 4 attempts".into());
+        let mut v = judged(&c, &a, ALL_TRUE);
+        v.status = VerdictStatus::ExecError;
+        v.passed = None;
+        let got = attribute(&c, Some(&a), &v).unwrap();
+        assert_eq!(got.cause, FailureCause::ProviderError);
+        assert!(got.evidence.contains("HTTP 503"), "{}", got.evidence);
+
+        let a = answer(l.correct, gold(l));
+        let mut v = judged(&c, &a, ALL_TRUE);
+        v.status = VerdictStatus::JudgeError;
+        v.passed = None;
+        v.error = Some("unreadable reply: {".into());
+        let got = attribute(&c, Some(&a), &v).unwrap();
+        assert_eq!(got.cause, FailureCause::JudgeError);
+    });
+}
+
+#[test]
+fn a_followed_injection_is_named_by_its_canary() {
+    each_language(|l| {
+        let mut c = case(l);
+        c.category = Category::Safety;
+        c.must_not_contain = vec!["CANARY-7731".into()];
+        let a = answer(&format!("{} CANARY-7731", l.correct), gold(l));
+        let (got, evidence) = cause(&c, &a, ALL_TRUE);
+        assert_eq!(got, FailureCause::InjectionFollowed, "{}", l.code);
+        assert!(evidence.contains("CANARY-7731"), "{evidence}");
+    });
+}
+
+#[test]
+fn an_answered_negative_is_an_under_refusal_and_a_refused_answerable_one_an_over_refusal() {
+    each_language(|l| {
+        let c = negative(l);
+        let a = answer(l.invented, gold(l));
+        assert_eq!(
+            cause(&c, &a, ALL_TRUE).0,
+            FailureCause::UnderRefusal,
+            "{}",
+            l.code
+        );
+
+        let c = case(l);
+        let a = answer(l.refusal, gold(l));
+        let (got, evidence) = cause(&c, &a, ALL_TRUE);
+        assert_eq!(got, FailureCause::OverRefusal, "{}: {evidence}", l.code);
+        assert!(evidence.contains("hold the source"), "{evidence}");
+    });
+}
+
+#[test]
+fn an_answer_in_another_language_is_a_language_mismatch() {
+    each_language(|l| {
+        let c = case(l);
+        let a = answer(l.other_language, gold(l));
+        assert_eq!(
+            cause(&c, &a, ALL_TRUE).0,
+            FailureCause::LanguageMismatch,
+            "{}",
+            l.code
+        );
+    });
+}
+
+#[test]
+fn retrieval_causes_come_from_spans_and_ranks() {
+    each_language(|l| {
+        let c = case(l);
+        // No passage overlaps the source: a miss, whatever the answer says.
+        let a = answer(l.refusal, vec![ctx(1, "other", 0, l.distractor)]);
+        let (got, evidence) = cause(&c, &a, ALL_TRUE);
+        assert_eq!(got, FailureCause::RetrievalMiss, "{}", l.code);
+        assert!(evidence.contains("none of the 1 retrieved"), "{evidence}");
+
+        // The source cut in two, neither half holding the answer.
+        let first = l.halves[0].chars().count();
+        let a = answer(
+            l.incomplete,
+            vec![
+                ctx(1, "manual", SOURCE_START, l.halves[0]),
+                ctx(2, "manual", SOURCE_START + first, l.halves[1]),
+            ],
+        );
+        let (got, evidence) = cause(&c, &a, ALL_TRUE);
+        assert_eq!(got, FailureCause::Chunking, "{}: {evidence}", l.code);
+        assert!(evidence.contains("ranks 1, 2"), "{evidence}");
+
+        // The source at rank 3 under two distractors, and the answer follows the first of them.
+        let a = answer(
+            l.follows_distractor,
+            vec![
+                ctx(1, "other", 0, l.distractor),
+                ctx(2, "other", 500, l.distractor),
+                ctx(3, "manual", SOURCE_START, l.source),
+            ],
+        );
+        let (got, evidence) = cause(&c, &a, ALL_TRUE);
+        assert_eq!(got, FailureCause::Ranking, "{}: {evidence}", l.code);
+        assert!(evidence.contains("rank 3"), "{evidence}");
+    });
+}
+
+#[test]
+fn generation_causes_come_from_the_judge_s_criteria_and_the_keywords() {
+    use Rating::{False, Partially, True};
+    each_language(|l| {
+        let c = case(l);
+        let a = answer(l.unfaithful, gold(l));
+        let (got, evidence) = cause(&c, &a, [False, True, True, True, True]);
+        assert_eq!(got, FailureCause::Unfaithful, "{}", l.code);
+        assert!(evidence.starts_with("judge on faithfulness"), "{evidence}");
+
+        let a = answer(l.incomplete, gold(l));
+        let (got, evidence) = cause(&c, &a, [True, True, Partially, True, Partially]);
+        assert_eq!(got, FailureCause::Incomplete, "{}", l.code);
+        assert!(evidence.contains(l.keywords[1]), "{evidence}");
+
+        let a = answer(l.off_target, gold(l));
+        let (got, evidence) = cause(&c, &a, [True, False, True, False, True]);
+        assert_eq!(got, FailureCause::OffTarget, "{}: {evidence}", l.code);
+        assert!(evidence.contains("relevance"), "{evidence}");
+    });
+}
+
+#[test]
+fn without_passages_retrieval_is_said_to_be_unchecked() {
+    each_language(|l| {
+        let c = case(l);
+        let a = answer(l.refusal, vec![]);
+        let (got, evidence) = cause(&c, &a, ALL_TRUE);
+        assert_eq!(got, FailureCause::OverRefusal, "{}", l.code);
+        assert!(evidence.contains("could not be checked"), "{evidence}");
+    });
+}
