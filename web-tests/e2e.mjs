@@ -211,11 +211,22 @@ async function main() {
     assert.deepEqual(dialogs, [], 'no script ran');
     assert.deepEqual(pageErrors, [], 'no error in the page');
 
-    if (shots) {
-      const report = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
-      await report.goto(`${url}/api/runs/demo/report`);
-      await report.screenshot({ path: path.join(shots, 'report.png') });
-    }
+    step('the HTML report: Diagnosis section with causes, evidence and advice');
+    const report = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+    const reportErrors = [];
+    report.on('pageerror', (e) => reportErrors.push(e.message));
+    await report.goto(`${url}/api/runs/demo/report`);
+    await report.waitForSelector('h2#diagnosis');
+    const causeRows = await report.locator('#causes tr[data-cause]').count();
+    assert.ok(causeRows >= 1, 'the demo has failed cells, so the cause table has rows');
+    const firstCause = await report.getAttribute('#causes tr[data-cause]', 'data-cause');
+    assert.match(firstCause, /^[a-z_]+$/);
+    assert.ok(await report.locator('#findings li[data-kind=cause]').count() >= 1, 'cause findings listed');
+    assert.match(await report.textContent('#findings'), /→ /, 'each finding ends in advice');
+    assert.ok(await report.locator('.case .evidence').count() >= 1, 'bad cases say why');
+    assert.deepEqual(reportErrors, []);
+    if (shots) await report.screenshot({ path: path.join(shots, 'report.png'), fullPage: false });
+    await report.close();
     console.log('web UI end-to-end: ok');
   } finally {
     await browser.close();

@@ -98,6 +98,15 @@ pub enum TaskHint {
         query: String,
         contexts: Vec<RetrievedContext>,
     },
+    /// Split a text into short standalone claims. Reply: `{"claims": [string]}`.
+    Claims { text: String, language: String },
+    /// Whether `reference` supports each claim. Reply: `{"verdicts": ["entailed" | "contradicted" |
+    /// "neutral"]}`, one per claim, in order.
+    Entailment {
+        claims: Vec<String>,
+        reference: String,
+        language: String,
+    },
     /// Judge an answer. Reply: the judge JSON (five criteria and rubric).
     Judge {
         query: String,

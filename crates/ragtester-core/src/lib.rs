@@ -44,5 +44,6 @@ pub use llm_settings::{ModelSettings, ModelTable, Sampling};
 pub use record::{SCHEMA_VERSION, read_jsonl, write_jsonl_atomic};
 pub use spec::ModelSpec;
 pub use verdict::{
-    Criteria, Criterion, Rating, Rubric, RubricScore, RuleMetrics, Verdict, VerdictStatus,
+    ClaimMetrics, Criteria, Criterion, Rating, Rubric, RubricScore, RuleMetrics, Verdict,
+    VerdictStatus,
 };

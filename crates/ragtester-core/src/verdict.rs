@@ -170,6 +170,10 @@ pub struct Verdict {
     /// followed injection, an answer in another language); None when they did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule_failure: Option<String>,
+    /// Claim-level metrics of the answer (after RAGChecker); None where they do not apply (errors, negative
+    /// cases, refusals).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claims: Option<ClaimMetrics>,
     /// For a failed or errored cell: its primary cause and the evidence (set by the judge stage).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribution: Option<crate::cause::Attribution>,
@@ -177,4 +181,36 @@ pub struct Verdict {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+/// Claim-level metrics of one answer, after RAGChecker (Ru et al., 2024): the answer and the expected answer
+/// are split into claims, and each claim is checked for entailment against the other, the retrieved passages
+/// and the passages that hold no source span. A share whose denominator is empty is None, never NaN.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClaimMetrics {
+    /// How claims were split and checked: `lexical` (sentences and shared terms) or the judge model's spec.
+    pub method: String,
+    pub answer_claims: usize,
+    pub expected_claims: usize,
+    /// Expected claims the answer states.
+    pub claim_recall: Option<f64>,
+    /// Answer claims the expected answer supports.
+    pub claim_precision: Option<f64>,
+    /// Answer claims the retrieved passages support.
+    pub faithfulness: Option<f64>,
+    /// Answer claims supported by neither the expected answer nor the passages.
+    pub hallucination: Option<f64>,
+    /// Answer claims the expected answer does not support but a passage holding no source span does: wrong
+    /// claims taken from retrieved noise.
+    pub noise_sensitivity: Option<f64>,
+    /// Of the expected claims the passages hold, the share the answer states.
+    pub context_utilization: Option<f64>,
+    /// Retrieved passages that hold at least one expected claim.
+    pub context_precision: Option<f64>,
+    /// Expected claims the retrieved passages hold (the retriever's claim recall).
+    pub context_claim_recall: Option<f64>,
+    /// Why the claims could not be checked (an unreadable reply after a re-ask, a failed call); the shares
+    /// are then None.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }

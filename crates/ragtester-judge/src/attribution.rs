@@ -79,10 +79,11 @@ pub fn attribute(
         );
     }
     let contexts = answer.map_or(&[][..], |a| a.contexts.as_slice());
-    if !case.source_spans.is_empty() && !contexts.is_empty() {
-        if let Some(a) = retrieval_cause(case, contexts, reply) {
-            return Some(a);
-        }
+    if !case.source_spans.is_empty()
+        && !contexts.is_empty()
+        && let Some(a) = retrieval_cause(case, contexts, reply)
+    {
+        return Some(a);
     }
     let note = (contexts.is_empty() && !case.source_spans.is_empty())
         .then_some("the system returned no passages, so its retrieval could not be checked");
@@ -129,27 +130,28 @@ fn retrieval_cause(
     let markers = answer_markers(case);
     let holds = |text: &str| share_present(&markers, text) >= HOLDS;
     let gold_contexts: Vec<&RetrievedContext> = contexts.iter().filter(|c| gold(c)).collect();
-    if !markers.is_empty() && !gold_contexts.iter().any(|c| holds(&c.text)) {
-        if let Some(span) = split_span(&case.source_spans, &gold_contexts) {
-            let covered = covered_share(span, &gold_contexts);
-            let missing = missing_markers(&markers, &gold_contexts);
-            return Some(Attribution {
-                cause: FailureCause::Chunking,
-                evidence: format!(
-                    "the source ({} chars {}–{}) is cut across chunk boundaries: the retrieved parts (ranks {}) cover {:.0} % of it and none holds the answer{}",
-                    span.document_id,
-                    span.start,
-                    span.end,
-                    ranks(&gold_contexts),
-                    covered * 100.0,
-                    if missing.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (not found: {})", missing.join(", "))
-                    }
-                ),
-            });
-        }
+    if !markers.is_empty()
+        && !gold_contexts.iter().any(|c| holds(&c.text))
+        && let Some(span) = split_span(&case.source_spans, &gold_contexts)
+    {
+        let covered = covered_share(span, &gold_contexts);
+        let missing = missing_markers(&markers, &gold_contexts);
+        return Some(Attribution {
+            cause: FailureCause::Chunking,
+            evidence: format!(
+                "the source ({} chars {}–{}) is cut across chunk boundaries: the retrieved parts (ranks {}) cover {:.0} % of it and none holds the answer{}",
+                span.document_id,
+                span.start,
+                span.end,
+                ranks(&gold_contexts),
+                covered * 100.0,
+                if missing.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (not found: {})", missing.join(", "))
+                }
+            ),
+        });
     }
     if first > 1 {
         // The answer followed a passage ranked above the source when it shares more terms with it.

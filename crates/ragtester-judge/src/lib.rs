@@ -11,6 +11,7 @@
 pub mod attribution;
 pub mod audit;
 pub mod benchmark;
+pub mod claims;
 pub mod oracle;
 mod panel;
 mod parse;
@@ -51,6 +52,7 @@ pub async fn judge_all(
         samples,
         concurrency,
         prompts,
+        claims: None,
     };
     job.run(&[], &|_, _, _| {}).await
 }
@@ -63,6 +65,9 @@ pub struct JudgeJob<'a> {
     pub samples: u32,
     pub concurrency: usize,
     pub prompts: &'a JudgePrompts,
+    /// The model that splits and checks claims (`claims.rs`), once per answer on the first judge's first
+    /// sample; None for no claim metrics.
+    pub claims: Option<&'a dyn ChatModel>,
 }
 
 impl JudgeJob<'_> {
@@ -97,18 +102,19 @@ impl JudgeJob<'_> {
             .collect();
         let by_id: HashMap<&str, &TestCase> =
             self.cases.iter().map(|c| (c.id.as_str(), c)).collect();
-        let work: Vec<(&Answer, &Arc<dyn ChatModel>, u32)> = self
+        let work: Vec<(&Answer, usize, &Arc<dyn ChatModel>, u32)> = self
             .answers
             .iter()
             .flat_map(|a| {
                 self.judges
                     .iter()
-                    .flat_map(move |j| (0..self.samples.max(1)).map(move |s| (a, j, s)))
+                    .enumerate()
+                    .flat_map(move |(i, j)| (0..self.samples.max(1)).map(move |s| (a, i, j, s)))
             })
             .collect();
         let counted = std::sync::atomic::AtomicUsize::new(0);
         futures::stream::iter(work)
-            .map(|(answer, judge, sample)| {
+            .map(|(answer, judge_index, judge, sample)| {
                 let case = by_id.get(answer.case_id.as_str()).copied();
                 let before = earlier
                     .get(&key(
@@ -124,7 +130,15 @@ impl JudgeJob<'_> {
                     let verdict = match before {
                         Some(v) => v,
                         None => {
-                            judge_sample(case, answer, judge.as_ref(), sample, self.prompts).await
+                            let mut v =
+                                judge_sample(case, answer, judge.as_ref(), sample, self.prompts)
+                                    .await;
+                            if let (Some(model), Some(case), 0, 0) =
+                                (self.claims, case, judge_index, sample)
+                            {
+                                v.claims = claims::claim_metrics(model, case, answer).await;
+                            }
+                            v
                         }
                     };
                     let n = counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
@@ -165,6 +179,7 @@ pub async fn judge_sample(
         error: None,
         notes: Vec::new(),
         rule_failure: None,
+        claims: None,
         attribution: None,
     };
     let Some(case) = case else {

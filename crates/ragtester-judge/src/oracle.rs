@@ -173,6 +173,7 @@ mod tests {
             sample,
             notes: Vec::new(),
             rule_failure: None,
+            claims: None,
             attribution: None,
         }
     }

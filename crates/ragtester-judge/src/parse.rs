@@ -42,6 +42,20 @@ pub fn parse_judge_reply(content: &str) -> Result<JudgeReply, String> {
     ))
 }
 
+/// Every JSON object in a reply that can be read (strict JSON, then JSON5, then with Python's literals),
+/// in order: the tolerant reading every structured reply of the oracle goes through.
+pub fn json_values(content: &str) -> Vec<Value> {
+    json_objects(content)
+        .into_iter()
+        .filter_map(|text| {
+            serde_json::from_str::<Value>(text)
+                .or_else(|_| json5::from_str::<Value>(text))
+                .or_else(|_| json5::from_str::<Value>(&python_literals(text)))
+                .ok()
+        })
+        .collect()
+}
+
 /// Python's `True`, `False` and `None` outside strings as JSON's `true`, `false` and `null`: models that
 /// think in Python write dicts.
 fn python_literals(text: &str) -> String {

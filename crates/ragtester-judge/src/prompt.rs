@@ -148,6 +148,42 @@ pub fn reask_message(problem: &str, zh: bool) -> Message {
     }
 }
 
+/// The two claim tasks' prompts: splitting a text into claims, and checking claims against a reference.
+pub mod claims_prompts {
+    pub fn split(text: &str, language: &str) -> (String, String) {
+        if language == "zh" {
+            (
+                "你把文本拆分为简短、独立的陈述（claims）：每条只含一个事实，补全指代，使其脱离原文也能理解。只输出 JSON：{\"claims\": [\"…\"]}。".into(),
+                format!("文本：\n{text}"),
+            )
+        } else {
+            (
+                "You split a text into short standalone claims: one fact each, with pronouns resolved so each claim reads on its own. Reply with JSON only: {\"claims\": [\"...\"]}.".into(),
+                format!("Text:\n{text}"),
+            )
+        }
+    }
+
+    pub fn entail(claims: &[String], reference: &str, language: &str) -> (String, String) {
+        let numbered: String = claims
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{}. {c}\n", i + 1))
+            .collect();
+        if language == "zh" {
+            (
+                "你判断参考文本是否支持每条陈述：entailed（参考文本明确支持）、contradicted（参考文本与之矛盾）或 neutral（参考文本未提及）。只依据参考文本，不用常识。按顺序每条一个判断，只输出 JSON：{\"verdicts\": [\"entailed\" | \"contradicted\" | \"neutral\"]}。".into(),
+                format!("参考文本：\n{reference}\n\n陈述：\n{numbered}"),
+            )
+        } else {
+            (
+                "You decide whether a reference supports each claim: entailed (the reference states it), contradicted (the reference says otherwise) or neutral (the reference does not say). Use the reference only, not what you know. One verdict per claim, in order; reply with JSON only: {\"verdicts\": [\"entailed\" | \"contradicted\" | \"neutral\"]}.".into(),
+                format!("Reference:\n{reference}\n\nClaims:\n{numbered}"),
+            )
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

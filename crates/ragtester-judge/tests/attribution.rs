@@ -188,6 +188,7 @@ fn judged(case: &TestCase, answer: &Answer, ratings: [Rating; 5]) -> Verdict {
         sample: 0,
         notes: vec![],
         rule_failure: None,
+        claims: None,
         attribution: None,
     };
     bound_verdict(case, &mut v);

@@ -2,6 +2,7 @@
 //! no server and no weights. Replies have exactly the shape a real model is asked for (JSON for questions and
 //! verdicts, prose for answers), so the same parsers read both.
 
+mod claims;
 mod critic;
 mod judge;
 mod reader;
@@ -37,6 +38,8 @@ impl ChatModel for OfflineModel {
             TaskHint::Answer { query, contexts } => reader::answer(query, contexts),
             TaskHint::Judge { .. } => judge::judge(hint)?,
             TaskHint::Critic { .. } => critic::critique(hint)?,
+            TaskHint::Claims { .. } => claims::split(hint)?,
+            TaskHint::Entailment { .. } => claims::entail(hint)?,
         };
         // Usage as a real model would report it: tokens of the prompt it was sent and of its reply.
         let prompt_tokens = request

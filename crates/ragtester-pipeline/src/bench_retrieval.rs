@@ -52,6 +52,10 @@ struct Report<'a> {
     /// Whether dense search went through an HNSW graph.
     ann: bool,
     retrievers: &'a [Row],
+    /// How the embedder's tokenizer reads the corpus, per detected language.
+    embedders: &'a [ragtester_core::EmbedderProfile],
+    /// Warnings with advice: unknown tokens, truncation, a fused retriever below its best part.
+    diagnosis: &'a [ragtester_report::Finding],
 }
 
 /// Every retriever on the data set, in the order asked; with `json`, the figures also written there.
@@ -74,6 +78,7 @@ pub fn retrieval(args: &BenchArgs<'_>, models: &Models, events: &dyn Events) -> 
     let chunks = Arc::new(set.corpus.clone());
     let mut bm25: Option<(Arc<Bm25Index>, f64)> = None;
     let mut dense: Option<(Arc<DenseIndex>, f64)> = None;
+    let mut embedder: Option<Arc<dyn ragtester_core::Embedder>> = None;
     let mut rows = Vec::new();
     for kind in args.retrievers {
         let needs_dense = kind.uses_dense();
@@ -84,13 +89,14 @@ pub fn retrieval(args: &BenchArgs<'_>, models: &Models, events: &dyn Events) -> 
         }
         if dense.is_none() && needs_dense {
             // No vector cache: index time is the embedder's real cost.
-            let embedder = models.fresh_embedder(args.embedder)?;
+            let model = models.fresh_embedder(args.embedder)?;
+            embedder = Some(model.clone());
             let t = Instant::now();
             let ann = ragtester_retrieve::AnnSettings {
                 threshold: args.ann_threshold,
                 cache: None,
             };
-            let index = Arc::new(DenseIndex::build_with(&chunks, embedder, &ann)?);
+            let index = Arc::new(DenseIndex::build_with(&chunks, model, &ann)?);
             dense = Some((index, t.elapsed().as_secs_f64()));
         }
         let (retriever, index_s): (Arc<dyn Retriever>, f64) = match kind {
@@ -148,6 +154,16 @@ pub fn retrieval(args: &BenchArgs<'_>, models: &Models, events: &dyn Events) -> 
             query_s,
         });
     }
+    let profiles = match &embedder {
+        Some(model) => profile_corpus(&chunks, model.as_ref(), args.embedder)?,
+        None => Vec::new(),
+    };
+    let language = majority_language(set.queries.iter().map(|(_, q)| q.as_str()));
+    let mut findings = ragtester_report::embedder_findings(&profiles);
+    findings.extend(fusion_findings(&rows, set.queries.len(), &language));
+    for f in &findings {
+        events.warning(format!("{} → {}", f.message, f.advice));
+    }
     if let Some(path) = args.json {
         let report = Report {
             dataset: args.beir.display().to_string(),
@@ -157,6 +173,8 @@ pub fn retrieval(args: &BenchArgs<'_>, models: &Models, events: &dyn Events) -> 
             embedder: args.embedder,
             ann: dense.as_ref().is_some_and(|(d, _)| d.ann_state().is_some()),
             retrievers: &rows,
+            embedders: &profiles,
+            diagnosis: &findings,
         };
         ragtester_core::record::write_atomic(
             path,
@@ -164,4 +182,81 @@ pub fn retrieval(args: &BenchArgs<'_>, models: &Models, events: &dyn Events) -> 
         )?;
     }
     Ok(rows)
+}
+
+/// The corpus's passages as the embedder's tokenizer reads them, per detected language.
+fn profile_corpus(
+    chunks: &[ragtester_core::Chunk],
+    embedder: &dyn ragtester_core::Embedder,
+    spec: &str,
+) -> Result<Vec<ragtester_core::EmbedderProfile>> {
+    let mut by_language: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    for c in chunks {
+        by_language
+            .entry(ragtester_core::text::detect_language(&c.text))
+            .or_default()
+            .push(c.text.as_str());
+    }
+    let mut out = Vec::new();
+    for (language, texts) in by_language {
+        let mut profile = ragtester_core::TokenProfile::default();
+        for slice in texts.chunks(256) {
+            match embedder.token_profile(slice) {
+                Some(p) => profile.add(&p?),
+                None => return Ok(Vec::new()),
+            }
+        }
+        out.push(ragtester_core::EmbedderProfile {
+            embedder: spec.to_string(),
+            chunking: "corpus documents".into(),
+            language: language.to_string(),
+            profile,
+        });
+    }
+    Ok(out)
+}
+
+fn majority_language<'a>(texts: impl Iterator<Item = &'a str>) -> String {
+    let mut counts: std::collections::HashMap<&str, usize> = Default::default();
+    for t in texts {
+        *counts
+            .entry(ragtester_core::text::detect_language(t))
+            .or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .max_by_key(|(l, n)| (*n, *l))
+        .map_or(String::new(), |(l, _)| l.to_string())
+}
+
+/// The hybrid row against its best part (BM25 or dense), on the benchmark's queries.
+fn fusion_findings(rows: &[Row], queries: usize, language: &str) -> Vec<ragtester_report::Finding> {
+    let figures = |r: &Row| ragtester_report::RetrievalFigures {
+        cases: queries,
+        ndcg: r.ndcg,
+        hit_rate: None,
+    };
+    let Some(fused) = rows
+        .iter()
+        .find(|r| r.name == RetrieverKind::Hybrid.as_str())
+    else {
+        return Vec::new();
+    };
+    let Some(part) = rows
+        .iter()
+        .filter(|r| r.name == "bm25" || r.name == "dense")
+        .max_by(|a, b| a.ndcg.total_cmp(&b.ndcg))
+    else {
+        return Vec::new();
+    };
+    let pair = ragtester_report::FusionPair {
+        fused: "hybrid",
+        fusion: Fusion::default(),
+        part: &part.name,
+        part_kind: RetrieverKind::parse(&part.name).unwrap_or(RetrieverKind::Bm25),
+        language,
+    };
+    ragtester_report::fusion_finding(&pair, figures(fused), figures(part))
+        .into_iter()
+        .collect()
 }

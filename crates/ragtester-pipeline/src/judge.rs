@@ -20,6 +20,37 @@ pub struct JudgeArgs<'a> {
     pub sampling: ragtester_core::Sampling,
     /// A folder with the user's judge.en.j2 / judge.zh.j2 prompt templates.
     pub prompts: Option<&'a Path>,
+    /// Who splits and checks claims for the claim-level metrics.
+    pub claims: ClaimChecker,
+}
+
+/// Who splits and checks claims (`[judge] claims`, `--claims`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClaimChecker {
+    /// The offline model's sentences and shared terms: no model calls.
+    Lexical,
+    /// The first judge.
+    Judge,
+    Off,
+}
+
+impl ClaimChecker {
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "lexical" => Self::Lexical,
+            "judge" => Self::Judge,
+            "off" => Self::Off,
+            other => bail!("unknown claim checker `{other}`: expected lexical, judge or off"),
+        })
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Lexical => "lexical",
+            Self::Judge => "judge",
+            Self::Off => "off",
+        }
+    }
 }
 
 impl<'a> JudgeArgs<'a> {
@@ -35,6 +66,7 @@ impl<'a> JudgeArgs<'a> {
             concurrency,
             sampling: judge.sampling,
             prompts: judge.prompts.as_deref(),
+            claims: ClaimChecker::parse(&judge.claims)?,
         })
     }
 }
@@ -78,6 +110,12 @@ pub async fn judge(
     };
     let store = run.store()?;
     remember_structured_output(&store)?;
+    let lexical: Arc<dyn ragtester_core::ChatModel> = Arc::new(ragtester_offline::OfflineModel);
+    let claims: Option<&dyn ragtester_core::ChatModel> = match args.claims {
+        ClaimChecker::Lexical => Some(lexical.as_ref()),
+        ClaimChecker::Judge => Some(judges[0].as_ref()),
+        ClaimChecker::Off => None,
+    };
     let job = ragtester_judge::JudgeJob {
         cases: &cases,
         answers: &answers,
@@ -85,6 +123,7 @@ pub async fn judge(
         samples: args.samples,
         concurrency: args.concurrency,
         prompts: &prompts,
+        claims,
     };
     // Every verdict is committed as it is made under a session naming what verdicts depend on, so a
     // killed judge picks up where it stopped and a changed judge, prompt or answer starts afresh.
@@ -96,6 +135,7 @@ pub async fn judge(
             &args.sampling,
             &prompts.version,
             ragtester_core::ids::stable_id("answers", &answers),
+            args.claims.as_str(),
         ),
     );
     // A judge error (an outage, an unreadable reply) is asked again rather than kept: resuming must not

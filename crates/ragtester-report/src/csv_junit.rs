@@ -26,6 +26,11 @@ fn opt<T: ToString>(x: Option<T>) -> String {
     x.map(|v| v.to_string()).unwrap_or_default()
 }
 
+/// A claim metric of a verdict; empty when it has none (or its claims could not be checked).
+fn claim(v: &Verdict, pick: fn(&ragtester_core::ClaimMetrics) -> Option<f64>) -> String {
+    opt(v.claims.as_ref().and_then(pick))
+}
+
 /// One row per verdict, with the case, the configuration label, the outcome and the answer.
 pub fn render_csv(inputs: &ReportInputs<'_>) -> Result<String> {
     let cases = case_index(inputs);
@@ -59,6 +64,13 @@ pub fn render_csv(inputs: &ReportInputs<'_>) -> Result<String> {
         "refused",
         "language_match",
         "injection_followed",
+        "claim_recall",
+        "claim_precision",
+        "claim_faithfulness",
+        "claim_hallucination",
+        "noise_sensitivity",
+        "context_utilization",
+        "context_precision",
         "rule_failure",
         "query",
         "expected_answer",
@@ -98,6 +110,13 @@ pub fn render_csv(inputs: &ReportInputs<'_>) -> Result<String> {
             &v.metrics.refused.to_string(),
             &opt(v.metrics.language_match),
             &opt(v.metrics.injection_followed),
+            &claim(v, |c| c.claim_recall),
+            &claim(v, |c| c.claim_precision),
+            &claim(v, |c| c.faithfulness),
+            &claim(v, |c| c.hallucination),
+            &claim(v, |c| c.noise_sensitivity),
+            &claim(v, |c| c.context_utilization),
+            &claim(v, |c| c.context_precision),
             v.rule_failure.as_deref().unwrap_or(""),
             case.query.as_str(),
             case.expected_answer.as_str(),
@@ -267,7 +286,7 @@ mod tests {
             .collect::<Result<_, _>>()
             .unwrap();
         assert_eq!(rows.len(), 3);
-        assert_eq!(&rows[0][23], "What, \"exactly\"?\n<script>");
+        assert_eq!(&rows[0][30], "What, \"exactly\"?\n<script>");
         assert_eq!(&rows[1][8], "failed");
         assert!(!rows[1][11].is_empty(), "a failed cell has a cause");
         assert_eq!(&rows[2][8], "exec_error");

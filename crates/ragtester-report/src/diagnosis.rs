@@ -183,7 +183,8 @@ pub fn describe(cause: FailureCause) -> &'static str {
     }
 }
 
-fn embedder_findings(profiles: &[EmbedderProfile]) -> Vec<Finding> {
+/// Warnings on tokens an embedder cannot map and passages cut at its window.
+pub fn embedder_findings(profiles: &[EmbedderProfile]) -> Vec<Finding> {
     let mut out = Vec::new();
     for p in profiles {
         let lang = language_name(&p.language);
@@ -241,12 +242,82 @@ struct Retrieval {
 }
 
 impl Retrieval {
-    fn ndcg(&self) -> f64 {
-        self.ndcg / self.cases.max(1) as f64
+    fn figures(&self) -> RetrievalFigures {
+        RetrievalFigures {
+            cases: self.cases,
+            ndcg: self.ndcg / self.cases.max(1) as f64,
+            hit_rate: Some(self.hits as f64 / self.cases.max(1) as f64),
+        }
     }
-    fn hit_rate(&self) -> f64 {
-        self.hits as f64 / self.cases.max(1) as f64
+}
+
+/// A retriever's quality on a set of queries: what fusion findings compare.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RetrievalFigures {
+    pub cases: usize,
+    pub ndcg: f64,
+    pub hit_rate: Option<f64>,
+}
+
+/// A fused retriever and its best part, as named in a finding.
+pub struct FusionPair<'a> {
+    pub fused: &'a str,
+    pub fusion: Fusion,
+    pub part: &'a str,
+    pub part_kind: RetrieverKind,
+    /// The queries' language code.
+    pub language: &'a str,
+}
+
+/// A warning when the fused retriever scores below its best part by more than the margin, on enough cases.
+pub fn fusion_finding(
+    pair: &FusionPair<'_>,
+    fused: RetrievalFigures,
+    part: RetrievalFigures,
+) -> Option<Finding> {
+    if fused.cases < FUSION_MIN_CASES
+        || part.cases < FUSION_MIN_CASES
+        || fused.ndcg + FUSION_MARGIN > part.ndcg
+    {
+        return None;
     }
+    let lang = language_name(pair.language);
+    let kind = pair.part_kind.as_str();
+    let weights = match pair.fusion {
+        Fusion::Weighted { dense, keyword } => {
+            format!("weighted fusion ({dense} dense / {keyword} keyword)")
+        }
+        Fusion::Rrf { k } => format!("RRF fusion (k = {k})"),
+    };
+    let advice = match pair.fusion {
+        Fusion::Weighted { .. } => format!(
+            "use RRF fusion (`fusion = \"rrf\"`), which cannot let the weaker part's scores outvote the stronger's, or {kind} alone for {lang} documents"
+        ),
+        Fusion::Rrf { .. } => format!(
+            "use {kind} alone for {lang} documents, or replace the weaker part (for dense retrieval, an embedder trained on the language)"
+        ),
+    };
+    let hit = |f: RetrievalFigures| {
+        f.hit_rate.map_or(String::new(), |h| {
+            format!(" and hit rate {:.1} %", h * 100.0)
+        })
+    };
+    Some(Finding {
+        kind: "fusion_below_part".into(),
+        severity: Severity::Warning,
+        subject: pair.fused.to_string(),
+        message: format!(
+            "on {lang} cases ({}), {} scores nDCG {:.3}{}, below its part {} at nDCG {:.3}{}: the {weights} loses what {kind} finds",
+            fused.cases,
+            pair.fused,
+            fused.ndcg,
+            hit(fused),
+            pair.part,
+            part.ndcg,
+            hit(part),
+        ),
+        advice,
+    })
 }
 
 fn fusion_findings(inputs: &DiagnosisInputs<'_>) -> Vec<Finding> {
@@ -274,13 +345,12 @@ fn fusion_findings(inputs: &DiagnosisInputs<'_>) -> Vec<Finding> {
         .filter(|c| c.retriever == RetrieverKind::Hybrid)
     {
         // Its parts: BM25 and the dense retriever with the same embedder, all else equal.
-        let same = |c: &&Configuration| {
-            c.llm == fused.llm && c.top_k == fused.top_k && c.chunking == fused.chunking
-        };
         let parts: Vec<&Configuration> = inputs
             .configs
             .iter()
-            .filter(same)
+            .filter(|c| {
+                c.llm == fused.llm && c.top_k == fused.top_k && c.chunking == fused.chunking
+            })
             .filter(|c| {
                 c.retriever == RetrieverKind::Bm25
                     || (c.retriever == RetrieverKind::Dense && c.embedder == fused.embedder)
@@ -292,49 +362,21 @@ fn fusion_findings(inputs: &DiagnosisInputs<'_>) -> Vec<Finding> {
             };
             let best = parts
                 .iter()
-                .filter_map(|p| figures.get(&(p.id.as_str(), *lang)).map(|r| (p, r)))
-                .filter(|(_, r)| r.cases >= FUSION_MIN_CASES)
-                .max_by(|a, b| a.1.ndcg().total_cmp(&b.1.ndcg()));
+                .filter_map(|p| {
+                    figures
+                        .get(&(p.id.as_str(), *lang))
+                        .map(|r| (p, r.figures()))
+                })
+                .max_by(|a, b| a.1.ndcg.total_cmp(&b.1.ndcg));
             let Some((part, r)) = best else { continue };
-            if f.cases < FUSION_MIN_CASES || f.ndcg() + FUSION_MARGIN > r.ndcg() {
-                continue;
-            }
-            let weights = match fused.fusion {
-                Fusion::Weighted { dense, keyword } => {
-                    format!("weighted fusion ({dense} dense / {keyword} keyword)")
-                }
-                Fusion::Rrf { k } => format!("RRF fusion (k = {k})"),
+            let pair = FusionPair {
+                fused: &fused.label(),
+                fusion: fused.fusion,
+                part: &part.label(),
+                part_kind: part.retriever,
+                language: lang,
             };
-            let advice = match fused.fusion {
-                Fusion::Weighted { .. } => format!(
-                    "use RRF fusion (`fusion = \"rrf\"`), which cannot let the weaker part's scores outvote the stronger's, or {} alone for {} documents",
-                    part.retriever.as_str(),
-                    language_name(lang)
-                ),
-                Fusion::Rrf { .. } => format!(
-                    "use {} alone for {} documents, or replace the weaker part (for dense retrieval, an embedder trained on the language)",
-                    part.retriever.as_str(),
-                    language_name(lang)
-                ),
-            };
-            out.push(Finding {
-                kind: "fusion_below_part".into(),
-                severity: Severity::Warning,
-                subject: fused.label(),
-                message: format!(
-                    "on {} cases ({}), {} scores nDCG {:.3} and hit rate {:.1} %, below its part {} at nDCG {:.3} and {:.1} %: the {weights} loses what {} finds",
-                    language_name(lang),
-                    f.cases,
-                    fused.label(),
-                    f.ndcg(),
-                    f.hit_rate() * 100.0,
-                    part.label(),
-                    r.ndcg(),
-                    r.hit_rate() * 100.0,
-                    part.retriever.as_str()
-                ),
-                advice,
-            });
+            out.extend(fusion_finding(&pair, f.figures(), r));
         }
     }
     out
@@ -346,5 +388,167 @@ fn language_name(code: &str) -> String {
         "en" => "English".into(),
         "" => "unknown-language".into(),
         other => format!("`{other}`"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testdata::{case, verdict};
+    use ragtester_core::{Configuration, TokenProfile, VerdictStatus};
+
+    fn config(retriever: RetrieverKind) -> Configuration {
+        Configuration::new(
+            "offline".into(),
+            "local:all-MiniLM-L6-v2".into(),
+            retriever,
+            5,
+            Default::default(),
+            Default::default(),
+        )
+    }
+
+    /// Chinese cases where BM25 finds the source at rank 1 and the weighted hybrid mostly does not: the
+    /// shape of CMRC 2018 under all-MiniLM-L6-v2 (docs/benchmarks.md).
+    fn fusion_run() -> (Vec<TestCase>, Vec<Configuration>, Vec<Verdict>) {
+        let configs = vec![
+            config(RetrieverKind::Bm25),
+            config(RetrieverKind::Dense),
+            config(RetrieverKind::Hybrid),
+        ];
+        let mut cases = Vec::new();
+        let mut verdicts = Vec::new();
+        for i in 0..10 {
+            let mut c = case(&format!("c{i}"), "问题？");
+            c.language = "zh".into();
+            cases.push(c);
+            for (config, hit) in [
+                (&configs[0], true),
+                (&configs[1], i < 2),
+                (&configs[2], i < 5),
+            ] {
+                let mut v = verdict(&format!("c{i}"), &config.id, Some(hit), VerdictStatus::Ok);
+                v.metrics.hit = Some(hit);
+                v.metrics.ndcg = Some(if hit { 1.0 } else { 0.0 });
+                verdicts.push(v);
+            }
+        }
+        (cases, configs, verdicts)
+    }
+
+    fn run(
+        cases: &[TestCase],
+        configs: &[Configuration],
+        verdicts: &[Verdict],
+        embedders: &[EmbedderProfile],
+    ) -> Diagnosis {
+        let cases: HashMap<&str, &TestCase> = cases.iter().map(|c| (c.id.as_str(), c)).collect();
+        let answers = HashMap::new();
+        let verdicts: Vec<&Verdict> = verdicts.iter().collect();
+        diagnose(&DiagnosisInputs {
+            cases: &cases,
+            answers: &answers,
+            configs,
+            verdicts: &verdicts,
+            embedders,
+        })
+    }
+
+    #[test]
+    fn a_hybrid_below_its_best_part_is_reported_per_language_with_advice() {
+        let (cases, configs, verdicts) = fusion_run();
+        let d = run(&cases, &configs, &verdicts, &[]);
+        let fusion: Vec<&Finding> = d
+            .findings
+            .iter()
+            .filter(|f| f.kind == "fusion_below_part")
+            .collect();
+        assert_eq!(fusion.len(), 1, "{:?}", d.findings);
+        let f = fusion[0];
+        assert!(f.message.contains("on Chinese cases (10)"), "{}", f.message);
+        assert!(f.message.contains("nDCG 0.500"), "{}", f.message);
+        assert!(
+            f.message.contains("bm25 · k=5") || f.message.contains("nDCG 1.000"),
+            "{}",
+            f.message
+        );
+        assert!(f.advice.contains("RRF"), "{}", f.advice);
+
+        // With the hybrid as good as BM25 there is nothing to say.
+        let even: Vec<Verdict> = verdicts
+            .into_iter()
+            .map(|mut v| {
+                if v.config_id == configs[2].id {
+                    v.metrics.hit = Some(true);
+                    v.metrics.ndcg = Some(1.0);
+                }
+                v
+            })
+            .collect();
+        let d = run(&cases, &configs, &even, &[]);
+        assert!(d.findings.iter().all(|f| f.kind != "fusion_below_part"));
+    }
+
+    #[test]
+    fn unknown_tokens_and_truncation_are_warned_about_above_their_thresholds() {
+        let profile = |language: &str, tokens, unknown, truncated| EmbedderProfile {
+            embedder: "local:all-MiniLM-L6-v2".into(),
+            chunking: "paragraph 256 tokens, overlap 0".into(),
+            language: language.into(),
+            profile: TokenProfile {
+                texts: 40,
+                tokens,
+                unknown,
+                truncated,
+                window: 256,
+            },
+        };
+        let profiles = [profile("zh", 1000, 540, 0), profile("en", 1000, 2, 12)];
+        let d = run(&[], &[], &[], &profiles);
+        let unknown: Vec<&Finding> = d
+            .findings
+            .iter()
+            .filter(|f| f.kind == "unknown_tokens")
+            .collect();
+        assert_eq!(unknown.len(), 1, "{:?}", d.findings);
+        assert!(
+            unknown[0]
+                .message
+                .contains("54.0 % of the tokens of the Chinese passages")
+        );
+        assert!(unknown[0].advice.contains("multilingual"));
+        let truncated: Vec<&Finding> = d
+            .findings
+            .iter()
+            .filter(|f| f.kind == "truncation")
+            .collect();
+        assert_eq!(truncated.len(), 1);
+        assert!(
+            truncated[0]
+                .message
+                .contains("30 % of the English passages (12 of 40")
+        );
+        assert_eq!(d.embedders.len(), 2);
+    }
+
+    #[test]
+    fn causes_are_counted_per_configuration_most_frequent_first() {
+        let (cases, configs, verdicts) = fusion_run();
+        let d = run(&cases, &configs, &verdicts, &[]);
+        // The failed cells (no answer recorded, faithfulness False) are judged unfaithful.
+        let row = &d.causes[0];
+        assert_eq!(row.cause, FailureCause::Unfaithful);
+        assert_eq!(row.cells, 8 + 5);
+        assert_eq!(row.by_config.get(&configs[1].id), Some(&8));
+        assert_eq!(row.by_config.get(&configs[0].id), None);
+        let finding = d.findings.iter().find(|f| f.kind == "cause").unwrap();
+        assert!(
+            finding
+                .message
+                .starts_with("13 of 13 failed or errored cells"),
+            "{}",
+            finding.message
+        );
+        assert!(finding.message.contains("fewest in"), "{}", finding.message);
     }
 }

@@ -214,6 +214,7 @@ mod tests {
             sample: 0,
             notes: Vec::new(),
             rule_failure: None,
+            claims: None,
             attribution: None,
         }
     }

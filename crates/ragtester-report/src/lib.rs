@@ -5,6 +5,7 @@
 //!
 //! This crate reads records and writes text; it runs no model and knows no terminal (the binary prints).
 
+mod claims;
 mod csv_junit;
 mod diagnosis;
 mod diff;
@@ -17,8 +18,12 @@ mod table;
 #[cfg(test)]
 mod testdata;
 
+pub use claims::ClaimSummary;
 pub use csv_junit::{render_csv, render_junit};
-pub use diagnosis::{CauseRow, Diagnosis, Finding, Severity, describe};
+pub use diagnosis::{
+    CauseRow, Diagnosis, Finding, FusionPair, RetrievalFigures, Severity, describe,
+    embedder_findings, fusion_finding,
+};
 pub use diff::{RunDiff, diff_runs, render_diff};
 pub use gate::{Gates, check_gates, parse_category_gate};
 pub use html::render_html;

@@ -126,6 +126,9 @@ pub struct ConfigSummary {
     #[serde(default)]
     pub refusals: RefusalMatrix,
     pub causes: BTreeMap<String, usize>,
+    /// Claim-level metrics (after RAGChecker), when the judge stage measured them.
+    #[serde(default)]
+    pub claims: Option<crate::claims::ClaimSummary>,
     /// This configuration against the one with the best pass rate, on the cases both decided.
     #[serde(default)]
     pub vs_best: Option<PairedComparison>,
@@ -568,6 +571,7 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
                 .then(|| language_mismatches as f64 / told.len() as f64),
             refusals: refusals.finish(),
             causes,
+            claims: crate::claims::summarise_claims(vs.iter().map(|v| **v)),
             vs_best: None,
         });
     }

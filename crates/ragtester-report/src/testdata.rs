@@ -58,6 +58,7 @@ pub fn verdict(case: &str, config: &str, passed: Option<bool>, status: VerdictSt
         sample: 0,
         notes: Vec::new(),
         rule_failure: None,
+        claims: None,
         attribution: None,
     }
 }

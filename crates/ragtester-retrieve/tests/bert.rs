@@ -465,3 +465,32 @@ fn unsupported_families_and_activations_are_named() {
         assert!(err.contains(expected), "{err}");
     }
 }
+
+/// all-MiniLM-L6-v2's vocabulary is English WordPiece: most Chinese characters are [UNK] to it, which is
+/// why dense retrieval with it fails on Chinese corpora. The profile must say so, and not for English.
+#[test]
+fn minilm_s_token_profile_shows_it_cannot_read_chinese() {
+    let model = BertEmbedder::load(&minilm()).unwrap();
+    let chinese = [
+        "泵出口的安全阀在4.5巴时开启，低于额定压力时保持关闭。",
+        "《战国策》是一部国别体史书，主要记述了战国时期纵横家的政治主张和策略。",
+    ];
+    let p = model.token_profile(&chinese).unwrap().unwrap();
+    assert_eq!(p.texts, 2);
+    assert_eq!(p.window, model.max_tokens());
+    assert!(p.tokens > 40, "{p:?}");
+    let share = p.unknown_share().unwrap();
+    assert!(
+        share > 0.3,
+        "Chinese should be mostly unknown to MiniLM: {p:?}"
+    );
+
+    let english = ["The relief valve on the pump outlet opens at 4.5 bar."];
+    let p = model.token_profile(&english).unwrap().unwrap();
+    assert_eq!(p.unknown, 0, "{p:?}");
+    assert_eq!(p.truncated, 0);
+
+    let long = "valve ".repeat(model.max_tokens() + 10);
+    let p = model.token_profile(&[long.as_str()]).unwrap().unwrap();
+    assert_eq!(p.truncated, 1, "{p:?}");
+}

@@ -230,6 +230,10 @@ pub(crate) struct JudgeCli {
     /// Folder with judge.en.j2 / judge.zh.j2 replacing the built-in prompt templates.
     #[arg(long)]
     pub(crate) prompts: Option<PathBuf>,
+    /// Claim-level metrics: lexical (no model calls), judge (the first judge splits and checks claims:
+    /// two splits and about 5 + top-k checks per answer) or off.
+    #[arg(long, default_value_t = judging().claims)]
+    pub(crate) claims: String,
     #[arg(long, default_value_t = concurrency())]
     pub(crate) concurrency: usize,
     /// No progress bar or progress lines.

@@ -299,6 +299,7 @@ async fn judge_run(judge: JudgeCli, models: &Models, events: &dyn Events) -> Res
         samples,
         panel,
         prompts,
+        claims,
         concurrency,
         quiet: _,
     } = judge;
@@ -309,6 +310,7 @@ async fn judge_run(judge: JudgeCli, models: &Models, events: &dyn Events) -> Res
         concurrency,
         sampling: Sampling::default(),
         prompts: prompts.as_deref(),
+        claims: ragtester_pipeline::judge::ClaimChecker::parse(&claims)?,
     };
     let errors = ragtester_pipeline::judge::judge(&run_dir, &args, models, events).await?;
     Ok(partial_if(errors > 0))

@@ -242,6 +242,14 @@ pub struct JudgeSettings {
     /// Sampling of the judges.
     #[serde(default, skip_serializing_if = "Sampling::is_default")]
     pub sampling: Sampling,
+    /// Who splits and checks claims for the claim-level metrics: `lexical` (sentences and shared terms, no
+    /// model calls), `judge` (the first judge; two splits and about 5 + top-k checks per answer) or `off`.
+    #[serde(default = "default_claims")]
+    pub claims: String,
+}
+
+fn default_claims() -> String {
+    "lexical".into()
 }
 
 fn default_samples() -> u32 {
@@ -263,6 +271,7 @@ impl Default for JudgeSettings {
             panel: default_panel(),
             prompts: None,
             sampling: Sampling::default(),
+            claims: default_claims(),
         }
     }
 }
