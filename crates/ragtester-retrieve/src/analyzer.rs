@@ -19,6 +19,69 @@ pub fn mixed_analyzer() -> TextAnalyzer {
         .build()
 }
 
+/// Words that make a sentence a question but say nothing of what it asks about: interrogatives, auxiliaries
+/// and the asker's pronouns ("How do I copy an object?", "这个参数是什么？"). Left out of queries only —
+/// passages keep them — so a question's weight falls on its subject. Measured on question-style sets built
+/// from the Python and Debian FAQs (bench/faq_questions.py), where they otherwise match nearly every
+/// passage; keyword queries (Vaswani) and CMRC are unchanged (docs/benchmarks.md).
+pub const QUESTION_WORDS: &[&str] = &[
+    "what",
+    "which",
+    "who",
+    "whom",
+    "whose",
+    "when",
+    "where",
+    "why",
+    "how",
+    "do",
+    "does",
+    "did",
+    "can",
+    "could",
+    "should",
+    "would",
+    "shall",
+    "may",
+    "might",
+    "must",
+    "i",
+    "me",
+    "my",
+    "mine",
+    "we",
+    "us",
+    "our",
+    "you",
+    "your",
+    "什么",
+    "怎么",
+    "怎样",
+    "如何",
+    "为什么",
+    "为何",
+    "哪些",
+    "哪个",
+    "哪里",
+    "哪儿",
+    "吗",
+    "呢",
+];
+
+/// The analyzer for queries: the index's, with question words dropped before stemming.
+pub fn query_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(tantivy_jieba::JiebaTokenizer::new())
+        .filter(WordsOnly)
+        .filter(RemoveLongFilter::limit(40))
+        .filter(LowerCaser)
+        .filter(StopWordFilter::new(Language::English).expect("English stop words are built in"))
+        .filter(StopWordFilter::remove(
+            QUESTION_WORDS.iter().map(|w| w.to_string()),
+        ))
+        .filter(Stemmer::new(Language::English))
+        .build()
+}
+
 /// Drops tokens with no letter or digit (jieba emits spaces and punctuation as tokens).
 #[derive(Clone)]
 struct WordsOnly;
@@ -72,6 +135,20 @@ pub fn analyze(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn queries_lose_their_question_words_and_passages_keep_them() {
+        let mut query = query_analyzer();
+        assert_eq!(
+            analyze(&mut query, "How do I copy an object in Python?"),
+            vec!["copi", "object", "python"]
+        );
+        let terms = analyze(&mut query, "这个参数是什么？");
+        assert!(!terms.contains(&"什么".to_string()), "{terms:?}");
+        assert!(terms.contains(&"参数".to_string()), "{terms:?}");
+        let mut index = mixed_analyzer();
+        assert!(analyze(&mut index, "How do I copy it?").contains(&"how".to_string()));
+    }
 
     #[test]
     fn english_is_stemmed_and_stopped() {

@@ -2,7 +2,7 @@
 //! documents, texts, order) and the analyzer version, so a second run over the same chunks opens the
 //! index instead of tokenizing the corpus again.
 
-use crate::analyzer::{ANALYZER_NAME, analyze, mixed_analyzer};
+use crate::analyzer::{ANALYZER_NAME, analyze, mixed_analyzer, query_analyzer};
 use crate::{Hit, Retriever, Scope};
 use anyhow::{Context, Result};
 use ragtester_core::Chunk;
@@ -24,6 +24,8 @@ pub struct Bm25Index {
     text: Field,
     document: Field,
     ordinal: Field,
+    /// Query terms; when a query is nothing but question words, its index-analyzer terms instead.
+    query_analyzer: Mutex<TextAnalyzer>,
     analyzer: Mutex<TextAnalyzer>,
     loaded: bool,
 }
@@ -150,16 +152,22 @@ impl Bm25Index {
             text: fields.text,
             document: fields.document,
             ordinal: fields.ordinal,
+            query_analyzer: Mutex::new(query_analyzer()),
             analyzer: Mutex::new(mixed_analyzer()),
             loaded,
         })
     }
 
     fn query_for(&self, query: &str, scope: Scope<'_>) -> Option<Box<dyn Query>> {
-        let terms = {
-            let mut analyzer = self.analyzer.lock().expect("analyzer lock");
+        let mut terms = {
+            let mut analyzer = self.query_analyzer.lock().expect("analyzer lock");
             analyze(&mut analyzer, query)
         };
+        if terms.is_empty() {
+            // "What is it?": only question words; search with them rather than with nothing.
+            let mut analyzer = self.analyzer.lock().expect("analyzer lock");
+            terms = analyze(&mut analyzer, query);
+        }
         if terms.is_empty() {
             return None;
         }
