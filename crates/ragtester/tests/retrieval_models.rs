@@ -175,3 +175,103 @@ fn bench_retrieval_reads_beir_and_writes_json() {
         assert!(rows[1][key].is_number(), "{key}");
     }
 }
+
+/// The bundled Chinese documents under all-MiniLM-L6-v2, an English model: the run's diagnosis must say that
+/// the model cannot read them (most tokens unknown) and that the weighted hybrid loses to BM25 on Chinese
+/// cases, each with advice — the CMRC 2018 finding of docs/benchmarks.md, on a corpus the test carries.
+#[test]
+fn an_english_embedder_on_chinese_documents_is_diagnosed_with_advice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let corpus = tmp.path().join("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    let bundled = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/corpus");
+    for name in ["qinghe-library-rules.md", "xinghai-cold-chain-guide.pdf"] {
+        std::fs::copy(bundled.join(name), corpus.join(name)).unwrap();
+    }
+    let c = corpus.to_str().unwrap();
+    let suite = tmp.path().join("suite.jsonl");
+    let s = suite.to_str().unwrap();
+    ragtester(&cache, &["generate", "--docs", c, "--out", s]);
+    let run = tmp.path().join("run");
+    let r = run.to_str().unwrap();
+    let embedder = format!("local:{}", minilm().display());
+    let mut args = vec![
+        "run",
+        "--docs",
+        c,
+        "--suite",
+        s,
+        "--out",
+        r,
+        "--embedder",
+        &embedder,
+        "--top-k",
+        "3",
+        "--quiet",
+    ];
+    for retriever in ["bm25", "dense", "hybrid"] {
+        args.extend(["--retriever", retriever]);
+    }
+    ragtester(&cache, &args);
+    ragtester(&cache, &["judge", r, "--quiet"]);
+    ragtester(&cache, &["report", r]);
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.join("summary.json")).unwrap()).unwrap();
+    let findings = summary["diagnosis"]["findings"].as_array().unwrap();
+    let of_kind = |kind: &str| -> Vec<&serde_json::Value> {
+        findings.iter().filter(|f| f["kind"] == kind).collect()
+    };
+    let unknown = of_kind("unknown_tokens");
+    assert_eq!(unknown.len(), 1, "{findings:#?}");
+    let message = unknown[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("of the tokens of the Chinese passages"),
+        "{message}"
+    );
+    let share: f64 = message
+        .split(" maps ")
+        .nth(1)
+        .and_then(|m| m.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(
+        share > 50.0,
+        "MiniLM should not read most Chinese tokens: {message}"
+    );
+    assert!(
+        unknown[0]["advice"]
+            .as_str()
+            .unwrap()
+            .contains("multilingual")
+    );
+    let fusion = of_kind("fusion_below_part");
+    assert!(
+        fusion.iter().any(
+            |f| f["message"].as_str().unwrap().contains("on Chinese cases")
+                && f["advice"].as_str().unwrap().contains("RRF")
+        ),
+        "{findings:#?}"
+    );
+    let profiles: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.join("embedders.json")).unwrap()).unwrap();
+    assert_eq!(profiles[0]["language"], "zh", "{profiles:#}");
+    // Every failed cell has a cause with evidence, in the verdicts and the CSV.
+    let verdicts: Vec<serde_json::Value> = read_jsonl(&run.join("verdicts.jsonl")).unwrap();
+    let failed: Vec<&serde_json::Value> =
+        verdicts.iter().filter(|v| v["passed"] == false).collect();
+    assert!(!failed.is_empty());
+    for v in failed {
+        assert!(v["attribution"]["cause"].is_string(), "{v:#}");
+        assert!(!v["attribution"]["evidence"].as_str().unwrap().is_empty());
+    }
+    let csv = std::fs::read_to_string(run.join("results.csv")).unwrap();
+    assert!(
+        csv.lines()
+            .next()
+            .unwrap()
+            .contains(",cause,cause_evidence,")
+    );
+    let html = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(html.contains("id=\"diagnosis\"") && html.contains("id=\"claims-table\""));
+}
