@@ -57,6 +57,10 @@ pub struct ModelSettings {
     /// `OPENAI_BASE_URL` / `OLLAMA_HOST`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
+    /// Several replicas serving this model (vLLM, TGI, llama.cpp servers): a serving pool, each call to the
+    /// least-loaded healthy replica, rate limits per replica. Instead of `base_url`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub base_urls: Vec<String>,
     /// The environment variable holding this model's API key, instead of `OPENAI_API_KEY`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key_env: Option<String>,
@@ -76,6 +80,11 @@ impl ModelSettings {
     pub fn or(&self, fallback: &ModelSettings) -> ModelSettings {
         ModelSettings {
             base_url: self.base_url.clone().or_else(|| fallback.base_url.clone()),
+            base_urls: if self.base_urls.is_empty() {
+                fallback.base_urls.clone()
+            } else {
+                self.base_urls.clone()
+            },
             api_key_env: self
                 .api_key_env
                 .clone()
@@ -87,10 +96,17 @@ impl ModelSettings {
     }
 
     pub fn validate(&self, model: &str) -> Result<()> {
-        if let Some(url) = &self.base_url
-            && !(url.starts_with("http://") || url.starts_with("https://"))
-        {
-            bail!("models.\"{model}\".base_url must start with http:// or https:// (got `{url}`)");
+        for url in self.base_url.iter().chain(&self.base_urls) {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                bail!(
+                    "models.\"{model}\": base URLs must start with http:// or https:// (got `{url}`)"
+                );
+            }
+        }
+        if self.base_url.is_some() && !self.base_urls.is_empty() {
+            bail!(
+                "models.\"{model}\": give either base_url (one server) or base_urls (a pool of replicas), not both"
+            );
         }
         if self.requests_per_minute == Some(0) || self.tokens_per_minute == Some(0) {
             bail!("models.\"{model}\": per-minute limits must be at least 1");

@@ -2,6 +2,7 @@
 
 use crate::pipeline::{Pipeline, System};
 use crate::prompt::answer_messages;
+use crate::shard::Shard;
 use anyhow::Result;
 use futures::StreamExt;
 use ragtester_core::{
@@ -47,11 +48,13 @@ pub async fn execute(
     cases: &[TestCase],
     store: &RunStore,
     concurrency: usize,
+    shard: Option<Shard>,
     progress: &(dyn Fn(&Counts) + Send + Sync + '_),
 ) -> Result<(Vec<Answer>, Counts)> {
     let done = store.answered()?;
     let pending: Vec<(usize, usize)> = (0..pipelines.len())
         .flat_map(|p| (0..cases.len()).map(move |c| (p, c)))
+        .filter(|&(p, c)| shard.is_none_or(|s| s.holds(&cases[c].id, &pipelines[p].config.id)))
         .filter(|&(p, c)| !done.contains(&(cases[c].id.clone(), pipelines[p].config.id.clone())))
         .filter(|&(p, c)| skip_reason(&pipelines[p], &cases[c]).is_none())
         .collect();

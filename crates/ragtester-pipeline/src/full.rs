@@ -72,6 +72,7 @@ pub async fn full_pipeline(
             sampling: project.run.sampling,
             replay_answers: project.run.replay_answers,
             budget,
+            shard: None,
         },
         models,
         events,

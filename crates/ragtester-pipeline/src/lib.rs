@@ -21,6 +21,7 @@ pub mod ingest;
 pub mod interop;
 pub mod judge;
 pub mod manifest;
+pub mod merge;
 pub mod models;
 pub mod plan;
 pub mod report;

@@ -25,7 +25,12 @@ pub struct RunArgs<'a> {
     pub replay_answers: bool,
     /// What the run's chat calls may spend.
     pub budget: Option<Arc<ragtester_llm::Budget>>,
+    /// Only this slice of the cells (`--shard K/N`); `merge` joins the slices.
+    pub shard: Option<ragtester_exec::Shard>,
 }
+
+/// The store key recording which slice of the cells a run directory holds.
+pub const SHARD_META: &str = "shard";
 
 /// How a run ended.
 pub struct RunOutcome {
@@ -60,6 +65,16 @@ fn check_manifest(store: &RunStore, manifest: &RunManifest, args: &RunArgs<'_>) 
                 );
             }
         }
+    }
+    let shard = store.meta(SHARD_META)?;
+    let asked = args.shard.map(|s| s.to_string());
+    if answered && shard != asked {
+        bail!(
+            "{} holds {} of this run, not {}: resume it with the same --shard, or choose another --out",
+            args.out.display(),
+            shard.map_or("all cells".to_string(), |s| format!("shard {s}")),
+            asked.map_or("all cells".to_string(), |s| format!("shard {s}"))
+        );
     }
     if !args.resume && answered {
         bail!(
@@ -118,6 +133,10 @@ pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Re
     });
     check_manifest(&store, &manifest, args)?;
     store.set_meta("manifest", &serde_json::to_string(&manifest)?)?;
+    match args.shard {
+        Some(shard) => store.set_meta(SHARD_META, &shard.to_string())?,
+        None => store.delete_meta(SHARD_META)?,
+    }
     store.put_documents(&corpus)?;
     store.put_cases(args.cases)?;
     store.put_configs(args.configs)?;
@@ -128,7 +147,10 @@ pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Re
         crate::diagnose::profile_embedders(&corpus, &pipelines, &source)
     })?;
     run.save_json(run_dir::EMBEDDERS, &profiles)?;
-    let skipped = ragtester_exec::skipped_cells(&pipelines, args.cases);
+    let mut skipped = ragtester_exec::skipped_cells(&pipelines, args.cases);
+    if let Some(shard) = args.shard {
+        skipped.retain(|s| shard.holds(&s.case_id, &s.config_id));
+    }
     run.save_records(SKIPPED, &skipped)?;
     if !skipped.is_empty() {
         events.info(format!(
@@ -147,17 +169,31 @@ pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Re
     )?;
     let total = args.cases.len() * args.configs.len();
     let done = store.answered()?.len();
-    events.info(format!(
-        "{} cases × {} configurations = {total} cells: {done} already answered, {} to run",
-        args.cases.len(),
-        args.configs.len(),
-        total.saturating_sub(done)
-    ));
+    match args.shard {
+        None => events.info(format!(
+            "{} cases × {} configurations = {total} cells: {done} already answered, {} to run",
+            args.cases.len(),
+            args.configs.len(),
+            total.saturating_sub(done)
+        )),
+        Some(shard) => events.info(format!(
+            "{} cases × {} configurations = {total} cells, of which shard {shard} runs about 1/{}: {done} already answered",
+            args.cases.len(),
+            args.configs.len(),
+            shard.count
+        )),
+    }
     let progress = |c: &ragtester_exec::Counts| events.progress("cells", "cached", *c);
     let started = std::time::Instant::now();
-    let (answers, counts) =
-        ragtester_exec::execute(&pipelines, args.cases, &store, args.concurrency, &progress)
-            .await?;
+    let (answers, counts) = ragtester_exec::execute(
+        &pipelines,
+        args.cases,
+        &store,
+        args.concurrency,
+        args.shard,
+        &progress,
+    )
+    .await?;
     let seconds = started.elapsed().as_secs_f64();
     events.info(format!(
         "ran {} cells in {seconds:.2} s ({:.1} cells/s; {} served from the cache)",

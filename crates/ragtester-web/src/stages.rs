@@ -168,6 +168,7 @@ impl Stages {
                 sampling: Default::default(),
                 replay_answers: false,
                 budget: None,
+                shard: None,
             },
             &self.models,
             &events,

@@ -136,9 +136,25 @@ pub(crate) enum Command {
     },
     /// Run a suite against a matrix of RAG configurations; writes RUNDIR/answers.jsonl.
     #[command(
-        after_help = "Examples:\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --retriever bm25 --retriever hybrid --top-k 3 --top-k 5\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --config matrix.toml --concurrency 8\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --resume"
+        after_help = "Examples:\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --retriever bm25 --retriever hybrid --top-k 3 --top-k 5\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --config matrix.toml --concurrency 8\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --resume\n  ragtester run --docs docs/ --suite suite.jsonl --out part2 --shard 2/4   # then: ragtester merge part1 … part4 --out run1"
     )]
     Run(RunCli),
+    /// Join the run directories of `run --shard K/N` into the run one unsharded `run` would write.
+    #[command(
+        after_help = "Checks that the shards share one manifest and one N, that every K is present once, and that together
+they answer every cell exactly once; then judge and report the merged run as any other.
+
+Example:
+  for k in 1 2 3; do ragtester run --docs docs/ --suite suite.jsonl --out part$k --shard $k/3; done
+  ragtester merge part1 part2 part3 --out run1 && ragtester judge run1 && ragtester report run1"
+    )]
+    Merge {
+        /// The shards' run directories.
+        #[arg(required = true, num_args = 1..)]
+        shards: Vec<PathBuf>,
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Judge the answers of a run; writes RUNDIR/verdicts.jsonl and RUNDIR/oracle.json.
     #[command(
         after_help = "Examples:\n  ragtester judge run1 --judge offline\n  ragtester judge run1 --judge openai:gpt-4o --judge ollama:qwen3:8b --judge local:judge.gguf --panel majority\n  ragtester --temperature 0.7 judge run1 --judge openai:gpt-4o-mini --samples 5"
@@ -442,6 +458,10 @@ pub(crate) struct RunCli {
     /// Continue a killed run in --out: cells already answered are kept, the rest are run.
     #[arg(long)]
     pub(crate) resume: bool,
+    /// Run only slice K of N of the cells (deterministic by cell id), into its own --out; join the slices
+    /// with `ragtester merge`. For CI matrix jobs and Kubernetes indexed Jobs.
+    #[arg(long, value_name = "K/N")]
+    pub(crate) shard: Option<String>,
     /// Answer cells from the response cache when this system was asked the same thing before (same
     /// endpoint, model, prompt and sampling); the report counts replayed answers. Off by default.
     #[arg(long)]

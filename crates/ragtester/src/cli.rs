@@ -76,6 +76,10 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             print!("{}", ragtester_report::render_table(&summary));
             Ok(gate_code(&summary, &gates.into()))
         }
+        Command::Merge { shards, out } => {
+            ragtester_pipeline::merge::merge(&shards, &out, events)?;
+            Ok(0)
+        }
         Command::Diff {
             before,
             after,
@@ -218,6 +222,11 @@ async fn generate(g: GenerateCli, models: &Models, events: &dyn Events) -> Resul
 
 /// `run`: the suite against the matrix the flags and config file declare (or only its estimate).
 async fn run_matrix(run: RunCli, models: &Models, events: &dyn Events) -> Result<u8> {
+    let shard = run
+        .shard
+        .as_deref()
+        .map(ragtester_exec::Shard::parse)
+        .transpose()?;
     let plan = ragtester_pipeline::plan::plan(&PlanArgs {
         config: run.config.as_deref(),
         overrides: MatrixOverrides {
@@ -260,6 +269,7 @@ async fn run_matrix(run: RunCli, models: &Models, events: &dyn Events) -> Result
         sampling: plan.settings.sampling,
         replay_answers: run.replay_answers || plan.settings.replay_answers,
         budget: ragtester_pipeline::run::budget_of(&plan.settings, &plan.prices),
+        shard,
     };
     let outcome = ragtester_pipeline::run::run(&args, models, events).await?;
     if outcome.over_budget > 0 {

@@ -13,10 +13,17 @@ pub(super) fn build_chat(spec: &str, settings: &ModelSettings) -> Result<Arc<dyn
         parsed,
         ModelSpec::Offline | ModelSpec::Local(_) | ModelSpec::Hf(_)
     );
-    if in_process && (settings.base_url.is_some() || settings.api_key_env.is_some()) {
+    if in_process
+        && (settings.base_url.is_some()
+            || !settings.base_urls.is_empty()
+            || settings.api_key_env.is_some())
+    {
         bail!(
-            "`{spec}` runs in-process: base_url and api_key_env apply to openai: and ollama: models"
+            "`{spec}` runs in-process: base_url, base_urls and api_key_env apply to openai: and ollama: models"
         );
+    }
+    if !settings.base_urls.is_empty() {
+        return pool(spec, settings);
     }
     Ok(match parsed {
         ModelSpec::Offline => Arc::new(ragtester_offline::OfflineModel),
@@ -51,6 +58,26 @@ fn download_named_gguf(rest: &str) -> Result<()> {
     Ok(())
 }
 
+/// A serving pool: the same model at each of `base_urls`, each replica with a client (and limits) of its own.
+fn pool(spec: &str, settings: &ModelSettings) -> Result<Arc<dyn ChatModel>> {
+    let replicas = settings
+        .base_urls
+        .iter()
+        .map(|url| {
+            let one = ModelSettings {
+                base_url: Some(url.clone()),
+                base_urls: Vec::new(),
+                ..settings.clone()
+            };
+            Ok((url.clone(), build_chat(spec, &one)?))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Arc::new(ragtester_llm::PooledChat::new(
+        spec.to_string(),
+        replicas,
+    )?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,5 +95,36 @@ mod tests {
         };
         let err = build_chat("offline", &remote).err().unwrap().to_string();
         assert!(err.contains("runs in-process"), "{err}");
+    }
+
+    #[test]
+    fn several_base_urls_make_a_serving_pool() {
+        let replicas = ModelSettings {
+            base_urls: vec![
+                "http://127.0.0.1:9/v1".into(),
+                "http://127.0.0.1:10/v1".into(),
+            ],
+            ..Default::default()
+        };
+        let pool = build_chat("openai:m", &replicas).unwrap();
+        assert_eq!(pool.name(), "openai:m");
+        assert!(
+            pool.identity()
+                .contains("pool[http://127.0.0.1:10/v1, http://127.0.0.1:9/v1]"),
+            "{}",
+            pool.identity()
+        );
+        let both = ModelSettings {
+            base_url: Some("http://127.0.0.1:8/v1".into()),
+            ..replicas.clone()
+        };
+        let err = both.validate("openai:m").unwrap_err().to_string();
+        assert!(err.contains("not both"), "{err}");
+        let bad = ModelSettings {
+            base_urls: vec!["127.0.0.1:9".into()],
+            ..Default::default()
+        };
+        assert!(bad.validate("openai:m").is_err());
+        assert!(build_chat("offline", &replicas).is_err());
     }
 }

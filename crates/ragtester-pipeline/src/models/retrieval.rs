@@ -1,7 +1,7 @@
 //! Embedders and rerankers by spec. In-process models (hash, BERT folders, cross-encoders) come from the
 //! retrieval crate, endpoint models from the provider crate; which is which is decided here alone.
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use ragtester_core::{ChatModel, Embedder, ModelSettings, ModelSpec, Reranker};
 use ragtester_llm::{HttpEmbedder, HttpReranker, LlmReranker};
 use std::path::Path;
@@ -15,6 +15,11 @@ pub(super) fn build_embedder(
     cache: Option<&Path>,
     settings: &ModelSettings,
 ) -> Result<Arc<dyn Embedder>> {
+    if !settings.base_urls.is_empty() {
+        bail!(
+            "embedder {spec}: base_urls (a serving pool) applies to chat models; give an embedding endpoint one base_url"
+        );
+    }
     let model: Arc<dyn Embedder> = match ModelSpec::parse(spec)? {
         // Hashing is cheaper than a cache lookup.
         ModelSpec::Hash => return ragtester_retrieve::embedder_for(spec),

@@ -1,0 +1,225 @@
+//! `ragtester merge`: the run directories of `run --shard K/N` joined into the run an unsharded `run` would
+//! have written — same records in the same order — after checking that the slices belong to one run (one
+//! manifest, one N, every K once) and that together they hold every cell exactly once.
+
+use crate::events::Events;
+use crate::manifest::RunManifest;
+use crate::run::SHARD_META;
+use crate::run_dir::{self, RunDir, SKIPPED};
+use anyhow::{Context, Result, bail};
+use ragtester_core::{Answer, SkippedCell};
+use ragtester_exec::Shard;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// One slice as found on disk.
+struct Slice {
+    dir: PathBuf,
+    shard: Shard,
+    manifest: RunManifest,
+    answers: Vec<Answer>,
+    skipped: Vec<SkippedCell>,
+}
+
+fn read_slice(dir: &Path) -> Result<Slice> {
+    let run = RunDir::new(dir);
+    if !run.file("store.sqlite").is_file() {
+        bail!("{} is not a run directory (no store.sqlite)", dir.display());
+    }
+    let store = run.store()?;
+    let manifest = store
+        .meta("manifest")?
+        .with_context(|| format!("{} holds no run manifest", dir.display()))?;
+    let manifest: RunManifest = serde_json::from_str(&manifest).with_context(|| {
+        format!(
+            "{} was made by an earlier version of ragtester",
+            dir.display()
+        )
+    })?;
+    let shard = store.meta(SHARD_META)?.with_context(|| {
+        format!(
+            "{} is a whole run, not a shard (run with --shard K/N)",
+            dir.display()
+        )
+    })?;
+    Ok(Slice {
+        dir: dir.to_path_buf(),
+        shard: Shard::parse(&shard)?,
+        manifest,
+        answers: store.answers()?,
+        skipped: run.records_or_empty(SKIPPED)?,
+    })
+}
+
+/// Every slice present once, all of one N and one manifest.
+fn check_slices(slices: &[Slice]) -> Result<()> {
+    let first = &slices[0];
+    for s in &slices[1..] {
+        let differences = s.manifest.differences(&first.manifest);
+        if !differences.is_empty() {
+            bail!(
+                "{} and {} are shards of different runs:\n  {}",
+                first.dir.display(),
+                s.dir.display(),
+                differences.join("\n  ")
+            );
+        }
+        if s.shard.count != first.shard.count {
+            bail!(
+                "{} is shard {} and {} is shard {}: all shards must split the run in the same N",
+                first.dir.display(),
+                first.shard,
+                s.dir.display(),
+                s.shard
+            );
+        }
+    }
+    let mut seen: BTreeMap<usize, &Path> = BTreeMap::new();
+    for s in slices {
+        if let Some(other) = seen.insert(s.shard.index, &s.dir) {
+            bail!(
+                "shard {} is given twice ({} and {})",
+                s.shard,
+                other.display(),
+                s.dir.display()
+            );
+        }
+    }
+    let missing: Vec<String> = (1..=first.shard.count)
+        .filter(|k| !seen.contains_key(k))
+        .map(|k| format!("{k}/{}", first.shard.count))
+        .collect();
+    if !missing.is_empty() {
+        bail!("shard(s) {} missing", missing.join(", "));
+    }
+    Ok(())
+}
+
+pub struct MergeOutcome {
+    pub shards: usize,
+    pub answers: usize,
+    pub skipped: usize,
+}
+
+/// Join the shards into `out`.
+pub fn merge(shards: &[PathBuf], out: &Path, events: &dyn Events) -> Result<MergeOutcome> {
+    events.stage("merge");
+    if shards.is_empty() {
+        bail!("name the shards' run directories");
+    }
+    let slices: Vec<Slice> = shards
+        .iter()
+        .map(|d| read_slice(d))
+        .collect::<Result<_>>()?;
+    check_slices(&slices)?;
+    let first = RunDir::new(&slices[0].dir);
+    let documents = first.documents()?;
+    let cases = first.cases()?;
+    let configs = first.configs()?;
+    let case_pos: HashMap<&str, usize> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.id.as_str(), i))
+        .collect();
+    let config_pos: HashMap<&str, usize> = configs
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.id.as_str(), i))
+        .collect();
+    // Each cell once, from the shard it belongs to.
+    let mut cells: HashMap<(String, String), &Path> = HashMap::new();
+    let mut answers = Vec::new();
+    let mut skipped = Vec::new();
+    for s in &slices {
+        let owned = s.answers.iter().map(|a| (&a.case_id, &a.config_id));
+        let marked = s.skipped.iter().map(|k| (&k.case_id, &k.config_id));
+        for (case, config) in owned.chain(marked) {
+            if !case_pos.contains_key(case.as_str()) || !config_pos.contains_key(config.as_str()) {
+                bail!(
+                    "{} holds a cell ({case} × {config}) outside the run's cases and configurations",
+                    s.dir.display()
+                );
+            }
+            if !s.shard.holds(case, config) {
+                bail!(
+                    "{} holds cell {case} × {config}, which belongs to another shard: was it run with another --shard?",
+                    s.dir.display()
+                );
+            }
+            if let Some(other) = cells.insert((case.clone(), config.clone()), &s.dir) {
+                bail!(
+                    "cell {case} × {config} is in {} and in {}",
+                    other.display(),
+                    s.dir.display()
+                );
+            }
+        }
+        answers.extend(s.answers.iter().cloned());
+        skipped.extend(s.skipped.iter().cloned());
+    }
+    let mut unanswered = Vec::new();
+    for config in &configs {
+        for case in &cases {
+            if !cells.contains_key(&(case.id.clone(), config.id.clone())) {
+                unanswered.push((case.id.as_str(), config.id.as_str()));
+            }
+        }
+    }
+    if let Some((case, config)) = unanswered.first() {
+        let count = slices[0].shard.count;
+        let k = ragtester_exec::cell_slot(case, config, count) + 1;
+        bail!(
+            "{} of {} cells have no answer (the first: {case} × {config}, shard {k}/{count}): finish that shard with `run --shard {k}/{count} --resume`, then merge again",
+            unanswered.len(),
+            cases.len() * configs.len()
+        );
+    }
+    // The order an unsharded run writes: configuration, then case.
+    let order = |case: &str, config: &str| (config_pos[config], case_pos[case]);
+    answers.sort_by_key(|a| order(&a.case_id, &a.config_id));
+    skipped.sort_by_key(|k| order(&k.case_id, &k.config_id));
+
+    let run = RunDir::new(out);
+    let store = run.store()?;
+    if store.count("answers")? > 0 {
+        bail!(
+            "{} already holds answers: merge into a new directory",
+            out.display()
+        );
+    }
+    store.set_meta("manifest", &serde_json::to_string(&slices[0].manifest)?)?;
+    store.put_documents(&documents)?;
+    store.put_cases(&cases)?;
+    store.put_configs(&configs)?;
+    for a in &answers {
+        store.put_answer(a)?;
+    }
+    store.log_stage(
+        "merge",
+        &format!("{} shards of {}", slices.len(), slices[0].shard.count),
+    )?;
+    run.save_records(run_dir::DOCUMENTS, &documents)?;
+    run.save_records(run_dir::SUITE, &cases)?;
+    run.save_records(run_dir::CONFIGS, &configs)?;
+    run.save_records(run_dir::ANSWERS, &answers)?;
+    run.save_records(SKIPPED, &skipped)?;
+    // What every shard wrote alike (the embedder profiles, the prices): the first shard's copy.
+    for name in [run_dir::EMBEDDERS, run_dir::PRICES] {
+        if first.file(name).is_file() {
+            std::fs::copy(first.file(name), run.file(name))
+                .with_context(|| format!("cannot copy {name} into {}", out.display()))?;
+        }
+    }
+    events.info(format!(
+        "merged {} shards: {} answers, {} cells not asked, into {}",
+        slices.len(),
+        answers.len(),
+        skipped.len(),
+        out.display()
+    ));
+    Ok(MergeOutcome {
+        shards: slices.len(),
+        answers: answers.len(),
+        skipped: skipped.len(),
+    })
+}
