@@ -4,11 +4,20 @@
 #   llama-cpp-python[server]  llama.cpp's OpenAI-compatible server; PyPI ships it as source only, so it is
 #                             compiled once (about 6 minutes on two cores) and the wheel kept
 #   ragas, deepeval           the peers' own dataset readers and writers
+#   chromadb                  Chroma's server (`chroma run`), in an environment of its own (chroma-venv:
+#                             its pins do not mix with the peers'), for the vector-store tests
 # Versions are pinned in scripts/real-tools.constraints.txt. The environment and the wheel live in
 # RAGTESTER_TOOLS_DIR (default ~/.cache/ragtester/tools) and are reused while they still import.
 set -eu
 cd "$(dirname "$0")/.."
 tools="${RAGTESTER_TOOLS_DIR:-$HOME/.cache/ragtester/tools}"
+chroma_version=1.5.9
+chroma="$tools/chroma-venv/bin/chroma"
+if ! [ -x "$chroma" ] || ! "$tools/chroma-venv/bin/python" -c "import chromadb, sys; sys.exit(chromadb.__version__ != '$chroma_version')" 2>/dev/null; then
+  rm -rf "$tools/chroma-venv"
+  python3 -m venv "$tools/chroma-venv"
+  "$tools/chroma-venv/bin/python" -m pip install --quiet --disable-pip-version-check "chromadb==$chroma_version" >&2
+fi
 python="$tools/venv/bin/python"
 constraints="$(pwd)/scripts/real-tools.constraints.txt"
 stamp="$tools/venv/.constraints"

@@ -38,6 +38,10 @@ pub trait ModelSource {
     fn reranker(&self, spec: &str) -> Result<Arc<dyn Reranker>>;
     /// Where HNSW graphs of large corpora are kept between runs; None builds them afresh.
     fn index_cache(&self) -> Option<PathBuf>;
+    /// The vector store dense retrieval reads and writes (`chroma:URL`); None keeps vectors in-process.
+    fn vector_store(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Build every configuration's pipeline. Unknown specs fail here, before any cell runs.
@@ -49,7 +53,8 @@ pub fn build_pipelines(
     let index_cache = source.index_cache();
     let mut chunk_sets: HashMap<ChunkingSettings, Arc<Vec<Chunk>>> = HashMap::new();
     let mut bm25: HashMap<ChunkingSettings, Arc<Bm25Index>> = HashMap::new();
-    let mut dense: HashMap<(ChunkingSettings, String), Arc<DenseIndex>> = HashMap::new();
+    let mut dense: HashMap<(ChunkingSettings, String), Arc<dyn Retriever>> = HashMap::new();
+    let vector_store = source.vector_store();
     let mut models: HashMap<String, Arc<dyn ChatModel>> = HashMap::new();
     let mut rerankers: HashMap<String, Arc<dyn Reranker>> = HashMap::new();
     let mut out = Vec::new();
@@ -101,11 +106,19 @@ pub fn build_pipelines(
                     let embedder = source
                         .embedder(&config.embedder)
                         .with_context(|| format!("configuration {}", config.label()))?;
-                    let ann = ragtester_retrieve::AnnSettings {
-                        cache: index_cache.clone(),
-                        ..Default::default()
+                    let index: Arc<dyn Retriever> = match &vector_store {
+                        Some(spec) => Arc::new(
+                            ragtester_chroma::ChromaStore::open(spec, &chunks, embedder)
+                                .with_context(|| format!("configuration {}", config.label()))?,
+                        ),
+                        None => {
+                            let ann = ragtester_retrieve::AnnSettings {
+                                cache: index_cache.clone(),
+                                ..Default::default()
+                            };
+                            Arc::new(DenseIndex::build_with(&chunks, embedder, &ann)?)
+                        }
                     };
-                    let index = Arc::new(DenseIndex::build_with(&chunks, embedder, &ann)?);
                     dense.insert(key, index.clone());
                     index
                 }

@@ -73,6 +73,7 @@ pub async fn full_pipeline(
             replay_answers: project.run.replay_answers,
             budget,
             shard: None,
+            vector_store: project.matrix.as_ref().and_then(|m| m.vector_store.clone()),
         },
         models,
         events,

@@ -23,6 +23,9 @@ pub struct RunManifest {
     #[serde(default)]
     pub endpoints: BTreeMap<String, String>,
     pub replay_answers: bool,
+    /// Where dense retrieval kept its vectors (`chroma:URL`); None in-process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vector_store: Option<String>,
 }
 
 pub struct ManifestInputs<'a> {
@@ -33,6 +36,7 @@ pub struct ManifestInputs<'a> {
     pub sampling: ragtester_core::Sampling,
     pub model_settings: &'a ragtester_core::ModelTable,
     pub replay_answers: bool,
+    pub vector_store: Option<&'a str>,
 }
 
 impl RunManifest {
@@ -75,6 +79,7 @@ impl RunManifest {
             models,
             endpoints,
             replay_answers: inputs.replay_answers,
+            vector_store: inputs.vector_store.map(str::to_string),
         }
     }
 
@@ -123,6 +128,11 @@ impl RunManifest {
             }
         }
         changed(
+            "vector store",
+            format!("{:?}", earlier.vector_store),
+            format!("{:?}", self.vector_store),
+        );
+        changed(
             "replay of cached answers",
             earlier.replay_answers.to_string(),
             self.replay_answers.to_string(),
@@ -145,6 +155,7 @@ mod tests {
             models: [("openai:m".to_string(), "openai:m@http://a/v1".to_string())].into(),
             endpoints: BTreeMap::new(),
             replay_answers: false,
+            vector_store: None,
         }
     }
 

@@ -101,6 +101,8 @@ pub struct RunPlan {
     pub settings: RunSettings,
     pub prices: PriceTable,
     pub models: ModelTable,
+    /// `[matrix] vector_store`: where dense retrieval keeps its vectors.
+    pub vector_store: Option<String>,
 }
 
 /// Plan a run. A project file that declares only targets runs only them, unless matrix axes are given,
@@ -137,6 +139,7 @@ pub fn plan(args: &PlanArgs<'_>) -> Result<RunPlan> {
     }
     Ok(RunPlan {
         configs: project.configurations()?,
+        vector_store: project.matrix.as_ref().and_then(|m| m.vector_store.clone()),
         settings,
         prices: project.prices,
         models: project.models,

@@ -27,6 +27,8 @@ pub struct RunArgs<'a> {
     pub budget: Option<Arc<ragtester_llm::Budget>>,
     /// Only this slice of the cells (`--shard K/N`); `merge` joins the slices.
     pub shard: Option<ragtester_exec::Shard>,
+    /// Where dense retrieval keeps its vectors (`chroma:URL`); None keeps them in-process.
+    pub vector_store: Option<String>,
 }
 
 /// The store key recording which slice of the cells a run directory holds.
@@ -130,6 +132,7 @@ pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Re
         sampling: models.sampling_of(args.sampling),
         model_settings: &model_settings,
         replay_answers: args.replay_answers,
+        vector_store: args.vector_store.as_deref(),
     });
     check_manifest(&store, &manifest, args)?;
     store.set_meta("manifest", &serde_json::to_string(&manifest)?)?;
@@ -320,6 +323,9 @@ impl ragtester_exec::ModelSource for RunModels<'_> {
     }
     fn index_cache(&self) -> Option<std::path::PathBuf> {
         self.models.cache_subdir("indexes")
+    }
+    fn vector_store(&self) -> Option<String> {
+        self.args.vector_store.clone()
     }
 }
 

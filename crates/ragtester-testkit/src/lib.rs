@@ -5,6 +5,7 @@
 //! With nothing scripted, it answers deterministically by echoing the last user message's question line, so
 //! two runs against it give the same answers.
 
+pub mod chroma;
 pub mod hub;
 pub mod pdf;
 

@@ -169,6 +169,7 @@ impl Stages {
                 replay_answers: false,
                 budget: None,
                 shard: None,
+                vector_store: None,
             },
             &self.models,
             &events,

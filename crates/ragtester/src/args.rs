@@ -458,6 +458,10 @@ pub(crate) struct RunCli {
     /// Continue a killed run in --out: cells already answered are kept, the rest are run.
     #[arg(long)]
     pub(crate) resume: bool,
+    /// Keep dense vectors in a Chroma server instead of in-process: chroma:http://HOST:PORT (collections
+    /// named from the corpus, chunking and embedder, reused by later runs).
+    #[arg(long, value_name = "chroma:URL")]
+    pub(crate) vector_store: Option<String>,
     /// Run only slice K of N of the cells (deterministic by cell id), into its own --out; join the slices
     /// with `ragtester merge`. For CI matrix jobs and Kubernetes indexed Jobs.
     #[arg(long, value_name = "K/N")]

@@ -270,6 +270,7 @@ async fn run_matrix(run: RunCli, models: &Models, events: &dyn Events) -> Result
         replay_answers: run.replay_answers || plan.settings.replay_answers,
         budget: ragtester_pipeline::run::budget_of(&plan.settings, &plan.prices),
         shard,
+        vector_store: run.vector_store.clone().or(plan.vector_store.clone()),
     };
     let outcome = ragtester_pipeline::run::run(&args, models, events).await?;
     if outcome.over_budget > 0 {

@@ -275,3 +275,62 @@ fn an_english_embedder_on_chinese_documents_is_diagnosed_with_advice() {
     let html = std::fs::read_to_string(run.join("report.html")).unwrap();
     assert!(html.contains("id=\"diagnosis\"") && html.contains("id=\"claims-table\""));
 }
+
+/// `run --vector-store chroma:URL` against a real Chroma server answers every cell as the in-process run
+/// does: the same passages retrieved, the same answers; a second run reuses the collections.
+#[test]
+fn a_run_over_chroma_equals_the_in_process_run() {
+    let Some(server) = ragtester_testkit::chroma::ChromaServer::start() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/corpus");
+    let c = corpus.to_str().unwrap();
+    let suite = tmp.path().join("suite.jsonl");
+    let s = suite.to_str().unwrap();
+    ragtester(
+        &cache,
+        &["generate", "--docs", c, "--out", s, "--n-test", "4"],
+    );
+    let spec = server.spec();
+    let run = |out: &Path, store: Option<&str>| {
+        let mut args = vec![
+            "run",
+            "--docs",
+            c,
+            "--suite",
+            s,
+            "--out",
+            out.to_str().unwrap(),
+            "--embedder",
+            "hash",
+            "--retriever",
+            "dense",
+            "--retriever",
+            "hybrid",
+            "--top-k",
+            "3",
+            "--quiet",
+        ];
+        if let Some(store) = store {
+            args.extend(["--vector-store", store]);
+        }
+        ragtester(&cache, &args);
+        let answers: Vec<Answer> = read_jsonl(&out.join("answers.jsonl")).unwrap();
+        answers
+            .into_iter()
+            .map(|a| {
+                let chunks: Vec<String> = a.contexts.into_iter().map(|c| c.chunk_id).collect();
+                (a.case_id, a.config_id, a.answer, chunks, a.error)
+            })
+            .collect::<Vec<_>>()
+    };
+    let in_process = run(&tmp.path().join("local"), None);
+    let over_chroma = run(&tmp.path().join("chroma"), Some(&spec));
+    assert!(!in_process.is_empty());
+    assert_eq!(over_chroma, in_process);
+    // Collections are named from corpus, chunking and embedder: a second run finds them filled.
+    let again = run(&tmp.path().join("chroma2"), Some(&spec));
+    assert_eq!(again, in_process);
+}

@@ -28,6 +28,10 @@ pub struct MatrixSettings {
     /// Rerankers for the hybrid-rerank cells.
     #[serde(default = "default_offline_list")]
     pub reranker: Vec<String>,
+    /// Where dense and hybrid retrieval keep their vectors: `chroma:http://HOST:PORT` (a Chroma server);
+    /// unset keeps them in-process. Results are the same; where vectors live is not part of a cell's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vector_store: Option<String>,
 }
 
 fn default_offline_list() -> Vec<String> {
@@ -58,6 +62,7 @@ impl Default for MatrixSettings {
             chunking: Vec::new(),
             fusion: None,
             reranker: default_offline_list(),
+            vector_store: None,
         }
     }
 }
