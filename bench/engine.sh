@@ -3,7 +3,7 @@
 # make the same number of chat calls at concurrency 32 against one scripted OpenAI-compatible server that
 # answers each after exactly LATENCY ms, in one session, alternating, RUNS times each.
 #
-#   cargo build --release -p ragtester -p ragtester-testkit --example scripted_server
+#   cargo build --release -p ragtester && cargo build --release -p ragtester-testkit --example scripted_server
 #   python3 -m venv .bench-venv && .bench-venv/bin/pip install aiohttp
 #   PYTHON=.bench-venv/bin/python bench/engine.sh [RUNS] [LATENCY_MS] [FAIL_PERCENT]
 set -euo pipefail
