@@ -17,8 +17,8 @@ pub struct RetrievedContext {
 }
 
 /// Where a cell's time went. `total_ms` is the system's: retrieval plus generation (for an external target,
-/// its call). Time the cell spent waiting for one of our engine's call slots is `queue_ms`, never part of
-/// the system's latency.
+/// its call). Time the cell spent waiting for one of our engine's slots (a retrieval slot, a call slot) is
+/// `queue_ms`, never part of the system's latency.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Latency {
     pub retrieval_ms: f64,

@@ -41,8 +41,9 @@ enum Cell {
 ///
 /// Each cell runs as a task of its own, so retrieval and prompt building (CPU) spread over the runtime's
 /// workers instead of delaying the network waits of the cells polled beside them. `concurrency` bounds the
-/// model (or target) calls in flight; up to as many cells again retrieve ahead of their turn, so a call that
-/// finishes is replaced by one whose prompt is ready, not by one that must retrieve first.
+/// model (or target) calls in flight; up to as many cells again retrieve ahead of their turn (at most
+/// `Slots`' retrievals at once), so a call that finishes is replaced by one whose prompt is ready, not by one
+/// that must retrieve first.
 pub async fn execute(
     pipelines: &[Arc<Pipeline>],
     cases: &[TestCase],
@@ -62,7 +63,7 @@ pub async fn execute(
         total: pending.len(),
         ..Counts::default()
     };
-    let calls = Arc::new(Semaphore::new(concurrency.max(1)));
+    let slots = Arc::new(Slots::new(concurrency));
     // Documents a case injects (a poisoned copy) are retrievable by that case alone.
     let hidden: Arc<Vec<String>> = Arc::new(
         cases
@@ -74,9 +75,9 @@ pub async fn execute(
         .map(|(p, c)| {
             let pipeline = pipelines[p].clone();
             let case = cases[c].clone();
-            let calls = calls.clone();
+            let slots = slots.clone();
             let hidden = hidden.clone();
-            tokio::spawn(async move { answer_cell(&pipeline, &case, &hidden, &calls).await })
+            tokio::spawn(async move { answer_cell(&pipeline, &case, &hidden, &slots).await })
         })
         .buffer_unordered(concurrency.max(1) * 2);
     while let Some(joined) = stream.next().await {
@@ -145,11 +146,34 @@ pub fn skipped_cells(pipelines: &[Arc<Pipeline>], cases: &[TestCase]) -> Vec<Ski
         .collect()
 }
 
+/// Our own limits on a cell's work: model calls in flight (`--concurrency`), and retrievals running at once.
+/// Retrieval runs on blocking threads; left unbounded, every cell retrieving ahead held a thread of its own,
+/// each with its allocator's per-thread memory (about 4 MB): a run at concurrency 64 peaked near 1 GB
+/// whatever its size (docs/benchmarks.md). Time a cell waits for either slot is our queueing, counted in
+/// `queue_ms`, never in the system's latency.
+struct Slots {
+    calls: Semaphore,
+    retrievals: Semaphore,
+}
+
+impl Slots {
+    fn new(concurrency: usize) -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // Retrieval is CPU work, or an HTTP call for remote embedders, rerankers and vector stores: more
+        // than the cores, so remote retrieval keeps some concurrency, but not one thread per cell.
+        let retrievals = concurrency.clamp(1, (4 * cores).max(16));
+        Self {
+            calls: Semaphore::new(concurrency.max(1)),
+            retrievals: Semaphore::new(retrievals),
+        }
+    }
+}
+
 async fn answer_cell(
     pipeline: &Pipeline,
     case: &TestCase,
     hidden: &Arc<Vec<String>>,
-    calls: &Semaphore,
+    slots: &Slots,
 ) -> Cell {
     let mut answer = Answer {
         schema_version: ragtester_core::SCHEMA_VERSION,
@@ -178,7 +202,7 @@ async fn answer_cell(
             chunks,
             retriever.clone(),
             model.as_ref(),
-            calls,
+            slots,
         )
         .await
         .is_err(),
@@ -192,7 +216,8 @@ async fn answer_cell(
         }
         System::External { target, documents } => {
             let waited = Instant::now();
-            let _call = calls
+            let _call = slots
+                .calls
                 .acquire()
                 .await
                 .expect("the semaphore is never closed");
@@ -254,8 +279,15 @@ async fn built_in(
     chunks: &[ragtester_core::Chunk],
     retriever: std::sync::Arc<dyn ragtester_retrieve::Retriever>,
     model: &dyn ragtester_core::ChatModel,
-    calls: &Semaphore,
+    slots: &Slots,
 ) -> Result<(), OverBudget> {
+    let waited = Instant::now();
+    let slot = slots
+        .retrievals
+        .acquire()
+        .await
+        .expect("the semaphore is never closed");
+    answer.latency.queue_ms = ms(waited);
     let started = Instant::now();
     // Retrieval may run a model on the CPU (a query embedding, a cross-encoder): off the async workers.
     let (query, restrict_to) = (case.query.clone(), case.restrict_to.clone());
@@ -268,6 +300,7 @@ async fn built_in(
     })
     .await
     .unwrap_or_else(|e| Err(anyhow::anyhow!("the retrieval task failed: {e}")));
+    drop(slot);
     let hits = match retrieved {
         Ok(h) => h,
         // An LLM reranker's call may be the one the budget refuses.
@@ -302,11 +335,12 @@ async fn built_in(
         },
     );
     let waited = Instant::now();
-    let _call = calls
+    let _call = slots
+        .calls
         .acquire()
         .await
         .expect("the semaphore is never closed");
-    answer.latency.queue_ms = ms(waited);
+    answer.latency.queue_ms += ms(waited);
     let generation_started = Instant::now();
     match model.chat(&request).await {
         Ok(response) => {
