@@ -2,9 +2,13 @@
 //! the verdict's rule metrics are computed by the judge's own rules, and the judge's criteria are given
 //! where a cause rests on them.
 
+mod common;
+
+use common::{answer, ctx};
+
 use ragtester_core::{
-    Answer, Category, Criteria, Criterion, FailureCause, Generator, Latency, Rating,
-    RetrievedContext, SourceSpan, Strategy, TestCase, Usage, Verdict, VerdictStatus,
+    Answer, Category, Criteria, Criterion, FailureCause, Generator, Rating, RetrievedContext,
+    SourceSpan, Strategy, TestCase, Verdict, VerdictStatus,
 };
 use ragtester_judge::attribution::attribute;
 use ragtester_judge::{bound_verdict, rule_metrics};
@@ -115,39 +119,12 @@ fn negative(l: &Lang) -> TestCase {
     }
 }
 
-fn ctx(rank: usize, doc: &str, start: usize, text: &str) -> RetrievedContext {
-    RetrievedContext {
-        rank,
-        score: 1.0 / rank as f64,
-        chunk_id: format!("{doc}-{start}"),
-        document_id: doc.into(),
-        start,
-        end: start + text.chars().count(),
-        text: text.into(),
-    }
-}
-
 /// The source retrieved whole at rank 1, after nothing.
 fn gold(l: &Lang) -> Vec<RetrievedContext> {
     vec![
         ctx(1, "manual", SOURCE_START, l.source),
         ctx(2, "other", 0, l.distractor),
     ]
-}
-
-fn answer(text: &str, contexts: Vec<RetrievedContext>) -> Answer {
-    Answer {
-        schema_version: 1,
-        case_id: "c1".into(),
-        config_id: "k".into(),
-        contexts,
-        answer: text.into(),
-        latency: Latency::default(),
-        usage: Usage::default(),
-        cached: false,
-        cached_at: None,
-        error: None,
-    }
 }
 
 fn criterion(rating: Rating) -> Criterion {

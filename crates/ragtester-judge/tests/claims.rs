@@ -1,10 +1,14 @@
 //! Claim-level metrics on constructed answers whose claims are known, with the lexical checker (the offline
 //! model) in English and Chinese, and with a scripted model that replies in the asked JSON shape or cannot.
 
+mod common;
+
+use common::{answer, ctx};
+
 use anyhow::Result;
 use ragtester_core::{
-    Answer, Category, ChatModel, ChatRequest, ChatResponse, Generator, Latency, RetrievedContext,
-    SourceSpan, Strategy, TaskHint, TestCase, Usage,
+    Category, ChatModel, ChatRequest, ChatResponse, Generator, SourceSpan, Strategy, TaskHint,
+    TestCase,
 };
 use ragtester_judge::claims::claim_metrics;
 use ragtester_offline::OfflineModel;
@@ -38,33 +42,6 @@ fn case(language: &str, expected: &str, source_len: usize) -> TestCase {
         critic: None,
         unanswerable_in_corpus: None,
         section_class: None,
-    }
-}
-
-fn ctx(rank: usize, doc: &str, start: usize, text: &str) -> RetrievedContext {
-    RetrievedContext {
-        rank,
-        score: 1.0,
-        chunk_id: format!("{doc}{rank}"),
-        document_id: doc.into(),
-        start,
-        end: start + text.chars().count(),
-        text: text.into(),
-    }
-}
-
-fn answer(text: &str, contexts: Vec<RetrievedContext>) -> Answer {
-    Answer {
-        schema_version: 1,
-        case_id: "c1".into(),
-        config_id: "k".into(),
-        contexts,
-        answer: text.into(),
-        latency: Latency::default(),
-        usage: Usage::default(),
-        cached: false,
-        cached_at: None,
-        error: None,
     }
 }
 
