@@ -16,13 +16,62 @@ pub fn content_id(bytes: &[u8]) -> String {
 ///
 /// serde_json writes struct fields in declaration order and we never put hash maps in hashed values, so the
 /// same settings always give the same id, across runs and machines.
+///
+/// The JSON is streamed into the hash, never held: ids of whole answer sets and million-chunk corpora are
+/// taken this way.
 pub fn stable_id<T: Serialize>(prefix: &str, value: &T) -> String {
-    let json = serde_json::to_vec(value).expect("records serialise to JSON");
-    let mut hasher = Sha256::new();
-    hasher.update(prefix.as_bytes());
-    hasher.update([0u8]);
-    hasher.update(&json);
-    hex::encode(&hasher.finalize()[..8])
+    let mut hasher = HashWriter(Sha256::new());
+    hasher.0.update(prefix.as_bytes());
+    hasher.0.update([0u8]);
+    serde_json::to_writer(&mut hasher, value).expect("records serialise to JSON");
+    hex::encode(&hasher.0.finalize()[..8])
+}
+
+/// `stable_id(prefix, &items)` of a list fed one item at a time, so a run's answers are hashed as they are
+/// read rather than collected first: the same id as the whole list's.
+pub struct StableListId {
+    hasher: HashWriter,
+    first: bool,
+}
+
+impl StableListId {
+    pub fn new(prefix: &str) -> Self {
+        let mut hasher = HashWriter(Sha256::new());
+        hasher.0.update(prefix.as_bytes());
+        hasher.0.update([0u8]);
+        hasher.0.update(b"[");
+        Self {
+            hasher,
+            first: true,
+        }
+    }
+
+    pub fn add<T: Serialize>(&mut self, item: &T) {
+        if !self.first {
+            self.hasher.0.update(b",");
+        }
+        self.first = false;
+        serde_json::to_writer(&mut self.hasher, item).expect("records serialise to JSON");
+    }
+
+    pub fn finish(mut self) -> String {
+        self.hasher.0.update(b"]");
+        hex::encode(&self.hasher.0.finalize()[..8])
+    }
+}
+
+/// The bytes written, fed to SHA-256.
+struct HashWriter(Sha256);
+
+impl std::io::Write for HashWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// A sampled digest of a (possibly multi-gigabyte) file: SHA-256 over its length, its first and last MiB and
@@ -65,6 +114,28 @@ mod tests {
         assert_ne!(content_id(b"abc"), content_id(b"abd"));
         // First 8 bytes of SHA-256("abc"), a published test vector.
         assert_eq!(content_id(b"abc"), "ba7816bf8f01cfea");
+    }
+
+    #[test]
+    fn stable_id_is_the_hash_of_prefix_and_json() {
+        let value = (1, "a", vec![2.5, 3.0]);
+        let mut hasher = Sha256::new();
+        hasher.update(b"c\0");
+        hasher.update(serde_json::to_vec(&value).unwrap());
+        assert_eq!(
+            stable_id("c", &value),
+            hex::encode(&hasher.finalize()[..8]),
+            "streaming keeps every id already stored"
+        );
+    }
+
+    #[test]
+    fn a_list_fed_item_by_item_has_the_whole_lists_id() {
+        for items in [vec![], vec![(1, "a")], vec![(1, "a"), (2, "b"), (3, "c")]] {
+            let mut streamed = StableListId::new("answers");
+            items.iter().for_each(|i| streamed.add(i));
+            assert_eq!(streamed.finish(), stable_id("answers", &items));
+        }
     }
 
     #[test]

@@ -18,68 +18,169 @@ pub fn default_schema_version() -> u32 {
 
 /// Write records as JSONL, atomically.
 pub fn write_jsonl_atomic<T: Serialize>(path: &Path, records: &[T]) -> Result<()> {
-    let mut buf = Vec::new();
+    let mut writer = AtomicWriter::create(path)?;
     for record in records {
-        serde_json::to_writer(&mut buf, record)?;
-        buf.push(b'\n');
+        writer.record(record)?;
     }
-    write_atomic(path, &buf)
+    writer.finish()
 }
 
 /// Write bytes to `path` through a temporary file in the same directory and a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
-    if let Some(dir) = dir {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create directory {}", dir.display()))?;
-    }
-    let file_name = path
-        .file_name()
-        .with_context(|| format!("{} is not a file path", path.display()))?;
-    let tmp = path.with_file_name(format!(".{}.partial", file_name.to_string_lossy()));
-    {
+    let mut writer = AtomicWriter::create(path)?;
+    writer
+        .write_all(bytes)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    writer.finish()
+}
+
+/// A file written under a temporary sibling name and renamed into place by `finish`, so records can be
+/// streamed into it one at a time; dropped unfinished, it leaves the previous file (or none) in place.
+pub struct AtomicWriter {
+    path: std::path::PathBuf,
+    tmp: std::path::PathBuf,
+    writer: BufWriter<File>,
+}
+
+impl AtomicWriter {
+    pub fn create(path: &Path) -> Result<Self> {
+        let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
+        if let Some(dir) = dir {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create directory {}", dir.display()))?;
+        }
+        let file_name = path
+            .file_name()
+            .with_context(|| format!("{} is not a file path", path.display()))?;
+        let tmp = path.with_file_name(format!(".{}.partial", file_name.to_string_lossy()));
         let file =
             File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-        let mut writer = BufWriter::new(file);
-        writer.write_all(bytes)?;
-        writer.flush()?;
-        writer.get_ref().sync_all()?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            tmp,
+            writer: BufWriter::new(file),
+        })
     }
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("cannot move {} into place", path.display()))?;
-    Ok(())
+
+    /// One JSONL line.
+    pub fn record<T: Serialize>(&mut self, record: &T) -> Result<()> {
+        serde_json::to_writer(&mut self.writer, record)?;
+        self.writer.write_all(b"\n")?;
+        Ok(())
+    }
+
+    /// Everything `reader` holds, appended.
+    pub fn copy_from(&mut self, reader: &mut impl std::io::Read) -> Result<()> {
+        std::io::copy(reader, &mut self.writer)
+            .with_context(|| format!("cannot write {}", self.tmp.display()))?;
+        Ok(())
+    }
+
+    /// Flush, sync and move the file into place.
+    pub fn finish(mut self) -> Result<()> {
+        self.writer.flush()?;
+        self.writer.get_ref().sync_all()?;
+        std::fs::rename(&self.tmp, &self.path)
+            .with_context(|| format!("cannot move {} into place", self.path.display()))?;
+        Ok(())
+    }
+}
+
+impl Write for AtomicWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.writer.write(bytes)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.writer.flush()
+    }
+}
+
+impl Drop for AtomicWriter {
+    /// An unfinished file is removed (after `finish` there is nothing left under the temporary name).
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.tmp);
+    }
 }
 
 /// Read a JSONL file. Errors name the file and the line; blank lines are skipped.
 pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
-    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut records = Vec::new();
-    for (index, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.with_context(|| format!("cannot read {}", path.display()))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let value: serde_json::Value = serde_json::from_str(&line)
-            .with_context(|| format!("{}:{}: not valid JSON", path.display(), index + 1))?;
+    for_each_jsonl(path, |record| {
+        records.push(record);
+        Ok(())
+    })?;
+    Ok(records)
+}
+
+/// Read a JSONL file one record at a time, never holding more than one: files of a whole run's answers
+/// are read this way.
+pub fn for_each_jsonl<T: DeserializeOwned>(
+    path: &Path,
+    mut each: impl FnMut(T) -> Result<()>,
+) -> Result<()> {
+    for record in JsonlReader::open(path)? {
+        each(record?)?;
+    }
+    Ok(())
+}
+
+/// The records of a JSONL file as an iterator, read line by line. Errors name the file and the line;
+/// blank lines are skipped.
+pub struct JsonlReader<T> {
+    path: std::path::PathBuf,
+    lines: std::io::Lines<BufReader<File>>,
+    line: usize,
+    record: std::marker::PhantomData<T>,
+}
+
+impl<T: DeserializeOwned> JsonlReader<T> {
+    pub fn open(path: &Path) -> Result<Self> {
+        let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            lines: BufReader::new(file).lines(),
+            line: 0,
+            record: std::marker::PhantomData,
+        })
+    }
+
+    fn parse(&self, line: &str) -> Result<T> {
+        let (path, index) = (self.path.display(), self.line);
+        let value: serde_json::Value = serde_json::from_str(line)
+            .with_context(|| format!("{path}:{index}: not valid JSON"))?;
         if let Some(version) = value.get("schema_version").and_then(|v| v.as_u64())
             && version > u64::from(SCHEMA_VERSION)
         {
             bail!(
-                "{}:{}: schema_version {version} is newer than this build understands ({SCHEMA_VERSION})",
-                path.display(),
-                index + 1
+                "{path}:{index}: schema_version {version} is newer than this build understands ({SCHEMA_VERSION})"
             );
         }
-        let record = serde_json::from_value(value).with_context(|| {
-            format!(
-                "{}:{}: record does not match the expected schema",
-                path.display(),
-                index + 1
-            )
-        })?;
-        records.push(record);
+        serde_json::from_value(value)
+            .with_context(|| format!("{path}:{index}: record does not match the expected schema"))
     }
-    Ok(records)
+}
+
+impl<T: DeserializeOwned> Iterator for JsonlReader<T> {
+    type Item = Result<T>;
+
+    fn next(&mut self) -> Option<Result<T>> {
+        loop {
+            let line = self.lines.next()?;
+            self.line += 1;
+            let line = match line {
+                Ok(line) => line,
+                Err(e) => {
+                    return Some(
+                        Err(e).with_context(|| format!("cannot read {}", self.path.display())),
+                    );
+                }
+            };
+            if !line.trim().is_empty() {
+                return Some(self.parse(&line));
+            }
+        }
+    }
 }
 
 #[cfg(test)]

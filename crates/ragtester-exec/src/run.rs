@@ -35,9 +35,9 @@ enum Cell {
     OverBudget,
 }
 
-/// Run all cells not yet in the store; returns every answer of the run (earlier ones included), in
-/// configuration order, then case order, and the counts of this execution (`over_budget` tells how many
-/// cells a spent budget left unrun).
+/// Run all cells not yet in the store, each answer committed to it as it comes; returns the counts of this
+/// execution (`over_budget` tells how many cells a spent budget left unrun). The run's answers are read
+/// back from the store in order (`RunStore::for_each_answer_in_order`), never all held here.
 ///
 /// Each cell runs as a task of its own, so retrieval and prompt building (CPU) spread over the runtime's
 /// workers instead of delaying the network waits of the cells polled beside them. `concurrency` bounds the
@@ -51,7 +51,7 @@ pub async fn execute(
     concurrency: usize,
     shard: Option<Shard>,
     progress: &(dyn Fn(&Counts) + Send + Sync + '_),
-) -> Result<(Vec<Answer>, Counts)> {
+) -> Result<Counts> {
     let done = store.answered()?;
     let pending: Vec<(usize, usize)> = (0..pipelines.len())
         .flat_map(|p| (0..cases.len()).map(move |c| (p, c)))
@@ -92,27 +92,7 @@ pub async fn execute(
         counts.done += 1;
         progress(&counts);
     }
-    let mut answers = store.answers()?;
-    let config_pos: std::collections::HashMap<&str, usize> = pipelines
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.config.id.as_str(), i))
-        .collect();
-    let case_pos: std::collections::HashMap<&str, usize> = cases
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.id.as_str(), i))
-        .collect();
-    answers.retain(|a| {
-        config_pos.contains_key(a.config_id.as_str()) && case_pos.contains_key(a.case_id.as_str())
-    });
-    answers.sort_by_key(|a| {
-        (
-            config_pos[a.config_id.as_str()],
-            case_pos[a.case_id.as_str()],
-        )
-    });
-    Ok((answers, counts))
+    Ok(counts)
 }
 
 /// Why a case cannot be put fairly to a configuration's system, if it cannot. A negative case is

@@ -23,6 +23,8 @@ pub struct BenchArgs<'a> {
     pub k: usize,
     /// Corpora of at least this many documents are searched through HNSW.
     pub ann_threshold: usize,
+    /// `chroma:URL`: dense vectors kept in a Chroma server instead of in-process.
+    pub vector_store: Option<&'a str>,
     pub json: Option<&'a Path>,
 }
 
@@ -51,6 +53,8 @@ struct Report<'a> {
     embedder: &'a str,
     /// Whether dense search went through an HNSW graph.
     ann: bool,
+    /// The Chroma server dense vectors lived in, if not in-process.
+    vector_store: Option<&'a str>,
     retrievers: &'a [Row],
     /// How the embedder's tokenizer reads the corpus, per detected language.
     embedders: &'a [ragtester_core::EmbedderProfile],
@@ -77,7 +81,8 @@ pub fn retrieval(args: &BenchArgs<'_>, models: &Models, events: &dyn Events) -> 
     ));
     let chunks = Arc::new(set.corpus.clone());
     let mut bm25: Option<(Arc<Bm25Index>, f64)> = None;
-    let mut dense: Option<(Arc<DenseIndex>, f64)> = None;
+    let mut dense: Option<(Arc<dyn Retriever>, f64)> = None;
+    let mut ann = false;
     let mut embedder: Option<Arc<dyn ragtester_core::Embedder>> = None;
     let mut rows = Vec::new();
     for kind in args.retrievers {
@@ -92,11 +97,20 @@ pub fn retrieval(args: &BenchArgs<'_>, models: &Models, events: &dyn Events) -> 
             let model = models.fresh_embedder(args.embedder)?;
             embedder = Some(model.clone());
             let t = Instant::now();
-            let ann = ragtester_retrieve::AnnSettings {
-                threshold: args.ann_threshold,
-                cache: None,
+            let index: Arc<dyn Retriever> = match args.vector_store {
+                // A collection already filled for this corpus and embedder is reused: its index time is
+                // then only the check.
+                Some(spec) => Arc::new(ragtester_chroma::ChromaStore::open(spec, &chunks, model)?),
+                None => {
+                    let settings = ragtester_retrieve::AnnSettings {
+                        threshold: args.ann_threshold,
+                        cache: None,
+                    };
+                    let index = DenseIndex::build_with(&chunks, model, &settings)?;
+                    ann = index.ann_state().is_some();
+                    Arc::new(index)
+                }
             };
-            let index = Arc::new(DenseIndex::build_with(&chunks, model, &ann)?);
             dense = Some((index, t.elapsed().as_secs_f64()));
         }
         let (retriever, index_s): (Arc<dyn Retriever>, f64) = match kind {
@@ -171,7 +185,8 @@ pub fn retrieval(args: &BenchArgs<'_>, models: &Models, events: &dyn Events) -> 
             queries: set.queries.len(),
             k: args.k,
             embedder: args.embedder,
-            ann: dense.as_ref().is_some_and(|(d, _)| d.ann_state().is_some()),
+            ann,
+            vector_store: args.vector_store,
             retrievers: &rows,
             embedders: &profiles,
             diagnosis: &findings,

@@ -88,7 +88,14 @@ pub async fn judge(
     }
     let run = RunDir::new(run_dir);
     let cases = run.cases()?;
-    let answers = run.answers()?;
+    // The answers are read twice, one at a time: once to name the judging session, once to judge them in
+    // batches. A run's answers and verdicts are never all in memory.
+    let mut answers_id = ragtester_core::ids::StableListId::new("answers");
+    let mut answer_count = 0usize;
+    for answer in run.answer_reader()? {
+        answers_id.add(&answer?);
+        answer_count += 1;
+    }
     let judges: Vec<Arc<dyn ragtester_core::ChatModel>> = args
         .judges
         .iter()
@@ -116,15 +123,6 @@ pub async fn judge(
         ClaimChecker::Judge => Some(judges[0].as_ref()),
         ClaimChecker::Off => None,
     };
-    let job = ragtester_judge::JudgeJob {
-        cases: &cases,
-        answers: &answers,
-        judges: &judges,
-        samples: args.samples,
-        concurrency: args.concurrency,
-        prompts: &prompts,
-        claims,
-    };
     // Every verdict is committed as it is made under a session naming what verdicts depend on, so a
     // killed judge picks up where it stopped and a changed judge, prompt or answer starts afresh.
     let session = ragtester_core::ids::stable_id(
@@ -134,70 +132,198 @@ pub async fn judge(
             args.samples,
             &args.sampling,
             &prompts.version,
-            ragtester_core::ids::stable_id("answers", &answers),
+            answers_id.finish(),
             args.claims.as_str(),
         ),
     );
-    // A judge error (an outage, an unreadable reply) is asked again rather than kept: resuming must not
-    // fix an error in place that a rerun could clear.
-    let done: Vec<_> = store
-        .judged(&session)?
-        .into_iter()
-        .filter(|v| v.status != ragtester_core::VerdictStatus::JudgeError)
-        .collect();
-    if !done.is_empty() {
+    let total = answer_count * judges.len() * args.samples as usize;
+    let earlier = store.keep_judging_session(&session)?;
+    if earlier > 0 {
         events.info(format!(
-            "resuming: {} of {} verdicts were made by an earlier judge of these answers",
-            done.len(),
-            job.len()
+            "resuming: {earlier} of {total} verdicts were made by an earlier judge of these answers \
+             (judge errors among them are asked again)"
         ));
     }
+    let panel = (args.judges.len() > 1 || args.samples > 1).then_some(args.panel);
+    let mut out = VerdictFiles::create(&run, panel.is_some())?;
     let counts = std::sync::Mutex::new(ragtester_exec::Counts {
-        total: job.len(),
+        total,
         ..Default::default()
     });
-    let commit_failed = std::sync::Mutex::new(None::<anyhow::Error>);
-    let raw = job
-        .run(&done, &|verdict, fresh, n| {
-            if fresh && let Err(e) = store.put_judged(&session, verdict) {
-                commit_failed.lock().unwrap().get_or_insert(e);
-            }
-            let mut c = counts.lock().unwrap();
-            c.done = n;
-            c.errors += usize::from(verdict.status != ragtester_core::VerdictStatus::Ok);
-            c.cached += usize::from(!fresh);
-            events.progress("verdicts", "resumed", *c);
-        })
-        .await;
-    if let Some(e) = commit_failed.into_inner().unwrap() {
-        return Err(e.context("cannot commit a verdict to the run store"));
+    // What the oracle's figures need of every raw verdict, without its reasons, metrics or claims.
+    let mut slim = Vec::with_capacity(total);
+    let mut errors = 0usize;
+    // Enough answers per batch to keep every call slot busy but the batch's tail; memory follows the batch,
+    // not the run.
+    let batch_size = (args.concurrency * 16).max(16);
+    let mut judge_batch = async |batch: &[ragtester_core::Answer]| -> Result<()> {
+        let cells: Vec<(&str, &str)> = batch
+            .iter()
+            .map(|a| (a.case_id.as_str(), a.config_id.as_str()))
+            .collect();
+        // A judge error (an outage, an unreadable reply) is asked again rather than kept: resuming must
+        // not fix an error in place that a rerun could clear.
+        let done: Vec<_> = store
+            .judged_cells(&session, &cells)?
+            .into_iter()
+            .filter(|v| v.status != ragtester_core::VerdictStatus::JudgeError)
+            .collect();
+        let job = ragtester_judge::JudgeJob {
+            cases: &cases,
+            answers: batch,
+            judges: &judges,
+            samples: args.samples,
+            concurrency: args.concurrency,
+            prompts: &prompts,
+            claims,
+        };
+        let before = counts.lock().unwrap().done;
+        let commit_failed = std::sync::Mutex::new(None::<anyhow::Error>);
+        let mut raw = job
+            .run(&done, &|verdict, fresh, n| {
+                if fresh && let Err(e) = store.put_judged(&session, verdict) {
+                    commit_failed.lock().unwrap().get_or_insert(e);
+                }
+                let mut c = counts.lock().unwrap();
+                c.done = before + n;
+                c.errors += usize::from(verdict.status != ragtester_core::VerdictStatus::Ok);
+                c.cached += usize::from(!fresh);
+                events.progress("verdicts", "resumed", *c);
+            })
+            .await;
+        if let Some(e) = commit_failed.into_inner().unwrap() {
+            return Err(e.context("cannot commit a verdict to the run store"));
+        }
+        let mut panel_verdicts = match panel {
+            Some(method) => ragtester_judge::consensus(&raw, method),
+            None => Vec::new(),
+        };
+        slim.extend(raw.iter().map(slim_verdict));
+        ragtester_judge::attribution::attribute_all(&cases, batch, &mut panel_verdicts);
+        ragtester_judge::attribution::attribute_all(&cases, batch, &mut raw);
+        // Reports follow the panel's verdicts when there is a panel, else the one judge's.
+        let followed = if panel.is_some() {
+            &panel_verdicts
+        } else {
+            &raw
+        };
+        errors += followed
+            .iter()
+            .filter(|v| v.status != ragtester_core::VerdictStatus::Ok)
+            .count();
+        store.put_verdicts(&panel_verdicts)?;
+        store.put_verdicts(&raw)?;
+        out.add(&panel_verdicts, &raw)?;
+        Ok(())
+    };
+    let mut answers = run.answer_reader()?;
+    loop {
+        let batch: Vec<ragtester_core::Answer> =
+            answers.by_ref().take(batch_size).collect::<Result<_>>()?;
+        if batch.is_empty() {
+            break;
+        }
+        judge_batch(&batch).await?;
     }
     record_structured_output(&store)?;
-    let panel = (args.judges.len() > 1 || args.samples > 1).then_some(args.panel);
-    let mut verdicts = match panel {
-        Some(method) => ragtester_judge::consensus(&raw, method),
-        None => Vec::new(),
-    };
     let mut oracle =
-        ragtester_judge::oracle::summarise(&raw, args.samples, panel.map(|p| p.as_str()));
+        ragtester_judge::oracle::summarise(&slim, args.samples, panel.map(|p| p.as_str()));
     oracle.prompt_version = Some(prompts.version.clone());
-    verdicts.extend(raw);
-    ragtester_judge::attribution::attribute_all(&cases, &answers, &mut verdicts);
-    store.put_verdicts(&verdicts)?;
     store.log_stage("judge", &args.judges.join(","))?;
-    run.save_records(run_dir::VERDICTS, &verdicts)?;
+    let written = out.finish()?;
     run.save_json(run_dir::ORACLE, &oracle)?;
-    let primary = ragtester_report::primary_verdicts(&verdicts);
-    let errors = primary
-        .iter()
-        .filter(|v| v.status != ragtester_core::VerdictStatus::Ok)
-        .count();
     events.info(format!(
-        "wrote {} verdicts ({errors} errors in the verdicts reports follow) to {}",
-        verdicts.len(),
+        "wrote {written} verdicts ({errors} errors in the verdicts reports follow) to {}",
         run.file(run_dir::VERDICTS).display()
     ));
     Ok(errors)
+}
+
+/// A raw verdict with only what the oracle's figures read (judge, cell, sample, outcome, criteria mean).
+fn slim_verdict(v: &ragtester_core::Verdict) -> ragtester_core::Verdict {
+    ragtester_core::Verdict {
+        schema_version: v.schema_version,
+        case_id: v.case_id.clone(),
+        config_id: v.config_id.clone(),
+        judge: v.judge.clone(),
+        sample: v.sample,
+        status: v.status,
+        passed: v.passed,
+        criteria_mean: v.criteria_mean,
+        criteria: None,
+        rubric: None,
+        metrics: Default::default(),
+        error: None,
+        notes: Vec::new(),
+        rule_failure: None,
+        claims: None,
+        attribution: None,
+    }
+}
+
+/// verdicts.jsonl written as batches are judged: with a panel, the panel's verdicts first (reports follow
+/// them) and every judge's after them, kept in a side file until the end.
+struct VerdictFiles {
+    main: ragtester_core::record::AtomicWriter,
+    judges: Option<(std::path::PathBuf, std::io::BufWriter<std::fs::File>)>,
+    written: usize,
+}
+
+impl VerdictFiles {
+    fn create(run: &RunDir, panel: bool) -> Result<Self> {
+        let main = ragtester_core::record::AtomicWriter::create(&run.file(run_dir::VERDICTS))?;
+        let judges = if panel {
+            let path = run.file(".verdicts-of-each-judge.partial");
+            let file = std::fs::File::create(&path)
+                .with_context(|| format!("cannot create {}", path.display()))?;
+            Some((path, std::io::BufWriter::new(file)))
+        } else {
+            None
+        };
+        Ok(Self {
+            main,
+            judges,
+            written: 0,
+        })
+    }
+
+    fn add(
+        &mut self,
+        panel: &[ragtester_core::Verdict],
+        raw: &[ragtester_core::Verdict],
+    ) -> Result<()> {
+        for v in panel {
+            self.main.record(v)?;
+        }
+        match &mut self.judges {
+            Some((_, side)) => {
+                for v in raw {
+                    serde_json::to_writer(&mut *side, v)?;
+                    std::io::Write::write_all(side, b"\n")?;
+                }
+            }
+            None => {
+                for v in raw {
+                    self.main.record(v)?;
+                }
+            }
+        }
+        self.written += panel.len() + raw.len();
+        Ok(())
+    }
+
+    /// Append every judge's verdicts after the panel's and move the file into place; returns how many
+    /// verdicts it holds.
+    fn finish(mut self) -> Result<usize> {
+        if let Some((path, side)) = self.judges.take() {
+            drop(side.into_inner().map_err(|e| e.into_error())?);
+            let mut file = std::fs::File::open(&path)?;
+            self.main.copy_from(&mut file)?;
+            let _ = std::fs::remove_file(&path);
+        }
+        self.main.finish()?;
+        Ok(self.written)
+    }
 }
 
 /// What the run store knows of how each endpoint takes structured output, learned by an earlier stage.

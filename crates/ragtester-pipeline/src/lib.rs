@@ -6,6 +6,7 @@
 //! person goes through an [`Events`] sink. This crate never prints, parses arguments or chooses exit codes.
 
 pub mod audit;
+pub mod bench_index;
 pub mod bench_oracle;
 pub mod bench_retrieval;
 pub mod bundled;

@@ -4,9 +4,10 @@
 use crate::events::Events;
 use crate::run_dir::{self, RunDir};
 use anyhow::Result;
-use ragtester_core::{Configuration, Document, TestCase};
+use ragtester_core::record::AtomicWriter;
+use ragtester_core::{Answer, Configuration, Document, TestCase, Verdict};
 use ragtester_report::Summary;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// Per built-in configuration, the share of its chunks that hold some case's source span: how much of the
@@ -51,6 +52,28 @@ fn chunk_coverage(
     Ok(out)
 }
 
+/// The run's answers as the report needs them, read one at a time: every answer's text, latency and
+/// usage, but the retrieved passages' text only for the cells listed as bad cases (a report shows those;
+/// every other figure of a passage is in its verdict already). Passages are most of a run's bytes.
+fn slim_answers(run: &RunDir, verdicts: &[Verdict]) -> Result<Vec<Answer>> {
+    let shown: HashSet<(&str, &str)> = verdicts
+        .iter()
+        .filter(|v| ragtester_report::is_bad_case(v))
+        .map(|v| (v.case_id.as_str(), v.config_id.as_str()))
+        .collect();
+    let mut answers = Vec::new();
+    for answer in run.answer_reader()? {
+        let mut answer = answer?;
+        if !shown.contains(&(answer.case_id.as_str(), answer.config_id.as_str())) {
+            for context in &mut answer.contexts {
+                context.text = String::new();
+            }
+        }
+        answers.push(answer);
+    }
+    Ok(answers)
+}
+
 /// Summarise a judged run directory into summary.json, report.html, results.csv and junit.xml.
 pub fn report(run_dir: &Path, events: &dyn Events) -> Result<Summary> {
     events.stage("report");
@@ -58,8 +81,8 @@ pub fn report(run_dir: &Path, events: &dyn Events) -> Result<Summary> {
     let documents = run.documents()?;
     let cases = run.cases()?;
     let configs = run.configs()?;
-    let answers = run.answers()?;
     let verdicts = run.verdicts()?;
+    let answers = slim_answers(&run, &verdicts)?;
     let prices = run.prices()?;
     let oracle = run.oracle()?;
     let audit = run.audit()?;
@@ -81,11 +104,12 @@ pub fn report(run_dir: &Path, events: &dyn Events) -> Result<Summary> {
     };
     let summary = ragtester_report::summarise(&inputs);
     run.save_json(run_dir::SUMMARY, &summary)?;
-    run.save_text(
-        run_dir::RESULTS_CSV,
-        &ragtester_report::render_csv(&inputs)?,
-    )?;
-    run.save_text(run_dir::JUNIT, &ragtester_report::render_junit(&inputs)?)?;
+    let mut csv = AtomicWriter::create(&run.file(run_dir::RESULTS_CSV))?;
+    ragtester_report::write_csv(&inputs, &mut csv)?;
+    csv.finish()?;
+    let mut junit = AtomicWriter::create(&run.file(run_dir::JUNIT))?;
+    ragtester_report::write_junit(&inputs, &mut junit)?;
+    junit.finish()?;
     run.save_text(
         run_dir::REPORT_HTML,
         &ragtester_report::render_html(&summary)?,

@@ -188,7 +188,7 @@ pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Re
     }
     let progress = |c: &ragtester_exec::Counts| events.progress("cells", "cached", *c);
     let started = std::time::Instant::now();
-    let (answers, counts) = ragtester_exec::execute(
+    let counts = ragtester_exec::execute(
         &pipelines,
         args.cases,
         &store,
@@ -204,11 +204,9 @@ pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Re
         counts.done as f64 / seconds.max(1e-9),
         counts.cached
     ));
-    run.save_records(run_dir::ANSWERS, &answers)?;
-    let errors = answers.iter().filter(|a| a.error.is_some()).count();
+    let (written, errors) = write_answers(&run, &store, &pipelines, args.cases)?;
     events.info(format!(
-        "wrote {} answers ({errors} errors) to {}",
-        answers.len(),
+        "wrote {written} answers ({errors} errors) to {}",
         run.file(run_dir::ANSWERS).display()
     ));
     if counts.over_budget > 0 {
@@ -223,6 +221,28 @@ pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Re
         errors,
         over_budget: counts.over_budget,
     })
+}
+
+/// answers.jsonl from the store: every answered cell of this run's configurations and cases, in
+/// configuration order then case order, streamed (a run's answers are never all in memory). Returns how
+/// many were written and how many of those are errors.
+fn write_answers(
+    run: &RunDir,
+    store: &ragtester_store::RunStore,
+    pipelines: &[std::sync::Arc<ragtester_exec::Pipeline>],
+    cases: &[ragtester_core::TestCase],
+) -> Result<(usize, usize)> {
+    let configs: Vec<&str> = pipelines.iter().map(|p| p.config.id.as_str()).collect();
+    let cases: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+    let mut file = ragtester_core::record::AtomicWriter::create(&run.file(run_dir::ANSWERS))?;
+    let (mut written, mut errors) = (0, 0);
+    store.for_each_answer_in_order(&configs, &cases, |answer| {
+        written += 1;
+        errors += usize::from(answer.error.is_some());
+        file.record(&answer)
+    })?;
+    file.finish()?;
+    Ok((written, errors))
 }
 
 /// What a run would cost, before it runs: cells, and prompt tokens estimated from the query, the answer

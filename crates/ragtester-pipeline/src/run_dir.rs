@@ -103,6 +103,11 @@ impl RunDir {
     pub fn answers(&self) -> Result<Vec<Answer>> {
         self.records(ANSWERS, NOT_RUN)
     }
+    /// The answers one at a time, for stages that must not hold a whole run's answers.
+    pub fn answer_reader(&self) -> Result<ragtester_core::record::JsonlReader<Answer>> {
+        ragtester_core::record::JsonlReader::open(&self.file(ANSWERS))
+            .with_context(|| format!("{}: {NOT_RUN}", self.path.display()))
+    }
     pub fn verdicts(&self) -> Result<Vec<Verdict>> {
         self.records(VERDICTS, NOT_JUDGED)
     }

@@ -8,6 +8,7 @@ use quick_xml::Writer;
 use quick_xml::events::BytesText;
 use ragtester_core::{Answer, TestCase, Verdict, VerdictStatus};
 use std::collections::HashMap;
+use std::io::Write;
 
 fn case_index<'a>(inputs: &'a ReportInputs<'_>) -> HashMap<&'a str, &'a TestCase> {
     inputs.cases.iter().map(|c| (c.id.as_str(), c)).collect()
@@ -33,6 +34,13 @@ fn claim(v: &Verdict, pick: fn(&ragtester_core::ClaimMetrics) -> Option<f64>) ->
 
 /// One row per verdict, with the case, the configuration label, the outcome and the answer.
 pub fn render_csv(inputs: &ReportInputs<'_>) -> Result<String> {
+    let mut out = Vec::new();
+    write_csv(inputs, &mut out)?;
+    Ok(String::from_utf8(out)?)
+}
+
+/// `render_csv` streamed into `out`, row by row: a large run's CSV is never held whole.
+pub fn write_csv(inputs: &ReportInputs<'_>, out: impl std::io::Write) -> Result<()> {
     let cases = case_index(inputs);
     let labels: HashMap<&str, String> = inputs
         .configs
@@ -40,7 +48,7 @@ pub fn render_csv(inputs: &ReportInputs<'_>) -> Result<String> {
         .map(|c| (c.id.as_str(), c.label()))
         .collect();
     let answers = answer_index(inputs);
-    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut w = csv::Writer::from_writer(out);
     w.write_record([
         "case_id",
         "config_id",
@@ -124,7 +132,8 @@ pub fn render_csv(inputs: &ReportInputs<'_>) -> Result<String> {
             v.error.as_deref().unwrap_or(""),
         ])?;
     }
-    Ok(String::from_utf8(w.into_inner()?)?)
+    w.flush()?;
+    Ok(())
 }
 
 /// Characters XML 1.0 cannot carry at all (most C0 controls): model output may hold them.
@@ -146,9 +155,18 @@ fn answer_index<'a>(inputs: &'a ReportInputs<'_>) -> HashMap<(&'a str, &'a str),
 
 /// JUnit XML: failed verdicts are `<failure>`, judge and execution errors are `<error>`.
 pub fn render_junit(inputs: &ReportInputs<'_>) -> Result<String> {
+    let mut out = Vec::new();
+    write_junit(inputs, &mut out)?;
+    Ok(String::from_utf8(out)?)
+}
+
+/// `render_junit` streamed into `out`.
+pub fn write_junit(inputs: &ReportInputs<'_>, out: impl std::io::Write) -> Result<()> {
     let cases = case_index(inputs);
     let answers = answer_index(inputs);
-    let mut writer = Writer::new_with_indent(Vec::new(), b' ', 2);
+    let mut out = std::io::BufWriter::new(out);
+    out.write_all(b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")?;
+    let mut writer = Writer::new_with_indent(out, b' ', 2);
     let verdicts = primary_verdicts(inputs.verdicts);
     writer
         .create_element("testsuites")
@@ -235,10 +253,10 @@ pub fn render_junit(inputs: &ReportInputs<'_>) -> Result<String> {
             }
             Ok(())
         })?;
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    out.push_str(&String::from_utf8(writer.into_inner())?);
-    out.push('\n');
-    Ok(out)
+    let mut out = writer.into_inner();
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
 }
 
 #[cfg(test)]

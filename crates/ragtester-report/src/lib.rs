@@ -19,7 +19,7 @@ mod table;
 mod testdata;
 
 pub use claims::ClaimSummary;
-pub use csv_junit::{render_csv, render_junit};
+pub use csv_junit::{render_csv, render_junit, write_csv, write_junit};
 pub use diagnosis::{
     CauseRow, Diagnosis, Finding, FusionPair, RetrievalFigures, Severity, describe,
     embedder_findings, fusion_finding,
@@ -30,6 +30,6 @@ pub use html::render_html;
 pub use refusals::RefusalMatrix;
 pub use summary::{
     Attribution, BadCase, ConfigSummary, ErrorReason, FailureCause, GroupSummary, NotJudged,
-    ReportInputs, Summary, attribution, failure_cause, primary_verdicts, summarise,
+    ReportInputs, Summary, attribution, failure_cause, is_bad_case, primary_verdicts, summarise,
 };
 pub use table::{render_audit, render_table};

@@ -393,6 +393,14 @@ fn compare_with_best(configs: &mut [ConfigSummary], verdicts: &[&Verdict]) {
     }
 }
 
+/// Whether a verdict's cell is listed among the bad cases (failed, errored, or rated bad by the rubric):
+/// the cells whose answer and retrieved passages a report shows.
+pub fn is_bad_case(v: &Verdict) -> bool {
+    v.passed == Some(false)
+        || v.rubric.as_ref().is_some_and(|r| r.is_bad_case())
+        || v.status != VerdictStatus::Ok
+}
+
 /// The verdicts reports follow: those of the first judge. Other judges' verdicts stay in the records.
 pub fn primary_verdicts(verdicts: &[Verdict]) -> Vec<&Verdict> {
     let judge = verdicts.first().map(|v| v.judge.as_str());
@@ -644,11 +652,7 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         .collect();
     let bad_cases = verdicts
         .iter()
-        .filter(|v| {
-            v.passed == Some(false)
-                || v.rubric.as_ref().is_some_and(|r| r.is_bad_case())
-                || v.status != VerdictStatus::Ok
-        })
+        .filter(|v| is_bad_case(v))
         .filter_map(|v| {
             let case = cases.get(v.case_id.as_str())?;
             let answer = answers.get(&(v.case_id.as_str(), v.config_id.as_str()));

@@ -119,12 +119,11 @@ impl DenseIndex {
     pub fn ann_state(&self) -> Option<bool> {
         self.ann.as_ref().map(|a| a.loaded)
     }
-}
 
-impl Retriever for DenseIndex {
-    fn retrieve(&self, query: &str, k: usize, scope: Scope<'_>) -> Result<Vec<Hit>> {
-        if query.trim().is_empty() || k == 0 {
-            return Ok(Vec::new());
+    /// The query's vector; `None` when nothing in it embeds (no hits then).
+    fn query_vector(&self, query: &str) -> Result<Option<Vec<f32>>> {
+        if query.trim().is_empty() {
+            return Ok(None);
         }
         let q = self
             .embedder
@@ -138,9 +137,42 @@ impl Retriever for DenseIndex {
                 self.dimension
             );
         }
-        if q.iter().all(|x| *x == 0.0) {
+        Ok((!q.iter().all(|x| *x == 0.0)).then_some(q))
+    }
+
+    /// Exact search whatever the corpus size: the ground truth an HNSW graph's recall is measured against.
+    pub fn retrieve_exact(&self, query: &str, k: usize) -> Result<Vec<Hit>> {
+        Ok(match self.query_vector(query)? {
+            Some(q) if k > 0 => self.exact(&q, k, Scope::ALL),
+            _ => Vec::new(),
+        })
+    }
+
+    fn exact(&self, q: &[f32], k: usize, scope: Scope<'_>) -> Vec<Hit> {
+        let mut hits: Vec<Hit> = self
+            .vectors
+            .chunks_exact(self.dimension)
+            .enumerate()
+            .filter(|(i, _)| scope.admits(&self.documents[*i]))
+            .map(|(i, v)| Hit {
+                chunk: i,
+                score: f64::from(dot(v, q)),
+            })
+            .collect();
+        sort_hits(&mut hits);
+        hits.truncate(k);
+        hits
+    }
+}
+
+impl Retriever for DenseIndex {
+    fn retrieve(&self, query: &str, k: usize, scope: Scope<'_>) -> Result<Vec<Hit>> {
+        if k == 0 {
             return Ok(Vec::new());
         }
+        let Some(q) = self.query_vector(query)? else {
+            return Ok(Vec::new());
+        };
         // Scoped queries search exactly: a document's few chunks are cheap to score, and a graph search
         // filtered down to them could miss some.
         // Hidden documents are few chunks: the graph is asked for extra hits to filter them out, and the
@@ -163,19 +195,7 @@ impl Retriever for DenseIndex {
                 return Ok(hits);
             }
         }
-        let mut hits: Vec<Hit> = self
-            .vectors
-            .chunks_exact(self.dimension)
-            .enumerate()
-            .filter(|(i, _)| scope.admits(&self.documents[*i]))
-            .map(|(i, v)| Hit {
-                chunk: i,
-                score: f64::from(dot(v, &q)),
-            })
-            .collect();
-        sort_hits(&mut hits);
-        hits.truncate(k);
-        Ok(hits)
+        Ok(self.exact(&q, k, scope))
     }
 }
 

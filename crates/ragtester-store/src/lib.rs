@@ -185,6 +185,47 @@ impl RunStore {
         self.all("SELECT json FROM answers ORDER BY config_id, case_id")
     }
 
+    /// The answers of these configurations and cases, one at a time, in configuration order then case
+    /// order (the order of the slices); answers of other cells are left out. SQLite walks both orders
+    /// and looks each cell up by its key, so nothing is sorted or held: a run of any size is written out
+    /// in constant memory.
+    pub fn for_each_answer_in_order(
+        &self,
+        configs: &[&str],
+        cases: &[&str],
+        mut each: impl FnMut(Answer) -> Result<()>,
+    ) -> Result<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        tx.execute_batch(
+            "CREATE TEMP TABLE IF NOT EXISTS order_configs (position INTEGER PRIMARY KEY, id TEXT NOT NULL);
+             CREATE TEMP TABLE IF NOT EXISTS order_cases (position INTEGER PRIMARY KEY, id TEXT NOT NULL);
+             DELETE FROM order_configs; DELETE FROM order_cases;",
+        )?;
+        for (table, ids) in [("order_configs", configs), ("order_cases", cases)] {
+            let mut insert = tx.prepare(&format!(
+                "INSERT INTO {table} (position, id) VALUES (?1, ?2)"
+            ))?;
+            for (position, id) in ids.iter().enumerate() {
+                insert.execute(params![position as i64, id])?;
+            }
+        }
+        {
+            let mut stmt = tx.prepare(
+                "SELECT a.json FROM order_configs g CROSS JOIN order_cases c
+                 JOIN answers a ON a.case_id = c.id AND a.config_id = g.id
+                 ORDER BY g.position, c.position",
+            )?;
+            let mut rows = stmt.query([])?;
+            while let Some(row) = rows.next()? {
+                each(serde_json::from_str(&row.get::<_, String>(0)?)?)?;
+            }
+        }
+        // Nothing of the store changed: the temporary tables go with the transaction.
+        tx.rollback()?;
+        Ok(())
+    }
+
     pub fn put_verdicts(&self, verdicts: &[Verdict]) -> Result<()> {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
@@ -231,6 +272,34 @@ impl RunStore {
         let mut stmt = conn.prepare("SELECT json FROM judged WHERE session = ?1")?;
         let rows = stmt.query_map(params![session], |r| r.get::<_, String>(0))?;
         rows.map(|json| Ok(serde_json::from_str(&json?)?)).collect()
+    }
+
+    /// Drop the judged verdicts of every other session and count this one's: what a resumed judge finds.
+    pub fn keep_judging_session(&self, session: &str) -> Result<u64> {
+        let conn = self.conn();
+        conn.execute("DELETE FROM judged WHERE session != ?1", params![session])?;
+        Ok(conn.query_row(
+            "SELECT COUNT(*) FROM judged WHERE session = ?1",
+            params![session],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
+    }
+
+    /// The verdicts a session already made on these (case, configuration) cells, looked up cell by cell,
+    /// so a judge resumes a batch at a time.
+    pub fn judged_cells(&self, session: &str, cells: &[(&str, &str)]) -> Result<Vec<Verdict>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(
+            "SELECT json FROM judged WHERE session = ?1 AND case_id = ?2 AND config_id = ?3",
+        )?;
+        let mut out = Vec::new();
+        for (case, config) in cells {
+            let rows = stmt.query_map(params![session, case, config], |r| r.get::<_, String>(0))?;
+            for json in rows {
+                out.push(serde_json::from_str(&json?)?);
+            }
+        }
+        Ok(out)
     }
 
     pub fn verdicts(&self) -> Result<Vec<Verdict>> {
@@ -307,6 +376,42 @@ mod tests {
         assert_eq!(store.answers().unwrap()[0], answer("c1", "k1"));
         assert_eq!(store.meta("manifest").unwrap().as_deref(), Some("abc"));
         assert!(store.count("x; DROP TABLE answers").is_err());
+    }
+
+    #[test]
+    fn answers_stream_in_the_order_given_and_only_those_asked_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = RunStore::open(dir.path()).unwrap();
+        for (case, config) in [("b", "y"), ("a", "y"), ("b", "x"), ("a", "x"), ("z", "x")] {
+            store.put_answer(&answer(case, config)).unwrap();
+        }
+        let mut seen = Vec::new();
+        store
+            .for_each_answer_in_order(&["y", "x", "w"], &["b", "a", "c"], |a| {
+                seen.push((a.config_id, a.case_id));
+                Ok(())
+            })
+            .unwrap();
+        let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+            v.iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect()
+        };
+        assert_eq!(
+            seen,
+            pairs(&[("y", "b"), ("y", "a"), ("x", "b"), ("x", "a")]),
+            "configurations then cases, as given; unknown case z and missing cells left out"
+        );
+        // A second stream in another order: the temporary order tables are refilled, not appended to.
+        seen.clear();
+        store
+            .for_each_answer_in_order(&["x"], &["a"], |a| {
+                seen.push((a.config_id, a.case_id));
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(seen, pairs(&[("x", "a")]));
+        assert_eq!(store.count("answers").unwrap(), 5, "nothing written");
     }
 }
 

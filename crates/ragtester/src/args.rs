@@ -229,6 +229,39 @@ pub(crate) enum BenchCommand {
         after_help = "Each question (docgen's planted facts in English and Chinese, and CMRC 2018 with --cmrc) gets\nanswers that must pass (verbatim, reworded) and answers that must fail (another question's answer,\na refusal, a cut answer, a changed number, the other language).\n\nExamples:\n  ragtester bench oracle\n  ragtester bench oracle --judge offline --judge local:SmolLM2-135M-Instruct.Q4_1.gguf --panel majority --json oracle.json\n  ragtester bench oracle --cmrc datasets/cmrc2018/cmrc2018_dev.json --min-precision 0.95 --min-recall 0.9"
     )]
     Oracle(OracleBenchCli),
+    /// How an index scales: a synthetic corpus of any size indexed with BM25, exact dense search, HNSW or a
+    /// Chroma server — build time, query latency P50/P95, memory.
+    #[command(
+        after_help = "Each index in its own process gives its own peak memory (bench/million.sh runs them all).
+
+Examples:
+  ragtester bench index --chunks 1000000 --index bm25 --work /tmp/bench-index
+  ragtester bench index --chunks 1000000 --index hnsw --json hnsw.json
+  ragtester bench index --chunks 100000 --index chroma:http://127.0.0.1:8000"
+    )]
+    Index(IndexBenchCli),
+}
+
+#[derive(Args)]
+pub(crate) struct IndexBenchCli {
+    #[arg(long, default_value_t = 100_000)]
+    pub(crate) chunks: usize,
+    /// Words per chunk.
+    #[arg(long, default_value_t = 60)]
+    pub(crate) words: usize,
+    #[arg(long, default_value_t = 1000)]
+    pub(crate) queries: usize,
+    #[arg(long, default_value_t = 7)]
+    pub(crate) seed: u64,
+    /// bm25, exact, hnsw or chroma:URL (dense indexes embed with `hash`).
+    #[arg(long)]
+    pub(crate) index: String,
+    /// Folder for the BM25 index files, as a run's index cache keeps them (in memory without it).
+    #[arg(long)]
+    pub(crate) work: Option<PathBuf>,
+    /// Also write the figures as JSON.
+    #[arg(long)]
+    pub(crate) json: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -328,6 +361,9 @@ pub(crate) struct RetrievalBenchCli {
     /// RAGTESTER_ANN_THRESHOLD); 0 always, below that exact.
     #[arg(long)]
     pub(crate) ann_threshold: Option<usize>,
+    /// Keep the dense vectors in a Chroma server (chroma:http://HOST:PORT) instead of in-process.
+    #[arg(long)]
+    pub(crate) vector_store: Option<String>,
     /// Also write the results as JSON.
     #[arg(long)]
     pub(crate) json: Option<PathBuf>,

@@ -2,8 +2,8 @@
 //! terminal as their event sink, prints what a person reads on stdout, and returns the exit code.
 
 use crate::args::{
-    AuditCli, BenchCommand, Cli, Command, DocgenCli, GenerateCli, JudgeCli, OracleBenchCli,
-    RetrievalBenchCli, RunCli,
+    AuditCli, BenchCommand, Cli, Command, DocgenCli, GenerateCli, IndexBenchCli, JudgeCli,
+    OracleBenchCli, RetrievalBenchCli, RunCli,
 };
 use crate::exit::{EXIT_BUDGET, EXIT_THRESHOLD, partial_if};
 use anyhow::{Context, Result, bail};
@@ -94,6 +94,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         Command::Test { config, out } => test(&config, &out, &models, events).await,
         Command::Bench(BenchCommand::Retrieval(bench)) => bench_retrieval(bench, &models, events),
         Command::Bench(BenchCommand::Oracle(bench)) => bench_oracle(bench, &models, events).await,
+        Command::Bench(BenchCommand::Index(bench)) => bench_index(bench, events),
         Command::Docgen(args) => docgen(args, &models, events).await,
         Command::Serve {
             addr,
@@ -364,6 +365,7 @@ fn bench_retrieval(bench: RetrievalBenchCli, models: &Models, events: &dyn Event
         reranker,
         k,
         ann_threshold,
+        vector_store,
         json,
     } = bench;
     let retrievers = retrievers
@@ -380,6 +382,7 @@ fn bench_retrieval(bench: RetrievalBenchCli, models: &Models, events: &dyn Event
                 k,
                 ann_threshold: ann_threshold
                     .unwrap_or_else(|| ragtester_retrieve::AnnSettings::default().threshold),
+                vector_store: vector_store.as_deref(),
                 json: json.as_deref(),
             },
             models,
@@ -401,6 +404,43 @@ fn bench_retrieval(bench: RetrievalBenchCli, models: &Models, events: &dyn Event
             r.name, r.ndcg, r.recall, r.mrr, r.index_s, r.query_s
         );
     }
+    Ok(0)
+}
+
+/// `bench index`: one index over a synthetic corpus.
+fn bench_index(bench: IndexBenchCli, events: &dyn Events) -> Result<u8> {
+    if let Some(work) = &bench.work {
+        std::fs::create_dir_all(work)?;
+    }
+    let figures = tokio::task::block_in_place(|| {
+        ragtester_pipeline::bench_index::index(
+            &ragtester_pipeline::bench_index::IndexBenchArgs {
+                chunks: bench.chunks,
+                words: bench.words,
+                queries: bench.queries,
+                seed: bench.seed,
+                index: &bench.index,
+                work: bench.work.as_deref(),
+                json: bench.json.as_deref(),
+            },
+            events,
+        )
+    })?;
+    let mib = |v: Option<f64>| v.map_or("-".to_string(), |m| format!("{m:.0} MiB"));
+    println!(
+        "{}: {} chunks, build {:.1} s, query P50 {:.2} ms, P95 {:.2} ms, source in top 10 {:.3}{}, RSS {} after the corpus, peak {}",
+        figures.index,
+        figures.chunks,
+        figures.build_s,
+        figures.query_p50_ms,
+        figures.query_p95_ms,
+        figures.source_at_10,
+        figures
+            .recall_vs_exact_at_10
+            .map_or(String::new(), |r| format!(", recall@10 vs exact {r:.3}")),
+        mib(figures.corpus_rss_mib),
+        mib(figures.peak_rss_mib),
+    );
     Ok(0)
 }
 

@@ -476,7 +476,16 @@ fn a_panel_of_judges_reports_agreement_and_samples_report_intervals() {
         (verdicts, oracle)
     };
 
-    let (verdicts, oracle) = judge(&["--judge", "offline", "--judge", "openai:scripted"]);
+    // One call at a time: answers are judged 16 to a batch, so this run takes several.
+    let (verdicts, oracle) = judge(&[
+        "--judge",
+        "offline",
+        "--judge",
+        "openai:scripted",
+        "--concurrency",
+        "1",
+    ]);
+    assert!(cells > 2 * 16, "{cells} cells: too few to span batches");
     assert_eq!(
         verdicts.len(),
         cells * 3,
@@ -487,6 +496,29 @@ fn a_panel_of_judges_reports_agreement_and_samples_report_intervals() {
             .iter()
             .all(|v| v.judge == "panel:majority")
     );
+    let answers = read_jsonl::<Answer>(&run_dir.join("answers.jsonl")).unwrap();
+    let cell = |case: &str, config: &str| (case.to_string(), config.to_string());
+    let answered: Vec<_> = answers
+        .iter()
+        .map(|a| cell(&a.case_id, &a.config_id))
+        .collect();
+    let panel_cells: Vec<_> = verdicts[..cells]
+        .iter()
+        .map(|v| cell(&v.case_id, &v.config_id))
+        .collect();
+    assert_eq!(
+        panel_cells, answered,
+        "the panel's verdicts in answer order"
+    );
+    let each_judge: Vec<_> = verdicts[cells..]
+        .iter()
+        .map(|v| (cell(&v.case_id, &v.config_id), v.judge.clone()))
+        .collect();
+    let expected: Vec<_> = answered
+        .iter()
+        .flat_map(|c| ["offline", "openai:scripted"].map(|j| (c.clone(), j.to_string())))
+        .collect();
+    assert_eq!(each_judge, expected, "then every judge's, answer by answer");
     assert_eq!(oracle["judges"].as_array().unwrap().len(), 2);
     let pair = &oracle["agreement"]["pairs"][0];
     assert_eq!(pair["items"].as_u64().unwrap() as usize, cells);
