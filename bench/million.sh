@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
 # A million chunks (not a timed test): `ragtester bench index` over a synthetic Zipf corpus, each index in
 # a process of its own so its peak memory is its own — BM25 (tantivy, on disk as a run's cache keeps it),
-# the `hash` embedder into an HNSW graph, and the same vectors into a Chroma server (whose own peak memory
+# the `hash` embedder searched exactly and through an HNSW graph, and the same vectors in a Chroma server (whose own peak memory
 # is read from /proc). Sizes are given as arguments, so the growth from one size to the next shows whether
 # anything is worse than linear.
 #
 #   cargo build --release -p ragtester
 #   bench/million.sh [CHUNKS...]            # default: 100000 1000000
-#   INDEXES="bm25 hnsw" bench/million.sh    # leave out Chroma (it needs scripts/real-tools.sh's chroma-venv)
+#   INDEXES="bm25 exact hnsw" bench/million.sh   # leave out Chroma (it needs scripts/real-tools.sh's chroma-venv)
 set -euo pipefail
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(100000 1000000)
-indexes=${INDEXES:-bm25 hnsw chroma}
+indexes=${INDEXES:-bm25 exact hnsw chroma}
 queries=${QUERIES:-1000}
 target=${CARGO_TARGET_DIR:-target}
 bin="$target/release/ragtester"
 work=${WORK:-$(mktemp -d)}
+mkdir -p "$work"
 chroma_bin=${CHROMA:-$HOME/.cache/ragtester/tools/chroma-venv/bin/chroma}
 server=""
 trap 'kill $server 2>/dev/null || true' EXIT

@@ -6,12 +6,14 @@
 # the web UI takes to open the run (its first results page).
 #
 #   cargo build --release -p ragtester && cargo build --release -p ragtester-testkit --example scripted_server
-#   bench/scale.sh [LATENCY_MS] [DOCUMENTS] [CASES_PER_DOCUMENT] [CONCURRENCY]
+#   bench/scale.sh [LATENCY_MS] [DOCUMENTS] [CASES_PER_DOCUMENT] [CONCURRENCY] [WORDS_PER_DOCUMENT]
+# SUITE=FILE reuses a suite generated before over the same documents (generation is not what is measured).
 set -euo pipefail
 latency=${1:-200}
 documents=${2:-60}
 per_document=${3:-50}
 concurrency=${4:-64}
+words=${5:-2500}
 target=${CARGO_TARGET_DIR:-target}
 bin="$target/release/ragtester"
 work=${WORK:-$(mktemp -d)}
@@ -35,9 +37,13 @@ server=$!
 while [ ! -s "$work/url" ]; do sleep 0.05; done
 base=$(head -1 "$work/url")
 
-"$bin" docgen --count "$documents" --words 2500 --seed 7 --out "$work/docs" >/dev/null 2>&1
-measure generate "$bin" --no-cache generate --docs "$work/docs" --out "$work/suite.jsonl" \
-  --strategy ragtester --strategy baseline --n-test "$per_document"
+"$bin" docgen --count "$documents" --words "$words" --seed 7 --out "$work/docs" >/dev/null 2>&1
+if [ -n "${SUITE:-}" ]; then
+  cp "$SUITE" "$work/suite.jsonl"
+else
+  measure generate "$bin" --no-cache generate --docs "$work/docs" --out "$work/suite.jsonl" \
+    --strategy ragtester --strategy baseline --n-test "$per_document"
+fi
 cases=$(wc -l <"$work/suite.jsonl")
 configs=24
 cells=$((cases * configs))

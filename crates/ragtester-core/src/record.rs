@@ -195,6 +195,57 @@ mod tests {
     }
 
     #[test]
+    fn a_streamed_file_appears_only_when_finished() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        write_jsonl_atomic(
+            &path,
+            &[R {
+                schema_version: 1,
+                x: 1,
+            }],
+        )
+        .unwrap();
+        {
+            let mut unfinished = AtomicWriter::create(&path).unwrap();
+            unfinished
+                .record(&R {
+                    schema_version: 1,
+                    x: 2,
+                })
+                .unwrap();
+            // Dropped, as by an error mid-stage: the earlier file stays, nothing partial is left.
+        }
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["r.jsonl"]);
+        assert_eq!(
+            read_jsonl::<R>(&path).unwrap(),
+            [R {
+                schema_version: 1,
+                x: 1
+            }]
+        );
+        let mut writer = AtomicWriter::create(&path).unwrap();
+        for x in 0..3 {
+            writer
+                .record(&R {
+                    schema_version: 1,
+                    x,
+                })
+                .unwrap();
+        }
+        writer.finish().unwrap();
+        let read: Vec<i32> = JsonlReader::<R>::open(&path)
+            .unwrap()
+            .map(|r| r.unwrap().x)
+            .collect();
+        assert_eq!(read, [0, 1, 2]);
+    }
+
+    #[test]
     fn round_trip_and_no_partial_file_left() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub/r.jsonl");

@@ -103,13 +103,15 @@ pub fn report(run_dir: &Path, events: &dyn Events) -> Result<Summary> {
         audit: audit.as_ref(),
     };
     let summary = ragtester_report::summarise(&inputs);
-    run.save_json(run_dir::SUMMARY, &summary)?;
     let mut csv = AtomicWriter::create(&run.file(run_dir::RESULTS_CSV))?;
     ragtester_report::write_csv(&inputs, &mut csv)?;
     csv.finish()?;
     let mut junit = AtomicWriter::create(&run.file(run_dir::JUNIT))?;
     ragtester_report::write_junit(&inputs, &mut junit)?;
     junit.finish()?;
+    // The answers and verdicts are done with before the summary is written.
+    drop((answers, verdicts));
+    run.save_json(run_dir::SUMMARY, &summary)?;
     run.save_text(
         run_dir::REPORT_HTML,
         &ragtester_report::render_html(&summary)?,

@@ -161,9 +161,12 @@ impl RunDir {
         write_jsonl_atomic(&self.file(name), records)
     }
 
-    /// Replace a JSON file with `value` (pretty-printed), atomically.
+    /// Replace a JSON file with `value` (pretty-printed), atomically; streamed into the file, since a large
+    /// run's summary lists tens of thousands of bad cases.
     pub fn save_json<T: Serialize + ?Sized>(&self, name: &str, value: &T) -> Result<()> {
-        self.save_text(name, &serde_json::to_string_pretty(value)?)
+        let mut file = ragtester_core::record::AtomicWriter::create(&self.file(name))?;
+        serde_json::to_writer_pretty(&mut file, value)?;
+        file.finish()
     }
 
     /// Replace a text file (the HTML report, the CSV, JUnit), atomically.

@@ -357,7 +357,7 @@ pub(crate) struct RetrievalBenchCli {
     pub(crate) reranker: String,
     #[arg(long, default_value_t = 10)]
     pub(crate) k: usize,
-    /// Search dense vectors through an HNSW graph from this many documents (default 20000 or
+    /// Search dense vectors through an HNSW graph from this many documents (default: never, or
     /// RAGTESTER_ANN_THRESHOLD); 0 always, below that exact.
     #[arg(long)]
     pub(crate) ann_threshold: Option<usize>,
