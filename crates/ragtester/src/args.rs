@@ -235,7 +235,7 @@ pub(crate) enum BenchCommand {
         after_help = "Each index in its own process gives its own peak memory (bench/million.sh runs them all).
 
 Examples:
-  ragtester bench index --chunks 1000000 --index bm25 --work /tmp/bench-index
+  ragtester bench index --chunks 1000000 --index bm25 --work bench-index
   ragtester bench index --chunks 1000000 --index hnsw --json hnsw.json
   ragtester bench index --chunks 100000 --index chroma:http://127.0.0.1:8000"
     )]

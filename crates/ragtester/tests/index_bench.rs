@@ -1,18 +1,15 @@
 //! `ragtester bench index`: each index over the synthetic corpus reports its build time, latency
 //! percentiles and memory; HNSW is measured against exact search; a wrong index name is an error naming it.
 
-use std::process::Command;
+mod common;
+
+use common::{bin, succeeds};
 
 fn bench(args: &[&str], json: &std::path::Path) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_ragtester"))
-        .args(["bench", "index", "--json", json.to_str().unwrap()])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeds(
+        bin()
+            .args(["bench", "index", "--json", json.to_str().unwrap()])
+            .args(args),
     );
     serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap()
 }
@@ -57,7 +54,7 @@ fn every_index_reports_its_figures_and_hnsw_is_held_to_exact_search() {
         std::fs::read_dir(&work).unwrap().next().is_some(),
         "BM25 kept its index under --work"
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+    let out = bin()
         .args(["bench", "index", "--chunks", "10", "--index", "faiss"])
         .output()
         .unwrap();

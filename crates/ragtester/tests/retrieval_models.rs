@@ -115,10 +115,9 @@ fn minilm_dense_and_endpoint_rerank_with_a_reused_vector_cache() {
     assert_eq!(cache_files(&cache.join("embeddings")), vectors);
 }
 
-#[test]
-fn bench_retrieval_reads_beir_and_writes_json() {
-    let tmp = tempfile::tempdir().unwrap();
-    let beir = tmp.path().join("beir");
+/// Three documents (two English, one Chinese) and a question for one of each, in the BEIR layout.
+fn tiny_beir(dir: &Path) -> PathBuf {
+    let beir = dir.join("beir");
     std::fs::create_dir_all(beir.join("qrels")).unwrap();
     std::fs::write(
         beir.join("corpus.jsonl"),
@@ -140,6 +139,13 @@ fn bench_retrieval_reads_beir_and_writes_json() {
         "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td3\t1\n",
     )
     .unwrap();
+    beir
+}
+
+#[test]
+fn bench_retrieval_reads_beir_and_writes_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let beir = tiny_beir(tmp.path());
     let json = tmp.path().join("bench.json");
     let out = ragtester(
         &tmp.path().join("cache"),
@@ -333,4 +339,46 @@ fn a_run_over_chroma_equals_the_in_process_run() {
     // Collections are named from corpus, chunking and embedder: a second run finds them filled.
     let again = run(&tmp.path().join("chroma2"), Some(&spec));
     assert_eq!(again, in_process);
+}
+
+/// `bench retrieval --vector-store`: dense retrieval served by a real Chroma server scores as the
+/// in-process index does, and the JSON names the store.
+#[test]
+fn bench_retrieval_over_chroma_scores_as_in_process() {
+    let Some(server) = ragtester_testkit::chroma::ChromaServer::start() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let beir = tiny_beir(tmp.path());
+    let spec = server.spec();
+    let bench = |name: &str, store: Option<&str>| {
+        let json = tmp.path().join(name);
+        let mut args = vec![
+            "bench",
+            "retrieval",
+            "--beir",
+            beir.to_str().unwrap(),
+            "--retriever",
+            "dense",
+            "--k",
+            "2",
+            "--json",
+            json.to_str().unwrap(),
+        ];
+        if let Some(store) = store {
+            args.extend(["--vector-store", store]);
+        }
+        ragtester(&tmp.path().join("cache"), &args);
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&json).unwrap()).unwrap()
+    };
+    let local = bench("local.json", None);
+    let chroma = bench("chroma.json", Some(&spec));
+    assert!(local["vector_store"].is_null());
+    assert_eq!(chroma["vector_store"], spec.as_str());
+    for key in ["ndcg@10", "recall@10", "mrr@10"] {
+        assert_eq!(
+            chroma["retrievers"][0][key], local["retrievers"][0][key],
+            "{key}: {chroma}"
+        );
+    }
 }

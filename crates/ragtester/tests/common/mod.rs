@@ -20,11 +20,12 @@ pub fn bin() -> Command {
 
 /// Run the binary against an OpenAI-compatible base URL and insist that it succeeds.
 pub fn run_ok(args: &[String], base: &str) -> std::process::Output {
-    let out = bin()
-        .args(args)
-        .env("OPENAI_BASE_URL", base)
-        .output()
-        .unwrap();
+    succeeds(bin().args(args).env("OPENAI_BASE_URL", base))
+}
+
+/// Run a command and insist that it succeeds, showing its standard error when it does not.
+pub fn succeeds(command: &mut Command) -> std::process::Output {
+    let out = command.output().unwrap();
     assert!(
         out.status.success(),
         "{}",
