@@ -9,7 +9,7 @@ fuzz_target!(|data: &[u8]| {
     // caught and becomes this file's error, so restore the default hook and let only escaping panics abort.
     static HOOK: std::sync::Once = std::sync::Once::new();
     HOOK.call_once(|| drop(std::panic::take_hook()));
-    if let Ok(pages) = extract_pages(&PdfOxide, data.to_vec()) {
+    if let Ok(pages) = extract_pages(&PdfOxide::default(), data.to_vec()) {
         let paged = assemble(&pages, true);
         assert_eq!(paged.pages.len(), pages.len());
         assert!(paged.pages.iter().all(|p| p.end <= paged.text.chars().count()));

@@ -59,6 +59,22 @@ pub struct Answer {
     pub cached_at: Option<u64>,
     /// Why this cell has no answer (provider failure, retrieval failure). Judged as `exec_error`.
     pub error: Option<String>,
+    /// The answer was longer than the `answer_kb` limit: its length in bytes before it was cut there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated_from: Option<u64>,
+}
+
+impl Answer {
+    /// Cut the answer to `max_bytes` (at a char boundary), noting its full length; a no-op when it fits.
+    pub fn truncate_to(&mut self, max_bytes: u64) {
+        let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+        let full = self.answer.len() as u64;
+        if let Some(cut) = crate::limits::truncate_to(&self.answer, max) {
+            let cut = cut.len();
+            self.answer.truncate(cut);
+            self.truncated_from = Some(full);
+        }
+    }
 }
 
 /// A (case, configuration) cell the run did not ask, and why: the case cannot be put fairly to that system.

@@ -146,19 +146,25 @@ impl<T: DeserializeOwned> JsonlReader<T> {
     }
 
     fn parse(&self, line: &str) -> Result<T> {
-        let (path, index) = (self.path.display(), self.line);
-        let value: serde_json::Value = serde_json::from_str(line)
-            .with_context(|| format!("{path}:{index}: not valid JSON"))?;
-        if let Some(version) = value.get("schema_version").and_then(|v| v.as_u64())
-            && version > u64::from(SCHEMA_VERSION)
-        {
-            bail!(
-                "{path}:{index}: schema_version {version} is newer than this build understands ({SCHEMA_VERSION})"
-            );
-        }
-        serde_json::from_value(value)
-            .with_context(|| format!("{path}:{index}: record does not match the expected schema"))
+        parse_record(line, &self.path.display().to_string(), self.line)
     }
+}
+
+/// One line of a JSONL record file read as a record of type `T`; errors name `file` and `index` (the line).
+/// A line nested deeper than the `json_depth` limit or newer than this build's schema is refused.
+pub fn parse_record<T: DeserializeOwned>(line: &str, file: &str, index: usize) -> Result<T> {
+    crate::Limits::process().check_json_depth(line, &format!("{file}:{index}"))?;
+    let value: serde_json::Value =
+        serde_json::from_str(line).with_context(|| format!("{file}:{index}: not valid JSON"))?;
+    if let Some(version) = value.get("schema_version").and_then(|v| v.as_u64())
+        && version > u64::from(SCHEMA_VERSION)
+    {
+        bail!(
+            "{file}:{index}: schema_version {version} is newer than this build understands ({SCHEMA_VERSION})"
+        );
+    }
+    serde_json::from_value(value)
+        .with_context(|| format!("{file}:{index}: record does not match the expected schema"))
 }
 
 impl<T: DeserializeOwned> Iterator for JsonlReader<T> {

@@ -5,6 +5,8 @@ use crate::prompt::answer_messages;
 use crate::shard::Shard;
 use anyhow::Result;
 use futures::StreamExt;
+use ragtester_core::Limits;
+use ragtester_core::secrets::{error_text, redact};
 use ragtester_core::{
     Answer, ChatRequest, Latency, RetrievedContext, SkippedCell, TaskHint, TestCase, Usage,
 };
@@ -165,6 +167,7 @@ async fn answer_cell(
         usage: Usage::default(),
         cached: false,
         cached_at: None,
+        truncated_from: None,
         error: None,
     };
     let over_budget = match &pipeline.system {
@@ -211,6 +214,8 @@ async fn answer_cell(
     // The system's time: what it spent retrieving and generating, not what the cell spent queued behind
     // our own call slots.
     answer.latency.total_ms = answer.latency.retrieval_ms + answer.latency.generation_ms;
+    // A 10 MB answer is not kept whole: cut at the limit, its full length noted on the record.
+    answer.truncate_to(Limits::process().answer_bytes());
     if over_budget {
         Cell::OverBudget
     } else {
@@ -234,7 +239,10 @@ async fn external(
                 .map(|(i, text)| locate_context(documents, i + 1, text))
                 .collect();
         }
-        Err(e) => answer.error = Some(format!("target {} failed: {e:#}", target.name())),
+        Err(e) => {
+            answer.error =
+                Some(redact(&format!("target {} failed: {e:#}", target.name())).into_owned())
+        }
     }
 }
 
@@ -286,7 +294,7 @@ async fn built_in(
         // An LLM reranker's call may be the one the budget refuses.
         Err(e) if BudgetExhausted::caused(&e) => return Err(OverBudget),
         Err(e) => {
-            answer.error = Some(format!("retrieval failed: {e:#}"));
+            answer.error = Some(format!("retrieval failed: {}", error_text(&e)));
             return Ok(());
         }
     };
@@ -330,7 +338,13 @@ async fn built_in(
             answer.cached_at = response.cached_at;
         }
         Err(e) if BudgetExhausted::caused(&e) => return Err(OverBudget),
-        Err(e) => answer.error = Some(format!("generation failed ({}): {e:#}", model.name())),
+        Err(e) => {
+            answer.error = Some(format!(
+                "generation failed ({}): {}",
+                model.name(),
+                error_text(&e)
+            ))
+        }
     }
     answer.latency.generation_ms = ms(generation_started);
     Ok(())

@@ -4,6 +4,7 @@
 //! This crate knows file formats and nothing of retrieval, models or reports. Every file either becomes a
 //! document or a [`Failure`] naming it; one bad file never stops the rest of the corpus.
 
+mod bounds;
 mod chunk;
 mod decode;
 mod glyphs;
@@ -16,7 +17,7 @@ mod shifted;
 pub use chunk::{chunk_document, split_sections};
 pub use decode::{Decoded, decode_text};
 pub use load::{
-    Failure, IngestOptions, IngestReport, ingest_paths, ingest_paths_with, load_file,
+    Failure, IngestOptions, IngestReport, ingest_paths, ingest_paths_with, load_bytes, load_file,
     load_file_with,
 };
 pub use pages::{PagedText, assemble, expand_ligatures};

@@ -6,7 +6,8 @@ use crate::pages::assemble;
 use crate::pdf::{PdfOxide, extract_pages};
 use anyhow::{Context, Result, bail};
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
-use ragtester_core::{DocumentFormat, read_jsonl};
+use ragtester_core::limits::exceeded;
+use ragtester_core::{DocumentFormat, Limits, read_jsonl};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -32,15 +33,16 @@ pub struct IngestReport {
 pub struct IngestOptions {
     /// Remove running headers, footers and page numbers from PDFs (lines repeated across pages).
     pub strip_running_lines: bool,
-    /// Files larger than this fail with a message rather than exhausting memory.
-    pub max_file_bytes: u64,
+    /// What a file may make the loaders read: its size, a DOCX's archive, a PDF's pages and objects, the
+    /// decoded text, nesting. A file over one fails with a message naming the limit.
+    pub limits: Limits,
 }
 
 impl Default for IngestOptions {
     fn default() -> Self {
         Self {
             strip_running_lines: true,
-            max_file_bytes: 256 * 1024 * 1024,
+            limits: Limits::process(),
         }
     }
 }
@@ -149,31 +151,64 @@ pub fn load_file_with(path: &Path, options: &IngestOptions) -> Result<(Document,
             ))
         )
     })?;
+    let limits = &options.limits;
     let size = std::fs::metadata(path).context("cannot read file")?.len();
-    if size > options.max_file_bytes {
-        bail!(
-            "file is {} MiB, over the {} MiB limit (raise it with --max-file-mb)",
-            size / (1024 * 1024),
-            options.max_file_bytes / (1024 * 1024)
-        );
+    if size > limits.file_bytes() {
+        bail!(exceeded(
+            "file_mb",
+            limits.file_mb,
+            &format!("the file is {} MiB", size.div_ceil(1024 * 1024))
+        ));
     }
     let bytes = std::fs::read(path).context("cannot read file")?;
-    if bytes.is_empty() {
-        bail!("file is empty");
-    }
     let source = path.display().to_string();
     let stem = path
         .file_stem()
         .map_or_else(|| source.clone(), |s| s.to_string_lossy().into_owned());
+    let (mut doc, mut warning) = load_bytes(bytes, format, &source, &stem, options)?;
+    // Documents `ragtester docgen` wrote are listed beside them; reports keep them apart from real ones.
+    match ragtester_core::generated::GeneratedManifest::entry_for(path) {
+        Ok(Some(_)) => doc.origin = ragtester_core::document::DocumentOrigin::Generated,
+        Ok(None) => {}
+        Err(e) => warning = Some(format!("read as a real document: {e:#}")),
+    }
+    Ok((doc, warning))
+}
+
+/// Read a document of a known format from its bytes (`source` names it in the record, `stem` is the title
+/// when the text has none), under `options`' limits; also returns a warning when something had to be
+/// assumed. Every parser of untrusted file bytes is reached through here (the fuzz targets call it).
+pub fn load_bytes(
+    bytes: Vec<u8>,
+    format: DocumentFormat,
+    source: &str,
+    stem: &str,
+    options: &IngestOptions,
+) -> Result<(Document, Option<String>)> {
+    let limits = &options.limits;
+    if bytes.is_empty() {
+        bail!("file is empty");
+    }
+    let stem = stem.to_string();
     let mut warning = None;
     let mut decode = |bytes: &[u8]| -> Result<String> {
         let decoded = decode_text(bytes)?;
+        if decoded.text.len() as u64 > limits.text_bytes() {
+            bail!(exceeded(
+                "text_mb",
+                limits.text_mb,
+                &format!(
+                    "the file decodes to {} MiB of text",
+                    decoded.text.len().div_ceil(1024 * 1024)
+                )
+            ));
+        }
         warning = decoded.warning;
         Ok(decoded.text)
     };
     let (title, text, pages) = match format {
         DocumentFormat::Markdown => {
-            let (title, text) = markdown_to_text(&decode(&bytes)?, &stem);
+            let (title, text) = markdown_to_text(&decode(&bytes)?, &stem, limits)?;
             (title, normalise(&text), None)
         }
         DocumentFormat::Text => {
@@ -181,15 +216,15 @@ pub fn load_file_with(path: &Path, options: &IngestOptions) -> Result<(Document,
             (first_line_title(&text).unwrap_or(stem), text, None)
         }
         DocumentFormat::Html => {
-            let (title, text) = html_to_text(&bytes, &stem)?;
+            let (title, text) = html_to_text(&bytes, &stem, limits)?;
             (title, normalise(&text), None)
         }
         DocumentFormat::Docx => {
-            let (title, text) = markdown_to_text(&docx_to_markdown(bytes)?, &stem);
+            let (title, text) = markdown_to_text(&docx_to_markdown(bytes, limits)?, &stem, limits)?;
             (title, normalise(&text), None)
         }
         DocumentFormat::Pdf => {
-            let page_texts = extract_pages(&PdfOxide, bytes)?;
+            let page_texts = extract_pages(&PdfOxide::with_limits(*limits), bytes)?;
             let normalised: Vec<String> = page_texts.iter().map(|p| normalise(p)).collect();
             let paged = assemble(&normalised, options.strip_running_lines);
             if !paged.text.chars().any(char::is_alphanumeric) {
@@ -208,21 +243,16 @@ pub fn load_file_with(path: &Path, options: &IngestOptions) -> Result<(Document,
     if !text.chars().any(char::is_alphanumeric) {
         bail!("no text found");
     }
-    let mut doc = Document::new(source, format, title, text, pages);
-    // Documents `ragtester docgen` wrote are listed beside them; reports keep them apart from real ones.
-    match ragtester_core::generated::GeneratedManifest::entry_for(path) {
-        Ok(Some(_)) => doc.origin = ragtester_core::document::DocumentOrigin::Generated,
-        Ok(None) => {}
-        Err(e) => warning = Some(format!("read as a real document: {e:#}")),
-    }
+    let doc = Document::new(source.to_string(), format, title, text, pages);
     Ok((doc, warning))
 }
 
 /// DOCX through its Markdown rendering, so headings become section boundaries as in Markdown files.
-fn docx_to_markdown(bytes: Vec<u8>) -> Result<String> {
+fn docx_to_markdown(bytes: Vec<u8>, limits: &Limits) -> Result<String> {
     if !bytes.starts_with(b"PK") {
         bail!("not a DOCX: a DOCX is a zip archive and this file is not one");
     }
+    crate::bounds::check_docx_archive(&bytes, limits)?;
     let doc = office_oxide::Document::from_reader(
         std::io::Cursor::new(bytes),
         office_oxide::DocumentFormat::Docx,
@@ -257,13 +287,31 @@ fn normalise(text: &str) -> String {
 }
 
 /// Markdown to plain text that keeps structure: headings and block elements end with a blank line, so the
-/// paragraph-aware chunkers see headings as section boundaries; list items stay one per line.
-fn markdown_to_text(markdown: &str, fallback_title: &str) -> (String, String) {
+/// paragraph-aware chunkers see headings as section boundaries; list items stay one per line. Blocks nested
+/// deeper than the `nesting` limit (`>>>>…`, lists in lists) fail the file.
+pub(crate) fn markdown_to_text(
+    markdown: &str,
+    fallback_title: &str,
+    limits: &Limits,
+) -> Result<(String, String)> {
     let mut out = String::new();
     let mut title: Option<String> = None;
     let mut in_h1 = false;
     let mut h1_text = String::new();
+    let mut depth = 0u64;
     for event in Parser::new_ext(markdown, pulldown_cmark::Options::ENABLE_TABLES) {
+        match &event {
+            Event::Start(_) => depth += 1,
+            Event::End(_) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth > limits.nesting {
+            bail!(exceeded(
+                "nesting",
+                limits.nesting,
+                &format!("Markdown blocks nest more than {} deep", limits.nesting)
+            ));
+        }
         match event {
             Event::Start(Tag::Heading { level, .. }) => {
                 in_h1 = level == HeadingLevel::H1 && title.is_none();
@@ -296,14 +344,18 @@ fn markdown_to_text(markdown: &str, fallback_title: &str) -> (String, String) {
             _ => {}
         }
     }
-    (title.unwrap_or_else(|| fallback_title.to_string()), out)
+    Ok((title.unwrap_or_else(|| fallback_title.to_string()), out))
 }
 
-fn html_to_text(bytes: &[u8], fallback_title: &str) -> Result<(String, String)> {
-    let text = html2text::config::plain()
-        .no_link_wrapping()
-        .string_from_read(bytes, 10_000)
+fn html_to_text(bytes: &[u8], fallback_title: &str, limits: &Limits) -> Result<(String, String)> {
+    let config = html2text::config::plain().no_link_wrapping();
+    let dom = crate::bounds::parse_html_bounded(&config, bytes, limits)?;
+    let tree = config
+        .dom_to_render_tree(&dom)
         .context("cannot parse HTML")?;
+    let text = config
+        .render_to_string(tree, 10_000)
+        .context("cannot render HTML as text")?;
     let html = String::from_utf8_lossy(bytes);
     let title = html
         .find("<title>")

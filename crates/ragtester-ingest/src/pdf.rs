@@ -4,6 +4,8 @@
 use anyhow::{Context, Result, anyhow, bail};
 use pdf_oxide::PdfDocument;
 use pdf_oxide::converters::ConversionOptions;
+use ragtester_core::Limits;
+use ragtester_core::limits::exceeded;
 
 /// An engine that turns PDF bytes into one text per page, in reading order.
 pub trait PdfTextEngine: Send + Sync {
@@ -11,8 +13,18 @@ pub trait PdfTextEngine: Send + Sync {
     fn page_texts(&self, bytes: Vec<u8>) -> Result<Vec<String>>;
 }
 
-/// pdf_oxide's layout-aware plain-text converter (column detection by XY-cut, tagged-PDF structure order).
-pub struct PdfOxide;
+/// pdf_oxide's layout-aware plain-text converter (column detection by XY-cut, tagged-PDF structure order),
+/// refusing files with more pages or cross-reference objects than the limits allow before reading a page.
+#[derive(Default)]
+pub struct PdfOxide {
+    limits: Limits,
+}
+
+impl PdfOxide {
+    pub fn with_limits(limits: Limits) -> Self {
+        Self { limits }
+    }
+}
 
 impl PdfTextEngine for PdfOxide {
     fn name(&self) -> &'static str {
@@ -28,9 +40,24 @@ impl PdfTextEngine for PdfOxide {
             bail!("not a PDF (no %PDF- header)");
         }
         let doc = open(bytes.clone())?;
+        let objects = doc.all_object_ids().len() as u64;
+        if objects > self.limits.pdf_objects {
+            bail!(exceeded(
+                "pdf_objects",
+                self.limits.pdf_objects,
+                &format!("the PDF's cross-reference table lists {objects} objects")
+            ));
+        }
         let count = doc
             .page_count()
             .map_err(|e| anyhow!("cannot read the page tree: {e}"))?;
+        if count as u64 > self.limits.pdf_pages {
+            bail!(exceeded(
+                "pdf_pages",
+                self.limits.pdf_pages,
+                &format!("the PDF has {count} pages")
+            ));
+        }
         let workers = page_workers(count);
         if workers == 1 {
             drop(bytes);

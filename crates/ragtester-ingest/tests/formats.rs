@@ -238,7 +238,10 @@ fn oversized_files_are_refused_before_reading() {
         .unwrap();
     let report = ingest_paths(std::slice::from_ref(&p));
     let err = &report.failures[0].error;
-    assert!(err.contains("300 MiB, over the 256 MiB limit"), "{err}");
+    assert!(
+        err.contains("limit file_mb = 256 exceeded: the file is 300 MiB"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -253,6 +253,7 @@ pub fn as_records(q: &LabelledQuestion, a: &LabelledAnswer, id: usize) -> (TestC
         usage: Default::default(),
         cached: false,
         cached_at: None,
+        truncated_from: None,
         error: None,
     };
     (case, answer)

@@ -41,7 +41,7 @@ pub async fn claim_metrics(
         }
         Err(e) => ClaimMetrics {
             method,
-            error: Some(format!("{e:#}")),
+            error: Some(ragtester_core::secrets::error_text(&e)),
             ..Default::default()
         },
     })

@@ -14,7 +14,7 @@ pub mod benchmark;
 pub mod claims;
 pub mod oracle;
 mod panel;
-mod parse;
+pub mod parse;
 mod prompt;
 mod rules;
 pub mod stats;
@@ -213,7 +213,10 @@ pub async fn judge_sample(
     let mut problems = Vec::new();
     for _attempt in 0..=MAX_REASKS {
         match judge.chat(&request).await {
-            Err(e) => problems.push(format!("judge call failed: {e:#}")),
+            Err(e) => problems.push(format!(
+                "judge call failed: {}",
+                ragtester_core::secrets::error_text(&e)
+            )),
             Ok(response) => match parse_judge_reply(&response.content) {
                 Ok(reply) => {
                     verdict.criteria = Some(reply.criteria);

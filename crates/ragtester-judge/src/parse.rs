@@ -15,6 +15,10 @@ pub struct JudgeReply {
 }
 
 pub fn parse_judge_reply(content: &str) -> Result<JudgeReply, String> {
+    // The JSON5 reader recurses: a reply nested deeper than the limit is refused before it is read.
+    ragtester_core::Limits::process()
+        .check_json_depth(content, "the judge's reply")
+        .map_err(|e| e.to_string())?;
     let objects = json_objects(content);
     if objects.is_empty() {
         return Err("reply holds no complete JSON object".into());
@@ -45,6 +49,12 @@ pub fn parse_judge_reply(content: &str) -> Result<JudgeReply, String> {
 /// Every JSON object in a reply that can be read (strict JSON, then JSON5, then with Python's literals),
 /// in order: the tolerant reading every structured reply of the oracle goes through.
 pub fn json_values(content: &str) -> Vec<Value> {
+    if ragtester_core::Limits::process()
+        .check_json_depth(content, "the reply")
+        .is_err()
+    {
+        return Vec::new();
+    }
     json_objects(content)
         .into_iter()
         .filter_map(|text| {
@@ -269,6 +279,17 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}: {reply}"))
             .criteria
             .mean()
+    }
+
+    #[test]
+    fn a_reply_nested_past_json_depth_is_an_error_not_a_stack_overflow() {
+        let deep = format!("{}{GOOD}{}", "[".repeat(500_000), "]".repeat(500_000));
+        let error = parse_judge_reply(&deep).unwrap_err();
+        assert!(error.contains("limit json_depth = 64 exceeded"), "{error}");
+        assert!(json_values(&deep).is_empty());
+        // Within the limit the same verdict is still found.
+        let shallow = format!("[[{GOOD}]]");
+        assert_eq!(mean(&shallow), mean(GOOD));
     }
 
     #[test]

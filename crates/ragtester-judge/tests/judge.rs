@@ -76,6 +76,7 @@ fn answer(text: &str, error: Option<&str>) -> Answer {
         usage: Usage::default(),
         cached: false,
         cached_at: None,
+        truncated_from: None,
         error: error.map(str::to_string),
     }
 }

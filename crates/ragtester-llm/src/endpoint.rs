@@ -25,6 +25,9 @@ impl Endpoint {
             },
             None => env_key,
         };
+        if let Some(key) = &api_key {
+            ragtester_core::secrets::remember(key);
+        }
         Ok(Self {
             base_url: settings
                 .base_url

@@ -5,7 +5,7 @@ use crate::endpoint::{Endpoint, normalise_host};
 use crate::http::{ClientLimits, HttpClient, RetryPolicy};
 use crate::openai::{estimated_tokens, snippet};
 use crate::structured::{self, StructuredOutput};
-use anyhow::{Result, anyhow};
+use anyhow::{Context, Result, anyhow};
 use ragtester_core::{ChatModel, ChatRequest, ChatResponse, ModelSettings, ReplyFormat, Usage};
 use serde_json::{Value, json};
 
@@ -118,18 +118,23 @@ impl ChatModel for OllamaChat {
             },
         )
         .await?;
-        let content = reply["message"]["content"]
-            .as_str()
-            .ok_or_else(|| anyhow!("{url}: reply has no message.content: {}", snippet(&reply)))?
-            .to_string();
-        Ok(ChatResponse {
-            content,
-            cached: false,
-            cached_at: None,
-            usage: Usage {
-                prompt_tokens: reply["prompt_eval_count"].as_u64().unwrap_or(0),
-                completion_tokens: reply["eval_count"].as_u64().unwrap_or(0),
-            },
-        })
+        response_of(&reply).with_context(|| url.clone())
     }
+}
+
+/// The answer and token counts out of an `/api/chat` reply (`message.content`, the eval counts).
+pub fn response_of(reply: &serde_json::Value) -> Result<ChatResponse> {
+    let content = reply["message"]["content"]
+        .as_str()
+        .ok_or_else(|| anyhow!("reply has no message.content: {}", snippet(reply)))?
+        .to_string();
+    Ok(ChatResponse {
+        content,
+        cached: false,
+        cached_at: None,
+        usage: Usage {
+            prompt_tokens: reply["prompt_eval_count"].as_u64().unwrap_or(0),
+            completion_tokens: reply["eval_count"].as_u64().unwrap_or(0),
+        },
+    })
 }

@@ -9,7 +9,7 @@
 use crate::endpoint::Endpoint;
 use crate::http::{ClientLimits, HttpClient, RetryPolicy};
 use crate::structured::{self, StructuredOutput};
-use anyhow::{Result, anyhow};
+use anyhow::{Context, Result, anyhow};
 use ragtester_core::{ChatModel, ChatRequest, ChatResponse, ModelSettings, ReplyFormat, Usage};
 use serde_json::{Value, json};
 
@@ -144,26 +144,31 @@ impl ChatModel for OpenAiChat {
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
         let url = format!("{}/chat/completions", self.base_url);
         let reply = self.post(&url, request).await?;
-        let content = reply["choices"][0]["message"]["content"]
-            .as_str()
-            .ok_or_else(|| {
-                anyhow!(
-                    "{url}: reply has no choices[0].message.content: {}",
-                    snippet(&reply)
-                )
-            })?
-            .to_string();
-        let usage = &reply["usage"];
-        Ok(ChatResponse {
-            content,
-            cached: false,
-            cached_at: None,
-            usage: Usage {
-                prompt_tokens: usage["prompt_tokens"].as_u64().unwrap_or(0),
-                completion_tokens: usage["completion_tokens"].as_u64().unwrap_or(0),
-            },
-        })
+        response_of(&reply).with_context(|| url.clone())
     }
+}
+
+/// The answer and token counts out of a chat completion (`choices[0].message.content`, `usage`).
+pub fn response_of(reply: &Value) -> Result<ChatResponse> {
+    let content = reply["choices"][0]["message"]["content"]
+        .as_str()
+        .ok_or_else(|| {
+            anyhow!(
+                "reply has no choices[0].message.content: {}",
+                snippet(reply)
+            )
+        })?
+        .to_string();
+    let usage = &reply["usage"];
+    Ok(ChatResponse {
+        content,
+        cached: false,
+        cached_at: None,
+        usage: Usage {
+            prompt_tokens: usage["prompt_tokens"].as_u64().unwrap_or(0),
+            completion_tokens: usage["completion_tokens"].as_u64().unwrap_or(0),
+        },
+    })
 }
 
 pub(crate) fn snippet(v: &Value) -> String {

@@ -3,7 +3,10 @@
 
 use crate::http::{HttpClient, RetryPolicy};
 use anyhow::{Context, Result, anyhow, bail};
+use ragtester_core::Limits;
 use ragtester_core::config::{CommandInput, TargetKind, TargetSettings};
+use ragtester_core::limits::exceeded;
+use ragtester_core::secrets::redact;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,6 +47,8 @@ pub fn interpolate_env(text: &str) -> Result<String> {
         let name = &after[..end];
         let value =
             std::env::var(name).map_err(|_| anyhow!("environment variable {name} is not set"))?;
+        // What a `${VAR}` stands for is a key or token as often as not: never shown again.
+        ragtester_core::secrets::remember(&value);
         out.push_str(&value);
         rest = &after[end + 1..];
     }
@@ -117,7 +122,14 @@ impl HttpTarget {
         .with_context(ctx)?;
         let mut headers = vec![("content-type".to_string(), "application/json".to_string())];
         for (k, v) in &settings.headers {
-            headers.push((k.clone(), interpolate_env(v).with_context(ctx)?));
+            let value = interpolate_env(v).with_context(ctx)?;
+            if ragtester_core::config::is_credential_header(k) {
+                ragtester_core::secrets::remember(&value);
+                if let Some((_scheme, credential)) = value.split_once(' ') {
+                    ragtester_core::secrets::remember(credential);
+                }
+            }
+            headers.push((k.clone(), value));
         }
         let mut policy = RetryPolicy::from_env()?;
         policy.timeout = Duration::from_secs_f64(settings.timeout_s);
@@ -191,30 +203,81 @@ impl RagTarget for CommandTarget {
             }
         }
         let timeout = Duration::from_secs_f64(self.settings.timeout_s);
-        let output = tokio::time::timeout(timeout, child.wait_with_output())
-            .await
-            .map_err(|_| {
-                anyhow!(
-                    "`{program}` did not finish within {:.0} s",
-                    timeout.as_secs_f64()
-                )
-            })??;
-        if !output.status.success() {
-            let stderr: String = String::from_utf8_lossy(&output.stderr)
-                .chars()
-                .take(300)
-                .collect();
-            bail!("`{program}` exited with {}: {stderr}", output.status);
-        }
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let reply: Value = serde_json::from_str(stdout.trim()).with_context(|| {
-            format!(
-                "`{program}` did not print JSON: {}",
-                stdout.chars().take(300).collect::<String>()
+        let limits = Limits::process();
+        let (status, stdout, stderr) =
+            tokio::time::timeout(timeout, bounded_output(child, limits.reply_bytes()))
+                .await
+                .map_err(|_| {
+                    anyhow!(
+                        "`{program}` did not finish within {:.0} s",
+                        timeout.as_secs_f64()
+                    )
+                })??;
+        let Some(stdout) = stdout else {
+            bail!(exceeded(
+                "reply_mb",
+                limits.reply_mb,
+                &format!("`{program}` printed more")
+            ));
+        };
+        // A command may print its environment: what it says is shown with secrets redacted.
+        let snippet = |bytes: &[u8]| -> String {
+            redact(
+                &String::from_utf8_lossy(bytes)
+                    .chars()
+                    .take(300)
+                    .collect::<String>(),
             )
-        })?;
+            .into_owned()
+        };
+        if !status.success() {
+            bail!("`{program}` exited with {status}: {}", snippet(&stderr));
+        }
+        let text = String::from_utf8_lossy(&stdout);
+        limits.check_json_depth(&text, &format!("`{program}`'s reply"))?;
+        let reply: Value = serde_json::from_str(text.trim())
+            .with_context(|| format!("`{program}` did not print JSON: {}", snippet(&stdout)))?;
         extract(&self.settings, &reply)
     }
+}
+
+/// Wait for a command, keeping at most `max` bytes of its output (`None` past that: the command is killed
+/// when the child is dropped) and the first 64 KiB of its errors.
+async fn bounded_output(
+    mut child: tokio::process::Child,
+    max: u64,
+) -> Result<(std::process::ExitStatus, Option<Vec<u8>>, Vec<u8>)> {
+    use tokio::io::AsyncReadExt;
+    let mut stdout = child
+        .stdout
+        .take()
+        .context("the command's output is not piped")?;
+    let stderr = child
+        .stderr
+        .take()
+        .context("the command's errors are not piped")?;
+    // Errors are read beside the output, so a command that fills its error pipe never stalls.
+    let errors = tokio::spawn(async move {
+        let mut kept = Vec::new();
+        let mut stderr = stderr;
+        let _ = (&mut stderr).take(64 * 1024).read_to_end(&mut kept).await;
+        let _ = tokio::io::copy(&mut stderr, &mut tokio::io::sink()).await;
+        kept
+    });
+    let mut out = Vec::new();
+    (&mut stdout)
+        .take(max + 1)
+        .read_to_end(&mut out)
+        .await
+        .context("cannot read the command's output")?;
+    if out.len() as u64 > max {
+        // The rest is not wanted: stop the command rather than wait for it to finish writing.
+        let _ = child.kill().await;
+        let status = child.wait().await.context("cannot wait for the command")?;
+        return Ok((status, None, Vec::new()));
+    }
+    let status = child.wait().await.context("cannot wait for the command")?;
+    Ok((status, Some(out), errors.await.unwrap_or_default()))
 }
 
 #[cfg(test)]

@@ -38,7 +38,9 @@ impl HubSettings {
             cache: ragtester_core::hf_cache::hub_dir(),
             endpoint: std::env::var("HF_ENDPOINT")
                 .unwrap_or_else(|_| "https://huggingface.co".to_string()),
-            token: std::env::var("HF_TOKEN").ok(),
+            token: std::env::var("HF_TOKEN")
+                .ok()
+                .inspect(|t| ragtester_core::secrets::remember(t)),
             offline: std::env::var("HF_HUB_OFFLINE")
                 .is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true")),
         }

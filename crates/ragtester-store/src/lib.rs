@@ -351,6 +351,7 @@ mod tests {
             usage: Usage::default(),
             cached: false,
             cached_at: None,
+            truncated_from: None,
             error: None,
         }
     }

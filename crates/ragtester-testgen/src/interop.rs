@@ -183,8 +183,20 @@ fn csv_cell(value: &Value, shape: Shape) -> Result<String> {
 pub fn read_rows(path: &std::path::Path, shape: Shape) -> Result<Vec<Map<String, Value>>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    parse_rows(&text, FileFormat::of(path), shape, path)
+}
+
+/// Rows of a dataset's text in `format` (`path` names it in errors): what [`read_rows`] reads, and what the
+/// fuzz target `dataset_rows` feeds arbitrary bytes.
+pub fn parse_rows(
+    text: &str,
+    format: FileFormat,
+    shape: Shape,
+    path: &std::path::Path,
+) -> Result<Vec<Map<String, Value>>> {
+    ragtester_core::Limits::process().check_json_depth(text, &path.display().to_string())?;
     let text = text.trim_start_matches('\u{feff}');
-    match FileFormat::of(path) {
+    match format {
         FileFormat::JsonArray if text.trim_start().starts_with('[') => {
             let rows: Vec<Value> = serde_json::from_str(text)
                 .with_context(|| format!("{} is not a JSON array", path.display()))?;

@@ -28,7 +28,12 @@ function svg(tag, attrs = {}, text) {
   return node;
 }
 
+// Every change carries this session's CSRF token (the server refuses changes without it: guard.rs).
+const CSRF = document.querySelector('meta[name="ragtester-csrf"]').content;
 async function api(path, options = {}) {
+  if (options.method && options.method !== 'GET') {
+    options.headers = { ...(options.headers || {}), 'x-ragtester-csrf': CSRF };
+  }
   const res = await fetch(path, options);
   const body = res.headers.get('content-type')?.includes('json') ? await res.json() : null;
   if (!res.ok) throw new Error(body?.error || `${res.status} ${res.statusText}`);
@@ -327,6 +332,10 @@ async function showDetail(caseId, configId) {
     el('h4', {}, 'Keywords'), el('p', {}, (c.keywords || []).join(', ') || '—'),
     el('h4', {}, 'Answer'), highlighted(d.answer?.answer || '', c.keywords),
   );
+  if (d.answer?.truncated_from) {
+    const kb = (n) => `${Math.round(n / 1024).toLocaleString()} KB`;
+    parts.push(el('p', { class: 'hint', id: 'detail-truncated' }, `The system wrote ${kb(d.answer.truncated_from)}; the answer was cut at ${kb(new TextEncoder().encode(d.answer.answer).length)} (limit answer_kb) and judged as cut.`));
+  }
   if (d.answer?.error) parts.push(el('p', { class: 'outcome-error' }, `Error: ${d.answer.error}`));
   if (d.document) parts.push(el('p', { class: 'hint' }, `Source document: ${d.document}`));
   parts.push(el('h4', {}, `Retrieved contexts (${d.answer?.contexts?.length || 0})`));

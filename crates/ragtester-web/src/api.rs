@@ -33,7 +33,8 @@ impl From<anyhow::Error> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.0, Json(json!({ "error": self.1 }))).into_response()
+        let error = ragtester_core::secrets::redact(&self.1);
+        (self.0, Json(json!({ "error": error }))).into_response()
     }
 }
 
@@ -52,11 +53,23 @@ fn asset(body: &'static str, kind: &'static str) -> Response {
     r
 }
 
-pub async fn index() -> Response {
-    asset(
-        include_str!("../assets/index.html"),
-        "text/html; charset=utf-8",
-    )
+/// The page, with this session's CSRF token in a `<meta>` for its script to send back (hex: nothing to escape).
+pub async fn index(State(s): Shared) -> Response {
+    let page = include_str!("../assets/index.html").replace("{{csrf}}", s.guard.csrf_token());
+    let mut r = ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response();
+    let headers = r.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+/// The CSRF token for clients other than the page (scripts, tests). Other sites cannot read it: the server
+/// grants no CORS, and a rebound name fails the Host check.
+pub async fn session(State(s): Shared) -> Json<Value> {
+    Json(json!({ "csrf": s.guard.csrf_token() }))
 }
 pub async fn script() -> Response {
     asset(
@@ -79,11 +92,25 @@ pub async fn workspace(State(s): Shared) -> ApiResult<Json<Value>> {
 }
 
 /// Multipart upload of documents (field name free). Each file is named by its last path component, checked;
-/// refused ones are listed with the reason, the others saved.
+/// refused ones are listed with the reason, the others saved — once the whole request has arrived, so a
+/// request cut off or over `request_mb` keeps nothing.
 pub async fn upload(State(s): Shared, mut form: Multipart) -> ApiResult<Json<Value>> {
-    let mut saved = Vec::new();
+    let mut accepted = Vec::new();
     let mut refused = Vec::new();
-    while let Some(field) = form.next_field().await.map_err(ApiError::bad)? {
+    let too_large = |status: StatusCode, e: String| {
+        if status == StatusCode::PAYLOAD_TOO_LARGE {
+            let why = format!("the request is larger ({e})");
+            ApiError(
+                status,
+                ragtester_core::limits::exceeded("request_mb", s.limits.request_mb, &why),
+            )
+        } else {
+            ApiError::bad(e)
+        }
+    };
+    let multipart =
+        |e: axum::extract::multipart::MultipartError| too_large(e.status(), e.body_text());
+    while let Some(mut field) = form.next_field().await.map_err(multipart)? {
         let sent = field.file_name().unwrap_or_default().to_string();
         let name = match crate::workspace::upload_name(&sent) {
             Ok(n) => n,
@@ -92,12 +119,38 @@ pub async fn upload(State(s): Shared, mut form: Multipart) -> ApiResult<Json<Val
                 continue;
             }
         };
-        let bytes = field.bytes().await.map_err(ApiError::bad)?;
-        let path = s.workspace.docs_dir().join(&name);
-        ragtester_core::record::write_atomic(&path, &bytes)?;
+        let Some(bytes) = read_capped(&mut field, s.limits.file_bytes())
+            .await
+            .map_err(multipart)?
+        else {
+            let error =
+                ragtester_core::limits::exceeded("file_mb", s.limits.file_mb, "the file is larger");
+            refused.push(json!({ "name": sent, "error": error }));
+            continue;
+        };
+        accepted.push((name, bytes));
+    }
+    let mut saved = Vec::new();
+    for (name, bytes) in accepted {
+        ragtester_core::record::write_atomic(&s.workspace.docs_dir().join(&name), &bytes)?;
         saved.push(name);
     }
     Ok(Json(json!({ "saved": saved, "refused": refused })))
+}
+
+/// A multipart field's bytes, read chunk by chunk; `None` once they pass `max` (the rest is skipped).
+async fn read_capped(
+    field: &mut axum::extract::multipart::Field<'_>,
+    max: u64,
+) -> Result<Option<Vec<u8>>, axum::extract::multipart::MultipartError> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = field.chunk().await? {
+        if (bytes.len() + chunk.len()) as u64 > max {
+            return Ok(None);
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(Some(bytes))
 }
 
 pub async fn samples(State(s): Shared) -> ApiResult<Json<Value>> {

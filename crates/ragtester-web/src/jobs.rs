@@ -4,6 +4,7 @@
 
 use anyhow::Result;
 use ragtester_core::config::{GenerationSettings, JudgeSettings, RunSettings};
+use ragtester_core::secrets::redact;
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -172,15 +173,16 @@ impl Job {
         });
     }
     pub fn log(&self, line: impl Into<String>) {
+        let line = redact(&line.into()).into_owned();
         self.with(|s| {
-            s.log.push(line.into());
+            s.log.push(line);
             let over = s.log.len().saturating_sub(LOG_LINES);
             s.log.drain(..over);
         });
     }
     /// An error or warning: in the log and among the problems.
     pub fn problem(&self, line: impl Into<String>) {
-        let line = line.into();
+        let line = redact(&line.into()).into_owned();
         self.with(|s| {
             if s.problems.len() < PROBLEM_LINES {
                 s.problems.push(line.clone());
@@ -306,7 +308,7 @@ impl Jobs {
                 }
                 Err(e) => {
                     s.status = JobStatus::Failed;
-                    let message = format!("{e:#}");
+                    let message = ragtester_core::secrets::error_text(&e);
                     s.log.push(format!("error: {message}"));
                     s.error = Some(message);
                 }

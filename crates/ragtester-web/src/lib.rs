@@ -9,11 +9,13 @@
 
 mod api;
 pub mod audit_sheet;
+pub mod guard;
 pub mod jobs;
 pub mod results;
 mod stages;
 pub mod workspace;
 
+pub use guard::Guard;
 pub use jobs::{DocgenRequest, Job, JudgeRequest, RunRequest, SuiteRequest};
 pub use stages::Stages;
 pub use workspace::Workspace;
@@ -80,20 +82,24 @@ pub struct AppState {
     pub jobs: jobs::Jobs,
     pub stages: Arc<Stages>,
     pub runs: RunCache,
+    /// Who may drive this server (Host, access token, CSRF token).
+    pub guard: Arc<Guard>,
+    /// Sizes of requests and uploaded files, among the process's other limits.
+    pub limits: ragtester_core::Limits,
 }
 
-/// Uploads up to this size are accepted (the ingest stage applies its own per-file limit).
-const MAX_UPLOAD_BYTES: usize = 512 * 1024 * 1024;
-
 pub fn router(state: Arc<AppState>) -> Router {
+    let max_request = usize::try_from(state.limits.request_bytes()).unwrap_or(usize::MAX);
+    let guard = state.guard.clone();
     Router::new()
         .route("/", get(api::index))
+        .route("/api/session", get(api::session))
         .route("/assets/app.js", get(api::script))
         .route("/assets/app.css", get(api::style))
         .route("/api/workspace", get(api::workspace))
         .route(
             "/api/documents",
-            post(api::upload).layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES)),
+            post(api::upload).layer(DefaultBodyLimit::max(max_request)),
         )
         .route("/api/documents/samples", post(api::samples))
         .route("/api/jobs", get(api::jobs))
@@ -113,21 +119,21 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/runs/{run}/audit/{row}", put(api::label))
         .route("/api/compare", get(api::compare))
         .with_state(state)
+        // Outermost: a refused request reaches no route, so it writes nothing.
+        .layer(axum::middleware::from_fn_with_state(guard, guard::check))
 }
 
 /// Serve until the process is stopped. Prints the address it listens on (port 0 picks a free one).
+/// With an access token the address is printed once with it, as Jupyter does; it appears nowhere else.
 pub async fn serve(addr: SocketAddr, state: AppState) -> Result<()> {
-    if !addr.ip().is_loopback() {
-        tracing::warn!(
-            "serving on {addr}: the UI has no authentication and runs models with your keys; \
-             anyone who can reach this address can use it"
-        );
-    }
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
     let local = listener.local_addr()?;
-    println!("ragtester UI on http://{local}/");
+    match state.guard.access_token() {
+        Some(token) => println!("ragtester UI on http://{local}/?token={token}"),
+        None => println!("ragtester UI on http://{local}/"),
+    }
     axum::serve(listener, router(Arc::new(state)))
         .await
         .context("the server stopped")

@@ -57,6 +57,10 @@ pub struct Cli {
     /// Tokens per minute (prompt plus reply cap) for every HTTP model the config does not limit itself.
     #[arg(long, global = true)]
     pub(crate) tokens_per_minute: Option<u32>,
+    /// Raise or lower a limit on untrusted input, NAME=VALUE (repeatable): request_mb, file_mb, zip_entries,
+    /// zip_expanded_mb, zip_ratio, pdf_pages, pdf_objects, text_mb, nesting, json_depth, reply_mb, answer_kb.
+    #[arg(long = "limit", global = true, value_name = "NAME=VALUE")]
+    pub(crate) limits: Vec<String>,
 }
 
 #[derive(Subcommand)]
@@ -74,9 +78,9 @@ pub(crate) enum Command {
         /// Keep running headers, footers and page numbers in PDFs (removed by default).
         #[arg(long)]
         keep_running_lines: bool,
-        /// Larger files fail with a message instead of being read.
-        #[arg(long, default_value_t = 256)]
-        max_file_mb: u64,
+        /// Larger files fail with a message instead of being read (the same as --limit file_mb=N; 256 by default).
+        #[arg(long)]
+        max_file_mb: Option<u64>,
     },
     /// Generate a test suite from documents.
     #[command(
@@ -124,9 +128,18 @@ pub(crate) enum Command {
         after_help = "Examples:\n  ragtester serve                                  # http://127.0.0.1:8765/, workspace ./ragtester-workspace\n  ragtester serve --run demo-out --addr 127.0.0.1:9000"
     )]
     Serve {
-        /// Address to listen on; loopback by default (the UI has no login).
+        /// Address to listen on; loopback by default. Beyond loopback an access token is required (printed
+        /// once in the address, or set with --token).
         #[arg(long, default_value = "127.0.0.1:8765")]
         addr: std::net::SocketAddr,
+        /// Another name the UI may be reached under (a reverse proxy's); the loopback names and the bound
+        /// address are always served, any other `Host` is refused. Repeatable.
+        #[arg(long = "allow-host")]
+        allow_hosts: Vec<String>,
+        /// Require this access token (at least 16 characters), also on loopback; by default a random one
+        /// when bound beyond loopback, none on loopback.
+        #[arg(long, env = "RAGTESTER_TOKEN", hide_env_values = true)]
+        token: Option<String>,
         /// Folder holding the UI's documents, suites and runs.
         #[arg(long, default_value = "ragtester-workspace")]
         workspace: PathBuf,

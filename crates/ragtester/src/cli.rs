@@ -36,6 +36,9 @@ fn models_of(cli: &Cli) -> Result<Arc<Models>> {
 }
 
 pub async fn dispatch(cli: Cli) -> Result<u8> {
+    ragtester_core::Limits::set_process(
+        ragtester_core::Limits::default().with_overrides(&cli.limits)?,
+    );
     let models = models_of(&cli)?;
     let terminal = crate::render::Terminal::new(cli.command.quiet());
     let events: &dyn Events = &terminal;
@@ -98,9 +101,14 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         Command::Docgen(args) => docgen(args, &models, events).await,
         Command::Serve {
             addr,
+            allow_hosts,
+            token,
             workspace,
             runs,
-        } => serve(addr, &workspace, &runs, models).await,
+        } => {
+            let guard = ragtester_web::Guard::new(addr, &allow_hosts, token)?;
+            serve(addr, guard, &workspace, &runs, models).await
+        }
         Command::Demo {
             out,
             embedders,
@@ -120,6 +128,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
 /// `serve`: the web UI over a workspace, its jobs sharing this command's model registry.
 async fn serve(
     addr: std::net::SocketAddr,
+    guard: ragtester_web::Guard,
     workspace: &Path,
     runs: &[std::path::PathBuf],
     models: Arc<Models>,
@@ -129,6 +138,8 @@ async fn serve(
         jobs: Default::default(),
         stages: Arc::new(ragtester_web::Stages { models }),
         runs: Default::default(),
+        guard: Arc::new(guard),
+        limits: ragtester_core::Limits::process(),
     };
     eprintln!("workspace: {}", workspace.display());
     ragtester_web::serve(addr, state).await?;
@@ -140,12 +151,16 @@ fn ingest(
     paths: &[std::path::PathBuf],
     out: &Path,
     keep_running_lines: bool,
-    max_file_mb: u64,
+    max_file_mb: Option<u64>,
     events: &dyn Events,
 ) -> Result<u8> {
+    let mut limits = ragtester_core::Limits::process();
+    if let Some(mb) = max_file_mb {
+        limits.file_mb = mb;
+    }
     let options = ragtester_ingest::IngestOptions {
         strip_running_lines: !keep_running_lines,
-        max_file_bytes: max_file_mb.saturating_mul(1024 * 1024),
+        limits,
     };
     let (docs, failed) = ragtester_pipeline::ingest::ingest_with(paths, &options, events)?;
     let path = RunDir::new(out).file(ragtester_pipeline::run_dir::DOCUMENTS);

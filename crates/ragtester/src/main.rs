@@ -27,8 +27,9 @@ fn main() -> ExitCode {
                 // a user is the per-file error they end in, which ingest prints itself.
                 .unwrap_or_else(|_| "warn,pdf_oxide=error,office_oxide=error".into()),
         )
-        .with_writer(std::io::stderr)
+        .with_writer(|| RedactedStderr)
         .init();
+    redact_panics();
     let cli = args::Cli::parse();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(r) => r,
@@ -40,8 +41,45 @@ fn main() -> ExitCode {
     match runtime.block_on(cli::dispatch(cli)) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", ragtester_core::secrets::error_text(&e));
             ExitCode::from(1)
         }
     }
+}
+
+/// Standard error with every remembered secret redacted: the log writer. tracing formats an event into one
+/// buffer and writes it at once, so a secret is never split across two writes.
+struct RedactedStderr;
+
+impl std::io::Write for RedactedStderr {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(bytes);
+        std::io::stderr().write_all(ragtester_core::secrets::redact(&text).as_bytes())?;
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
+}
+
+/// Panic messages go through the same redaction as everything else this process prints.
+fn redact_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("(no message)");
+        let place = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let thread = std::thread::current();
+        let name = thread.name().unwrap_or("unnamed");
+        eprintln!(
+            "thread '{name}' panicked{place}: {}",
+            ragtester_core::secrets::redact(message)
+        );
+    }));
 }

@@ -2,48 +2,11 @@
 //! a suite, a matrix run with progress, judging, audit labelling), results browsed with server-side filters
 //! and paging, and uploads that try to leave the workspace.
 
+mod ui;
+
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(workspace: &Path, runs: &[&Path]) -> Server {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ragtester"));
-    cmd.args(["serve", "--addr", "127.0.0.1:0", "--workspace"])
-        .arg(workspace)
-        .env("RAGTESTER_CACHE_DIR", workspace.join("cache"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    for r in runs {
-        cmd.arg("--run").arg(r);
-    }
-    let mut child = cmd.spawn().expect("serve starts");
-    let mut line = String::new();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    stdout.read_line(&mut line).unwrap();
-    // Keep reading what the stages print, as a terminal would.
-    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
-    let base = line
-        .trim()
-        .strip_prefix("ragtester UI on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .trim_end_matches('/')
-        .to_string();
-    Server { child, base }
-}
+use ui::serve;
 
 async fn get(client: &reqwest::Client, url: String) -> (u16, Value) {
     let r = client.get(url).send().await.unwrap();
@@ -82,7 +45,7 @@ async fn the_ui_api_drives_all_four_stages_and_pages_results() {
     let ws = tmp.path().join("ws");
     let server = serve(&ws, &[]);
     let base = server.base.clone();
-    let client = reqwest::Client::new();
+    let client = server.client().await;
 
     let page = client.get(format!("{base}/")).send().await.unwrap();
     assert!(
@@ -331,7 +294,7 @@ async fn a_failing_job_reports_why_and_read_only_runs_stay_read_only() {
     std::fs::write(outside.join("suite.jsonl"), "").unwrap();
     let server = serve(&ws, &[&outside]);
     let base = server.base.clone();
-    let client = reqwest::Client::new();
+    let client = server.client().await;
     let (status, r) = post(
         &client,
         format!("{base}/api/jobs/judge"),

@@ -36,7 +36,13 @@ pub struct TargetSettings {
     pub url: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    /// Written to run files with the values of credential headers redacted, unless they are `${VAR}`
+    /// templates: a key typed into the project file never reaches a record.
+    #[serde(
+        default,
+        skip_serializing_if = "std::collections::BTreeMap::is_empty",
+        serialize_with = "headers_redacted"
+    )]
     pub headers: std::collections::BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
@@ -51,6 +57,38 @@ pub struct TargetSettings {
     pub context_text_pointer: Option<String>,
     #[serde(default = "default_target_timeout")]
     pub timeout_s: f64,
+}
+
+/// A header whose value is a credential: `Authorization`, cookies, anything naming a key, token or secret.
+pub fn is_credential_header(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    [
+        "authorization",
+        "cookie",
+        "key",
+        "token",
+        "secret",
+        "password",
+    ]
+    .iter()
+    .any(|word| name.contains(word))
+}
+
+fn headers_redacted<S: serde::Serializer>(
+    headers: &std::collections::BTreeMap<String, String>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = serializer.serialize_map(Some(headers.len()))?;
+    for (name, value) in headers {
+        let templated = value.contains("${");
+        if is_credential_header(name) && !templated {
+            map.serialize_entry(name, crate::secrets::REDACTED)?;
+        } else {
+            map.serialize_entry(name, value)?;
+        }
+    }
+    map.end()
 }
 
 fn default_target_timeout() -> f64 {

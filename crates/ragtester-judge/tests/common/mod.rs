@@ -28,6 +28,7 @@ pub fn answer(text: &str, contexts: Vec<RetrievedContext>) -> Answer {
         usage: Usage::default(),
         cached: false,
         cached_at: None,
+        truncated_from: None,
         error: None,
     }
 }

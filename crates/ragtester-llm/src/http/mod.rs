@@ -13,6 +13,9 @@ pub use rate::{RateLimits, Throttle};
 pub use retry::{RetryPolicy, parse_retry_after};
 
 use anyhow::{Result, anyhow};
+use ragtester_core::Limits;
+use ragtester_core::limits::exceeded;
+use ragtester_core::secrets::redact;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -21,6 +24,8 @@ pub struct HttpClient {
     policy: RetryPolicy,
     limit: AdaptiveLimit,
     throttle: Throttle,
+    /// Reply size and JSON nesting a server may send (`reply_mb`, `json_depth`).
+    input: Limits,
 }
 
 /// How hard one client may press its server.
@@ -50,6 +55,8 @@ enum Attempt {
         after: Option<Duration>,
     },
     Fatal(StatusError),
+    /// A reply over a limit: asking again would bring the same.
+    OverLimit(String),
 }
 
 /// A reply a retry cannot fix (a 4xx other than 408 and 429), kept typed so a provider can react to it
@@ -105,7 +112,14 @@ impl HttpClient {
             policy,
             limit: AdaptiveLimit::new(limits.max_in_flight),
             throttle: Throttle::new(limits.rate),
+            input: Limits::process(),
         })
+    }
+
+    /// The same client reading replies under `input` instead of the process's limits.
+    pub fn reading_under(mut self, input: Limits) -> Self {
+        self.input = input;
+        self
     }
 
     /// Whether a tokens-per-minute limit applies (callers then estimate each request's tokens).
@@ -195,6 +209,7 @@ impl HttpClient {
                     return Ok(v);
                 }
                 Attempt::Fatal(e) => return Err(e.into()),
+                Attempt::OverLimit(why) => return Err(anyhow!("{}: {why}", redact(url))),
                 Attempt::Retry { error, after } => {
                     if error.starts_with("HTTP 429") {
                         self.limit.on_rate_limited(epoch);
@@ -209,9 +224,12 @@ impl HttpClient {
                 }
             }
         }
+        // A key may sit in the URL's query, and a server may echo the key it was sent.
         Err(anyhow!(
-            "{url}: gave up after {} attempts: {last}",
-            self.policy.max_attempts
+            "{}: gave up after {} attempts: {}",
+            redact(url),
+            self.policy.max_attempts,
+            redact(&last)
         ))
     }
 
@@ -257,8 +275,15 @@ impl HttpClient {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_string();
-        let text = match response.text().await {
-            Ok(t) => t,
+        let text = match read_capped(response, self.input.reply_bytes()).await {
+            Ok(Some(t)) => t,
+            Ok(None) => {
+                return Attempt::OverLimit(exceeded(
+                    "reply_mb",
+                    self.input.reply_mb,
+                    "the reply body is larger",
+                ));
+            }
             Err(e) if e.is_timeout() => {
                 return Attempt::Retry {
                     error: "reading the reply timed out".into(),
@@ -278,9 +303,9 @@ impl HttpClient {
             && (is_final(&text) || rejects_the_request_body(&text))
         {
             return Attempt::Fatal(StatusError {
-                url: url.to_string(),
+                url: redact(url).into_owned(),
                 status: status.as_u16(),
-                body: snippet,
+                body: redact(&snippet).into_owned(),
             });
         }
         if status.as_u16() == 429 || status.as_u16() == 408 || status.is_server_error() {
@@ -291,17 +316,51 @@ impl HttpClient {
         }
         if !status.is_success() {
             return Attempt::Fatal(StatusError {
-                url: url.to_string(),
+                url: redact(url).into_owned(),
                 status: status.as_u16(),
-                body: snippet,
+                body: redact(&snippet).into_owned(),
             });
         }
-        match serde_json::from_str::<Value>(&text) {
+        match read_reply(&text, &self.input) {
             Ok(v) => Attempt::Done(v),
-            Err(e) => Attempt::Retry {
+            Err(ReplyError::OverLimit(why)) => Attempt::OverLimit(why),
+            Err(ReplyError::Malformed(e)) => Attempt::Retry {
                 error: format!("malformed reply (content type `{content_type}`, {e}): {snippet}"),
                 after: None,
             },
         }
     }
+}
+
+/// The body as text, read chunk by chunk; `None` once it passes `max` bytes (nothing more is read).
+async fn read_capped(mut response: reqwest::Response, max: u64) -> reqwest::Result<Option<String>> {
+    if response.content_length().is_some_and(|n| n > max) {
+        return Ok(None);
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        if (body.len() + chunk.len()) as u64 > max {
+            return Ok(None);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Some(String::from_utf8_lossy(&body).into_owned()))
+}
+
+/// Why a reply body could not be read as JSON.
+#[derive(Debug)]
+pub enum ReplyError {
+    /// Nested past `json_depth`: the same request would bring it again.
+    OverLimit(String),
+    /// Not JSON (a proxy cut it short, say): worth asking again.
+    Malformed(serde_json::Error),
+}
+
+/// A reply body as JSON, its nesting checked against `limits` before the parser recurses into it. Every
+/// provider's and target's HTTP reply is read here (the fuzz target `provider_reply` calls it).
+pub fn read_reply(text: &str, limits: &Limits) -> std::result::Result<Value, ReplyError> {
+    limits
+        .check_json_depth(text, "the reply")
+        .map_err(|e| ReplyError::OverLimit(e.to_string()))?;
+    serde_json::from_str(text).map_err(ReplyError::Malformed)
 }

@@ -1,0 +1,86 @@
+//! `ragtester serve` as the UI tests start it: a server on a free loopback port, and a client that presents
+//! the session's CSRF token as the page does.
+#![allow(dead_code)] // each test file uses its own subset
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+pub struct Server {
+    child: Child,
+    /// `http://127.0.0.1:PORT`, without the token a token-guarded server printed.
+    pub base: String,
+    /// The whole address the server printed (with `?token=` when it requires one).
+    pub printed: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Serve `workspace` on loopback, browsing `runs`, with any further flags.
+pub fn serve_with(workspace: &Path, runs: &[&Path], flags: &[&str]) -> Server {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ragtester"));
+    cmd.args(["serve", "--addr", "127.0.0.1:0", "--workspace"])
+        .arg(workspace)
+        .args(flags)
+        .env("RAGTESTER_CACHE_DIR", workspace.join("cache"))
+        .env_remove("RAGTESTER_TOKEN")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    for r in runs {
+        cmd.arg("--run").arg(r);
+    }
+    let mut child = cmd.spawn().expect("serve starts");
+    let mut line = String::new();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    stdout.read_line(&mut line).unwrap();
+    // Keep reading what the stages print, as a terminal would.
+    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+    let printed = line
+        .trim()
+        .strip_prefix("ragtester UI on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    let base = printed
+        .split('?')
+        .next()
+        .unwrap()
+        .trim_end_matches('/')
+        .to_string();
+    Server {
+        child,
+        base,
+        printed,
+    }
+}
+
+pub fn serve(workspace: &Path, runs: &[&Path]) -> Server {
+    serve_with(workspace, runs, &[])
+}
+
+impl Server {
+    /// The session's CSRF token, read as a non-browser client reads it.
+    pub async fn csrf(&self) -> String {
+        let session: serde_json::Value = reqwest::get(format!("{}/api/session", self.base))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        session["csrf"].as_str().expect("a CSRF token").to_string()
+    }
+
+    /// A client that sends the session's CSRF token with every request, as the UI's page does.
+    pub async fn client(&self) -> reqwest::Client {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert("x-ragtester-csrf", self.csrf().await.parse().unwrap());
+        reqwest::Client::builder()
+            .default_headers(headers)
+            .build()
+            .unwrap()
+    }
+}

@@ -1,0 +1,18 @@
+//! A RAGAS or DeepEval dataset (JSON lines, a JSON array or CSV) read into rows and imported as cases:
+//! rows or an error naming the row, never a panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use ragtester_testgen::interop::{FileFormat, Shape, import_rows, parse_rows};
+use std::path::Path;
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    for format in [FileFormat::JsonLines, FileFormat::JsonArray, FileFormat::Csv] {
+        for shape in [Shape::Ragas, Shape::DeepEval] {
+            if let Ok(rows) = parse_rows(&text, format, shape, Path::new("fuzz")) {
+                let _ = import_rows(shape, &rows, &[]);
+            }
+        }
+    }
+});
