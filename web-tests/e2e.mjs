@@ -7,6 +7,7 @@ import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -78,6 +79,45 @@ async function job(page, action, timeout = 240_000) {
 }
 
 const step = (name) => console.log(`· ${name}`);
+
+// A page of another origin (another port on localhost, as a dev server or a rebinding page would be) tries
+// what a browser lets any page try without asking: a multipart upload and a text/plain post (simple requests:
+// no preflight), and reading the CSRF token. The UI must refuse the writes and the browser the read.
+async function crossSiteAttempts(browser, ui, workspace) {
+  const docs = () => fs.readdirSync(path.join(workspace, 'docs')).sort();
+  const before = docs();
+  const jobsBefore = await (await fetch(`${ui}/api/jobs`)).json();
+  const attacker = http.createServer((_, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<!doctype html><title>elsewhere</title><p>nothing to see</p>');
+  });
+  await new Promise((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+  const origin = `http://localhost:${attacker.address().port}`;
+  const page = await browser.newPage();
+  try {
+    await page.goto(origin);
+    const outcome = await page.evaluate(async (target) => {
+      const form = new FormData();
+      form.append('file', new Blob(['# Planted\n\nwritten by another site']), 'planted.md');
+      await fetch(`${target}/api/documents`, { method: 'POST', mode: 'no-cors', body: form });
+      await fetch(`${target}/api/documents/samples`, {
+        method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body: '{}',
+      });
+      await fetch(`${target}/api/jobs/docgen`, {
+        method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body: '{"count": 1}',
+      });
+      let token = null;
+      try { token = (await (await fetch(`${target}/api/session`)).json()).csrf; } catch { /* blocked: no CORS */ }
+      return { token };
+    }, ui);
+    assert.equal(outcome.token, null, 'another origin read the session token');
+  } finally {
+    await page.close();
+    attacker.close();
+  }
+  assert.deepEqual(docs(), before, 'a cross-origin upload wrote a file');
+  assert.deepEqual(await (await fetch(`${ui}/api/jobs`)).json(), jobsBefore, 'a cross-origin post started a job');
+}
 
 async function main() {
   step('demo run and a 50,000-result run');
@@ -227,6 +267,9 @@ async function main() {
     assert.deepEqual(reportErrors, []);
     if (shots) await report.screenshot({ path: path.join(shots, 'report.png'), fullPage: false });
     await report.close();
+
+    step('another site cannot drive it: cross-origin posts refused, the session token unreadable');
+    await crossSiteAttempts(browser, url, path.join(tmp, 'ws'));
     console.log('web UI end-to-end: ok');
   } finally {
     await browser.close();
