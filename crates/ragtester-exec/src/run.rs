@@ -32,7 +32,7 @@ pub struct Counts {
 
 /// How a cell ended.
 enum Cell {
-    Answered(Answer),
+    Answered(Box<Answer>),
     /// A model call was refused by the budget: nothing is recorded.
     OverBudget,
 }
@@ -219,7 +219,7 @@ async fn answer_cell(
     if over_budget {
         Cell::OverBudget
     } else {
-        Cell::Answered(answer)
+        Cell::Answered(Box::new(answer))
     }
 }
 

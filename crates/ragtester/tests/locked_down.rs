@@ -48,6 +48,16 @@ enum Body {
     Text,
 }
 
+/// An attempt another page or client could make: what it is, the route, headers, body, and what the
+/// refusal must say.
+type Attack<'a> = (
+    &'a str,
+    (&'a str, &'a str),
+    Vec<(&'a str, String)>,
+    Body,
+    &'a str,
+);
+
 /// Send `method path` with `headers` and `body`, as any page or client could.
 async fn send(
     client: &reqwest::Client,
@@ -85,7 +95,8 @@ async fn forged_host_origin_and_missing_tokens_are_refused_and_write_nothing() {
     let token = || ("x-ragtester-csrf", csrf.clone());
     let upload = ("POST", "/api/documents");
     let samples = ("POST", "/api/documents/samples");
-    let attacks: Vec<(&str, (&str, &str), Vec<(&str, String)>, Body, &str)> = vec![
+    // (what, route, headers, body, what the refusal says)
+    let attacks: Vec<Attack<'_>> = vec![
         // DNS rebinding: the page's own name arrives in Host. Reads and writes are refused alike.
         (
             "rebound read",

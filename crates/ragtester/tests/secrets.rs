@@ -85,7 +85,9 @@ answer_pointer = "/answer"
             .env("OPENAI_API_KEY", SENTINEL)
             .env("RAGTESTER_SENTINEL", SENTINEL)
             .env("RAGTESTER_HTTP_ATTEMPTS", "2")
-            .env("RAGTESTER_LOG", "debug");
+            .env("RAGTESTER_LOG", "debug")
+            // The response cache is searched too.
+            .env("RAGTESTER_CACHE_DIR", work.join("cache"));
     };
     let mut test = bin();
     test.args(["test", "--config"])
