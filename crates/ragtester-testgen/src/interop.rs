@@ -276,8 +276,12 @@ fn list_cell(cell: &str, shape: Shape) -> Result<Value> {
         if let Ok(v @ Value::Array(_)) = serde_json::from_str::<Value>(trimmed) {
             return Ok(v);
         }
-        if let Ok(py_literal::Value::List(items) | py_literal::Value::Tuple(items)) =
-            trimmed.parse::<py_literal::Value>()
+        // A list of strings nests one level. py_literal's parser backtracks exponentially on nested
+        // unclosed brackets (fuzzing found 60 `[` taking minutes), so deeper cells never reach it.
+        let flat = python_bracket_depth(trimmed) <= 1;
+        if flat
+            && let Ok(py_literal::Value::List(items) | py_literal::Value::Tuple(items)) =
+                trimmed.parse::<py_literal::Value>()
         {
             return items
                 .into_iter()
@@ -303,6 +307,37 @@ fn list_cell(cell: &str, shape: Shape) -> Result<Value> {
         ),
         Shape::Ragas => json!([cell]),
     })
+}
+
+/// How deep `[` and `(` nest in a Python literal, outside its quoted strings (single or double quotes,
+/// backslash escapes).
+fn python_bracket_depth(literal: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in literal.chars() {
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None => match c {
+                '\'' | '"' => quote = Some(c),
+                '[' | '(' => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                }
+                ']' | ')' => depth = depth.saturating_sub(1),
+                _ => {}
+            },
+        }
+    }
+    deepest
 }
 
 /// What an import made of each row.
@@ -510,6 +545,36 @@ mod tests {
             deepeval[0]["context"][0],
             "The relief valve\nopens at 4.5 bar."
         );
+    }
+
+    #[test]
+    fn nested_list_cells_are_refused_without_backtracking() {
+        // The fuzz target dataset_rows timed out on this CSV: 60 unclosed `[` in a RAGAS list cell.
+        let csv = include_bytes!("../tests/fixtures/fuzz-dataset_rows-timeout.csv");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let text = String::from_utf8_lossy(csv).into_owned();
+        std::thread::spawn(move || {
+            for format in [
+                FileFormat::JsonLines,
+                FileFormat::JsonArray,
+                FileFormat::Csv,
+            ] {
+                for shape in [Shape::Ragas, Shape::DeepEval] {
+                    if let Ok(rows) = parse_rows(&text, format, shape, std::path::Path::new("x")) {
+                        let _ = import_rows(shape, &rows, &[]);
+                    }
+                }
+            }
+            let _ = tx.send(());
+        });
+        assert!(
+            rx.recv_timeout(std::time::Duration::from_secs(30)).is_ok(),
+            "reading the fuzzer's input did not finish"
+        );
+        let deep = format!("{}'x'", "[".repeat(60));
+        assert!(list_cell(&deep, Shape::Ragas).is_err());
+        assert_eq!(python_bracket_depth("['a[(b', \"c]\\\"[\", ('d',)]"), 2);
+        assert_eq!(python_bracket_depth("['x', 'y']"), 1);
     }
 
     #[test]
