@@ -159,7 +159,9 @@ impl Limits {
 
     /// The nesting of JSON arrays and objects in `text`, checked against `json_depth` before a parser
     /// recurses into it. Brackets inside strings do not count.
-    pub fn check_json_depth(&self, text: &str, what: &str) -> Result<()> {
+    /// `what` names the text in the error; it is only formatted when the check fails (records check every
+    /// line).
+    pub fn check_json_depth(&self, text: &str, what: impl std::fmt::Display) -> Result<()> {
         let depth = json_depth(text.as_bytes());
         if depth > self.json_depth {
             bail!(exceeded(

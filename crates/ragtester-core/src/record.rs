@@ -153,7 +153,7 @@ impl<T: DeserializeOwned> JsonlReader<T> {
 /// One line of a JSONL record file read as a record of type `T`; errors name `file` and `index` (the line).
 /// A line nested deeper than the `json_depth` limit or newer than this build's schema is refused.
 pub fn parse_record<T: DeserializeOwned>(line: &str, file: &str, index: usize) -> Result<T> {
-    crate::Limits::process().check_json_depth(line, &format!("{file}:{index}"))?;
+    crate::Limits::process().check_json_depth(line, format_args!("{file}:{index}"))?;
     let value: serde_json::Value =
         serde_json::from_str(line).with_context(|| format!("{file}:{index}: not valid JSON"))?;
     if let Some(version) = value.get("schema_version").and_then(|v| v.as_u64())

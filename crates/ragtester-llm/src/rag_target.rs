@@ -234,7 +234,7 @@ impl RagTarget for CommandTarget {
             bail!("`{program}` exited with {status}: {}", snippet(&stderr));
         }
         let text = String::from_utf8_lossy(&stdout);
-        limits.check_json_depth(&text, &format!("`{program}`'s reply"))?;
+        limits.check_json_depth(&text, format_args!("`{program}`'s reply"))?;
         let reply: Value = serde_json::from_str(text.trim())
             .with_context(|| format!("`{program}` did not print JSON: {}", snippet(&stdout)))?;
         extract(&self.settings, &reply)

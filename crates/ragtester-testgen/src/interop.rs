@@ -194,7 +194,7 @@ pub fn parse_rows(
     shape: Shape,
     path: &std::path::Path,
 ) -> Result<Vec<Map<String, Value>>> {
-    ragtester_core::Limits::process().check_json_depth(text, &path.display().to_string())?;
+    ragtester_core::Limits::process().check_json_depth(text, path.display())?;
     let text = text.trim_start_matches('\u{feff}');
     match format {
         FileFormat::JsonArray if text.trim_start().starts_with('[') => {
