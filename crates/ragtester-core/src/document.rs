@@ -171,23 +171,46 @@ fn squash(text: &str) -> (String, Vec<usize>) {
 /// characters): (document id, start, end) in chars of the original text. For contexts returned by external
 /// services, imported datasets and planted facts read back from PDFs, whose whitespace rarely survives intact.
 pub fn find_text(documents: &[Document], text: &str) -> Option<(String, usize, usize)> {
-    let (needle, _) = squash(text);
-    if needle.is_empty() {
-        return None;
-    }
-    for doc in documents {
-        let (squashed, offsets) = squash(&doc.text);
-        if let Some(byte) = squashed.find(&needle) {
-            let start_char = squashed[..byte].chars().count();
-            let len = needle.chars().count();
-            return Some((
-                doc.id.clone(),
-                offsets[start_char],
-                offsets[start_char + len - 1] + 1,
-            ));
+    TextLocator::new(documents).find(text)
+}
+
+/// [`find_text`] over a corpus squashed once, for callers that locate many passages (an import of a
+/// run's answers locates every retrieved context).
+pub struct TextLocator<'a> {
+    /// Each document's id, squashed text and the char offset in its original text of each squashed char.
+    documents: Vec<(&'a str, String, Vec<usize>)>,
+}
+
+impl<'a> TextLocator<'a> {
+    pub fn new(documents: &'a [Document]) -> Self {
+        Self {
+            documents: documents
+                .iter()
+                .map(|d| {
+                    let (squashed, offsets) = squash(&d.text);
+                    (d.id.as_str(), squashed, offsets)
+                })
+                .collect(),
         }
     }
-    None
+
+    /// Where `text` occurs: (document id, start, end) in chars of the original text.
+    pub fn find(&self, text: &str) -> Option<(String, usize, usize)> {
+        let (needle, _) = squash(text);
+        if needle.is_empty() {
+            return None;
+        }
+        self.documents.iter().find_map(|(id, squashed, offsets)| {
+            let byte = squashed.find(&needle)?;
+            let start_char = squashed[..byte].chars().count();
+            let len = needle.chars().count();
+            Some((
+                id.to_string(),
+                offsets[start_char],
+                offsets[start_char + len - 1] + 1,
+            ))
+        })
+    }
 }
 
 #[cfg(test)]

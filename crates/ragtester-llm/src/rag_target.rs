@@ -31,6 +31,7 @@ pub fn target_for(settings: &TargetSettings) -> Result<Arc<dyn RagTarget>> {
         TargetKind::Command => Arc::new(CommandTarget {
             settings: settings.clone(),
         }),
+        TargetKind::Imported => unreachable!("validate refuses imported targets"),
     })
 }
 

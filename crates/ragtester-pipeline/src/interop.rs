@@ -110,3 +110,145 @@ pub fn import(
         failed_documents: failed,
     })
 }
+
+/// What `import --answers` reads: answered-records files, one system each.
+pub struct AnswersImport<'a> {
+    pub files: &'a [PathBuf],
+    /// The systems' names, in the files' order; a file without one is named by its stem.
+    pub systems: &'a [String],
+    /// The documents the answers' passages came from (none: passages keep their text, unplaced).
+    pub docs: &'a [PathBuf],
+    pub out: &'a Path,
+}
+
+/// Make a run directory of answers that already exist: one configuration per file, the cases of every
+/// file (the same question and reference in two files is one case, so their systems compare side by side),
+/// every answer committed to the run store and written as answers.jsonl — what `judge`, `report`, `diff`,
+/// `serve` and `export` read of any run.
+pub fn import_answers(args: &AnswersImport<'_>, events: &dyn Events) -> Result<Imported> {
+    use ragtester_testgen::answered;
+    if args.files.is_empty() {
+        bail!("name at least one answered-records file with --answers");
+    }
+    if args.systems.len() > args.files.len() {
+        bail!(
+            "{} --system names for {} --answers files: one name per file, in the same order",
+            args.systems.len(),
+            args.files.len()
+        );
+    }
+    let run = RunDir::new(args.out);
+    if run.file(crate::run_dir::ANSWERS).exists() {
+        bail!(
+            "{} already holds a run's answers: choose another --out",
+            args.out.display()
+        );
+    }
+    let (documents, failed_documents) = if args.docs.is_empty() {
+        (Vec::new(), 0)
+    } else {
+        ingest(args.docs, events)?
+    };
+    let locator = ragtester_core::document::TextLocator::new(&documents);
+    let mut cases: Vec<TestCase> = Vec::new();
+    let mut configs = Vec::new();
+    let mut answers = Vec::new();
+    let (mut rows, mut kept) = (0usize, 0usize);
+    for (i, file) in args.files.iter().enumerate() {
+        let name = args.systems.get(i).cloned().unwrap_or_else(|| {
+            file.file_stem().map_or_else(
+                || format!("system-{}", i + 1),
+                |s| s.to_string_lossy().into_owned(),
+            )
+        });
+        let config = ragtester_core::Configuration::for_target(
+            ragtester_core::config::TargetSettings::imported(&name, &file.display().to_string()),
+        );
+        if configs
+            .iter()
+            .any(|c: &ragtester_core::Configuration| c.id == config.id)
+        {
+            bail!("two --answers files are both named `{name}`: name them apart with --system");
+        }
+        let read = answered::read_answered(file)?;
+        let records = answered::answered_records(&read.rows, &config.id, &documents, &locator);
+        for why in read.rejected.iter().chain(&records.notes) {
+            events.note(format!("{}: {why}", file.display()));
+        }
+        if records.ungrounded > 0 && !documents.is_empty() {
+            events.note(format!(
+                "{}: {} questions have no reference context found in the documents: retrieval metrics \
+                 do not apply to them",
+                file.display(),
+                records.ungrounded
+            ));
+        }
+        rows += read.rows.len() + read.rejected.len();
+        kept += records.answers.len();
+        events.info(format!(
+            "{}: {} answers of {} rows as system `{name}`",
+            file.display(),
+            records.answers.len(),
+            read.rows.len() + read.rejected.len()
+        ));
+        for case in records.cases {
+            if !cases.iter().any(|c| c.id == case.id) {
+                cases.push(case);
+            }
+        }
+        answers.extend(records.answers);
+        configs.push(config);
+    }
+    if answers.is_empty() {
+        bail!("no answer could be imported from {} rows", rows);
+    }
+    // The poisoned copies safety cases carry are part of the corpus their answers came from.
+    let mut corpus = documents.clone();
+    for d in cases.iter().flat_map(|c| &c.injected_documents) {
+        if !corpus.iter().any(|known| known.id == d.id) {
+            corpus.push(d.clone());
+        }
+    }
+    write_imported_run(&run, &corpus, &cases, &configs, &answers)?;
+    events.info(format!(
+        "imported {kept} answers of {} questions and {} systems into {}; next: ragtester judge {}",
+        cases.len(),
+        configs.len(),
+        args.out.display(),
+        args.out.display()
+    ));
+    Ok(Imported {
+        rows,
+        cases: kept,
+        failed_documents,
+    })
+}
+
+/// The run directory of imported answers, written as the run stage writes one: the store first, then the
+/// records every reader reads.
+fn write_imported_run(
+    run: &RunDir,
+    documents: &[Document],
+    cases: &[TestCase],
+    configs: &[ragtester_core::Configuration],
+    answers: &[Answer],
+) -> Result<()> {
+    std::fs::create_dir_all(run.path())
+        .with_context(|| format!("cannot create {}", run.path().display()))?;
+    let store = run.store()?;
+    store.put_documents(documents)?;
+    store.put_cases(cases)?;
+    store.put_configs(configs)?;
+    for answer in answers {
+        store.put_answer(answer)?;
+    }
+    store.log_stage(
+        "import",
+        &format!("{} answers of {} systems", answers.len(), configs.len()),
+    )?;
+    run.save_records(crate::run_dir::DOCUMENTS, documents)?;
+    run.save_records(crate::run_dir::SUITE, cases)?;
+    run.save_records(crate::run_dir::CONFIGS, configs)?;
+    run.save_records(crate::run_dir::ANSWERS, answers)?;
+    Ok(())
+}

@@ -86,6 +86,20 @@ pub fn export_rows(
                 m.insert(resp.into(), json!(a.answer));
                 let retrieved: Vec<&str> = a.contexts.iter().map(|c| c.text.as_str()).collect();
                 m.insert(ret.into(), json!(retrieved));
+                // What the libraries' fields cannot hold, so `import --answers` restores the cell exactly:
+                // RAGAS keeps unknown keys out of its samples; DeepEval has a metadata field.
+                let meta = json!(crate::answered::RowMeta::of(case, a));
+                match shape {
+                    Shape::Ragas => {
+                        m.insert(crate::answered::META_KEY.into(), meta);
+                    }
+                    Shape::DeepEval => {
+                        m.insert(
+                            "additional_metadata".into(),
+                            json!({ crate::answered::META_KEY: meta }),
+                        );
+                    }
+                }
                 Some(m)
             })
             .collect(),
@@ -170,6 +184,15 @@ fn csv_cell(value: &Value, shape: Shape) -> Result<String> {
                     list.write_ascii(&mut out)
                         .context("cannot write a Python list literal")?;
                     String::from_utf8(out)?
+                }
+                // DeepEval's `|` cannot hold an item that contains `|` or is blank: such a list is
+                // written as a JSON array, which our reader takes back whole.
+                Shape::DeepEval
+                    if texts
+                        .iter()
+                        .any(|t| t.contains(DEEPEVAL_LIST_SEPARATOR) || t.trim().is_empty()) =>
+                {
+                    serde_json::to_string(&texts)?
                 }
                 Shape::DeepEval => texts.join(DEEPEVAL_LIST_SEPARATOR),
             }
@@ -267,7 +290,7 @@ fn read_csv(path: &std::path::Path, text: &str, shape: Shape) -> Result<Vec<Map<
 }
 
 /// A list field's CSV cell: a JSON array, a Python list literal, DeepEval's `|`-joined items, or one item.
-fn list_cell(cell: &str, shape: Shape) -> Result<Value> {
+pub(crate) fn list_cell(cell: &str, shape: Shape) -> Result<Value> {
     let trimmed = cell.trim();
     if trimmed.is_empty() {
         return Ok(json!([]));
@@ -383,22 +406,7 @@ pub fn import_rows(shape: Shape, rows: &[Map<String, Value>], documents: &[Docum
             _ => Vec::new(),
         };
         let negative = ragtester_core::text::is_refusal(&reference);
-        let spans: Vec<SourceSpan> = contexts
-            .iter()
-            .filter_map(|c| ragtester_core::document::find_text(documents, c))
-            .map(|(document_id, start, end)| {
-                let page = documents
-                    .iter()
-                    .find(|d| d.id == document_id)
-                    .map_or(1, |d| d.page_of(start));
-                SourceSpan {
-                    document_id,
-                    start,
-                    end,
-                    page,
-                }
-            })
-            .collect();
+        let spans = locate_spans(&contexts, documents);
         if !negative && spans.is_empty() {
             out.rejected.push(format!(
                 "row {n}: {}",
@@ -420,42 +428,77 @@ pub fn import_rows(shape: Shape, rows: &[Map<String, Value>], documents: &[Docum
                 contexts.len()
             ));
         }
-        let language = ragtester_core::text::detect_language(&query).to_string();
-        out.cases.push(TestCase {
-            schema_version: ragtester_core::SCHEMA_VERSION,
-            id: stable_id("imported-case", &(&query, &reference)),
-            category: if negative {
-                Category::Negative
-            } else {
-                Category::Core
-            },
-            strategy: Strategy::Imported,
-            generator: Generator::Imported,
-            document_id: spans
-                .first()
-                .map_or_else(String::new, |s| s.document_id.clone()),
-            source_spans: spans,
-            query,
-            expected_answer: reference,
-            keywords: Vec::new(),
-            restrict_to: Vec::new(),
-            must_not_contain: Vec::new(),
-            language,
-            readability: None,
-            readability_measure: None,
-            generator_model: "imported".into(),
-            prompt_version: match shape {
-                Shape::Ragas => "ragas".into(),
-                Shape::DeepEval => "deepeval".into(),
-            },
-            false_premise: None,
-            injected_documents: Vec::new(),
-            critic: None,
-            unanswerable_in_corpus: None,
-            section_class: None,
-        });
+        let provenance = match shape {
+            Shape::Ragas => "ragas",
+            Shape::DeepEval => "deepeval",
+        };
+        out.cases
+            .push(imported_case(query, reference, spans, provenance));
     }
     out
+}
+
+/// Where each reference context occurs in the corpus, as source spans (contexts not found are left out).
+pub(crate) fn locate_spans(contexts: &[String], documents: &[Document]) -> Vec<SourceSpan> {
+    let locator = ragtester_core::document::TextLocator::new(documents);
+    contexts
+        .iter()
+        .filter_map(|c| locator.find(c))
+        .map(|(document_id, start, end)| {
+            let page = documents
+                .iter()
+                .find(|d| d.id == document_id)
+                .map_or(1, |d| d.page_of(start));
+            SourceSpan {
+                document_id,
+                start,
+                end,
+                page,
+            }
+        })
+        .collect()
+}
+
+/// A case read from another tool's row: negative when its reference refuses, its id a hash of the question
+/// and reference (so the same question imported as a suite or with answers is the same case).
+pub(crate) fn imported_case(
+    query: String,
+    reference: String,
+    spans: Vec<SourceSpan>,
+    provenance: &str,
+) -> TestCase {
+    let negative = ragtester_core::text::is_refusal(&reference);
+    let language = ragtester_core::text::detect_language(&query).to_string();
+    TestCase {
+        schema_version: ragtester_core::SCHEMA_VERSION,
+        id: stable_id("imported-case", &(&query, &reference)),
+        category: if negative {
+            Category::Negative
+        } else {
+            Category::Core
+        },
+        strategy: Strategy::Imported,
+        generator: Generator::Imported,
+        document_id: spans
+            .first()
+            .map_or_else(String::new, |s| s.document_id.clone()),
+        source_spans: spans,
+        query,
+        expected_answer: reference,
+        keywords: Vec::new(),
+        restrict_to: Vec::new(),
+        must_not_contain: Vec::new(),
+        language,
+        readability: None,
+        readability_measure: None,
+        generator_model: "imported".into(),
+        prompt_version: provenance.into(),
+        false_premise: None,
+        injected_documents: Vec::new(),
+        critic: None,
+        unanswerable_in_corpus: None,
+        section_class: None,
+    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //!
 //! This crate knows documents and chat models; it knows nothing of retrieval, matrices or judging.
 
+pub mod answered;
 mod critic;
 pub mod interop;
 mod locate;

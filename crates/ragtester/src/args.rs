@@ -105,18 +105,31 @@ pub(crate) enum Command {
         #[arg(long)]
         config: Option<String>,
     },
-    /// Read a RAGAS or DeepEval dataset (JSONL or CSV) into a suite, locating reference contexts in --docs.
+    /// Read a RAGAS or DeepEval dataset into a suite; or, with --answers, answers that already exist into a
+    /// run directory to judge and report.
     #[command(
-        after_help = "Example:\n  ragtester import testset.csv --format ragas --docs docs/ --out suite.jsonl"
+        after_help = "Examples:\n  ragtester import testset.csv --format ragas --docs docs/ --out suite.jsonl\n  ragtester import --answers last-week.jsonl new-prompt.jsonl --docs docs/ --out run1   # then: ragtester judge run1\n\nAnswered records: RAGAS (user_input, response, retrieved_contexts, reference, reference_contexts),\nDeepEval (input, actual_output, retrieval_context, expected_output, context) or plain JSON lines\n(query, answer, contexts, reference, optional latency_ms, usage.prompt_tokens/completion_tokens, error);\n.jsonl, .json (one array) or .csv. One system per file; rows that cannot be used are named with their line."
     )]
     Import {
-        input: PathBuf,
-        #[arg(long)]
-        format: String,
-        #[arg(long, required = true, num_args = 1..)]
+        /// A dataset to read into a suite (with --format).
+        #[arg(required_unless_present = "answers", conflicts_with = "answers")]
+        input: Option<PathBuf>,
+        /// ragas or deepeval (a suite import); answered records are recognised by their fields.
+        #[arg(long, required_unless_present = "answers")]
+        format: Option<String>,
+        /// Where the contexts come from: reference contexts become source spans, retrieved ones are placed
+        /// in their documents (needed for a suite; for answers, retrieval metrics need it).
+        #[arg(long, num_args = 1..)]
         docs: Vec<PathBuf>,
+        /// The suite file, or with --answers the run directory to create.
         #[arg(long)]
         out: PathBuf,
+        /// Answered-records files, one system each, turned into a run directory at --out.
+        #[arg(long, num_args = 1..)]
+        answers: Vec<PathBuf>,
+        /// The systems' names, one per --answers file in order (default: each file's name).
+        #[arg(long, requires = "answers")]
+        system: Vec<String>,
     },
     /// Generate test documents (Markdown): by a model from controls, or offline with planted facts.
     #[command(

@@ -68,9 +68,30 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             format,
             docs,
             out,
+            answers,
+            system,
         } => {
-            let imported =
-                ragtester_pipeline::interop::import(&input, &format, &docs, &out, events)?;
+            use ragtester_pipeline::interop;
+            let imported = match input {
+                None => interop::import_answers(
+                    &interop::AnswersImport {
+                        files: &answers,
+                        systems: &system,
+                        docs: &docs,
+                        out: &out,
+                    },
+                    events,
+                )?,
+                Some(input) => {
+                    if docs.is_empty() {
+                        anyhow::bail!(
+                            "importing a suite needs --docs, to find its reference contexts"
+                        );
+                    }
+                    let format = format.unwrap_or_default();
+                    interop::import(&input, &format, &docs, &out, events)?
+                }
+            };
             Ok(partial_if(imported.partial()))
         }
         Command::Audit(audit) => audit_run(audit, &models, events).await,

@@ -250,10 +250,10 @@ impl Configuration {
             return format!(
                 "target {} ({})",
                 t.name,
-                if t.kind == TargetKind::Http {
-                    "http"
-                } else {
-                    "command"
+                match t.kind {
+                    TargetKind::Http => "http",
+                    TargetKind::Command => "command",
+                    TargetKind::Imported => "imported",
                 }
             );
         }

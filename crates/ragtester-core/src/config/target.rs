@@ -17,6 +17,9 @@ pub enum CommandInput {
 pub enum TargetKind {
     Http,
     Command,
+    /// Answers another tool or a log wrote, read by `import --answers` from the file `url` names: never
+    /// asked, only judged.
+    Imported,
 }
 
 /// The user's own RAG service as the system under test (`[[target]]` in the project file).
@@ -96,6 +99,24 @@ fn default_target_timeout() -> f64 {
 }
 
 impl TargetSettings {
+    /// The system whose answers `import --answers` read from `file`.
+    pub fn imported(name: &str, file: &str) -> Self {
+        Self {
+            name: name.to_string(),
+            kind: TargetKind::Imported,
+            url: Some(file.to_string()),
+            method: None,
+            headers: Default::default(),
+            body: None,
+            command: None,
+            input: CommandInput::default(),
+            answer_pointer: String::new(),
+            contexts_pointer: None,
+            context_text_pointer: None,
+            timeout_s: default_target_timeout(),
+        }
+    }
+
     pub fn validate(&self) -> Result<()> {
         let name = &self.name;
         if name.trim().is_empty() {
@@ -122,6 +143,11 @@ impl TargetSettings {
                 if self.url.is_some() || self.body.is_some() {
                     bail!("target `{name}`: `url` and `body` belong to type http");
                 }
+            }
+            TargetKind::Imported => {
+                bail!(
+                    "target `{name}`: its answers were imported; a target of type imported cannot be asked"
+                )
             }
         }
         for p in [

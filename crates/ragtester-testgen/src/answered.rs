@@ -1,0 +1,596 @@
+//! Answered records: another tool's dataset with its responses (RAGAS `response` / `retrieved_contexts`,
+//! DeepEval `actual_output` / `retrieval_context`) or a team's own logs as JSON lines (`query`, `answer`,
+//! `contexts`, `reference`, optional `latency_ms` and token counts), read into the cases and answers of one
+//! system, so answers that exist already are judged without re-running the system that wrote them.
+//!
+//! Every row that cannot be used is named with its place in the file (line, item or CSV row) and why; the
+//! rest proceed. A row ragtester exported itself carries a `ragtester` object (for DeepEval inside
+//! `additional_metadata`) holding the case and where each passage came from, so exporting a run and importing
+//! it back restores its cells exactly — and the same judge gives the same verdicts.
+
+use crate::interop::{Shape, imported_case, list_cell, locate_spans};
+use anyhow::{Context, Result};
+use ragtester_core::ids::stable_id;
+use ragtester_core::{Answer, Document, Latency, RetrievedContext, TestCase, Usage};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// Names each field goes by, in the order they are looked for: RAGAS's, DeepEval's, then plain names.
+const QUERY: &[&str] = &["user_input", "input", "query", "question"];
+const ANSWER: &[&str] = &["response", "actual_output", "answer", "output"];
+const CONTEXTS: &[&str] = &[
+    "retrieved_contexts",
+    "retrieval_context",
+    "contexts",
+    "retrieved",
+];
+const REFERENCE: &[&str] = &[
+    "reference",
+    "expected_output",
+    "ground_truth",
+    "expected_answer",
+];
+const REFERENCE_CONTEXTS: &[&str] = &["reference_contexts", "context"];
+/// The key of ragtester's own metadata on a row it exported.
+pub const META_KEY: &str = "ragtester";
+
+/// What ragtester writes beside an answered row it exports: the case whole, and each passage's place and
+/// score, which other tools' fields cannot hold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowMeta {
+    pub case: TestCase,
+    pub contexts: Vec<ContextPlace>,
+    pub latency: Latency,
+    pub usage: Usage,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContextPlace {
+    pub score: f64,
+    pub chunk_id: String,
+    pub document_id: String,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl RowMeta {
+    pub fn of(case: &TestCase, answer: &Answer) -> Self {
+        Self {
+            case: case.clone(),
+            contexts: answer
+                .contexts
+                .iter()
+                .map(|c| ContextPlace {
+                    score: c.score,
+                    chunk_id: c.chunk_id.clone(),
+                    document_id: c.document_id.clone(),
+                    start: c.start,
+                    end: c.end,
+                })
+                .collect(),
+            latency: answer.latency,
+            usage: answer.usage,
+        }
+    }
+}
+
+/// One passage the system retrieved, as the row gives it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowContext {
+    pub text: String,
+    pub score: Option<f64>,
+}
+
+/// One usable row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnsweredRow {
+    /// Where the row is in its file: `line 3`, `item 3`, `row 3`.
+    pub place: String,
+    pub query: String,
+    pub reference: String,
+    pub reference_contexts: Vec<String>,
+    pub answer: String,
+    /// The row records that the system failed on this question.
+    pub error: Option<String>,
+    pub contexts: Vec<RowContext>,
+    pub latency_ms: Option<f64>,
+    pub usage: Usage,
+    pub meta: Option<RowMeta>,
+}
+
+/// A file's rows: the usable ones, and `place: why` for each one that is not.
+#[derive(Debug, Default)]
+pub struct AnsweredFile {
+    pub rows: Vec<AnsweredRow>,
+    pub rejected: Vec<String>,
+}
+
+/// Read an answered-records file: JSON lines (`.jsonl`, anything else), a JSON array (`.json`) or CSV
+/// (`.csv`, list cells in RAGAS's or DeepEval's convention, chosen by its columns).
+pub fn read_answered(path: &Path) -> Result<AnsweredFile> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = text.trim_start_matches('\u{feff}');
+    let format = crate::interop::FileFormat::of(path);
+    let mut out = AnsweredFile::default();
+    let rows: Vec<(String, Map<String, Value>)> = match format {
+        crate::interop::FileFormat::JsonLines => {
+            let mut rows = Vec::new();
+            for (i, line) in text.lines().enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let place = format!("line {}", i + 1);
+                let parsed = ragtester_core::Limits::process()
+                    .check_json_depth(line, &place)
+                    .and_then(|()| {
+                        serde_json::from_str::<Map<String, Value>>(line).map_err(Into::into)
+                    });
+                match parsed {
+                    Ok(row) => rows.push((place, row)),
+                    Err(e) => out
+                        .rejected
+                        .push(format!("{place}: not a JSON object ({e:#})")),
+                }
+            }
+            rows
+        }
+        crate::interop::FileFormat::JsonArray | crate::interop::FileFormat::Csv => {
+            let shape = csv_shape(text);
+            let (label, first) = match format {
+                crate::interop::FileFormat::Csv => ("row", 2),
+                _ => ("item", 1),
+            };
+            crate::interop::parse_rows(text, format, shape, path)?
+                .into_iter()
+                .enumerate()
+                .map(|(i, row)| (format!("{label} {}", i + first), row))
+                .collect()
+        }
+    };
+    let shape = csv_shape(text);
+    for (place, row) in rows {
+        match answered_row(&row, shape) {
+            Ok(mut r) => {
+                r.place = place;
+                out.rows.push(r);
+            }
+            Err(why) => out.rejected.push(format!("{place}: {why}")),
+        }
+    }
+    Ok(out)
+}
+
+/// Which library's list convention a file's list cells follow: DeepEval's when its fields are DeepEval's.
+fn csv_shape(text: &str) -> Shape {
+    let head = text.lines().next().unwrap_or("");
+    if head.contains("actual_output") || head.contains("expected_output") {
+        Shape::DeepEval
+    } else {
+        Shape::Ragas
+    }
+}
+
+fn field<'a>(
+    row: &'a Map<String, Value>,
+    names: &[&'static str],
+) -> Option<(&'static str, &'a Value)> {
+    names
+        .iter()
+        .find_map(|n| row.get(*n).filter(|v| !v.is_null()).map(|v| (*n, v)))
+}
+
+fn text_of(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.trim().to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn names(list: &[&str]) -> String {
+    list.iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A list field: an array (of strings, or of objects with the text under `text`, `content`,
+/// `page_content` or `context` and an optional `score`), or a string in the library's list convention.
+fn contexts_of(value: &Value, shape: Shape) -> Result<Vec<RowContext>, String> {
+    let listed = match value {
+        Value::String(s) => list_cell(s, shape).map_err(|e| format!("{e:#}"))?,
+        other => other.clone(),
+    };
+    let Value::Array(items) = listed else {
+        return Err("a list of passages was expected".into());
+    };
+    items
+        .iter()
+        .map(|item| match item {
+            Value::String(s) => Ok(RowContext {
+                text: s.clone(),
+                score: None,
+            }),
+            Value::Object(m) => {
+                let text = ["text", "content", "page_content", "context"]
+                    .iter()
+                    .find_map(|k| m.get(*k).and_then(Value::as_str))
+                    .ok_or("a passage object has no `text`, `content` or `page_content`")?;
+                Ok(RowContext {
+                    text: text.to_string(),
+                    score: m.get("score").and_then(Value::as_f64),
+                })
+            }
+            _ => Err("a passage is neither a string nor an object".to_string()),
+        })
+        .collect()
+}
+
+/// Token counts under any of the names tools write them: `usage.{prompt,completion}_tokens`, the same at
+/// the top level, or DeepEval's `input_token_count` / `output_token_count`.
+fn usage_of(row: &Map<String, Value>) -> Usage {
+    let usage = row.get("usage").and_then(Value::as_object);
+    let count = |names: &[&str]| {
+        names
+            .iter()
+            .find_map(|n| {
+                usage
+                    .and_then(|u| u.get(*n))
+                    .or_else(|| row.get(*n))
+                    .and_then(Value::as_u64)
+            })
+            .unwrap_or(0)
+    };
+    Usage {
+        prompt_tokens: count(&["prompt_tokens", "input_tokens", "input_token_count"]),
+        completion_tokens: count(&["completion_tokens", "output_tokens", "output_token_count"]),
+    }
+}
+
+/// ragtester's metadata on a row it exported (an object, or its JSON text in a CSV cell); None when absent
+/// or not ours.
+fn meta_of(row: &Map<String, Value>) -> Option<RowMeta> {
+    let parsed = |v: &Value| match v {
+        Value::String(s) => serde_json::from_str::<Value>(s).ok(),
+        other => Some(other.clone()),
+    };
+    let value = match row.get(META_KEY) {
+        Some(v) => parsed(v)?,
+        None => parsed(row.get("additional_metadata")?)?
+            .get(META_KEY)?
+            .clone(),
+    };
+    serde_json::from_value(value).ok()
+}
+
+fn answered_row(row: &Map<String, Value>, shape: Shape) -> Result<AnsweredRow, String> {
+    let required = |list: &[&'static str], what: &str| -> Result<String, String> {
+        field(row, list)
+            .and_then(|(_, v)| text_of(v))
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| format!("no {what} ({})", names(list)))
+    };
+    let query = required(QUERY, "question")?;
+    let reference = required(
+        REFERENCE,
+        "reference answer: the judge compares each answer with one",
+    )?;
+    let error = row
+        .get("error")
+        .and_then(Value::as_str)
+        .filter(|e| !e.trim().is_empty())
+        .map(str::to_string);
+    let answer = match field(row, ANSWER) {
+        Some((name, v)) => text_of(v).ok_or_else(|| format!("`{name}` is not text"))?,
+        None if error.is_some() => String::new(),
+        None => return Err(format!("no answer ({})", names(ANSWER))),
+    };
+    let list = |names: &[&'static str]| -> Result<Vec<RowContext>, String> {
+        match field(row, names) {
+            Some((name, v)) => contexts_of(v, shape).map_err(|e| format!("`{name}`: {e}")),
+            None => Ok(Vec::new()),
+        }
+    };
+    let contexts = list(CONTEXTS)?;
+    let reference_contexts = list(REFERENCE_CONTEXTS)?
+        .into_iter()
+        .map(|c| c.text)
+        .collect();
+    let latency_ms = row.get("latency_ms").and_then(Value::as_f64).or_else(|| {
+        row.get("latency_s")
+            .and_then(Value::as_f64)
+            .map(|s| s * 1e3)
+    });
+    if latency_ms.is_some_and(|l| !l.is_finite() || l < 0.0) {
+        return Err("the latency is negative or not a number".into());
+    }
+    Ok(AnsweredRow {
+        place: String::new(),
+        query,
+        reference,
+        reference_contexts,
+        answer,
+        error,
+        contexts,
+        latency_ms,
+        usage: usage_of(row),
+        meta: meta_of(row),
+    })
+}
+
+/// One system's rows as records: cases (new ones, by id) and one answer per row under `config_id`.
+pub struct AnsweredRecords {
+    pub cases: Vec<TestCase>,
+    pub answers: Vec<Answer>,
+    /// `place: why` for rows left out (a question answered twice) and rows kept with a caveat.
+    pub notes: Vec<String>,
+    /// Rows kept whose reference contexts were not found in the documents: no retrieval metric for them.
+    pub ungrounded: usize,
+}
+
+/// The cases and answers of one system's rows. A row ragtester exported keeps its case as it was when its
+/// question, reference and documents still match; any other row's case is made as a dataset import makes
+/// it. Retrieved passages are located in the documents, so retrieval metrics and attribution work.
+pub fn answered_records(
+    rows: &[AnsweredRow],
+    config_id: &str,
+    documents: &[Document],
+    locator: &ragtester_core::document::TextLocator<'_>,
+) -> AnsweredRecords {
+    let mut out = AnsweredRecords {
+        cases: Vec::new(),
+        answers: Vec::new(),
+        notes: Vec::new(),
+        ungrounded: 0,
+    };
+    let mut seen: std::collections::HashMap<String, String> = Default::default();
+    let known = |id: &str| documents.iter().any(|d| d.id == id);
+    for row in rows {
+        let kept = row.meta.as_ref().filter(|m| {
+            m.case.query == row.query
+                && m.case.expected_answer == row.reference
+                && m.case.source_spans.iter().all(|s| {
+                    known(&s.document_id)
+                        || m.case
+                            .injected_documents
+                            .iter()
+                            .any(|d| d.id == s.document_id)
+                })
+        });
+        let case = match kept {
+            Some(meta) => meta.case.clone(),
+            None => {
+                let spans = locate_spans(&row.reference_contexts, documents);
+                let negative = ragtester_core::text::is_refusal(&row.reference);
+                if !negative && spans.len() < row.reference_contexts.len() {
+                    out.notes.push(format!(
+                        "{}: {} of {} reference contexts found in the documents",
+                        row.place,
+                        spans.len(),
+                        row.reference_contexts.len()
+                    ));
+                }
+                if !negative && spans.is_empty() {
+                    out.ungrounded += 1;
+                }
+                imported_case(row.query.clone(), row.reference.clone(), spans, "answers")
+            }
+        };
+        if let Some(first) = seen.get(&case.id) {
+            out.notes.push(format!(
+                "{}: left out, the same question and reference as {first}",
+                row.place
+            ));
+            continue;
+        }
+        seen.insert(case.id.clone(), row.place.clone());
+        out.answers.push(answer_of(
+            row,
+            &case.id,
+            config_id,
+            kept.map(|m| m.contexts.as_slice()),
+            locator,
+        ));
+        if !out.cases.iter().any(|c| c.id == case.id) {
+            out.cases.push(case);
+        }
+    }
+    out
+}
+
+fn answer_of(
+    row: &AnsweredRow,
+    case_id: &str,
+    config_id: &str,
+    places: Option<&[ContextPlace]>,
+    locator: &ragtester_core::document::TextLocator<'_>,
+) -> Answer {
+    let places = places.filter(|p| p.len() == row.contexts.len());
+    let contexts = row
+        .contexts
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let place = places.map(|p| p[i].clone()).unwrap_or_else(|| {
+                let (document_id, start, end) = locator.find(&c.text).unwrap_or_default();
+                ContextPlace {
+                    score: c.score.unwrap_or(0.0),
+                    chunk_id: stable_id("imported-context", &c.text),
+                    document_id,
+                    start,
+                    end,
+                }
+            });
+            RetrievedContext {
+                rank: i + 1,
+                score: c.score.unwrap_or(place.score),
+                chunk_id: place.chunk_id,
+                document_id: place.document_id,
+                start: place.start,
+                end: place.end,
+                text: c.text.clone(),
+            }
+        })
+        .collect();
+    let latency = match (&row.meta, row.latency_ms) {
+        (Some(meta), _) if places.is_some() => meta.latency,
+        (_, Some(ms)) => Latency {
+            total_ms: ms,
+            ..Default::default()
+        },
+        _ => Latency::default(),
+    };
+    let usage = match &row.meta {
+        Some(meta) if row.usage == Usage::default() => meta.usage,
+        _ => row.usage,
+    };
+    Answer {
+        schema_version: ragtester_core::SCHEMA_VERSION,
+        case_id: case_id.to_string(),
+        config_id: config_id.to_string(),
+        contexts,
+        answer: row.answer.clone(),
+        latency,
+        usage,
+        cached: false,
+        cached_at: None,
+        error: row.error.clone(),
+        truncated_from: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ragtester_core::DocumentFormat;
+
+    fn doc() -> Document {
+        Document::new(
+            "manual.md".into(),
+            DocumentFormat::Markdown,
+            "Manual".into(),
+            "The relief valve\nopens at 4.5 bar. The pump runs at 1,200 rpm.".into(),
+            None,
+        )
+    }
+
+    fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn each_file_shape_reads_and_a_bad_row_is_named_with_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = write(
+            dir.path(),
+            "logs.jsonl",
+            concat!(
+                r#"{"query": "When does the valve open?", "answer": "At 4.5 bar.", "contexts": [{"text": "The relief valve opens at 4.5 bar.", "score": 0.9}], "reference": "At 4.5 bar.", "latency_ms": 812, "usage": {"prompt_tokens": 120, "completion_tokens": 9}}"#,
+                "\n",
+                "{not json\n",
+                r#"{"query": "How fast is the pump?", "contexts": []}"#,
+                "\n",
+                r#"{"query": "Who made it?", "reference": "Unknown.", "error": "HTTP 503"}"#,
+                "\n",
+            ),
+        );
+        let file = read_answered(&plain).unwrap();
+        assert_eq!(file.rows.len(), 2, "{:?}", file.rejected);
+        assert_eq!(file.rejected.len(), 2);
+        assert!(file.rejected[0].starts_with("line 2: not a JSON object"));
+        assert!(
+            file.rejected[1].starts_with("line 3: no reference answer"),
+            "{:?}",
+            file.rejected
+        );
+        let first = &file.rows[0];
+        assert_eq!(first.place, "line 1");
+        assert_eq!(first.latency_ms, Some(812.0));
+        assert_eq!(first.usage.prompt_tokens, 120);
+        assert_eq!(first.contexts[0].score, Some(0.9));
+        assert_eq!(file.rows[1].error.as_deref(), Some("HTTP 503"));
+
+        let ragas_csv = write(
+            dir.path(),
+            "ragas.csv",
+            "user_input,retrieved_contexts,response,reference\n\
+             When does the valve open?,\"['The relief valve opens at 4.5 bar.']\",At 4.5 bar.,At 4.5 bar.\n",
+        );
+        let rows = read_answered(&ragas_csv).unwrap();
+        assert_eq!(rows.rows[0].place, "row 2");
+        assert_eq!(
+            rows.rows[0].contexts[0].text,
+            "The relief valve opens at 4.5 bar."
+        );
+        let deepeval = write(
+            dir.path(),
+            "goldens.json",
+            r#"[{"input": "When does the valve open?", "actual_output": "At 4.5 bar.", "expected_output": "At 4.5 bar.", "retrieval_context": ["The relief valve opens at 4.5 bar."], "context": ["The relief valve opens at 4.5 bar."], "output_token_count": 7},
+                {"input": "How fast?", "expected_output": "1,200 rpm."}]"#,
+        );
+        let rows = read_answered(&deepeval).unwrap();
+        assert_eq!(rows.rows.len(), 1);
+        assert_eq!(rows.rows[0].usage.completion_tokens, 7);
+        assert_eq!(
+            rows.rejected,
+            vec!["item 2: no answer (`response`, `actual_output`, `answer`, `output`)"]
+        );
+    }
+
+    #[test]
+    fn records_locate_passages_and_keep_one_answer_per_question() {
+        let d = doc();
+        let docs = std::slice::from_ref(&d);
+        let locator = ragtester_core::document::TextLocator::new(docs);
+        let row = |place: &str, answer: &str| AnsweredRow {
+            place: place.into(),
+            query: "When does the valve open?".into(),
+            reference: "At 4.5 bar.".into(),
+            reference_contexts: vec!["The relief valve opens at 4.5 bar.".into()],
+            answer: answer.into(),
+            error: None,
+            contexts: vec![RowContext {
+                text: "The pump runs at 1,200 rpm.".into(),
+                score: None,
+            }],
+            latency_ms: Some(40.0),
+            usage: Usage::default(),
+            meta: None,
+        };
+        let records = answered_records(
+            &[row("line 1", "4.5 bar"), row("line 2", "5 bar")],
+            "cfg",
+            docs,
+            &locator,
+        );
+        assert_eq!(records.cases.len(), 1);
+        assert_eq!(records.answers.len(), 1);
+        assert_eq!(
+            records.notes,
+            vec!["line 2: left out, the same question and reference as line 1"]
+        );
+        let case = &records.cases[0];
+        assert_eq!(case.source_spans.len(), 1);
+        let answer = &records.answers[0];
+        let context = &answer.contexts[0];
+        assert_eq!(context.document_id, d.id);
+        assert_eq!(
+            d.slice(context.start, context.end),
+            "The pump runs at 1,200 rpm."
+        );
+        assert_eq!(answer.latency.total_ms, 40.0);
+        // The same question imported as a suite row is the same case.
+        let suite = crate::interop::imported_case(
+            "When does the valve open?".into(),
+            "At 4.5 bar.".into(),
+            Vec::new(),
+            "ragas",
+        );
+        assert_eq!(suite.id, case.id);
+    }
+}
