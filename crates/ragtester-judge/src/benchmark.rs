@@ -274,7 +274,7 @@ pub struct Confusion {
 }
 
 impl Confusion {
-    fn add(&mut self, should_fail: bool, verdict: Option<bool>) {
+    pub(crate) fn add(&mut self, should_fail: bool, verdict: Option<bool>) {
         match (should_fail, verdict) {
             (_, None) => self.judge_errors += 1,
             (true, Some(false)) => self.true_failures += 1,

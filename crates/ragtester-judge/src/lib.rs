@@ -8,11 +8,13 @@
 //! Every failed or errored cell gets one primary cause with its evidence (`attribution.rs`).
 //! The judge sees the case, the answer and the retrieved text; it never sees a configuration's internals.
 
+pub mod agreement;
 pub mod attribution;
 pub mod audit;
 pub mod benchmark;
 pub mod claims;
 pub mod oracle;
+pub mod pairwise;
 mod panel;
 pub mod parse;
 mod prompt;

@@ -7,6 +7,7 @@
 
 pub mod audit;
 pub mod bench_index;
+pub mod bench_labels;
 pub mod bench_oracle;
 pub mod bench_retrieval;
 pub mod bundled;

@@ -367,6 +367,10 @@ pub(crate) struct OracleBenchCli {
     /// Also write the figures as JSON.
     #[arg(long)]
     pub(crate) json: Option<PathBuf>,
+    /// Answers people labelled (JSON lines: a pass/fail `label`, a `score`, or a `preference` between
+    /// `answer_a` and `answer_b`): measure each judge against them instead of the built-in answers.
+    #[arg(long, conflicts_with_all = ["cmrc", "panel", "min_precision", "min_recall"])]
+    pub(crate) labels: Option<PathBuf>,
 }
 
 #[derive(Args)]

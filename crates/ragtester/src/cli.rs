@@ -493,6 +493,7 @@ async fn bench_oracle(bench: OracleBenchCli, models: &Models, events: &dyn Event
         min_precision,
         min_recall,
         json,
+        labels,
     } = bench;
     let specs = if judges.is_empty() {
         ragtester_core::config::JudgeSettings::default().judges
@@ -503,6 +504,19 @@ async fn bench_oracle(bench: OracleBenchCli, models: &Models, events: &dyn Event
         .iter()
         .map(|s| models.get(s).with_context(|| format!("judge `{s}`")))
         .collect::<Result<Vec<_>>>()?;
+    if let Some(labels) = labels {
+        use ragtester_pipeline::bench_labels;
+        let args = bench_labels::LabelsBenchArgs {
+            judges,
+            labels: &labels,
+            concurrency,
+            json: json.as_deref(),
+        };
+        for score in bench_labels::bench_labels(&args, events).await? {
+            print!("{}", bench_labels::render(&score));
+        }
+        return Ok(0);
+    }
     let outcome = ragtester_pipeline::bench_oracle::bench_oracle(
         &ragtester_pipeline::bench_oracle::OracleBenchArgs {
             judges,
