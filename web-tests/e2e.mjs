@@ -123,6 +123,10 @@ async function main() {
   step('demo run and a 50,000-result run');
   const demo = path.join(tmp, 'demo');
   ragtester('demo', '--out', demo);
+  // Two of its configurations compared answer by answer: the report and the results page show it.
+  const [first, second] = readJsonl(path.join(demo, 'configs.jsonl'));
+  ragtester('judge', demo, '--pairwise', first.id, second.id);
+  ragtester('report', demo);
   const big = path.join(tmp, 'big');
   const cells = buildBigRun(demo, big);
   assert.ok(cells >= BIG);
@@ -207,6 +211,12 @@ async function main() {
     await job(page, () => page.click('#audit-score'));
     await page.click('#audit-load');
     await page.waitForFunction(() => /1 of \d+ labelled/.test(document.querySelector('#audit-summary').textContent));
+    // The audit's label corrects the pass rates the results show, each configuration with its interval.
+    await page.click('nav button[data-tab=runs]');
+    await page.click('#run-table tbody tr:has-text("r1") button:has-text("Results")');
+    await page.waitForSelector('#corrected-rates tbody tr');
+    assert.ok(await page.locator('#corrected-rates tbody tr').count() >= 2, 'a corrected rate per configuration');
+    assert.match(await page.textContent('#corrected-rates'), /pooled|\d+/);
 
     step('a document that cannot be read: the job goes on and says which');
     await page.click('nav button[data-tab=documents]');
@@ -251,12 +261,19 @@ async function main() {
     assert.deepEqual(dialogs, [], 'no script ran');
     assert.deepEqual(pageErrors, [], 'no error in the page');
 
+    step('pairwise win rates on the results page');
+    await page.click('nav button[data-tab=results]');
+    await page.selectOption('#result-run', 'demo');
+    await page.waitForSelector('#pairwise-table tbody tr');
+    assert.match(await page.textContent('#pairwise-table tbody tr:first-child'), /^all\d+\d+\d+\d+\.\d%/);
+
     step('the HTML report: Diagnosis section with causes, evidence and advice');
     const report = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
     const reportErrors = [];
     report.on('pageerror', (e) => reportErrors.push(e.message));
     await report.goto(`${url}/api/runs/demo/report`);
     await report.waitForSelector('h2#diagnosis');
+    assert.ok(await report.locator('#pairwise tr').count() >= 3, 'the pairwise table: header, all, slices');
     const causeRows = await report.locator('#causes tr[data-cause]').count();
     assert.ok(causeRows >= 1, 'the demo has failed cells, so the cause table has rows');
     const firstCause = await report.getAttribute('#causes tr[data-cause]', 'data-cause');

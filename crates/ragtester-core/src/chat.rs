@@ -186,6 +186,9 @@ pub struct ChatResponse {
     pub cached: bool,
     /// For a cached reply: when the model produced it (seconds since the Unix epoch), if the cache knows.
     pub cached_at: Option<u64>,
+    /// What the provider did beyond answering, for the record the reply ends up in (asked again with
+    /// more room after the reply stopped at the token limit).
+    pub notes: Vec<String>,
 }
 
 /// A persistent store of model replies, keyed by everything that determines a reply.

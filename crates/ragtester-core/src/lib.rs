@@ -23,6 +23,7 @@ pub mod prompt_template;
 pub mod readability;
 pub mod record;
 pub mod refusal;
+pub mod reply_schema;
 pub mod secrets;
 pub mod spec;
 pub mod spend;

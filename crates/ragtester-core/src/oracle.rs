@@ -3,6 +3,7 @@
 //! crate, shown by the report.
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// A two-sided interval around an estimate.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -85,4 +86,57 @@ pub struct AuditSummary {
     /// True failures among labelled failures (the paper's oracle precision), with its Wilson interval.
     pub precision: Option<Interval>,
     pub false_discovery_rate: Option<Interval>,
+    /// The same counts per configuration (audits made before this field have none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_config: Vec<ConfigAudit>,
+}
+
+/// One configuration's share of an audit: how many of its reported failures were labelled, and how many of
+/// those people (or the audit judges) confirmed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfigAudit {
+    pub config_id: String,
+    pub labelled: usize,
+    pub true_failures: usize,
+}
+
+/// A configuration's pass rate corrected by the audit (prediction-powered, after ARES): the judge's verdicts
+/// on every cell, with its reported failures discounted by the share the audit found to be false alarms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CorrectedRate {
+    pub config_id: String,
+    pub label: String,
+    /// The judge's own pass rate over judged cells.
+    pub raw_pass_rate: f64,
+    /// The pass rate once false alarms are taken out, with its interval.
+    pub pass_rate: Interval,
+    /// Labelled failures of this configuration the correction rests on (0: the audit's pooled precision).
+    pub labelled: usize,
+}
+
+/// Which of two configurations' answers is better, case by case (`judge --pairwise A B`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairwiseSummary {
+    pub a: String,
+    pub a_label: String,
+    pub b: String,
+    pub b_label: String,
+    pub judge: String,
+    /// How each pair was asked: `claims` (the offline judge's claim-level comparison) or `both orders`.
+    pub method: String,
+    pub overall: PairwiseTally,
+    pub by_category: BTreeMap<String, PairwiseTally>,
+    pub by_language: BTreeMap<String, PairwiseTally>,
+    /// Cases where the comparison failed (a judge error, an unreadable reply), and why the first did.
+    pub errors: usize,
+    pub first_error: Option<String>,
+}
+
+/// Wins, losses and ties of A against B; A's win rate counts a tie as half, with its Wilson interval.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PairwiseTally {
+    pub a_wins: usize,
+    pub b_wins: usize,
+    pub ties: usize,
+    pub a_win_rate: Option<Interval>,
 }

@@ -521,6 +521,7 @@ fn generate(loaded: &mut Loaded, request: &ChatRequest) -> Result<ChatResponse> 
         },
         cached: false,
         cached_at: None,
+        notes: Vec::new(),
     })
 }
 

@@ -11,7 +11,8 @@ use llguidance::api::TopLevelGrammar;
 use llguidance::toktrie::{SimpleVob, TokEnv, TokenId};
 use llguidance::{Matcher, ParserFactory};
 use ragtester_core::ReplyFormat;
-use serde_json::{Value, json};
+use ragtester_core::reply_schema::{bound_strings, free_strings, skeleton};
+use serde_json::json;
 
 /// Builds a matcher per request; built once per model (the trie over the vocabulary is the costly part).
 pub(crate) struct JsonConstraint {
@@ -19,9 +20,6 @@ pub(crate) struct JsonConstraint {
     /// Counts the tokens of a reply's fixed parts (keys, brackets) when sizing its free-text strings.
     tokenizer: tokenizers::Tokenizer,
 }
-
-/// Free-text strings are never cut shorter than this, however small the token budget.
-const MIN_STRING_CHARS: usize = 16;
 
 /// With no limit in the request, a JSON reply may run to its fixed parts plus this much per free-text
 /// string: a judge's eight reasons need more room than the plain-text default leaves.
@@ -86,12 +84,7 @@ impl JsonConstraint {
             || (default_max_tokens as usize).max(fixed_tokens + strings * DEFAULT_STRING_TOKENS),
             |n| n as usize,
         );
-        if let Some(share) = max_tokens.saturating_sub(fixed_tokens).checked_div(strings) {
-            let share = share.max(MIN_STRING_CHARS);
-            for node in free_strings(&mut schema) {
-                node.insert("maxLength".into(), share.into());
-            }
-        }
+        bound_strings(&mut schema, max_tokens, fixed_tokens);
         // One space after separators and nowhere else: a small model allowed free whitespace can spend its
         // whole reply on newlines.
         if let Some(root) = schema.as_object_mut() {
@@ -114,67 +107,6 @@ impl JsonConstraint {
             matcher: Matcher::new(Ok(parser)),
             max_tokens,
         }))
-    }
-}
-
-/// The schema's string nodes with no bound of their own: no `maxLength`, `enum`, `const`, `pattern` or
-/// `format`.
-fn free_strings(schema: &mut Value) -> Vec<&mut serde_json::Map<String, Value>> {
-    fn walk<'a>(node: &'a mut Value, out: &mut Vec<&'a mut serde_json::Map<String, Value>>) {
-        match node {
-            Value::Object(map) => {
-                let bounded = ["maxLength", "enum", "const", "pattern", "format"]
-                    .iter()
-                    .any(|k| map.contains_key(*k));
-                if map.get("type") == Some(&json!("string")) && !bounded {
-                    out.push(map);
-                    return;
-                }
-                for (key, value) in map.iter_mut() {
-                    // Literal values, not schemas.
-                    if !["enum", "const", "default", "examples"].contains(&key.as_str()) {
-                        walk(value, out);
-                    }
-                }
-            }
-            Value::Array(items) => items.iter_mut().for_each(|v| walk(v, out)),
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    walk(schema, &mut out);
-    out
-}
-
-/// The shortest reply the schema allows, roughly: every property present, strings empty, the longest
-/// enum value, as the grammar spaces it. Its tokens are the reply's fixed cost.
-fn skeleton(schema: &Value) -> String {
-    let Some(map) = schema.as_object() else {
-        return "null".into();
-    };
-    if let Some(values) = map.get("enum").and_then(Value::as_array) {
-        return values
-            .iter()
-            .map(Value::to_string)
-            .max_by_key(String::len)
-            .unwrap_or_default();
-    }
-    if let Some(value) = map.get("const") {
-        return value.to_string();
-    }
-    if let Some(properties) = map.get("properties").and_then(Value::as_object) {
-        let fields: Vec<String> = properties
-            .iter()
-            .map(|(key, value)| format!("{}: {}", Value::from(key.as_str()), skeleton(value)))
-            .collect();
-        return format!("{{{}}}", fields.join(", "));
-    }
-    match map.get("type").and_then(Value::as_str) {
-        Some("string") => "\"\"".into(),
-        Some("array") => "[]".into(),
-        Some("object") => "{}".into(),
-        Some("boolean") => "false".into(),
-        _ => "0".into(),
     }
 }
 

@@ -50,7 +50,33 @@ pub fn summarise(plan: &AuditPlan, labeller: &str, labels: &[Option<bool>]) -> A
         false_failures,
         precision: stats::wilson(true_failures, labelled, plan.confidence),
         false_discovery_rate: stats::wilson(false_failures, labelled, plan.confidence),
+        per_config: Vec::new(),
     }
+}
+
+/// Labelled and confirmed failures per configuration, from the sample's configurations and their labels.
+pub fn per_config(
+    configs: &[&str],
+    labels: &[Option<bool>],
+) -> Vec<ragtester_core::oracle::ConfigAudit> {
+    let mut out: Vec<ragtester_core::oracle::ConfigAudit> = Vec::new();
+    for (config, label) in configs.iter().zip(labels) {
+        let Some(real) = label else { continue };
+        let i = match out.iter().position(|c| c.config_id == *config) {
+            Some(i) => i,
+            None => {
+                out.push(ragtester_core::oracle::ConfigAudit {
+                    config_id: config.to_string(),
+                    labelled: 0,
+                    true_failures: 0,
+                });
+                out.len() - 1
+            }
+        };
+        out[i].labelled += 1;
+        out[i].true_failures += usize::from(*real);
+    }
+    out
 }
 
 #[cfg(test)]

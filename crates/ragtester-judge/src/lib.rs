@@ -223,6 +223,7 @@ pub async fn judge_sample(
                 Ok(reply) => {
                     verdict.criteria = Some(reply.criteria);
                     verdict.rubric = Some(reply.rubric);
+                    verdict.notes.extend(response.notes.iter().cloned());
                     bound_verdict(case, &mut verdict);
                     return verdict;
                 }

@@ -138,6 +138,7 @@ impl ChatModel for Scripted {
             usage: Usage::default(),
             cached: false,
             cached_at: None,
+            notes: Vec::new(),
         })
     }
 }
@@ -377,6 +378,7 @@ impl ChatModel for Lenient {
             usage: Usage::default(),
             cached: false,
             cached_at: None,
+            notes: Vec::new(),
         })
     }
 }

@@ -126,6 +126,7 @@ mod tests {
                 },
                 cached: false,
                 cached_at: None,
+                notes: Vec::new(),
             })
         }
     }

@@ -136,5 +136,6 @@ pub fn response_of(reply: &serde_json::Value) -> Result<ChatResponse> {
             prompt_tokens: reply["prompt_eval_count"].as_u64().unwrap_or(0),
             completion_tokens: reply["eval_count"].as_u64().unwrap_or(0),
         },
+        notes: Vec::new(),
     })
 }

@@ -78,6 +78,7 @@ mod tests {
                 usage: Usage::default(),
                 cached: false,
                 cached_at: None,
+                notes: Vec::new(),
             })
         }
     }

@@ -55,6 +55,7 @@ impl ChatModel for OfflineModel {
                 completion_tokens: count_tokens(&content) as u64,
             },
             content,
+            notes: Vec::new(),
         })
     }
 }

@@ -100,7 +100,9 @@ pub async fn audit(
         ));
         return Ok(AuditOutcome::Sheet(path));
     };
-    let summary = audit::summarise(&plan, &labeller, &labels);
+    let mut summary = audit::summarise(&plan, &labeller, &labels);
+    let sampled: Vec<&str> = sample.iter().map(|v| v.config_id.as_str()).collect();
+    summary.per_config = audit::per_config(&sampled, &labels);
     run.save_json(run_dir::AUDIT, &summary)?;
     if summary.labelled < summary.sample_size {
         events.note(format!(

@@ -25,6 +25,7 @@ pub mod judge;
 pub mod manifest;
 pub mod merge;
 pub mod models;
+pub mod pairwise;
 pub mod plan;
 pub mod report;
 pub mod run;

@@ -86,6 +86,7 @@ pub fn report(run_dir: &Path, events: &dyn Events) -> Result<Summary> {
     let prices = run.prices()?;
     let oracle = run.oracle()?;
     let audit = run.audit()?;
+    let pairwise = run.pairwise()?;
     let skipped = run.skipped()?;
     let embedder_profiles = run.embedder_profiles()?;
     let chunk_coverage = chunk_coverage(&documents, &cases, &configs)?;
@@ -101,6 +102,7 @@ pub fn report(run_dir: &Path, events: &dyn Events) -> Result<Summary> {
         verdicts: &verdicts,
         oracle: oracle.as_ref(),
         audit: audit.as_ref(),
+        pairwise: pairwise.as_ref(),
     };
     let summary = ragtester_report::summarise(&inputs);
     let mut csv = AtomicWriter::create(&run.file(run_dir::RESULTS_CSV))?;

@@ -29,6 +29,8 @@ pub const SKIPPED: &str = "skipped.jsonl";
 pub const ORACLE: &str = "oracle.json";
 /// The audit of a run's reported failures.
 pub const AUDIT: &str = "audit.json";
+/// Two configurations compared answer by answer (`judge --pairwise`).
+pub const PAIRWISE: &str = "pairwise.json";
 /// The audit sample a person labels.
 pub const AUDIT_SHEET: &str = "audit.csv";
 /// The prices a run was configured with, kept beside its records so the report can cost it.
@@ -58,6 +60,7 @@ const RUN_FILES: &[&str] = &[
     ORACLE,
     AUDIT,
     AUDIT_SHEET,
+    PAIRWISE,
     "store.sqlite",
     "store.sqlite-wal",
     "store.sqlite-shm",
@@ -123,6 +126,9 @@ impl RunDir {
     }
     pub fn audit(&self) -> Result<Option<AuditSummary>> {
         self.json(AUDIT)
+    }
+    pub fn pairwise(&self) -> Result<Option<ragtester_core::oracle::PairwiseSummary>> {
+        self.json(PAIRWISE)
     }
     /// Embedder token profiles; none for runs made before they were taken.
     pub fn embedder_profiles(&self) -> Result<Vec<ragtester_core::EmbedderProfile>> {

@@ -294,6 +294,7 @@ mod tests {
             verdicts: &verdicts,
             oracle: None,
             audit: None,
+            pairwise: None,
             chunk_coverage: &Default::default(),
             skipped: &[],
             embedder_profiles: &[],

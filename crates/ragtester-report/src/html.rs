@@ -158,6 +158,9 @@ mod tests {
                 prompt_version: Some(evil.into()),
             }),
             audit: None,
+            corrected: Vec::new(),
+            indistinguishable: Vec::new(),
+            pairwise: None,
             bad_cases: vec![crate::BadCase {
                 case_id: "c".into(),
                 config_id: "k".into(),

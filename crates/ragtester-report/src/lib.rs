@@ -6,6 +6,7 @@
 //! This crate reads records and writes text; it runs no model and knows no terminal (the binary prints).
 
 mod claims;
+mod corrected;
 mod csv_junit;
 mod diagnosis;
 mod diff;

@@ -17,6 +17,8 @@ pub struct ReportInputs<'a> {
     /// The oracle's own figures (judges, agreement, intervals, audit), when the run has them.
     pub oracle: Option<&'a ragtester_core::oracle::OracleSummary>,
     pub audit: Option<&'a ragtester_core::oracle::AuditSummary>,
+    /// The pairwise comparison of two configurations, when `judge --pairwise` made one.
+    pub pairwise: Option<&'a ragtester_core::oracle::PairwiseSummary>,
     /// Per configuration id: the share of its chunks that hold a case's source span (how much of the
     /// corpus, as that configuration cuts it, the suite tests). Absent for external targets.
     pub chunk_coverage: &'a HashMap<String, f64>,
@@ -48,7 +50,7 @@ pub struct GroupSummary {
     pub mean_score: Option<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ConfigSummary {
     pub id: String,
     pub label: String,
@@ -204,6 +206,15 @@ pub struct Summary {
     pub oracle: Option<ragtester_core::oracle::OracleSummary>,
     #[serde(default)]
     pub audit: Option<ragtester_core::oracle::AuditSummary>,
+    /// Pass rates corrected by the audit's labels, best first (none without an audit).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub corrected: Vec<ragtester_core::oracle::CorrectedRate>,
+    /// Neighbours in the corrected ranking whose intervals overlap: not distinguishable at 95 %.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub indistinguishable: Vec<(String, String)>,
+    /// Two configurations compared answer by answer (`judge --pairwise A B`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairwise: Option<ragtester_core::oracle::PairwiseSummary>,
 }
 
 /// Cells that got no verdict: how many, and the reasons, most frequent first.
@@ -733,6 +744,10 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         verdicts: &verdicts,
         embedders: inputs.embedder_profiles,
     });
+    let (corrected, indistinguishable) = inputs
+        .audit
+        .map(|a| crate::corrected::corrected_rates(&configs, a))
+        .unwrap_or_default();
     Summary {
         schema_version: ragtester_core::SCHEMA_VERSION,
         heuristic,
@@ -769,6 +784,9 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         diagnosis,
         oracle: inputs.oracle.cloned(),
         audit: inputs.audit.cloned(),
+        corrected,
+        indistinguishable,
+        pairwise: inputs.pairwise.cloned(),
     }
 }
 

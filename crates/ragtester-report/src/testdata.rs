@@ -86,6 +86,7 @@ pub fn summary_of(cases: &[TestCase], verdicts: &[Verdict]) -> crate::Summary {
         verdicts,
         oracle: None,
         audit: None,
+        pairwise: None,
         chunk_coverage: &Default::default(),
         skipped: &[],
         embedder_profiles: &[],

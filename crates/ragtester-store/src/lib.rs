@@ -470,7 +470,7 @@ impl ragtester_core::ResponseCache for ResponseStore {
                         },
                         cached: true,
                         cached_at: r.get::<_, Option<i64>>(3)?.map(|t| t as u64),
-                    })
+                    notes: Vec::new(), })
                 },
             )
             .optional()?)
@@ -516,6 +516,7 @@ mod cache_tests {
             },
             cached: false,
             cached_at: None,
+            notes: Vec::new(),
         };
         ResponseStore::open(&path)
             .unwrap()

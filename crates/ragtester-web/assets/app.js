@@ -273,6 +273,35 @@ function renderCharts(run) {
     return cell;
   })));
   $('#chart-heat').replaceChildren(el('table', { class: 'heat' }, el('thead', {}, head), el('tbody', {}, body)));
+  renderAgainstPeople(s);
+}
+
+// Pass rates corrected by the audit's labels, and a pairwise comparison of two configurations.
+function renderAgainstPeople(s) {
+  const range = (i) => (i ? `${pct(i.low)}–${pct(i.high)}` : '—');
+  const parts = [];
+  if (s.corrected?.length) {
+    parts.push(el('h3', {}, 'Pass rates corrected by the audit'));
+    parts.push(el('table', { id: 'corrected-rates' },
+      el('thead', {}, el('tr', {}, ...['configuration', "judge's", 'corrected', '95% interval', 'labelled'].map((h) => el('th', {}, h)))),
+      el('tbody', {}, ...s.corrected.map((r) => el('tr', {}, el('td', {}, r.label), el('td', {}, pct(r.raw_pass_rate)),
+        el('td', {}, pct(r.pass_rate.estimate)), el('td', {}, range(r.pass_rate)), el('td', {}, r.labelled ? String(r.labelled) : 'pooled'))))));
+    if (s.indistinguishable?.length) {
+      parts.push(el('p', { class: 'warn', id: 'indistinguishable' }, `Not distinguishable at 95%: ${s.indistinguishable.map(([a, b]) => `${a} and ${b}`).join('; ')}`));
+    }
+  }
+  const p = s.pairwise;
+  if (p) {
+    parts.push(el('h3', {}, `Pairwise: ${p.a_label} (A) against ${p.b_label} (B)`));
+    const row = (name, t) => el('tr', {}, el('td', {}, name), el('td', {}, String(t.a_wins)), el('td', {}, String(t.b_wins)),
+      el('td', {}, String(t.ties)), el('td', {}, t.a_win_rate ? pct(t.a_win_rate.estimate) : '—'), el('td', {}, range(t.a_win_rate)));
+    parts.push(el('table', { id: 'pairwise-table' },
+      el('thead', {}, el('tr', {}, ...['slice', 'A wins', 'B wins', 'ties', "A's win rate", '95% interval'].map((h) => el('th', {}, h)))),
+      el('tbody', {}, row('all', p.overall),
+        ...Object.entries(p.by_category).map(([k, t]) => row(`category ${k}`, t)),
+        ...Object.entries(p.by_language).map(([k, t]) => row(`language ${k}`, t)))));
+  }
+  $('#against-people').replaceChildren(...parts);
 }
 
 async function loadPage() {

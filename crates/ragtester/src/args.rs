@@ -314,6 +314,11 @@ pub(crate) struct JudgeCli {
     /// No progress bar or progress lines.
     #[arg(long)]
     pub(crate) quiet: bool,
+    /// Compare two configurations case by case (ids, id prefixes, system names or labels): which answer
+    /// is better on correctness and completeness, by the first judge (an LLM judge is asked in both
+    /// orders). Judges the run first if it has no verdicts; `ragtester report` then shows the win rates.
+    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    pub(crate) pairwise: Vec<String>,
 }
 
 #[derive(Args)]

@@ -350,7 +350,16 @@ async fn judge_run(judge: JudgeCli, models: &Models, events: &dyn Events) -> Res
         claims,
         concurrency,
         quiet: _,
+        pairwise,
     } = judge;
+    let judged = run_dir
+        .join(ragtester_pipeline::run_dir::VERDICTS)
+        .is_file();
+    if let [a, b] = pairwise.as_slice()
+        && judged
+    {
+        return pairwise_run(&run_dir, a, b, &judges[0], concurrency, models, events).await;
+    }
     let args = ragtester_pipeline::judge::JudgeArgs {
         judges: &judges,
         samples,
@@ -361,7 +370,29 @@ async fn judge_run(judge: JudgeCli, models: &Models, events: &dyn Events) -> Res
         claims: ragtester_pipeline::judge::ClaimChecker::parse(&claims)?,
     };
     let errors = ragtester_pipeline::judge::judge(&run_dir, &args, models, events).await?;
+    if let [a, b] = pairwise.as_slice() {
+        return pairwise_run(&run_dir, a, b, &judges[0], concurrency, models, events).await;
+    }
     Ok(partial_if(errors > 0))
+}
+
+/// `judge --pairwise A B`: the comparison printed and kept in pairwise.json.
+async fn pairwise_run(
+    run_dir: &std::path::Path,
+    a: &str,
+    b: &str,
+    judge: &str,
+    concurrency: usize,
+    models: &Models,
+    events: &dyn Events,
+) -> Result<u8> {
+    let judge = models
+        .get(judge)
+        .with_context(|| format!("judge `{judge}`"))?;
+    let summary =
+        ragtester_pipeline::pairwise::compare(run_dir, a, b, judge, concurrency, events).await?;
+    print!("{}", ragtester_pipeline::pairwise::render(&summary));
+    Ok(partial_if(summary.errors > 0))
 }
 
 /// `audit`: the audit sheet drawn, or the labelled sample scored and printed.

@@ -117,13 +117,27 @@ fn a_run_exported_and_imported_back_gets_the_same_verdicts() {
         .count();
     assert_eq!(compared, expected, "every exported cell came back");
 
-    // Two imported systems diff like two runs' configurations.
+    // Two imported systems compared answer by answer; the report carries the win rates.
+    let out = ok(&["judge", r, "--pairwise", &names[0], &names[1]]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("A's win rate"));
+    ok(&["report", r]);
+    let html = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(html.contains("<table id=\"pairwise\">"));
     let summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(run.join("summary.json")).unwrap()).unwrap();
     assert_eq!(
         summary["configs"].as_array().map(Vec::len),
         Some(names.len())
     );
+    let pairwise = &summary["pairwise"];
+    let all = &pairwise["overall"];
+    let compared = ["a_wins", "b_wins", "ties"]
+        .iter()
+        .map(|k| all[k].as_u64().unwrap())
+        .sum::<u64>();
+    assert!(compared > 0, "{pairwise}");
+    assert!(all["a_win_rate"]["low"].as_f64() <= all["a_win_rate"]["high"].as_f64());
+    assert_eq!(pairwise["method"], "claims");
 }
 
 #[test]

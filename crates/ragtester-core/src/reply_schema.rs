@@ -1,0 +1,109 @@
+//! Sizing a structured reply to its token limit. Every free-text string a JSON schema leaves unbounded gets
+//! a `maxLength` that makes the whole reply fit the limit — the fixed parts (keys, brackets, enum values)
+//! counted by the caller's tokenizer, each character of a string taken as a token. A server that decodes
+//! under the schema then closes a long reason at its bound instead of running out of tokens mid-JSON: the
+//! in-process GGUF runner and every provider that takes a schema get the same bounds.
+
+use serde_json::{Value, json};
+
+/// Free-text strings are never cut shorter than this, however small the token budget.
+pub const MIN_STRING_CHARS: usize = 16;
+
+/// Give each unbounded string of `schema` an equal share of what `max_tokens` leaves after the reply's
+/// `fixed_tokens` (at least [`MIN_STRING_CHARS`]).
+pub fn bound_strings(schema: &mut Value, max_tokens: usize, fixed_tokens: usize) {
+    let strings = free_strings(schema).len();
+    if let Some(share) = max_tokens.saturating_sub(fixed_tokens).checked_div(strings) {
+        let share = share.max(MIN_STRING_CHARS);
+        for node in free_strings(schema) {
+            node.insert("maxLength".into(), share.into());
+        }
+    }
+}
+
+/// The schema's string nodes with no bound of their own: no `maxLength`, `enum`, `const`, `pattern` or
+/// `format`.
+pub fn free_strings(schema: &mut Value) -> Vec<&mut serde_json::Map<String, Value>> {
+    fn walk<'a>(node: &'a mut Value, out: &mut Vec<&'a mut serde_json::Map<String, Value>>) {
+        match node {
+            Value::Object(map) => {
+                let bounded = ["maxLength", "enum", "const", "pattern", "format"]
+                    .iter()
+                    .any(|k| map.contains_key(*k));
+                if map.get("type") == Some(&json!("string")) && !bounded {
+                    out.push(map);
+                    return;
+                }
+                for (key, value) in map.iter_mut() {
+                    // Literal values, not schemas.
+                    if !["enum", "const", "default", "examples"].contains(&key.as_str()) {
+                        walk(value, out);
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| walk(v, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(schema, &mut out);
+    out
+}
+
+/// The shortest reply the schema allows, roughly: every property present, strings empty, the longest
+/// enum value, as the grammar spaces it. Its tokens are the reply's fixed cost.
+pub fn skeleton(schema: &Value) -> String {
+    let Some(map) = schema.as_object() else {
+        return "null".into();
+    };
+    if let Some(values) = map.get("enum").and_then(Value::as_array) {
+        return values
+            .iter()
+            .map(Value::to_string)
+            .max_by_key(String::len)
+            .unwrap_or_default();
+    }
+    if let Some(value) = map.get("const") {
+        return value.to_string();
+    }
+    if let Some(properties) = map.get("properties").and_then(Value::as_object) {
+        let fields: Vec<String> = properties
+            .iter()
+            .map(|(key, value)| format!("{}: {}", Value::from(key.as_str()), skeleton(value)))
+            .collect();
+        return format!("{{{}}}", fields.join(", "));
+    }
+    match map.get("type").and_then(Value::as_str) {
+        Some("string") => "\"\"".into(),
+        Some("array") => "[]".into(),
+        Some("object") => "{}".into(),
+        Some("boolean") => "false".into(),
+        _ => "0".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_unbounded_strings_get_a_share() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "verdict": { "type": "string", "enum": ["yes", "no"] },
+                "reason": { "type": "string" },
+                "quote": { "type": "string", "maxLength": 40 }
+            }
+        });
+        let fixed = skeleton(&schema).len();
+        bound_strings(&mut schema, 100, 20);
+        assert_eq!(schema["properties"]["reason"]["maxLength"], 80);
+        assert_eq!(schema["properties"]["quote"]["maxLength"], 40);
+        assert!(schema["properties"]["verdict"].get("maxLength").is_none());
+        assert!(fixed > 0);
+        let mut tight = json!({ "type": "object", "properties": { "a": { "type": "string" } } });
+        bound_strings(&mut tight, 10, 20);
+        assert_eq!(tight["properties"]["a"]["maxLength"], MIN_STRING_CHARS);
+    }
+}

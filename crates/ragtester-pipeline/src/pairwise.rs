@@ -1,0 +1,222 @@
+//! `ragtester judge RUN --pairwise A B`: which of two configurations answered each case better, on
+//! correctness and completeness, and A's win rate with its interval overall, per category and per language
+//! (pairwise.json; the report shows it). The offline judge compares the verdicts the run already has, claim
+//! by claim; an LLM judge is asked each pair in both orders.
+
+use crate::events::Events;
+use crate::run_dir::{self, RunDir};
+use anyhow::{Context, Result, bail};
+use futures::StreamExt;
+use ragtester_core::oracle::{PairwiseSummary, PairwiseTally};
+use ragtester_core::{ChatModel, Configuration, TestCase, Verdict};
+use ragtester_judge::pairwise::{PairVerdict, Winner, llm_compare, offline_compare};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// A configuration named by id, id prefix, imported system or target name, or label.
+fn find<'a>(configs: &'a [Configuration], name: &str) -> Result<&'a Configuration> {
+    let matches: Vec<&Configuration> = configs
+        .iter()
+        .filter(|c| {
+            c.id == name
+                || c.id.starts_with(name)
+                || c.target.as_ref().is_some_and(|t| t.name == name)
+                || c.label() == name
+        })
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok(one),
+        [] => bail!(
+            "no configuration `{name}` in this run (it has: {})",
+            configs
+                .iter()
+                .map(|c| format!("{} = {}", &c.id[..c.id.len().min(12)], c.label()))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+        _ => bail!("`{name}` names several configurations: give more of the id"),
+    }
+}
+
+fn tally(outcomes: &[Winner]) -> PairwiseTally {
+    let count = |w: Winner| outcomes.iter().filter(|o| **o == w).count();
+    let (a, b, ties) = (
+        count(Winner::First),
+        count(Winner::Second),
+        count(Winner::Tie),
+    );
+    let n = a + b + ties;
+    // A tie is half a win: Wilson over doubled counts would overstate n, so ties count as half-wins of n.
+    let rate = ragtester_judge::stats::wilson(a + ties / 2, n, 0.95).map(|mut i| {
+        i.estimate = (a as f64 + ties as f64 / 2.0) / n as f64;
+        i
+    });
+    PairwiseTally {
+        a_wins: a,
+        b_wins: b,
+        ties,
+        a_win_rate: rate,
+    }
+}
+
+/// Compare configurations `a` and `b` of a judged run with `judge`; writes pairwise.json.
+pub async fn compare(
+    run_dir: &Path,
+    a: &str,
+    b: &str,
+    judge: Arc<dyn ChatModel>,
+    concurrency: usize,
+    events: &dyn Events,
+) -> Result<PairwiseSummary> {
+    events.stage("judge");
+    let run = RunDir::new(run_dir);
+    let cases = run.cases()?;
+    let configs = run.configs()?;
+    let (ca, cb) = (find(&configs, a)?, find(&configs, b)?);
+    if ca.id == cb.id {
+        bail!("--pairwise needs two different configurations");
+    }
+    let answers = run.answers()?;
+    let answer = |config: &str, case: &str| {
+        answers
+            .iter()
+            .find(|x| x.config_id == config && x.case_id == case && x.error.is_none())
+    };
+    // The verdicts reports follow come first per cell in verdicts.jsonl.
+    let mut verdicts: HashMap<(String, String), Verdict> = HashMap::new();
+    if judge.is_heuristic() {
+        for v in run
+            .verdicts()
+            .context("the offline comparison reads the run's verdicts")?
+        {
+            verdicts
+                .entry((v.case_id.clone(), v.config_id.clone()))
+                .or_insert(v);
+        }
+    }
+    let pairs: Vec<&TestCase> = cases
+        .iter()
+        .filter(|c| answer(&ca.id, &c.id).is_some() && answer(&cb.id, &c.id).is_some())
+        .collect();
+    if pairs.is_empty() {
+        bail!("no case has an answer from both configurations");
+    }
+    events.info(format!(
+        "comparing {} cases answered by both {} and {}",
+        pairs.len(),
+        ca.label(),
+        cb.label()
+    ));
+    let outcomes: Vec<Result<PairVerdict, String>> = futures::stream::iter(pairs.iter())
+        .map(|case| {
+            let judge = judge.clone();
+            let verdicts = &verdicts;
+            let (aa, ab) = (answer(&ca.id, &case.id), answer(&cb.id, &case.id));
+            async move {
+                if judge.is_heuristic() {
+                    let va = verdicts.get(&(case.id.clone(), ca.id.clone()));
+                    let vb = verdicts.get(&(case.id.clone(), cb.id.clone()));
+                    match (va, vb) {
+                        (Some(va), Some(vb)) => offline_compare(va, vb)
+                            .ok_or_else(|| "a verdict of the pair is an error".to_string()),
+                        _ => Err("the pair is not judged yet: run `ragtester judge` first".into()),
+                    }
+                } else {
+                    let (aa, ab) = (aa.expect("filtered"), ab.expect("filtered"));
+                    llm_compare(judge.as_ref(), case, &aa.answer, &ab.answer).await
+                }
+            }
+        })
+        .buffered(concurrency.max(1))
+        .collect()
+        .await;
+    let mut all = Vec::new();
+    let mut by_category: HashMap<String, Vec<Winner>> = HashMap::new();
+    let mut by_language: HashMap<String, Vec<Winner>> = HashMap::new();
+    let (mut errors, mut first_error) = (0usize, None);
+    for (case, outcome) in pairs.iter().zip(&outcomes) {
+        match outcome {
+            Ok(p) => {
+                let w = p.winner();
+                all.push(w);
+                by_category
+                    .entry(case.category.as_str().to_string())
+                    .or_default()
+                    .push(w);
+                by_language
+                    .entry(case.language.clone())
+                    .or_default()
+                    .push(w);
+            }
+            Err(e) => {
+                errors += 1;
+                first_error.get_or_insert_with(|| e.clone());
+            }
+        }
+    }
+    let summary = PairwiseSummary {
+        a: ca.id.clone(),
+        a_label: ca.label(),
+        b: cb.id.clone(),
+        b_label: cb.label(),
+        judge: judge.name(),
+        method: if judge.is_heuristic() {
+            "claims".into()
+        } else {
+            "both orders".into()
+        },
+        overall: tally(&all),
+        by_category: by_category
+            .iter()
+            .map(|(k, v)| (k.clone(), tally(v)))
+            .collect(),
+        by_language: by_language
+            .iter()
+            .map(|(k, v)| (k.clone(), tally(v)))
+            .collect(),
+        errors,
+        first_error,
+    };
+    run.save_json(run_dir::PAIRWISE, &summary)?;
+    if errors > 0 {
+        events.warning(format!(
+            "{errors} of {} pairs could not be compared: {}",
+            pairs.len(),
+            summary.first_error.as_deref().unwrap_or("")
+        ));
+    }
+    Ok(summary)
+}
+
+/// The comparison as text: A's wins, B's wins, ties and A's win rate, overall and per slice.
+pub fn render(s: &PairwiseSummary) -> String {
+    use std::fmt::Write;
+    let mut out = format!(
+        "A = {}\nB = {}\njudge {} ({})\n",
+        s.a_label, s.b_label, s.judge, s.method
+    );
+    let row = |out: &mut String, name: &str, t: &PairwiseTally| {
+        let rate = t.a_win_rate.map_or("–".into(), |i| {
+            format!(
+                "{:.1}% [{:.1}–{:.1}]",
+                i.estimate * 100.0,
+                i.low * 100.0,
+                i.high * 100.0
+            )
+        });
+        let _ = writeln!(
+            out,
+            "  {name:<24} A wins {:>5}  B wins {:>5}  ties {:>5}  A's win rate {rate}",
+            t.a_wins, t.b_wins, t.ties
+        );
+    };
+    row(&mut out, "all", &s.overall);
+    for (k, t) in &s.by_category {
+        row(&mut out, &format!("category {k}"), t);
+    }
+    for (k, t) in &s.by_language {
+        row(&mut out, &format!("language {k}"), t);
+    }
+    out
+}

@@ -1,0 +1,116 @@
+//! Pass rates corrected by an audit, after ARES's prediction-powered inference: the judge's verdicts on
+//! every cell are the prediction, the audit's labelled sample of reported failures the correction. Each
+//! configuration's reported failures are discounted by the share the audit found real (its own labelled
+//! failures where it has some, the audit's pooled precision otherwise), and the interval carries that
+//! share's Wilson interval. An audit labels reported failures only, so failures the judge missed are not
+//! corrected for: the corrected rate is an upper bound on that side, and the report says so.
+
+use crate::summary::ConfigSummary;
+use ragtester_core::oracle::{AuditSummary, CorrectedRate, Interval};
+
+/// Wilson interval at 95 % (the audit's own intervals use its confidence; these are for ranking).
+fn wilson(successes: usize, n: usize) -> Option<Interval> {
+    if n == 0 {
+        return None;
+    }
+    let (n, p, z) = (n as f64, successes as f64 / n as f64, 1.959_963_984_540_054);
+    let z2 = z * z;
+    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = z / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    Some(Interval {
+        estimate: p,
+        low: (centre - half).max(0.0),
+        high: (centre + half).min(1.0),
+    })
+}
+
+/// Corrected pass rates, best first, and the pairs of neighbours in that ranking whose intervals overlap
+/// (not distinguishable at 95 %).
+pub fn corrected_rates(
+    configs: &[ConfigSummary],
+    audit: &AuditSummary,
+) -> (Vec<CorrectedRate>, Vec<(String, String)>) {
+    let mut rates: Vec<CorrectedRate> = configs
+        .iter()
+        .filter_map(|c| {
+            let judged = c.passed + c.failed;
+            if judged == 0 {
+                return None;
+            }
+            let own = audit.per_config.iter().find(|a| a.config_id == c.id);
+            let (precision, labelled) = match own {
+                Some(a) if a.labelled > 0 => (wilson(a.true_failures, a.labelled)?, a.labelled),
+                _ => (audit.precision?, 0),
+            };
+            let fail = c.failed as f64 / judged as f64;
+            Some(CorrectedRate {
+                config_id: c.id.clone(),
+                label: c.label.clone(),
+                raw_pass_rate: c.passed as f64 / judged as f64,
+                pass_rate: Interval {
+                    estimate: 1.0 - fail * precision.estimate,
+                    low: 1.0 - fail * precision.high,
+                    high: 1.0 - fail * precision.low,
+                },
+                labelled,
+            })
+        })
+        .collect();
+    rates.sort_by(|a, b| b.pass_rate.estimate.total_cmp(&a.pass_rate.estimate));
+    let overlapping = rates
+        .windows(2)
+        .filter(|w| w[1].pass_rate.high >= w[0].pass_rate.low)
+        .map(|w| (w[0].label.clone(), w[1].label.clone()))
+        .collect();
+    (rates, overlapping)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ragtester_core::oracle::ConfigAudit;
+
+    #[test]
+    fn false_alarms_raise_the_pass_rate_and_close_rates_are_flagged() {
+        let config = |id: &str, passed, failed| ConfigSummary {
+            id: id.into(),
+            label: id.into(),
+            passed,
+            failed,
+            ..Default::default()
+        };
+        let configs = [
+            config("a", 60, 40),
+            config("b", 58, 42),
+            config("c", 90, 10),
+        ];
+        let audit = AuditSummary {
+            failures: 92,
+            confidence: 0.95,
+            margin: 0.05,
+            sample_size: 40,
+            labeller: "person".into(),
+            labelled: 40,
+            true_failures: 30,
+            false_failures: 10,
+            precision: wilson(30, 40),
+            false_discovery_rate: wilson(10, 40),
+            per_config: vec![ConfigAudit {
+                config_id: "a".into(),
+                labelled: 20,
+                true_failures: 10,
+            }],
+        };
+        let (rates, overlapping) = corrected_rates(&configs, &audit);
+        assert_eq!(rates[0].config_id, "c");
+        let a = rates.iter().find(|r| r.config_id == "a").unwrap();
+        // Half of a's labelled failures were false alarms: 40 % failing becomes 20 %.
+        assert!((a.pass_rate.estimate - 0.8).abs() < 1e-12);
+        assert!(a.pass_rate.low < 0.8 && a.pass_rate.high > 0.8);
+        assert_eq!(a.labelled, 20);
+        let b = rates.iter().find(|r| r.config_id == "b").unwrap();
+        assert_eq!(b.labelled, 0, "b rests on the pooled precision");
+        assert!((b.pass_rate.estimate - (1.0 - 0.42 * 0.75)).abs() < 1e-12);
+        assert!(!overlapping.is_empty());
+    }
+}
