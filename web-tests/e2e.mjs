@@ -217,6 +217,12 @@ async function main() {
     await page.waitForSelector('#corrected-rates tbody tr');
     assert.ok(await page.locator('#corrected-rates tbody tr').count() >= 2, 'a corrected rate per configuration');
     assert.match(await page.textContent('#corrected-rates'), /pooled|\d+/);
+    // Two of its configurations compared from the page: a job, then the win rates on the results.
+    await job(page, () => page.click('#pairwise-form button[type=submit]'));
+    await page.click('nav button[data-tab=runs]');
+    await page.click('#run-table tbody tr:has-text("r1") button:has-text("Results")');
+    await page.waitForSelector('#pairwise-table tbody tr');
+    assert.match(await page.textContent('#pairwise-table'), /A's win rate/);
 
     step('a document that cannot be read: the job goes on and says which');
     await page.click('nav button[data-tab=documents]');

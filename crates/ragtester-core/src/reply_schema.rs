@@ -9,6 +9,18 @@ use serde_json::{Value, json};
 /// Free-text strings are never cut shorter than this, however small the token budget.
 pub const MIN_STRING_CHARS: usize = 16;
 
+/// The schema a provider is sent for a request limited to `max_tokens`: every unbounded string given its
+/// share, the fixed parts counted as cl100k tokens (a provider's own tokenizer is not at hand); unchanged
+/// with no limit.
+pub fn bounded_for(schema: &Value, max_tokens: Option<u32>) -> Value {
+    let mut schema = schema.clone();
+    if let Some(limit) = max_tokens {
+        let fixed = crate::tokens::count_tokens(&skeleton(&schema));
+        bound_strings(&mut schema, limit as usize, fixed);
+    }
+    schema
+}
+
 /// Give each unbounded string of `schema` an equal share of what `max_tokens` leaves after the reply's
 /// `fixed_tokens` (at least [`MIN_STRING_CHARS`]).
 pub fn bound_strings(schema: &mut Value, max_tokens: usize, fixed_tokens: usize) {

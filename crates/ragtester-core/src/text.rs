@@ -405,8 +405,61 @@ pub fn keyword_recall(keywords: &[String], haystack: &str) -> Option<f64> {
     Some(found as f64 / keywords.len() as f64)
 }
 
+/// Whether a text states a negation: `not`, `no`, `never`, `cannot`, `n't`… or 不, 没, 无, 未, 非. Two
+/// statements of one fact that differ here contradict each other more often than not ("I have no nationality"
+/// against "I am Chinese"); term overlap cannot see it.
+pub fn negated(text: &str) -> bool {
+    const ENGLISH: &[&str] = &[
+        "not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "cannot", "without",
+    ];
+    const CHINESE: &[char] = &['不', '没', '无', '未', '非', '否'];
+    let lower = text.to_lowercase();
+    lower.contains("n't")
+        || word_pieces(&lower).iter().any(|w| ENGLISH.contains(w))
+        || lower.chars().any(|c| CHINESE.contains(&c))
+}
+
+/// F1 of two texts' [`terms`] (stemmed words, CJK bigrams), counted with multiplicity; None when either has
+/// no term.
+pub fn term_f1(a: &str, b: &str) -> Option<f64> {
+    let count = |t: &str| {
+        let mut m: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        for term in terms(t) {
+            *m.entry(term).or_default() += 1;
+        }
+        m
+    };
+    let (ca, cb) = (count(a), count(b));
+    let (na, nb) = (ca.values().sum::<usize>(), cb.values().sum::<usize>());
+    if na == 0 || nb == 0 {
+        return None;
+    }
+    let common: usize = ca
+        .iter()
+        .map(|(t, n)| (*n).min(cb.get(t).copied().unwrap_or(0)))
+        .sum();
+    if common == 0 {
+        return Some(0.0);
+    }
+    let (p, r) = (common as f64 / na as f64, common as f64 / nb as f64);
+    Some(2.0 * p * r / (p + r))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn negation_and_term_overlap() {
+        assert!(negated("I have no nationality."));
+        assert!(negated("The valve doesn't open."));
+        assert!(negated("我没有国籍。"));
+        assert!(!negated("我是中国人。"));
+        assert!(!negated("The valve opens at 4.5 bar; notably early."));
+        assert_eq!(term_f1("valve opens", "valve opens"), Some(1.0));
+        assert_eq!(term_f1("", "valve"), None);
+        let f = term_f1("左慈字孔明", "字元放。左慈").unwrap();
+        assert!(f > 0.0 && f < 1.0, "{f}");
+    }
+
     use super::*;
 
     #[test]

@@ -163,6 +163,24 @@ pub fn judge_score(v: &Verdict) -> Option<f64> {
     Some(pass + 0.5 * criteria + 0.5 * claims)
 }
 
+/// The offline judge's graded opinion: [`judge_score`] plus how closely the answer agrees with the
+/// reference — the F1 of their terms (stemmed words, CJK bigrams) and whether both state a negation or
+/// neither does. Lexical claims score a paraphrase as unsupported; these two carry most of what separates a
+/// reworded correct answer from a wrong one (measured on HalluQA, docs/benchmarks.md).
+pub fn offline_score(reference: &str, answer: &str, v: &Verdict) -> Option<f64> {
+    let verdict = judge_score(v)?;
+    let overlap = ragtester_core::text::term_f1(answer, reference).unwrap_or(0.0);
+    let polarity = f64::from(u8::from(
+        ragtester_core::text::negated(answer) == ragtester_core::text::negated(reference),
+    ));
+    Some(VERDICT_WEIGHT * verdict + OVERLAP_WEIGHT * overlap + POLARITY_WEIGHT * polarity)
+}
+
+/// Weights of [`offline_score`]'s parts (the verdict part lies in [0, 2], the others in [0, 1]).
+const VERDICT_WEIGHT: f64 = 0.5;
+const OVERLAP_WEIGHT: f64 = 1.0;
+const POLARITY_WEIGHT: f64 = 1.0;
+
 /// A correlation with its interval (Fisher's z transform) and how many pairs it stands on.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Correlation {

@@ -6,7 +6,7 @@
 //! (claim precision for correctness, claim recall for completeness), its verdict and criteria breaking ties —
 //! order-free by construction.
 
-use crate::agreement::judge_score;
+use crate::agreement::offline_score;
 use ragtester_core::{
     ChatModel, ChatRequest, Message, OutputSchema, ReplyFormat, Role, TestCase, Verdict,
 };
@@ -45,19 +45,27 @@ impl PairVerdict {
     }
 }
 
-/// The offline judge's comparison of two judged answers to one case; None if either verdict is an error.
-pub fn offline_compare(a: &Verdict, b: &Verdict) -> Option<PairVerdict> {
-    let (sa, sb) = (judge_score(a)?, judge_score(b)?);
+/// The offline judge's comparison of two judged answers to one case (`reference` its expected answer); None
+/// if either verdict is an error.
+pub fn offline_compare(
+    reference: &str,
+    (a, va): (&str, &Verdict),
+    (b, vb): (&str, &Verdict),
+) -> Option<PairVerdict> {
+    let (sa, sb) = (
+        offline_score(reference, a, va)?,
+        offline_score(reference, b, vb)?,
+    );
     let claim = |v: &Verdict, f: fn(&ragtester_core::verdict::ClaimMetrics) -> Option<f64>| {
         v.claims.as_ref().and_then(f).unwrap_or(0.0)
     };
     let difference =
-        |f: fn(&ragtester_core::verdict::ClaimMetrics) -> Option<f64>| claim(a, f) - claim(b, f);
+        |f: fn(&ragtester_core::verdict::ClaimMetrics) -> Option<f64>| claim(va, f) - claim(vb, f);
     Some(PairVerdict {
         correctness: difference(|c| c.claim_precision),
         completeness: difference(|c| c.claim_recall),
-        // Scores lie in [0, 2]: halved, the difference lies in [-1, 1].
-        overall: (sa - sb) / 2.0,
+        // Scores lie in [0, 3]: a third of the difference lies in [-1, 1].
+        overall: (sa - sb) / 3.0,
     })
 }
 

@@ -69,7 +69,8 @@ impl OllamaChat {
         // Ollama takes a JSON schema in `format` (0.5 and later) or the plain "json" (earlier ones).
         match (step, &request.format) {
             (Some(StructuredOutput::JsonSchema), ReplyFormat::Schema(schema)) => {
-                body["format"] = schema.schema.clone();
+                body["format"] =
+                    ragtester_core::reply_schema::bounded_for(&schema.schema, request.max_tokens);
             }
             (Some(StructuredOutput::PromptOnly) | None, _) => {}
             (Some(_), _) => body["format"] = json!("json"),
@@ -118,8 +119,27 @@ impl ChatModel for OllamaChat {
             },
         )
         .await?;
-        response_of(&reply).with_context(|| url.clone())
+        let (reply, note) =
+            structured::with_room_after_length(request, reply, stopped_at_length, |roomier| {
+                let url = url.clone();
+                async move {
+                    let body = self.body_at(
+                        &roomier,
+                        structured::accepted(&identity).for_format(&roomier.format),
+                    );
+                    self.http.post_json(&url, None, &body).await
+                }
+            })
+            .await?;
+        let mut response = response_of(&reply).with_context(|| url.clone())?;
+        response.notes.extend(note);
+        Ok(response)
     }
+}
+
+/// Whether Ollama says the reply ended at the token limit (`done_reason: "length"`).
+pub fn stopped_at_length(reply: &serde_json::Value) -> bool {
+    reply["done_reason"].as_str() == Some("length")
 }
 
 /// The answer and token counts out of an `/api/chat` reply (`message.content`, the eval counts).

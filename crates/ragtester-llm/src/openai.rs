@@ -79,11 +79,11 @@ impl OpenAiChat {
             (Some(StructuredOutput::JsonSchema), ReplyFormat::Schema(schema)) => {
                 body["response_format"] = json!({
                     "type": "json_schema",
-                    "json_schema": { "name": schema.name, "schema": bounded(&schema.schema, request.max_tokens), "strict": true },
+                    "json_schema": { "name": schema.name, "schema": ragtester_core::reply_schema::bounded_for(&schema.schema, request.max_tokens), "strict": true },
                 });
             }
             (Some(StructuredOutput::JsonObjectWithSchema), ReplyFormat::Schema(schema)) => {
-                body["response_format"] = json!({ "type": "json_object", "schema": bounded(&schema.schema, request.max_tokens) });
+                body["response_format"] = json!({ "type": "json_object", "schema": ragtester_core::reply_schema::bounded_for(&schema.schema, request.max_tokens) });
             }
             (Some(StructuredOutput::PromptOnly) | None, _) => {}
             (Some(_), _) => {
@@ -144,39 +144,21 @@ impl ChatModel for OpenAiChat {
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
         let url = format!("{}/chat/completions", self.base_url);
         let reply = self.post(&url, request).await?;
-        // A structured reply cut at the token limit is no verdict: ask once more with twice the room.
-        if let (Some(limit), true) = (request.max_tokens, request.format.is_json())
-            && stopped_at_length(&reply)
-        {
-            let mut roomier = request.clone();
-            roomier.max_tokens = Some(limit.saturating_mul(2));
-            let again = self.post(&url, &roomier).await?;
-            let mut response = response_of(&again).with_context(|| url.clone())?;
-            response.notes.push(format!(
-                "the reply stopped at the {limit}-token limit; asked again with {}",
-                limit.saturating_mul(2)
-            ));
-            return Ok(response);
-        }
-        response_of(&reply).with_context(|| url.clone())
+        let (reply, note) =
+            structured::with_room_after_length(request, reply, stopped_at_length, |roomier| {
+                let url = url.as_str();
+                async move { self.post(url, &roomier).await }
+            })
+            .await?;
+        let mut response = response_of(&reply).with_context(|| url.clone())?;
+        response.notes.extend(note);
+        Ok(response)
     }
 }
 
 /// Whether the server says the reply ended at the token limit (`finish_reason: "length"`).
 pub fn stopped_at_length(reply: &Value) -> bool {
     reply["choices"][0]["finish_reason"].as_str() == Some("length")
-}
-
-/// The schema with every unbounded string given a share of the token limit, so a server that decodes under
-/// the schema closes a long string instead of running out of tokens mid-object; unchanged with no limit.
-fn bounded(schema: &Value, max_tokens: Option<u32>) -> Value {
-    let mut schema = schema.clone();
-    if let Some(limit) = max_tokens {
-        let fixed =
-            ragtester_core::tokens::count_tokens(&ragtester_core::reply_schema::skeleton(&schema));
-        ragtester_core::reply_schema::bound_strings(&mut schema, limit as usize, fixed);
-    }
-    schema
 }
 
 /// The answer and token counts out of a chat completion (`choices[0].message.content`, `usage`).

@@ -192,6 +192,37 @@ pub fn messages_at(request: &ChatRequest, step: Option<StructuredOutput>) -> Vec
     messages
 }
 
+/// A structured reply that stopped at the token limit is no verdict: when `stopped` says the first reply
+/// did, ask `again` once with twice the room, and note it on the response. Free text and requests without a
+/// limit keep their first reply.
+pub(crate) async fn with_room_after_length<F, Fut>(
+    request: &ChatRequest,
+    first: serde_json::Value,
+    stopped: fn(&serde_json::Value) -> bool,
+    again: F,
+) -> anyhow::Result<(serde_json::Value, Option<String>)>
+where
+    F: FnOnce(ChatRequest) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<serde_json::Value>>,
+{
+    let Some(limit) = request.max_tokens else {
+        return Ok((first, None));
+    };
+    if !request.format.is_json() || !stopped(&first) {
+        return Ok((first, None));
+    }
+    let room = limit.saturating_mul(2);
+    let mut roomier = request.clone();
+    roomier.max_tokens = Some(room);
+    let reply = again(roomier).await?;
+    Ok((
+        reply,
+        Some(format!(
+            "the reply stopped at the {limit}-token limit; asked again with {room}"
+        )),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

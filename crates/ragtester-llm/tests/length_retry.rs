@@ -71,3 +71,34 @@ async fn a_reply_cut_at_the_limit_is_asked_again_with_room_and_noted() {
     assert!((16..200).contains(&bound), "{schema}");
     assert!(schema["properties"]["verdict"].get("maxLength").is_none());
 }
+
+#[tokio::test]
+async fn ollama_replies_cut_at_the_limit_are_asked_again_too() {
+    let server = ScriptedServer::start().await;
+    let cut = json!({
+        "message": {"role": "assistant", "content": "{\"verdict\": \"pass\", \"reason\": \"the"},
+        "done": true, "done_reason": "length", "prompt_eval_count": 50, "eval_count": 200
+    });
+    server.push(Reply::status(200, &cut.to_string()));
+    let whole = json!({
+        "message": {"role": "assistant", "content": "{\"verdict\": \"pass\", \"reason\": \"ok\"}"},
+        "done": true, "done_reason": "stop", "prompt_eval_count": 50, "eval_count": 12
+    });
+    server.push(Reply::status(200, &whole.to_string()));
+    let policy = RetryPolicy {
+        max_attempts: 2,
+        base_delay: Duration::from_millis(5),
+        max_delay: Duration::from_millis(10),
+        max_retry_after: Duration::from_secs(1),
+        timeout: Duration::from_secs(10),
+    };
+    let model =
+        ragtester_llm::OllamaChat::new("m:1b".into(), &server.addr.to_string(), policy).unwrap();
+    let reply = model.chat(&request()).await.unwrap();
+    assert_eq!(reply.content, r#"{"verdict": "pass", "reason": "ok"}"#);
+    assert_eq!(reply.notes.len(), 1, "{:?}", reply.notes);
+    let seen = server.seen();
+    assert_eq!(seen[0].body["options"]["num_predict"], 200);
+    assert_eq!(seen[1].body["options"]["num_predict"], 400);
+    assert!(seen[0].body["format"]["properties"]["reason"]["maxLength"].is_u64());
+}

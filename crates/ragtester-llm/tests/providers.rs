@@ -39,6 +39,16 @@ fn schema() -> OutputSchema {
     }
 }
 
+/// The schema as it goes out under the requests' 64-token limit: its free-text string bounded to fit.
+fn sent_schema() -> serde_json::Value {
+    let schema = ragtester_core::reply_schema::bounded_for(&schema().schema, Some(64));
+    let bound = schema["properties"]["answer"]["maxLength"]
+        .as_u64()
+        .unwrap();
+    assert!((16..64).contains(&bound), "{schema}");
+    schema
+}
+
 fn request_as(format: ReplyFormat) -> ChatRequest {
     ChatRequest {
         messages: vec![
@@ -255,7 +265,7 @@ async fn schemas_go_out_as_structured_output() {
     assert_eq!(format["type"], "json_schema");
     assert_eq!(format["json_schema"]["name"], "answer");
     assert_eq!(format["json_schema"]["strict"], true);
-    assert_eq!(format["json_schema"]["schema"], schema().schema);
+    assert_eq!(format["json_schema"]["schema"], sent_schema());
 
     let ollama =
         OllamaChat::new("qwen3:8b".into(), &server.addr.to_string(), fast_policy()).unwrap();
@@ -263,7 +273,7 @@ async fn schemas_go_out_as_structured_output() {
         .chat(&request_as(ReplyFormat::Schema(schema())))
         .await
         .unwrap();
-    assert_eq!(server.seen()[1].body["format"], schema().schema);
+    assert_eq!(server.seen()[1].body["format"], sent_schema());
 }
 
 fn formats_sent(server: &ScriptedServer) -> Vec<String> {
@@ -347,7 +357,7 @@ async fn a_server_error_naming_the_format_steps_down_at_once_without_retries() {
     // llama.cpp reads a schema beside json_object and constrains the reply to it.
     assert_eq!(
         server.seen()[1].body["response_format"]["schema"],
-        schema().schema
+        sent_schema()
     );
 
     // A server that takes neither gets the schema in the prompt and no response_format at all.
@@ -371,7 +381,7 @@ async fn a_server_error_naming_the_format_steps_down_at_once_without_retries() {
         ["json_schema", "json_object", "json_object", "none"]
     );
     let seen = server.seen();
-    assert_eq!(seen[1].body["response_format"]["schema"], schema().schema);
+    assert_eq!(seen[1].body["response_format"]["schema"], sent_schema());
     assert!(seen[2].body["response_format"].get("schema").is_none());
     let last = &seen[3].body["messages"];
     let prompt = last.as_array().unwrap().last().unwrap()["content"]
@@ -433,7 +443,7 @@ async fn ollama_steps_from_a_schema_to_json_to_the_prompt() {
         .iter()
         .map(|r| r.body["format"].clone())
         .collect();
-    assert_eq!(formats, [schema().schema, json!("json"), json!("json")]);
+    assert_eq!(formats, [sent_schema(), json!("json"), json!("json")]);
 
     // A server that takes no format at all is asked with the schema in the prompt after one refusal of
     // "json": Ollama has no rung between a schema and "json" to spend a request on.
@@ -450,7 +460,7 @@ async fn ollama_steps_from_a_schema_to_json_to_the_prompt() {
         .iter()
         .map(|r| r.body["format"].clone())
         .collect();
-    assert_eq!(formats, [schema().schema, json!("json"), Value::Null]);
+    assert_eq!(formats, [sent_schema(), json!("json"), Value::Null]);
 }
 
 #[tokio::test]

@@ -6,10 +6,10 @@
 use crate::events::Events;
 use anyhow::{Context, Result, bail};
 use futures::StreamExt;
-use ragtester_core::{
-    Answer, Category, ChatModel, Generator, RetrievedContext, Strategy, TestCase,
+use ragtester_core::{Answer, ChatModel, RetrievedContext, TestCase};
+use ragtester_judge::agreement::{
+    Agreement, JudgedItem, LabelledItem, agreement, judge_score, offline_score,
 };
-use ragtester_judge::agreement::{Agreement, JudgedItem, LabelledItem, agreement, judge_score};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -33,34 +33,15 @@ pub struct LabelsScore {
 }
 
 fn case_of(item: &LabelledItem, n: usize) -> TestCase {
-    TestCase {
-        schema_version: ragtester_core::SCHEMA_VERSION,
-        id: format!("labelled-{n}"),
-        category: if ragtester_core::text::is_refusal(&item.reference) {
-            Category::Negative
-        } else {
-            Category::Core
-        },
-        strategy: Strategy::Imported,
-        generator: Generator::Imported,
-        query: item.question.clone(),
-        expected_answer: item.reference.clone(),
-        keywords: Vec::new(),
-        source_spans: Vec::new(),
-        document_id: String::new(),
-        restrict_to: Vec::new(),
-        must_not_contain: Vec::new(),
-        language: item.language.clone(),
-        readability: None,
-        readability_measure: None,
-        generator_model: item.source.clone(),
-        prompt_version: String::new(),
-        false_premise: None,
-        injected_documents: Vec::new(),
-        critic: None,
-        unanswerable_in_corpus: None,
-        section_class: None,
-    }
+    let mut case = ragtester_testgen::interop::imported_case(
+        item.question.clone(),
+        item.reference.clone(),
+        Vec::new(),
+        &item.source,
+    );
+    case.id = format!("labelled-{n}");
+    case.language = item.language.clone();
+    case
 }
 
 fn answer_of(case: &TestCase, item: &LabelledItem, text: &str) -> Answer {
@@ -120,16 +101,26 @@ async fn judge_item(judge: &dyn ChatModel, item: &LabelledItem, n: usize) -> Jud
         None => None,
         Some(b) if judge.is_heuristic() => {
             let second = judged_answer(judge, &case, &answer_of(&case, item, b)).await;
-            ragtester_judge::pairwise::offline_compare(&first, &second).map(|p| p.overall)
+            ragtester_judge::pairwise::offline_compare(
+                &item.reference,
+                (&item.answer, &first),
+                (b, &second),
+            )
+            .map(|p| p.overall)
         }
         Some(b) => ragtester_judge::pairwise::llm_compare(judge, &case, &item.answer, b)
             .await
             .ok()
             .map(|p| p.overall),
     };
+    let score = if judge.is_heuristic() {
+        offline_score(&item.reference, &item.answer, &first)
+    } else {
+        judge_score(&first)
+    };
     JudgedItem {
         verdict: ok(&first),
-        score: judge_score(&first),
+        score,
         preference,
     }
 }

@@ -118,8 +118,15 @@ pub async fn compare(
                     let va = verdicts.get(&(case.id.clone(), ca.id.clone()));
                     let vb = verdicts.get(&(case.id.clone(), cb.id.clone()));
                     match (va, vb) {
-                        (Some(va), Some(vb)) => offline_compare(va, vb)
-                            .ok_or_else(|| "a verdict of the pair is an error".to_string()),
+                        (Some(va), Some(vb)) => {
+                            let (aa, ab) = (aa.expect("filtered"), ab.expect("filtered"));
+                            offline_compare(
+                                &case.expected_answer,
+                                (&aa.answer, va),
+                                (&ab.answer, vb),
+                            )
+                            .ok_or_else(|| "a verdict of the pair is an error".to_string())
+                        }
                         _ => Err("the pair is not judged yet: run `ragtester judge` first".into()),
                     }
                 } else {

@@ -8,20 +8,8 @@
 use crate::summary::ConfigSummary;
 use ragtester_core::oracle::{AuditSummary, CorrectedRate, Interval};
 
-/// Wilson interval at 95 % (the audit's own intervals use its confidence; these are for ranking).
 fn wilson(successes: usize, n: usize) -> Option<Interval> {
-    if n == 0 {
-        return None;
-    }
-    let (n, p, z) = (n as f64, successes as f64 / n as f64, 1.959_963_984_540_054);
-    let z2 = z * z;
-    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
-    let half = z / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
-    Some(Interval {
-        estimate: p,
-        low: (centre - half).max(0.0),
-        high: (centre + half).min(1.0),
-    })
+    ragtester_judge::stats::wilson(successes, n, 0.95)
 }
 
 /// Corrected pass rates, best first, and the pairs of neighbours in that ranking whose intervals overlap

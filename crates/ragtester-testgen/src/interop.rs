@@ -461,7 +461,7 @@ pub(crate) fn locate_spans(contexts: &[String], documents: &[Document]) -> Vec<S
 
 /// A case read from another tool's row: negative when its reference refuses, its id a hash of the question
 /// and reference (so the same question imported as a suite or with answers is the same case).
-pub(crate) fn imported_case(
+pub fn imported_case(
     query: String,
     reference: String,
     spans: Vec<SourceSpan>,

@@ -211,6 +211,9 @@ async function loadRun(name) {
   const f = run.facets;
   const opts = (sel, values, label) => fillSelect($(`#filters [name=${sel}]`), [['', label], ...values]);
   opts('config', f.configs.map(([id, l]) => [id, l]), 'every configuration');
+  fillSelect($('#pairwise-form [name=a]'), f.configs.map(([id, l]) => [id, l]));
+  fillSelect($('#pairwise-form [name=b]'), f.configs.map(([id, l]) => [id, l]));
+  if (f.configs.length > 1) $('#pairwise-form [name=b]').value = f.configs[1][0];
   opts('category', f.categories.map((c) => [c, c]), 'every category');
   opts('strategy', f.strategies.map((c) => [c, c]), 'every strategy');
   opts('generator', f.generators.map((c) => [c, c]), 'every generator');
@@ -447,6 +450,15 @@ async function loadAudit() {
   }));
 }
 
+function wirePairwise() {
+  $('#pairwise-form').addEventListener('submit', guard(async (e) => {
+    e.preventDefault();
+    const f = formData($('#pairwise-form'));
+    if (f.a === f.b) throw new Error('Choose two different configurations.');
+    await startJob('/api/jobs/pairwise', { run: state.run.name, a: f.a, b: f.b });
+  }));
+}
+
 function wireAudit() {
   $('#audit-load').addEventListener('click', guard(loadAudit));
   $('#audit-draw').addEventListener('click', guard(async () => {
@@ -463,6 +475,7 @@ document.addEventListener('DOMContentLoaded', guard(async () => {
   wireResults();
   wireCompare();
   wireAudit();
+  wirePairwise();
   await refresh();
   if (state.workspace.jobs.some((j) => j.status === 'running')) poll();
 }));

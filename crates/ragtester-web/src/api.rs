@@ -284,6 +284,27 @@ pub async fn audit_sample(State(s): Shared, Json(req): Json<RunName>) -> ApiResu
     Ok(started(id))
 }
 
+#[derive(Deserialize)]
+pub struct PairwiseRequest {
+    run: String,
+    a: String,
+    b: String,
+}
+
+pub async fn pairwise(
+    State(s): Shared,
+    Json(req): Json<PairwiseRequest>,
+) -> ApiResult<Json<Value>> {
+    let dir = writable_run(&s, &req.run)?;
+    let stages = s.stages.clone();
+    let id = s
+        .jobs
+        .spawn("pairwise", &format!("run:{}", req.run), move |job| {
+            Box::pin(async move { stages.pairwise(&dir, &req.a, &req.b, job).await })
+        });
+    Ok(started(id))
+}
+
 pub async fn audit_score(State(s): Shared, Json(req): Json<RunName>) -> ApiResult<Json<Value>> {
     let dir = writable_run(&s, &req.run)?;
     let stages = s.stages.clone();

@@ -111,6 +111,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/jobs/judge", post(api::judge))
         .route("/api/jobs/audit-sample", post(api::audit_sample))
         .route("/api/jobs/audit-score", post(api::audit_score))
+        .route("/api/jobs/pairwise", post(api::pairwise))
         .route("/api/runs/{run}", get(api::run_overview))
         .route("/api/runs/{run}/results", get(api::results))
         .route("/api/runs/{run}/cells/{case}/{config}", get(api::cell))

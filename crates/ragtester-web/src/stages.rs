@@ -188,6 +188,23 @@ impl Stages {
         judge_and_report(judges, run_dir, &self.models, job).await
     }
 
+    /// Two configurations of a judged run compared answer by answer (the offline judge's claim-level
+    /// comparison), then the report rebuilt so the results show the win rates.
+    pub async fn pairwise(&self, run_dir: &Path, a: &str, b: &str, job: &Job) -> Result<String> {
+        let judge = self.models.get("offline")?;
+        let summary =
+            ragtester_pipeline::pairwise::compare(run_dir, a, b, judge, 4, &JobEvents(job)).await?;
+        ragtester_pipeline::report::report(run_dir, &JobEvents(job))?;
+        let rate = summary
+            .overall
+            .a_win_rate
+            .map_or("–".to_string(), |r| format!("{:.1}%", r.estimate * 100.0));
+        Ok(format!(
+            "{} wins {rate} of cases against {}",
+            summary.a_label, summary.b_label
+        ))
+    }
+
     pub async fn audit_sample(&self, run_dir: &Path, job: &Job) -> Result<String> {
         self.audit(run_dir, None, job).await?;
         Ok("audit sample drawn: label it, then score it".into())

@@ -192,9 +192,19 @@ fn llama_cpp_server_plays_every_llm_role() {
         assert!(a.usage.completion_tokens > 0, "the server reports usage");
     }
 
-    // The judge: every reply must parse (json_object with a schema is grammar-constrained on this server).
+    // The judge: every reply must parse (json_object with a schema is grammar-constrained on this server),
+    // under a 200-token limit too — the schema goes out with its strings bounded to fit it, and a reply
+    // still cut at the limit is asked again with room (2 of 6 were cut before the bounds were sent).
     let out = ragtester(
-        &["judge", run.to_str().unwrap(), "--judge", model, "--quiet"],
+        &[
+            "judge",
+            run.to_str().unwrap(),
+            "--judge",
+            model,
+            "--max-tokens",
+            "200",
+            "--quiet",
+        ],
         &server.base,
         &cache,
     );
