@@ -1,8 +1,11 @@
-//! A RAGAS or DeepEval dataset (JSON lines, a JSON array or CSV) read into rows and imported as cases:
-//! rows or an error naming the row, never a panic.
+//! A RAGAS or DeepEval dataset (JSON lines, a JSON array or CSV) read into rows and imported as cases, the
+//! same bytes read as answered records (`import --answers`) and as a human-labels file (`bench oracle
+//! --labels`): rows or an error naming the row, never a panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use ragtester_core::document::TextLocator;
+use ragtester_testgen::answered::{answered_records, parse_answered};
 use ragtester_testgen::interop::{FileFormat, Shape, import_rows, parse_rows};
 use std::path::Path;
 
@@ -14,5 +17,9 @@ fuzz_target!(|data: &[u8]| {
                 let _ = import_rows(shape, &rows, &[]);
             }
         }
+        if let Ok(file) = parse_answered(&text, format, Path::new("fuzz")) {
+            let _ = answered_records(&file.rows, "fuzz", &[], &TextLocator::new(&[]));
+        }
     }
+    let _ = ragtester_judge::agreement::parse_labels(&text);
 });

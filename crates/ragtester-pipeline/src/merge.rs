@@ -23,8 +23,12 @@ struct Slice {
 
 fn read_slice(dir: &Path) -> Result<Slice> {
     let run = RunDir::new(dir);
-    if !run.file("store.sqlite").is_file() {
-        bail!("{} is not a run directory (no store.sqlite)", dir.display());
+    if !run.file(ragtester_store::STORE_FILE).is_file() {
+        bail!(
+            "{} is not a run directory (no {})",
+            dir.display(),
+            ragtester_store::STORE_FILE
+        );
     }
     let store = run.store()?;
     let manifest = store

@@ -2,7 +2,8 @@
 //! a test case per case) so CI systems show ragtester results like any other test report.
 
 use crate::ReportInputs;
-use crate::summary::{attribution, primary_verdicts};
+use crate::cause::attribution;
+use crate::summary::primary_verdicts;
 use anyhow::Result;
 use quick_xml::Writer;
 use quick_xml::events::BytesText;

@@ -2,7 +2,7 @@
 //! embedders (unknown tokens, truncated passages), and whether a fused retriever loses to one of its parts,
 //! each finding with the figures it rests on and what to change.
 
-use crate::summary::failure_cause;
+use crate::cause::failure_cause;
 use ragtester_core::{
     Answer, Configuration, EmbedderProfile, FailureCause, Fusion, RetrieverKind, TestCase, Verdict,
 };

@@ -5,6 +5,7 @@
 //!
 //! This crate reads records and writes text; it runs no model and knows no terminal (the binary prints).
 
+mod cause;
 mod claims;
 mod corrected;
 mod csv_junit;
@@ -19,6 +20,7 @@ mod table;
 #[cfg(test)]
 mod testdata;
 
+pub use cause::{attribution, failure_cause};
 pub use claims::ClaimSummary;
 pub use csv_junit::{render_csv, render_junit, write_csv, write_junit};
 pub use diagnosis::{
@@ -31,6 +33,6 @@ pub use html::render_html;
 pub use refusals::RefusalMatrix;
 pub use summary::{
     Attribution, BadCase, ConfigSummary, ErrorReason, FailureCause, GroupSummary, NotJudged,
-    ReportInputs, Summary, attribution, failure_cause, is_bad_case, primary_verdicts, summarise,
+    ReportInputs, Summary, is_bad_case, primary_verdicts, summarise,
 };
 pub use table::{render_audit, render_table};

@@ -1,5 +1,6 @@
 //! The summary model: every figure of the report, computed once from the records.
 
+use crate::cause::{attribution, failure_cause};
 use crate::refusals::RefusalMatrix;
 use ragtester_core::document::DocumentOrigin;
 use ragtester_core::{Answer, Category, Configuration, Document, TestCase, Verdict, VerdictStatus};
@@ -347,27 +348,6 @@ pub fn percentile(values: &[f64], p: f64) -> Option<f64> {
     v.sort_by(f64::total_cmp);
     let rank = ((p / 100.0) * v.len() as f64).ceil().max(1.0) as usize;
     Some(v[rank.min(v.len()) - 1])
-}
-
-/// A failed or errored cell's cause and evidence: as the judge stage recorded it, else worked out now (runs
-/// judged before causes were recorded).
-pub fn attribution(
-    case: &TestCase,
-    answer: Option<&Answer>,
-    verdict: &Verdict,
-) -> Option<Attribution> {
-    verdict
-        .attribution
-        .clone()
-        .or_else(|| ragtester_judge::attribution::attribute(case, answer, verdict))
-}
-
-pub fn failure_cause(
-    case: &TestCase,
-    answer: Option<&Answer>,
-    verdict: &Verdict,
-) -> Option<FailureCause> {
-    attribution(case, answer, verdict).map(|a| a.cause)
 }
 
 /// Each configuration against the one with the lowest fail rate: is the difference more than noise?

@@ -111,8 +111,17 @@ pub struct AnsweredFile {
 pub fn read_answered(path: &Path) -> Result<AnsweredFile> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    parse_answered(&text, crate::interop::FileFormat::of(path), path)
+}
+
+/// An answered-records file's text in `format` (`path` names it in errors): what [`read_answered`] reads,
+/// and what the fuzz target `dataset_rows` feeds arbitrary bytes.
+pub fn parse_answered(
+    text: &str,
+    format: crate::interop::FileFormat,
+    path: &Path,
+) -> Result<AnsweredFile> {
     let text = text.trim_start_matches('\u{feff}');
-    let format = crate::interop::FileFormat::of(path);
     let mut out = AnsweredFile::default();
     let rows: Vec<(String, Map<String, Value>)> = match format {
         crate::interop::FileFormat::JsonLines => {

@@ -2,7 +2,7 @@
 //! a tester whose questions no user would ask measures nothing, so these figures say whether they would.
 
 use crate::plan::DocumentReport;
-use crate::reply::near_duplicate;
+use crate::reply::{is_cloze, near_duplicate};
 use ragtester_core::text::{is_cjk, is_heading};
 use ragtester_core::{Generator, SectionClass, TestCase};
 use serde::{Deserialize, Serialize};
@@ -99,11 +99,6 @@ fn share(part: usize, whole: usize) -> f64 {
     } else {
         part as f64 / whole as f64
     }
-}
-
-/// A fill-in-the-blank question, by any writer: it shows a blank.
-pub fn is_cloze(question: &str) -> bool {
-    question.contains("___") || question.contains("（ ）") || question.contains("空缺")
 }
 
 fn is_heading_or_number(answer: &str) -> bool {

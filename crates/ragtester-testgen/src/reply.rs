@@ -63,6 +63,11 @@ fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
     a.intersection(b).count() as f64 / a.union(b).count() as f64
 }
 
+/// A fill-in-the-blank question, by any writer: it shows a blank.
+pub fn is_cloze(question: &str) -> bool {
+    question.contains("___") || question.contains("（ ）") || question.contains("空缺")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -387,7 +387,7 @@ pub async fn cell(
 /// The run's single-file report, as `ragtester report` wrote it (every model output escaped there).
 pub async fn report(State(s): Shared, UrlPath(name): UrlPath<String>) -> ApiResult<Response> {
     let (dir, _) = s.workspace.run_dir(&name).map_err(ApiError::not_found)?;
-    let html = std::fs::read(dir.join("report.html"))
+    let html = std::fs::read(RunDir::new(&dir).file(run_dir::REPORT_HTML))
         .map_err(|_| ApiError::not_found(format!("`{name}` has no report yet: judge it first")))?;
     let mut r = ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response();
     // The report is self-contained; it may run its own inline code but reach nothing.

@@ -207,8 +207,15 @@ fn print_outcome(outcome: &ragtester_pipeline::full::PipelineOutcome, out: &Path
     println!();
     print!("{}", ragtester_report::render_table(&outcome.summary));
     println!();
-    println!("report: {}", out.join("report.html").display());
-    println!("summary: {}", out.join("summary.json").display());
+    let run = ragtester_pipeline::run_dir::RunDir::new(out);
+    println!(
+        "report: {}",
+        run.file(ragtester_pipeline::run_dir::REPORT_HTML).display()
+    );
+    println!(
+        "summary: {}",
+        run.file(ragtester_pipeline::run_dir::SUMMARY).display()
+    );
     partial_if(outcome.partial())
 }
 

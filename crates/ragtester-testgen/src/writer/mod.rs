@@ -6,7 +6,7 @@ use crate::critic::{EVIDENCE_PASSAGES, QualityGate, Rejection, Task};
 use crate::locate::locate;
 use crate::options::GenerationOptions;
 use crate::poison::poison;
-use crate::quality::is_cloze;
+use crate::reply::is_cloze;
 use crate::reply::{Reply, is_yes_no, near_duplicate, parse_reply};
 use crate::rng::SplitMix64;
 use crate::sections::Section;
