@@ -223,6 +223,76 @@ pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Re
     })
 }
 
+/// The run stage as one request, what both front ends fill: the plan (from the project file and its
+/// overrides), the documents and suite to read, the run directory, and how to run.
+pub struct MatrixRequest<'a> {
+    pub plan: &'a crate::plan::RunPlan,
+    pub docs: &'a [std::path::PathBuf],
+    pub suite: &'a Path,
+    pub out: &'a Path,
+    pub resume: bool,
+    /// Answer cells from the response cache (or the plan's `replay_answers`).
+    pub replay_answers: bool,
+    pub shard: Option<ragtester_exec::Shard>,
+    /// Where dense retrieval keeps its vectors; the plan's when None.
+    pub vector_store: Option<String>,
+    /// Only estimate what the run would cost.
+    pub dry_run: bool,
+}
+
+/// How a requested run ended: its estimate (dry run), or the run and the documents that could not be read.
+pub enum MatrixOutcome {
+    Estimate(String),
+    Ran {
+        outcome: RunOutcome,
+        failed_documents: usize,
+    },
+}
+
+/// Run a request: the plan's model settings applied, the documents read, the suite checked, the prices kept
+/// beside the records, then the matrix executed.
+pub async fn run_request(
+    req: &MatrixRequest<'_>,
+    models: &Models,
+    events: &dyn Events,
+) -> Result<MatrixOutcome> {
+    let plan = req.plan;
+    models.configure(&plan.models);
+    let (docs, failed_documents) = crate::ingest::ingest(req.docs, events)?;
+    let cases: Vec<TestCase> = ragtester_core::read_jsonl(req.suite)
+        .map_err(|e| e.context(format!("cannot read suite {}", req.suite.display())))?;
+    if cases.is_empty() {
+        bail!("suite {} holds no cases", req.suite.display());
+    }
+    if req.dry_run {
+        return Ok(MatrixOutcome::Estimate(estimate(
+            &cases,
+            &plan.configs,
+            &plan.prices,
+            &plan.settings,
+        )));
+    }
+    RunDir::new(req.out).save_prices(&plan.prices)?;
+    let args = RunArgs {
+        docs: &docs,
+        cases: &cases,
+        configs: &plan.configs,
+        out: req.out,
+        concurrency: plan.settings.concurrency,
+        resume: req.resume,
+        sampling: plan.settings.sampling,
+        replay_answers: req.replay_answers || plan.settings.replay_answers,
+        budget: budget_of(&plan.settings, &plan.prices),
+        shard: req.shard,
+        vector_store: req.vector_store.clone().or(plan.vector_store.clone()),
+    };
+    let outcome = run(&args, models, events).await?;
+    Ok(MatrixOutcome::Ran {
+        outcome,
+        failed_documents,
+    })
+}
+
 /// answers.jsonl from the store: every answered cell of this run's configurations and cases, in
 /// configuration order then case order, streamed (a run's answers are never all in memory). Returns how
 /// many were written and how many of those are errors.

@@ -4,13 +4,12 @@
 use crate::jobs::{DocgenRequest, Job, RunRequest, SuiteRequest};
 use anyhow::{Context, Result, bail};
 use ragtester_core::config::{GenerationSettings, JudgeSettings, RunSettings};
-use ragtester_core::{TestCase, read_jsonl};
 use ragtester_pipeline::generate::{GenerateArgs, generate, parse_generators};
 use ragtester_pipeline::ingest::ingest;
 use ragtester_pipeline::judge::{JudgeArgs, judge};
 use ragtester_pipeline::plan::{MatrixOverrides, PlanArgs, plan};
 use ragtester_pipeline::report::report;
-use ragtester_pipeline::run::{RunArgs, run};
+use ragtester_pipeline::run::{MatrixOutcome, MatrixRequest, run_request};
 use ragtester_pipeline::run_dir::RunDir;
 use ragtester_pipeline::{Event, Events, Level, Models};
 use std::path::{Path, PathBuf};
@@ -154,27 +153,23 @@ impl Stages {
             ..Default::default()
         })?;
         let events = JobEvents(job);
-        let (documents, _) = ingest(docs, &events)?;
-        let cases: Vec<TestCase> = read_jsonl(suite)?;
         std::fs::create_dir_all(run_dir)?;
-        let outcome = run(
-            &RunArgs {
-                docs: &documents,
-                cases: &cases,
-                configs: &plan.configs,
-                out: run_dir,
-                concurrency: plan.settings.concurrency,
-                resume: false,
-                sampling: Default::default(),
-                replay_answers: false,
-                budget: None,
-                shard: None,
-                vector_store: None,
-            },
-            &self.models,
-            &events,
-        )
-        .await?;
+        let request = MatrixRequest {
+            plan: &plan,
+            docs,
+            suite,
+            out: run_dir,
+            resume: false,
+            replay_answers: false,
+            shard: None,
+            vector_store: None,
+            dry_run: false,
+        };
+        let MatrixOutcome::Ran { outcome, .. } =
+            run_request(&request, &self.models, &events).await?
+        else {
+            bail!("a web run is never a dry run");
+        };
         if outcome.errors > 0 {
             job.log(format!(
                 "{} cells ended in an error (recorded on each)",

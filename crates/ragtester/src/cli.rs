@@ -11,7 +11,6 @@ use ragtester_core::config::{GenerationSettings, ProjectConfig, RunSettings};
 use ragtester_core::{ModelSettings, RetrieverKind, Sampling};
 use ragtester_pipeline::generate::{GenerateArgs, parse_generators};
 use ragtester_pipeline::plan::{MatrixOverrides, PlanArgs};
-use ragtester_pipeline::run::RunArgs;
 use ragtester_pipeline::run_dir::RunDir;
 use ragtester_pipeline::{Events, Models};
 use std::path::Path;
@@ -287,36 +286,28 @@ async fn run_matrix(run: RunCli, models: &Models, events: &dyn Events) -> Result
         budget_usd: run.budget_usd,
         budget_tokens: run.budget_tokens,
     })?;
-    models.configure(&plan.models);
-    let (docs, failed) = ragtester_pipeline::ingest::ingest(&run.docs, events)?;
-    let cases: Vec<ragtester_core::TestCase> = ragtester_core::read_jsonl(&run.suite)
-        .with_context(|| format!("cannot read suite {}", run.suite.display()))?;
-    if cases.is_empty() {
-        bail!("suite {} holds no cases", run.suite.display());
-    }
-    if run.dry_run {
-        let estimate = ragtester_pipeline::run::estimate;
-        print!(
-            "{}",
-            estimate(&cases, &plan.configs, &plan.prices, &plan.settings)
-        );
-        return Ok(0);
-    }
-    RunDir::new(&run.out).save_prices(&plan.prices)?;
-    let args = RunArgs {
-        docs: &docs,
-        cases: &cases,
-        configs: &plan.configs,
+    use ragtester_pipeline::run::{MatrixOutcome, MatrixRequest, run_request};
+    let request = MatrixRequest {
+        plan: &plan,
+        docs: &run.docs,
+        suite: &run.suite,
         out: &run.out,
-        concurrency: plan.settings.concurrency,
         resume: run.resume,
-        sampling: plan.settings.sampling,
-        replay_answers: run.replay_answers || plan.settings.replay_answers,
-        budget: ragtester_pipeline::run::budget_of(&plan.settings, &plan.prices),
+        replay_answers: run.replay_answers,
         shard,
-        vector_store: run.vector_store.clone().or(plan.vector_store.clone()),
+        vector_store: run.vector_store.clone(),
+        dry_run: run.dry_run,
     };
-    let outcome = ragtester_pipeline::run::run(&args, models, events).await?;
+    let (outcome, failed) = match run_request(&request, models, events).await? {
+        MatrixOutcome::Estimate(estimate) => {
+            print!("{estimate}");
+            return Ok(0);
+        }
+        MatrixOutcome::Ran {
+            outcome,
+            failed_documents,
+        } => (outcome, failed_documents),
+    };
     if outcome.over_budget > 0 {
         return Ok(EXIT_BUDGET);
     }
