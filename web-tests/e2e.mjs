@@ -130,8 +130,15 @@ async function main() {
   const big = path.join(tmp, 'big');
   const cells = buildBigRun(demo, big);
   assert.ok(cells >= BIG);
+  // Answers another tool wrote: one configuration exported as a RAGAS file, imported as a run and judged.
+  const ragasFile = path.join(tmp, 'theirs.jsonl');
+  ragtester('export', demo, '--format', 'ragas', '--config', first.id, '--out', ragasFile);
+  const imported = path.join(tmp, 'imported');
+  ragtester('import', '--answers', ragasFile, '--system', 'their-rag', '--docs', path.join(demo, 'corpus'), '--out', imported);
+  ragtester('judge', imported);
+  ragtester('report', imported);
 
-  const { child, url } = await startServer(path.join(tmp, 'ws'), [demo, big]);
+  const { child, url } = await startServer(path.join(tmp, 'ws'), [demo, big, imported]);
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
@@ -237,6 +244,15 @@ async function main() {
     await job(page, () => page.click('#suite-form button[type=submit]'));
     const problems = await page.textContent('#job-list li:first-child .job-problems');
     assert.match(problems, /error: .*broken\.pdf/);
+
+    step('an imported run of another tool\'s answers reads like any other');
+    await page.click('nav button[data-tab=results]');
+    await page.selectOption('#result-run', 'imported');
+    await page.waitForFunction(() => /target their-rag \(imported\)/.test(document.querySelector('#chart-fail').textContent));
+    await page.waitForSelector('#result-table tbody tr');
+    await page.click('#result-table tbody tr:first-child');
+    await page.waitForSelector('#detail:not([hidden]) #detail-query');
+    await page.click('#detail .close');
 
     step('50,000 results: paging under a second, markup shown as text');
     await page.click('nav button[data-tab=results]');
