@@ -405,186 +405,19 @@ pub fn primary_verdicts(verdicts: &[Verdict]) -> Vec<&Verdict> {
 pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
     let judge = inputs.verdicts.first().map(|v| v.judge.clone());
     let verdicts = primary_verdicts(inputs.verdicts);
-    let cases: HashMap<&str, &TestCase> = inputs.cases.iter().map(|c| (c.id.as_str(), c)).collect();
-    let answers: HashMap<(&str, &str), &Answer> = inputs
-        .answers
+    let index = Index::new(inputs);
+    let mut configs: Vec<ConfigSummary> = inputs
+        .configs
         .iter()
-        .map(|a| ((a.case_id.as_str(), a.config_id.as_str()), a))
+        .map(|config| config_summary(inputs, &index, &verdicts, config))
         .collect();
+    compare_with_best(&mut configs, &verdicts);
     let origin_of: HashMap<&str, DocumentOrigin> = inputs
         .documents
         .iter()
         .map(|d| (d.id.as_str(), d.origin))
         .collect();
-
-    let mut configs = Vec::new();
-    for config in inputs.configs {
-        let vs: Vec<&&Verdict> = verdicts
-            .iter()
-            .filter(|v| v.config_id == config.id)
-            .collect();
-        let mut tally = Tally::default();
-        vs.iter().for_each(|v| tally.add(v));
-        let answered: Vec<&Answer> = vs
-            .iter()
-            .filter_map(|v| {
-                answers
-                    .get(&(v.case_id.as_str(), v.config_id.as_str()))
-                    .copied()
-            })
-            .collect();
-        let live: Vec<&&Answer> = answered
-            .iter()
-            .filter(|a| a.error.is_none() && !a.cached)
-            .collect();
-        let latencies: Vec<f64> = live.iter().map(|a| a.latency.total_ms).collect();
-        let replayed: Vec<&&Answer> = answered
-            .iter()
-            .filter(|a| a.error.is_none() && a.cached)
-            .collect();
-        let without_error = answered.iter().filter(|a| a.error.is_none()).count();
-        let replayed_since = replayed.iter().filter_map(|a| a.cached_at).min();
-        let latency_note = if without_error == 0 {
-            Some("no answer without an error: no latency to report".to_string())
-        } else if live.is_empty() {
-            Some(format!(
-                "all {} answers were replayed from the response cache: no latency was measured in this run",
-                replayed.len()
-            ))
-        } else {
-            None
-        };
-        let mut by_category: BTreeMap<String, Tally> = BTreeMap::new();
-        let mut refusals = RefusalMatrix::default();
-        for v in &vs {
-            if let Some(case) = cases.get(v.case_id.as_str()) {
-                by_category
-                    .entry(case.category.as_str().to_string())
-                    .or_default()
-                    .add(v);
-                refusals.add(case, v);
-            }
-        }
-        let told: Vec<bool> = vs.iter().filter_map(|v| v.metrics.language_match).collect();
-        let language_mismatches = told.iter().filter(|m| !**m).count();
-        let mut criteria = BTreeMap::new();
-        for (i, name) in [
-            "1_faithfulness",
-            "2_relevance",
-            "3_completeness",
-            "4_clarity",
-            "5_keyword_match",
-        ]
-        .iter()
-        .enumerate()
-        {
-            if let Some(m) = mean(
-                vs.iter()
-                    .filter_map(|v| v.criteria.as_ref())
-                    .filter_map(|c| c.all()[i].rating.score()),
-            ) {
-                criteria.insert(name[2..].to_string(), m);
-            }
-        }
-        let mut causes = BTreeMap::new();
-        for v in &vs {
-            let answer = answers
-                .get(&(v.case_id.as_str(), v.config_id.as_str()))
-                .copied();
-            if let Some(case) = cases.get(v.case_id.as_str())
-                && let Some(cause) = failure_cause(case, answer, v)
-            {
-                *causes.entry(cause.as_str().to_string()).or_insert(0) += 1;
-            }
-        }
-        let group = tally.group(&config.id);
-        configs.push(ConfigSummary {
-            id: config.id.clone(),
-            label: config.label(),
-            retriever: config.retriever.as_str().to_string(),
-            top_k: config.top_k,
-            cases: group.cases,
-            passed: group.passed,
-            failed: group.failed,
-            errors: group.errors,
-            judge_errors: vs
-                .iter()
-                .filter(|v| v.status == VerdictStatus::JudgeError)
-                .count(),
-            exec_errors: vs
-                .iter()
-                .filter(|v| v.status == VerdictStatus::ExecError)
-                .count(),
-            fail_rate: group.fail_rate,
-            pass_rate: group.pass_rate,
-            error_rate: group.error_rate,
-            skipped: inputs
-                .skipped
-                .iter()
-                .filter(|s| s.config_id == config.id)
-                .count(),
-            by_category: by_category
-                .iter()
-                .map(|(name, t)| (name.clone(), t.group(name)))
-                .collect(),
-            mean_score: group.mean_score,
-            mean_correctness: mean(
-                vs.iter()
-                    .filter_map(|v| v.rubric.as_ref())
-                    .map(|r| f64::from(r.correctness.score)),
-            ),
-            criteria,
-            latency_p50_ms: percentile(&latencies, 50.0),
-            latency_p95_ms: percentile(&latencies, 95.0),
-            live_answers: live.len(),
-            replayed_answers: replayed.len(),
-            replayed_share: (without_error > 0)
-                .then(|| replayed.len() as f64 / without_error as f64),
-            replayed_since,
-            replayed_since_utc: replayed_since
-                .and_then(|t| jiff::Timestamp::from_second(i64::try_from(t).ok()?).ok())
-                .map(|t| t.to_string()),
-            latency_note,
-            prompt_tokens: answered.iter().map(|a| a.usage.prompt_tokens).sum(),
-            completion_tokens: answered.iter().map(|a| a.usage.completion_tokens).sum(),
-            cost_usd: inputs.prices.get(&config.llm).map(|p| {
-                answered
-                    .iter()
-                    .filter(|a| !a.cached)
-                    .map(|a| p.cost(a.usage.prompt_tokens, a.usage.completion_tokens))
-                    .sum()
-            }),
-            hit_rate: mean(
-                vs.iter()
-                    .filter_map(|v| v.metrics.hit)
-                    .map(|h| f64::from(u8::from(h))),
-            ),
-            mrr: mean(vs.iter().filter_map(|v| v.metrics.reciprocal_rank)),
-            ndcg: mean(vs.iter().filter_map(|v| v.metrics.ndcg)),
-            recall: mean(vs.iter().filter_map(|v| v.metrics.recall)),
-            precision: mean(vs.iter().filter_map(|v| v.metrics.precision)),
-            chunk_coverage: inputs.chunk_coverage.get(&config.id).copied(),
-            keyword_recall: mean(vs.iter().filter_map(|v| v.metrics.keyword_recall_context)),
-            language_mismatches,
-            language_mismatch_rate: (!told.is_empty())
-                .then(|| language_mismatches as f64 / told.len() as f64),
-            refusals: refusals.finish(),
-            causes,
-            claims: crate::claims::summarise_claims(vs.iter().map(|v| **v)),
-            vs_best: None,
-        });
-    }
-    compare_with_best(&mut configs, &verdicts);
-
-    let group_by = |key: &dyn Fn(&TestCase) -> String| -> Vec<GroupSummary> {
-        let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
-        for v in &verdicts {
-            if let Some(case) = cases.get(v.case_id.as_str()) {
-                tallies.entry(key(case)).or_default().add(v);
-            }
-        }
-        tallies.iter().map(|(name, t)| t.group(name)).collect()
-    };
+    let group_by = |key: &dyn Fn(&TestCase) -> String| group_by(&index, &verdicts, key);
     let categories = group_by(&|c| c.category.as_str().to_string());
     let generators = group_by(&|c| c.generator.as_str().to_string());
     let languages = group_by(&|c| c.language.clone());
@@ -597,129 +430,14 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
             .as_str()
             .to_string()
     });
-    // The spec's weakest category: lowest mean score; ties go to the higher fail rate.
-    let weakest_category = categories
-        .iter()
-        .filter(|g| g.mean_score.is_some())
-        .min_by(|a, b| {
-            a.mean_score
-                .unwrap()
-                .total_cmp(&b.mean_score.unwrap())
-                .then(
-                    b.fail_rate
-                        .unwrap_or(0.0)
-                        .total_cmp(&a.fail_rate.unwrap_or(0.0)),
-                )
-        })
-        .map(|g| g.name.clone());
-
-    let mut heatmap: BTreeMap<String, BTreeMap<String, Option<f64>>> = BTreeMap::new();
-    for category in Category::ALL {
-        let mut row = BTreeMap::new();
-        for config in inputs.configs {
-            let mut t = Tally::default();
-            verdicts
-                .iter()
-                .filter(|v| {
-                    v.config_id == config.id
-                        && cases
-                            .get(v.case_id.as_str())
-                            .is_some_and(|c| c.category == category)
-                })
-                .for_each(|v| t.add(v));
-            if t.cases > 0 {
-                row.insert(config.id.clone(), t.fail_rate());
-            }
-        }
-        if !row.is_empty() {
-            heatmap.insert(category.as_str().to_string(), row);
-        }
-    }
-
-    let labels: HashMap<&str, String> = inputs
-        .configs
-        .iter()
-        .map(|c| (c.id.as_str(), c.label()))
-        .collect();
-    let bad_cases = verdicts
-        .iter()
-        .filter(|v| is_bad_case(v))
-        .filter_map(|v| {
-            let case = cases.get(v.case_id.as_str())?;
-            let answer = answers.get(&(v.case_id.as_str(), v.config_id.as_str()));
-            let attribution = attribution(case, answer.copied(), v);
-            let mut reasons = Vec::new();
-            if let Some(c) = &v.criteria {
-                for (name, crit) in [
-                    "faithfulness",
-                    "relevance",
-                    "completeness",
-                    "clarity",
-                    "keyword match",
-                ]
-                .iter()
-                .zip(c.all())
-                {
-                    reasons.push(format!("{name}: {:?} — {}", crit.rating, crit.reason));
-                }
-            }
-            if let Some(r) = &v.rubric {
-                reasons.push(format!(
-                    "correctness {}/5 — {}",
-                    r.correctness.score, r.correctness.reason
-                ));
-            }
-            reasons.extend(v.notes.iter().cloned());
-            Some(BadCase {
-                case_id: case.id.clone(),
-                config_id: v.config_id.clone(),
-                config_label: labels
-                    .get(v.config_id.as_str())
-                    .cloned()
-                    .unwrap_or_else(|| v.config_id.clone()),
-                category: case.category.as_str().to_string(),
-                strategy: case.strategy.as_str().to_string(),
-                query: case.query.clone(),
-                expected_answer: case.expected_answer.clone(),
-                keywords: case.keywords.clone(),
-                answer: answer.map(|a| a.answer.clone()).unwrap_or_default(),
-                contexts: answer
-                    .map(|a| a.contexts.iter().map(|c| c.text.clone()).collect())
-                    .unwrap_or_default(),
-                cause: attribution.as_ref().map(|a| a.cause),
-                evidence: attribution.map(|a| a.evidence),
-                correctness: v.rubric.as_ref().map(|r| r.correctness.score),
-                reasons,
-                error: v.error.clone(),
-            })
-        })
-        .collect();
-
-    let heuristic_parts: Vec<&str> = [
-        (
-            inputs.cases.iter().any(|c| c.generator_model == "offline"),
-            "template question generator",
-        ),
-        (
-            inputs.configs.iter().any(|c| c.llm == "offline"),
-            "extractive reader as the LLM under test",
-        ),
-        (judge.as_deref() == Some("offline"), "lexical judge"),
-        (
-            inputs
-                .configs
-                .iter()
-                .any(|c| c.retriever.uses_dense() && c.embedder == "hash"),
-            "hashing embedder as the dense fallback",
-        ),
-    ]
-    .into_iter()
-    .filter_map(|(on, name)| on.then_some(name))
-    .collect();
+    let weakest_category = weakest(&categories);
+    let heatmap = heatmap(inputs.configs, &index, &verdicts);
+    let bad_cases = bad_cases(inputs.configs, &index, &verdicts);
+    let heuristic_parts = heuristic_parts(inputs, judge.as_deref());
     let heuristic = !heuristic_parts.is_empty();
     let diagnosis = crate::diagnosis::diagnose(&crate::diagnosis::DiagnosisInputs {
-        cases: &cases,
-        answers: &answers,
+        cases: &index.cases,
+        answers: &index.answers,
         configs: inputs.configs,
         verdicts: &verdicts,
         embedders: inputs.embedder_profiles,
@@ -768,6 +486,352 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         indistinguishable,
         pairwise: inputs.pairwise.cloned(),
     }
+}
+
+/// The run's cases and answers by id, as every part of the summary looks them up.
+struct Index<'a> {
+    cases: HashMap<&'a str, &'a TestCase>,
+    answers: HashMap<(&'a str, &'a str), &'a Answer>,
+}
+
+impl<'a> Index<'a> {
+    fn new(inputs: &ReportInputs<'a>) -> Self {
+        Self {
+            cases: inputs.cases.iter().map(|c| (c.id.as_str(), c)).collect(),
+            answers: inputs
+                .answers
+                .iter()
+                .map(|a| ((a.case_id.as_str(), a.config_id.as_str()), a))
+                .collect(),
+        }
+    }
+
+    fn answer(&self, v: &Verdict) -> Option<&'a Answer> {
+        self.answers
+            .get(&(v.case_id.as_str(), v.config_id.as_str()))
+            .copied()
+    }
+
+    fn case(&self, v: &Verdict) -> Option<&'a TestCase> {
+        self.cases.get(v.case_id.as_str()).copied()
+    }
+}
+
+/// Latency over the answers the system produced in this run; replayed answers counted apart.
+struct LatencyFigures {
+    p50: Option<f64>,
+    p95: Option<f64>,
+    live: usize,
+    replayed: usize,
+    replayed_share: Option<f64>,
+    replayed_since: Option<u64>,
+    note: Option<String>,
+}
+
+fn latency_figures(answered: &[&Answer]) -> LatencyFigures {
+    let live: Vec<&&Answer> = answered
+        .iter()
+        .filter(|a| a.error.is_none() && !a.cached)
+        .collect();
+    let latencies: Vec<f64> = live.iter().map(|a| a.latency.total_ms).collect();
+    let replayed: Vec<&&Answer> = answered
+        .iter()
+        .filter(|a| a.error.is_none() && a.cached)
+        .collect();
+    let without_error = answered.iter().filter(|a| a.error.is_none()).count();
+    let note = if without_error == 0 {
+        Some("no answer without an error: no latency to report".to_string())
+    } else if live.is_empty() {
+        Some(format!(
+            "all {} answers were replayed from the response cache: no latency was measured in this run",
+            replayed.len()
+        ))
+    } else {
+        None
+    };
+    LatencyFigures {
+        p50: percentile(&latencies, 50.0),
+        p95: percentile(&latencies, 95.0),
+        live: live.len(),
+        replayed: replayed.len(),
+        replayed_share: (without_error > 0).then(|| replayed.len() as f64 / without_error as f64),
+        replayed_since: replayed.iter().filter_map(|a| a.cached_at).min(),
+        note,
+    }
+}
+
+/// The mean of each of the five criteria's ratings, where any verdict rated it.
+fn criteria_means(vs: &[&&Verdict]) -> BTreeMap<String, f64> {
+    let mut criteria = BTreeMap::new();
+    for (i, name) in [
+        "1_faithfulness",
+        "2_relevance",
+        "3_completeness",
+        "4_clarity",
+        "5_keyword_match",
+    ]
+    .iter()
+    .enumerate()
+    {
+        if let Some(m) = mean(
+            vs.iter()
+                .filter_map(|v| v.criteria.as_ref())
+                .filter_map(|c| c.all()[i].rating.score()),
+        ) {
+            criteria.insert(name[2..].to_string(), m);
+        }
+    }
+    criteria
+}
+
+/// One configuration's figures: outcomes, per category, latency, tokens and cost, retrieval, causes.
+fn config_summary(
+    inputs: &ReportInputs<'_>,
+    index: &Index<'_>,
+    verdicts: &[&Verdict],
+    config: &Configuration,
+) -> ConfigSummary {
+    let vs: Vec<&&Verdict> = verdicts
+        .iter()
+        .filter(|v| v.config_id == config.id)
+        .collect();
+    let mut tally = Tally::default();
+    vs.iter().for_each(|v| tally.add(v));
+    let answered: Vec<&Answer> = vs.iter().filter_map(|v| index.answer(v)).collect();
+    let latency = latency_figures(&answered);
+    let mut by_category: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut refusals = RefusalMatrix::default();
+    let mut causes = BTreeMap::new();
+    for v in &vs {
+        if let Some(case) = index.case(v) {
+            by_category
+                .entry(case.category.as_str().to_string())
+                .or_default()
+                .add(v);
+            refusals.add(case, v);
+            if let Some(cause) = failure_cause(case, index.answer(v), v) {
+                *causes.entry(cause.as_str().to_string()).or_insert(0) += 1;
+            }
+        }
+    }
+    let told: Vec<bool> = vs.iter().filter_map(|v| v.metrics.language_match).collect();
+    let language_mismatches = told.iter().filter(|m| !**m).count();
+    let group = tally.group(&config.id);
+    let status_count = |s: VerdictStatus| vs.iter().filter(|v| v.status == s).count();
+    let metric = |f: fn(&Verdict) -> Option<f64>| mean(vs.iter().filter_map(|v| f(v)));
+    ConfigSummary {
+        id: config.id.clone(),
+        label: config.label(),
+        retriever: config.retriever.as_str().to_string(),
+        top_k: config.top_k,
+        cases: group.cases,
+        passed: group.passed,
+        failed: group.failed,
+        errors: group.errors,
+        judge_errors: status_count(VerdictStatus::JudgeError),
+        exec_errors: status_count(VerdictStatus::ExecError),
+        fail_rate: group.fail_rate,
+        pass_rate: group.pass_rate,
+        error_rate: group.error_rate,
+        skipped: inputs
+            .skipped
+            .iter()
+            .filter(|s| s.config_id == config.id)
+            .count(),
+        by_category: by_category
+            .iter()
+            .map(|(name, t)| (name.clone(), t.group(name)))
+            .collect(),
+        mean_score: group.mean_score,
+        mean_correctness: metric(|v| v.rubric.as_ref().map(|r| f64::from(r.correctness.score))),
+        criteria: criteria_means(&vs),
+        latency_p50_ms: latency.p50,
+        latency_p95_ms: latency.p95,
+        live_answers: latency.live,
+        replayed_answers: latency.replayed,
+        replayed_share: latency.replayed_share,
+        replayed_since: latency.replayed_since,
+        replayed_since_utc: latency
+            .replayed_since
+            .and_then(|t| jiff::Timestamp::from_second(i64::try_from(t).ok()?).ok())
+            .map(|t| t.to_string()),
+        latency_note: latency.note,
+        prompt_tokens: answered.iter().map(|a| a.usage.prompt_tokens).sum(),
+        completion_tokens: answered.iter().map(|a| a.usage.completion_tokens).sum(),
+        cost_usd: inputs.prices.get(&config.llm).map(|p| {
+            answered
+                .iter()
+                .filter(|a| !a.cached)
+                .map(|a| p.cost(a.usage.prompt_tokens, a.usage.completion_tokens))
+                .sum()
+        }),
+        hit_rate: metric(|v| v.metrics.hit.map(|h| f64::from(u8::from(h)))),
+        mrr: metric(|v| v.metrics.reciprocal_rank),
+        ndcg: metric(|v| v.metrics.ndcg),
+        recall: metric(|v| v.metrics.recall),
+        precision: metric(|v| v.metrics.precision),
+        chunk_coverage: inputs.chunk_coverage.get(&config.id).copied(),
+        keyword_recall: metric(|v| v.metrics.keyword_recall_context),
+        language_mismatches,
+        language_mismatch_rate: (!told.is_empty())
+            .then(|| language_mismatches as f64 / told.len() as f64),
+        refusals: refusals.finish(),
+        causes,
+        claims: crate::claims::summarise_claims(vs.iter().map(|v| **v)),
+        vs_best: None,
+    }
+}
+
+/// Verdicts grouped by a property of their case.
+fn group_by(
+    index: &Index<'_>,
+    verdicts: &[&Verdict],
+    key: &dyn Fn(&TestCase) -> String,
+) -> Vec<GroupSummary> {
+    let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    for v in verdicts {
+        if let Some(case) = index.case(v) {
+            tallies.entry(key(case)).or_default().add(v);
+        }
+    }
+    tallies.iter().map(|(name, t)| t.group(name)).collect()
+}
+
+/// The spec's weakest category: lowest mean score; ties go to the higher fail rate.
+fn weakest(categories: &[GroupSummary]) -> Option<String> {
+    categories
+        .iter()
+        .filter(|g| g.mean_score.is_some())
+        .min_by(|a, b| {
+            a.mean_score
+                .unwrap()
+                .total_cmp(&b.mean_score.unwrap())
+                .then(
+                    b.fail_rate
+                        .unwrap_or(0.0)
+                        .total_cmp(&a.fail_rate.unwrap_or(0.0)),
+                )
+        })
+        .map(|g| g.name.clone())
+}
+
+/// category → configuration id → fail rate.
+fn heatmap(
+    configs: &[Configuration],
+    index: &Index<'_>,
+    verdicts: &[&Verdict],
+) -> BTreeMap<String, BTreeMap<String, Option<f64>>> {
+    let mut heatmap = BTreeMap::new();
+    for category in Category::ALL {
+        let mut row = BTreeMap::new();
+        for config in configs {
+            let mut t = Tally::default();
+            verdicts
+                .iter()
+                .filter(|v| {
+                    v.config_id == config.id
+                        && index.case(v).is_some_and(|c| c.category == category)
+                })
+                .for_each(|v| t.add(v));
+            if t.cases > 0 {
+                row.insert(config.id.clone(), t.fail_rate());
+            }
+        }
+        if !row.is_empty() {
+            heatmap.insert(category.as_str().to_string(), row);
+        }
+    }
+    heatmap
+}
+
+/// Every failed or errored cell with what the report shows of it: the case, the answer, the passages,
+/// the cause and the judge's reasons.
+fn bad_cases(configs: &[Configuration], index: &Index<'_>, verdicts: &[&Verdict]) -> Vec<BadCase> {
+    let labels: HashMap<&str, String> =
+        configs.iter().map(|c| (c.id.as_str(), c.label())).collect();
+    verdicts
+        .iter()
+        .filter(|v| is_bad_case(v))
+        .filter_map(|v| {
+            let case = index.case(v)?;
+            let answer = index.answer(v);
+            let attribution = attribution(case, answer, v);
+            Some(BadCase {
+                case_id: case.id.clone(),
+                config_id: v.config_id.clone(),
+                config_label: labels
+                    .get(v.config_id.as_str())
+                    .cloned()
+                    .unwrap_or_else(|| v.config_id.clone()),
+                category: case.category.as_str().to_string(),
+                strategy: case.strategy.as_str().to_string(),
+                query: case.query.clone(),
+                expected_answer: case.expected_answer.clone(),
+                keywords: case.keywords.clone(),
+                answer: answer.map(|a| a.answer.clone()).unwrap_or_default(),
+                contexts: answer
+                    .map(|a| a.contexts.iter().map(|c| c.text.clone()).collect())
+                    .unwrap_or_default(),
+                cause: attribution.as_ref().map(|a| a.cause),
+                evidence: attribution.map(|a| a.evidence),
+                correctness: v.rubric.as_ref().map(|r| r.correctness.score),
+                reasons: judge_reasons(v),
+                error: v.error.clone(),
+            })
+        })
+        .collect()
+}
+
+/// A verdict's reasons as the report lists them: each criterion, the rubric's correctness, the notes.
+fn judge_reasons(v: &Verdict) -> Vec<String> {
+    let mut reasons = Vec::new();
+    if let Some(c) = &v.criteria {
+        for (name, crit) in [
+            "faithfulness",
+            "relevance",
+            "completeness",
+            "clarity",
+            "keyword match",
+        ]
+        .iter()
+        .zip(c.all())
+        {
+            reasons.push(format!("{name}: {:?} — {}", crit.rating, crit.reason));
+        }
+    }
+    if let Some(r) = &v.rubric {
+        reasons.push(format!(
+            "correctness {}/5 — {}",
+            r.correctness.score, r.correctness.reason
+        ));
+    }
+    reasons.extend(v.notes.iter().cloned());
+    reasons
+}
+
+/// Which roles ran on the offline heuristics (the report then says its figures are not a model's).
+fn heuristic_parts(inputs: &ReportInputs<'_>, judge: Option<&str>) -> Vec<&'static str> {
+    [
+        (
+            inputs.cases.iter().any(|c| c.generator_model == "offline"),
+            "template question generator",
+        ),
+        (
+            inputs.configs.iter().any(|c| c.llm == "offline"),
+            "extractive reader as the LLM under test",
+        ),
+        (judge == Some("offline"), "lexical judge"),
+        (
+            inputs
+                .configs
+                .iter()
+                .any(|c| c.retriever.uses_dense() && c.embedder == "hash"),
+            "hashing embedder as the dense fallback",
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(on, name)| on.then_some(name))
+    .collect()
 }
 
 #[cfg(test)]
