@@ -78,8 +78,30 @@ fn literal(text: &str) -> String {
 
 /// Typst markup for the Markdown, after a preamble of page, text and noise settings.
 pub fn to_typst(markdown: &str, title: &str, language: &str, noise: &Noise) -> String {
-    let mut out = String::new();
     let lang = if language == "zh" { "zh" } else { "en" };
+    let mut writer = TypstWriter {
+        out: preamble(title, lang, noise),
+        footnote: noise.footnote.clone(),
+        ..Default::default()
+    };
+    let parser = Parser::new_ext(
+        markdown,
+        Options::ENABLE_TABLES | Options::ENABLE_FOOTNOTES | Options::ENABLE_STRIKETHROUGH,
+    );
+    for event in parser {
+        match event {
+            Event::Start(tag) => writer.start(tag),
+            Event::End(tag) => writer.end(tag),
+            other => writer.inline(other),
+        }
+    }
+    writer.out
+}
+
+/// Page, text and noise settings: fonts for both scripts, justification without hyphens, running lines
+/// and page numbers as the noise asks.
+fn preamble(title: &str, lang: &str, noise: &Noise) -> String {
+    let mut out = String::new();
     let size = noise.font_size.unwrap_or(11.0);
     // Serif first; CJK faces after it (typst falls back per glyph to any installed font as well).
     let _ = writeln!(
@@ -95,6 +117,21 @@ pub fn to_typst(markdown: &str, title: &str, language: &str, noise: &Noise) -> S
     // would leave `commis` and `sioned` as two words.
     let _ = writeln!(out, "#set text(hyphenate: false)");
     let _ = writeln!(out, "#set par(justify: true)");
+    let _ = writeln!(
+        out,
+        "#set page({})",
+        page_settings(title, lang, noise).join(", ")
+    );
+    let _ = writeln!(out, "#show heading: set block(above: 1.2em, below: 0.7em)");
+    let _ = writeln!(
+        out,
+        "#show raw.where(block: true): block.with(fill: luma(245), inset: 6pt, width: 100%)"
+    );
+    out.push('\n');
+    out
+}
+
+fn page_settings(title: &str, lang: &str, noise: &Noise) -> Vec<String> {
     let mut page = vec!["paper: \"a4\"".to_string(), "margin: 2.2cm".to_string()];
     if noise.two_columns {
         page.push("columns: 2".into());
@@ -123,31 +160,37 @@ pub fn to_typst(markdown: &str, title: &str, language: &str, noise: &Noise) -> S
         (false, true) => page.push("numbering: \"1\"".into()),
         (false, false) => {}
     }
-    let _ = writeln!(out, "#set page({})", page.join(", "));
-    let _ = writeln!(out, "#show heading: set block(above: 1.2em, below: 0.7em)");
-    let _ = writeln!(
-        out,
-        "#show raw.where(block: true): block.with(fill: luma(245), inset: 6pt, width: 100%)"
-    );
-    out.push('\n');
+    page
+}
 
-    let mut footnote = noise.footnote.clone();
-    let mut lists: Vec<Option<u64>> = Vec::new();
-    let mut table_cells: Option<(usize, Vec<String>)> = None;
-    let mut cell = String::new();
-    let mut in_cell = false;
-    let mut code: Option<(String, String)> = None;
-    let mut footnotes_open = 0usize;
-    let mut last_char: Option<char> = None;
-    let parser = Parser::new_ext(
-        markdown,
-        Options::ENABLE_TABLES | Options::ENABLE_FOOTNOTES | Options::ENABLE_STRIKETHROUGH,
-    );
-    for event in parser {
-        // Inside a table cell, inline content collects into the cell.
-        let sink: &mut String = if in_cell { &mut cell } else { &mut out };
-        match event {
-            Event::Start(Tag::Heading { level, .. }) => {
+/// The markup as the Markdown's events arrive: open lists, the table being collected, a code block's
+/// text, the noise footnote still to place.
+#[derive(Default)]
+struct TypstWriter {
+    out: String,
+    footnote: Option<String>,
+    lists: Vec<Option<u64>>,
+    table_cells: Option<(usize, Vec<String>)>,
+    cell: String,
+    in_cell: bool,
+    code: Option<(String, String)>,
+    footnotes_open: usize,
+    last_char: Option<char>,
+}
+
+impl TypstWriter {
+    /// Inside a table cell, inline content collects into the cell.
+    fn sink(&mut self) -> &mut String {
+        if self.in_cell {
+            &mut self.cell
+        } else {
+            &mut self.out
+        }
+    }
+
+    fn start(&mut self, tag: Tag<'_>) {
+        match tag {
+            Tag::Heading { level, .. } => {
                 let depth = match level {
                     HeadingLevel::H1 => 1,
                     HeadingLevel::H2 => 2,
@@ -156,42 +199,23 @@ pub fn to_typst(markdown: &str, title: &str, language: &str, noise: &Noise) -> S
                     HeadingLevel::H5 => 5,
                     HeadingLevel::H6 => 6,
                 };
+                let sink = self.sink();
                 sink.push_str(&"=".repeat(depth));
                 sink.push(' ');
             }
-            Event::End(TagEnd::Heading(_)) => sink.push_str("\n\n"),
-            Event::Start(Tag::Paragraph) => {}
-            Event::End(TagEnd::Paragraph) => {
-                if let Some(note) = footnote.take() {
-                    let _ = write!(sink, "#footnote[{}]", literal(&note));
+            Tag::Emphasis => self.sink().push_str("#emph["),
+            Tag::Strong => self.sink().push_str("#strong["),
+            Tag::Strikethrough => self.sink().push_str("#strike["),
+            Tag::BlockQuote(_) => self.sink().push_str("#quote(block: true)["),
+            Tag::List(start) => {
+                if !self.lists.is_empty() {
+                    self.sink().push('\n');
                 }
-                if lists.is_empty() {
-                    sink.push_str("\n\n");
-                } else {
-                    sink.push(' ');
-                }
+                self.lists.push(start);
             }
-            Event::Start(Tag::Emphasis) => sink.push_str("#emph["),
-            Event::Start(Tag::Strong) => sink.push_str("#strong["),
-            Event::Start(Tag::Strikethrough) => sink.push_str("#strike["),
-            Event::End(TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough) => sink.push(']'),
-            Event::Start(Tag::BlockQuote(_)) => sink.push_str("#quote(block: true)["),
-            Event::End(TagEnd::BlockQuote(_)) => sink.push_str("]\n\n"),
-            Event::Start(Tag::List(start)) => {
-                if !lists.is_empty() {
-                    sink.push('\n');
-                }
-                lists.push(start);
-            }
-            Event::End(TagEnd::List(_)) => {
-                lists.pop();
-                if lists.is_empty() {
-                    sink.push_str("\n\n");
-                }
-            }
-            Event::Start(Tag::Item) => {
-                let depth = lists.len().saturating_sub(1);
-                let marker = match lists.last_mut() {
+            Tag::Item => {
+                let depth = self.lists.len().saturating_sub(1);
+                let marker = match self.lists.last_mut() {
                     Some(Some(n)) => {
                         let m = format!("{n}.");
                         *n += 1;
@@ -199,48 +223,74 @@ pub fn to_typst(markdown: &str, title: &str, language: &str, noise: &Noise) -> S
                     }
                     _ => "-".to_string(),
                 };
-                let _ = write!(sink, "{}{} ", "  ".repeat(depth), marker);
+                let _ = write!(self.sink(), "{}{} ", "  ".repeat(depth), marker);
             }
-            Event::End(TagEnd::Item) => sink.push('\n'),
-            Event::Start(Tag::Table(alignments)) => {
-                table_cells = Some((alignments.len(), Vec::new()))
+            Tag::Table(alignments) => self.table_cells = Some((alignments.len(), Vec::new())),
+            Tag::TableCell => {
+                self.in_cell = true;
+                self.cell.clear();
             }
-            Event::End(TagEnd::Table) => {
-                if let Some((columns, cells)) = table_cells.take() {
-                    let _ = write!(
-                        out,
-                        "#table(columns: {}, inset: 5pt, {})\n\n",
-                        columns.max(1),
-                        cells.join(", ")
-                    );
-                }
-            }
-            Event::Start(Tag::TableHead | Tag::TableRow) => {}
-            Event::End(TagEnd::TableHead | TagEnd::TableRow) => {}
-            Event::Start(Tag::TableCell) => {
-                in_cell = true;
-                cell.clear();
-            }
-            Event::End(TagEnd::TableCell) => {
-                in_cell = false;
-                if let Some((_, cells)) = table_cells.as_mut() {
-                    cells.push(format!("[{}]", cell.trim()));
-                }
-            }
-            Event::Start(Tag::CodeBlock(kind)) => {
+            Tag::CodeBlock(kind) => {
                 let lang = match kind {
                     CodeBlockKind::Fenced(l) => {
                         l.split_whitespace().next().unwrap_or("").to_string()
                     }
                     CodeBlockKind::Indented => String::new(),
                 };
-                code = Some((lang, String::new()));
+                self.code = Some((lang, String::new()));
             }
-            Event::End(TagEnd::CodeBlock) => {
-                if let Some((lang, text)) = code.take() {
+            Tag::FootnoteDefinition(_) => {
+                // Definitions are placed where they are referenced; keep the text as a trailing note.
+                self.footnotes_open += 1;
+                self.sink().push_str("#block[");
+            }
+            _ => {}
+        }
+    }
+
+    fn end(&mut self, tag: TagEnd) {
+        match tag {
+            TagEnd::Heading(_) => self.sink().push_str("\n\n"),
+            TagEnd::Paragraph => {
+                if let Some(note) = self.footnote.take() {
+                    let _ = write!(self.sink(), "#footnote[{}]", literal(&note));
+                }
+                if self.lists.is_empty() {
+                    self.sink().push_str("\n\n");
+                } else {
+                    self.sink().push(' ');
+                }
+            }
+            TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough => self.sink().push(']'),
+            TagEnd::BlockQuote(_) => self.sink().push_str("]\n\n"),
+            TagEnd::List(_) => {
+                self.lists.pop();
+                if self.lists.is_empty() {
+                    self.sink().push_str("\n\n");
+                }
+            }
+            TagEnd::Item => self.sink().push('\n'),
+            TagEnd::Table => {
+                if let Some((columns, cells)) = self.table_cells.take() {
+                    let _ = write!(
+                        self.out,
+                        "#table(columns: {}, inset: 5pt, {})\n\n",
+                        columns.max(1),
+                        cells.join(", ")
+                    );
+                }
+            }
+            TagEnd::TableCell => {
+                self.in_cell = false;
+                if let Some((_, cells)) = self.table_cells.as_mut() {
+                    cells.push(format!("[{}]", self.cell.trim()));
+                }
+            }
+            TagEnd::CodeBlock => {
+                if let Some((lang, text)) = self.code.take() {
                     // A raw block from a string: no fence in the text can end it early.
                     let _ = write!(
-                        out,
+                        self.out,
                         "#raw(block: true, lang: {}, {})\n\n",
                         if lang.is_empty() {
                             "none".to_string()
@@ -251,45 +301,48 @@ pub fn to_typst(markdown: &str, title: &str, language: &str, noise: &Noise) -> S
                     );
                 }
             }
-            Event::Start(Tag::FootnoteDefinition(_)) => {
-                // Definitions are placed where they are referenced; keep the text as a trailing note.
-                footnotes_open += 1;
-                sink.push_str("#block[");
+            TagEnd::FootnoteDefinition => {
+                self.footnotes_open = self.footnotes_open.saturating_sub(1);
+                self.sink().push_str("]\n\n");
             }
-            Event::End(TagEnd::FootnoteDefinition) => {
-                footnotes_open = footnotes_open.saturating_sub(1);
-                sink.push_str("]\n\n");
-            }
-            Event::Start(Tag::Link { .. } | Tag::Image { .. }) => {}
-            Event::End(TagEnd::Link | TagEnd::Image) => {}
-            Event::Text(text) => {
-                if let Some((_, body)) = code.as_mut() {
-                    body.push_str(&text);
-                } else {
-                    last_char = text.chars().last().or(last_char);
-                    sink.push_str(&literal(&text));
-                }
-            }
-            Event::Code(text) => {
-                let _ = write!(sink, "#raw({})", string(&text));
-            }
-            // Chinese lines join without a space; other text with one.
-            Event::SoftBreak if !last_char.is_some_and(ragtester_core::text::is_cjk_script) => {
-                sink.push(' ')
-            }
-            Event::SoftBreak => {}
-            Event::HardBreak => sink.push_str("\\\n"),
-            Event::Rule => out.push_str("#line(length: 100%)\n\n"),
-            Event::FootnoteReference(label) => {
-                let _ = write!(sink, "#super[{}]", literal(&label));
-            }
-            Event::Html(_) | Event::InlineHtml(_) => {}
-            Event::TaskListMarker(done) => sink.push_str(if done { "☑ " } else { "☐ " }),
-            Event::InlineMath(text) | Event::DisplayMath(text) => sink.push_str(&literal(&text)),
             _ => {}
         }
     }
-    out
+
+    fn inline(&mut self, event: Event<'_>) {
+        match event {
+            Event::Text(text) => {
+                if let Some((_, body)) = self.code.as_mut() {
+                    body.push_str(&text);
+                } else {
+                    self.last_char = text.chars().last().or(self.last_char);
+                    self.sink().push_str(&literal(&text));
+                }
+            }
+            Event::Code(text) => {
+                let _ = write!(self.sink(), "#raw({})", string(&text));
+            }
+            // Chinese lines join without a space; other text with one.
+            Event::SoftBreak
+                if !self
+                    .last_char
+                    .is_some_and(ragtester_core::text::is_cjk_script) =>
+            {
+                self.sink().push(' ')
+            }
+            Event::SoftBreak => {}
+            Event::HardBreak => self.sink().push_str("\\\n"),
+            Event::Rule => self.out.push_str("#line(length: 100%)\n\n"),
+            Event::FootnoteReference(label) => {
+                let _ = write!(self.sink(), "#super[{}]", literal(&label));
+            }
+            Event::TaskListMarker(done) => self.sink().push_str(if done { "☑ " } else { "☐ " }),
+            Event::InlineMath(text) | Event::DisplayMath(text) => {
+                self.sink().push_str(&literal(&text))
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The fonts typst may use: its embedded ones and the system's, found once per process.
