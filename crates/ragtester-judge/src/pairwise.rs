@@ -34,6 +34,16 @@ pub enum Winner {
 }
 
 impl PairVerdict {
+    /// A pair decided outright: one answer came back and the other is an error.
+    pub fn decided(first_wins: bool) -> Self {
+        let side = if first_wins { 1.0 } else { -1.0 };
+        Self {
+            correctness: side,
+            completeness: side,
+            overall: side,
+        }
+    }
+
     pub fn winner(&self) -> Winner {
         if self.overall > TIE {
             Winner::First

@@ -132,7 +132,9 @@ impl ChatModel for OllamaChat {
             })
             .await?;
         let mut response = response_of(&reply).with_context(|| url.clone())?;
-        response.notes.extend(note);
+        if let Some(retried) = note {
+            retried.record(&mut response, response_of);
+        }
         Ok(response)
     }
 }

@@ -151,7 +151,9 @@ impl ChatModel for OpenAiChat {
             })
             .await?;
         let mut response = response_of(&reply).with_context(|| url.clone())?;
-        response.notes.extend(note);
+        if let Some(retried) = note {
+            retried.record(&mut response, response_of);
+        }
         Ok(response)
     }
 }

@@ -194,13 +194,13 @@ pub fn messages_at(request: &ChatRequest, step: Option<StructuredOutput>) -> Vec
 
 /// A structured reply that stopped at the token limit is no verdict: when `stopped` says the first reply
 /// did, ask `again` once with twice the room, and note it on the response. Free text and requests without a
-/// limit keep their first reply.
+/// limit keep their first reply. The cut reply's tokens stay in the usage: they were spent.
 pub(crate) async fn with_room_after_length<F, Fut>(
     request: &ChatRequest,
     first: serde_json::Value,
     stopped: fn(&serde_json::Value) -> bool,
     again: F,
-) -> anyhow::Result<(serde_json::Value, Option<String>)>
+) -> anyhow::Result<(serde_json::Value, Option<Retried>)>
 where
     F: FnOnce(ChatRequest) -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<serde_json::Value>>,
@@ -217,10 +217,33 @@ where
     let reply = again(roomier).await?;
     Ok((
         reply,
-        Some(format!(
-            "the reply stopped at the {limit}-token limit; asked again with {room}"
-        )),
+        Some(Retried {
+            note: format!("the reply stopped at the {limit}-token limit; asked again with {room}"),
+            first,
+        }),
     ))
+}
+
+/// A reply asked again with more room: the note for the record, and the first reply, whose tokens were
+/// spent too.
+pub(crate) struct Retried {
+    pub note: String,
+    pub first: serde_json::Value,
+}
+
+impl Retried {
+    /// Note the retry on the response and count the cut reply's tokens in its usage.
+    pub(crate) fn record(
+        self,
+        response: &mut ragtester_core::ChatResponse,
+        response_of: fn(&serde_json::Value) -> anyhow::Result<ragtester_core::ChatResponse>,
+    ) {
+        if let Ok(first) = response_of(&self.first) {
+            response.usage.prompt_tokens += first.usage.prompt_tokens;
+            response.usage.completion_tokens += first.usage.completion_tokens;
+        }
+        response.notes.push(self.note);
+    }
 }
 
 #[cfg(test)]

@@ -34,6 +34,16 @@ fn request() -> ChatRequest {
     }
 }
 
+fn fast_policy() -> RetryPolicy {
+    RetryPolicy {
+        max_attempts: 2,
+        base_delay: Duration::from_millis(5),
+        max_delay: Duration::from_millis(10),
+        max_retry_after: Duration::from_secs(1),
+        timeout: Duration::from_secs(10),
+    }
+}
+
 #[tokio::test]
 async fn a_reply_cut_at_the_limit_is_asked_again_with_room_and_noted() {
     let server = ScriptedServer::start().await;
@@ -45,16 +55,15 @@ async fn a_reply_cut_at_the_limit_is_asked_again_with_room_and_noted() {
     server.push(Reply::Content(
         r#"{"verdict": "pass", "reason": "matches"}"#.into(),
     ));
-    let policy = RetryPolicy {
-        max_attempts: 2,
-        base_delay: Duration::from_millis(5),
-        max_delay: Duration::from_millis(10),
-        max_retry_after: Duration::from_secs(1),
-        timeout: Duration::from_secs(10),
-    };
+    let policy = fast_policy();
     let model = OpenAiChat::new("m".into(), server.openai_base(), None, policy).unwrap();
     let reply = model.chat(&request()).await.unwrap();
     assert_eq!(reply.content, r#"{"verdict": "pass", "reason": "matches"}"#);
+    assert!(
+        reply.usage.completion_tokens >= 200,
+        "the cut reply's tokens are counted: {:?}",
+        reply.usage
+    );
     assert_eq!(
         reply.notes,
         vec!["the reply stopped at the 200-token limit; asked again with 400"]
@@ -85,18 +94,13 @@ async fn ollama_replies_cut_at_the_limit_are_asked_again_too() {
         "done": true, "done_reason": "stop", "prompt_eval_count": 50, "eval_count": 12
     });
     server.push(Reply::status(200, &whole.to_string()));
-    let policy = RetryPolicy {
-        max_attempts: 2,
-        base_delay: Duration::from_millis(5),
-        max_delay: Duration::from_millis(10),
-        max_retry_after: Duration::from_secs(1),
-        timeout: Duration::from_secs(10),
-    };
+    let policy = fast_policy();
     let model =
         ragtester_llm::OllamaChat::new("m:1b".into(), &server.addr.to_string(), policy).unwrap();
     let reply = model.chat(&request()).await.unwrap();
     assert_eq!(reply.content, r#"{"verdict": "pass", "reason": "ok"}"#);
     assert_eq!(reply.notes.len(), 1, "{:?}", reply.notes);
+    assert_eq!(reply.usage.completion_tokens, 212, "both replies' tokens");
     let seen = server.seen();
     assert_eq!(seen[0].body["options"]["num_predict"], 200);
     assert_eq!(seen[1].body["options"]["num_predict"], 400);

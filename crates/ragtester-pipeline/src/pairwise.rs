@@ -8,7 +8,7 @@ use crate::run_dir::{self, RunDir};
 use anyhow::{Context, Result, bail};
 use futures::StreamExt;
 use ragtester_core::oracle::{PairwiseSummary, PairwiseTally};
-use ragtester_core::{ChatModel, Configuration, TestCase, Verdict};
+use ragtester_core::{Answer, ChatModel, Configuration, TestCase, Verdict};
 use ragtester_judge::pairwise::{PairVerdict, Winner, llm_compare, offline_compare};
 use std::collections::HashMap;
 use std::path::Path;
@@ -78,11 +78,10 @@ pub async fn compare(
         bail!("--pairwise needs two different configurations");
     }
     let answers = run.answers()?;
-    let answer = |config: &str, case: &str| {
-        answers
-            .iter()
-            .find(|x| x.config_id == config && x.case_id == case && x.error.is_none())
-    };
+    let by_cell: HashMap<(&str, &str), &Answer> = answers
+        .iter()
+        .map(|x| ((x.case_id.as_str(), x.config_id.as_str()), x))
+        .collect();
     // The verdicts reports follow come first per cell in verdicts.jsonl.
     let mut verdicts: HashMap<(String, String), Verdict> = HashMap::new();
     if judge.is_heuristic() {
@@ -95,43 +94,49 @@ pub async fn compare(
                 .or_insert(v);
         }
     }
-    let pairs: Vec<&TestCase> = cases
+    // Every case both configurations were asked, errors included: an answer that failed loses to one
+    // that came back, rather than leaving the comparison.
+    let pairs: Vec<(&TestCase, &Answer, &Answer)> = cases
         .iter()
-        .filter(|c| answer(&ca.id, &c.id).is_some() && answer(&cb.id, &c.id).is_some())
+        .filter_map(|c| {
+            let a = by_cell.get(&(c.id.as_str(), ca.id.as_str()))?;
+            let b = by_cell.get(&(c.id.as_str(), cb.id.as_str()))?;
+            Some((c, *a, *b))
+        })
         .collect();
     if pairs.is_empty() {
-        bail!("no case has an answer from both configurations");
+        bail!("no case was asked of both configurations");
     }
     events.info(format!(
-        "comparing {} cases answered by both {} and {}",
+        "comparing {} cases asked of both {} and {}",
         pairs.len(),
         ca.label(),
         cb.label()
     ));
     let outcomes: Vec<Result<PairVerdict, String>> = futures::stream::iter(pairs.iter())
-        .map(|case| {
+        .map(|&(case, aa, ab)| {
             let judge = judge.clone();
             let verdicts = &verdicts;
-            let (aa, ab) = (answer(&ca.id, &case.id), answer(&cb.id, &case.id));
             async move {
-                if judge.is_heuristic() {
-                    let va = verdicts.get(&(case.id.clone(), ca.id.clone()));
-                    let vb = verdicts.get(&(case.id.clone(), cb.id.clone()));
-                    match (va, vb) {
-                        (Some(va), Some(vb)) => {
-                            let (aa, ab) = (aa.expect("filtered"), ab.expect("filtered"));
-                            offline_compare(
-                                &case.expected_answer,
-                                (&aa.answer, va),
-                                (&ab.answer, vb),
-                            )
-                            .ok_or_else(|| "a verdict of the pair is an error".to_string())
-                        }
-                        _ => Err("the pair is not judged yet: run `ragtester judge` first".into()),
+                match (&aa.error, &ab.error) {
+                    (Some(_), Some(_)) => {
+                        return Err("neither configuration answered (both cells are errors)".into());
                     }
-                } else {
-                    let (aa, ab) = (aa.expect("filtered"), ab.expect("filtered"));
-                    llm_compare(judge.as_ref(), case, &aa.answer, &ab.answer).await
+                    (Some(_), None) => return Ok(PairVerdict::decided(false)),
+                    (None, Some(_)) => return Ok(PairVerdict::decided(true)),
+                    (None, None) => {}
+                }
+                if !judge.is_heuristic() {
+                    return llm_compare(judge.as_ref(), case, &aa.answer, &ab.answer).await;
+                }
+                let va = verdicts.get(&(case.id.clone(), ca.id.clone()));
+                let vb = verdicts.get(&(case.id.clone(), cb.id.clone()));
+                match (va, vb) {
+                    (Some(va), Some(vb)) => {
+                        offline_compare(&case.expected_answer, (&aa.answer, va), (&ab.answer, vb))
+                            .ok_or_else(|| "a verdict of the pair is an error".to_string())
+                    }
+                    _ => Err("the pair is not judged yet: run `ragtester judge` first".into()),
                 }
             }
         })
@@ -142,7 +147,7 @@ pub async fn compare(
     let mut by_category: HashMap<String, Vec<Winner>> = HashMap::new();
     let mut by_language: HashMap<String, Vec<Winner>> = HashMap::new();
     let (mut errors, mut first_error) = (0usize, None);
-    for (case, outcome) in pairs.iter().zip(&outcomes) {
+    for ((case, _, _), outcome) in pairs.iter().zip(&outcomes) {
         match outcome {
             Ok(p) => {
                 let w = p.winner();

@@ -3,7 +3,8 @@
 //! configuration's reported failures are discounted by the share the audit found real (its own labelled
 //! failures where it has some, the audit's pooled precision otherwise), and the interval carries that
 //! share's Wilson interval. An audit labels reported failures only, so failures the judge missed are not
-//! corrected for: the corrected rate is an upper bound on that side, and the report says so.
+//! corrected for: the corrected rate is an upper bound on that side, and the report says so. Errored cells
+//! count against the rate, as in the report's own pass rate.
 
 use crate::summary::ConfigSummary;
 use ragtester_core::oracle::{AuditSummary, CorrectedRate, Interval};
@@ -21,8 +22,9 @@ pub fn corrected_rates(
     let mut rates: Vec<CorrectedRate> = configs
         .iter()
         .filter_map(|c| {
-            let judged = c.passed + c.failed;
-            if judged == 0 {
+            // Over every cell, as the report's own pass rate: an errored cell is no pass, and the audit
+            // (which labels reported failures only) cannot turn it into one.
+            if c.cases == 0 || c.passed + c.failed == 0 {
                 return None;
             }
             let own = audit.per_config.iter().find(|a| a.config_id == c.id);
@@ -30,15 +32,17 @@ pub fn corrected_rates(
                 Some(a) if a.labelled > 0 => (wilson(a.true_failures, a.labelled)?, a.labelled),
                 _ => (audit.precision?, 0),
             };
-            let fail = c.failed as f64 / judged as f64;
+            let cells = c.cases as f64;
+            let passing =
+                |real_share: f64| (c.passed as f64 + c.failed as f64 * (1.0 - real_share)) / cells;
             Some(CorrectedRate {
                 config_id: c.id.clone(),
                 label: c.label.clone(),
-                raw_pass_rate: c.passed as f64 / judged as f64,
+                raw_pass_rate: c.passed as f64 / cells,
                 pass_rate: Interval {
-                    estimate: 1.0 - fail * precision.estimate,
-                    low: 1.0 - fail * precision.high,
-                    high: 1.0 - fail * precision.low,
+                    estimate: passing(precision.estimate),
+                    low: passing(precision.high),
+                    high: passing(precision.low),
                 },
                 labelled,
             })
@@ -63,6 +67,7 @@ mod tests {
         let config = |id: &str, passed, failed| ConfigSummary {
             id: id.into(),
             label: id.into(),
+            cases: passed + failed,
             passed,
             failed,
             ..Default::default()
@@ -100,5 +105,14 @@ mod tests {
         assert_eq!(b.labelled, 0, "b rests on the pooled precision");
         assert!((b.pass_rate.estimate - (1.0 - 0.42 * 0.75)).abs() < 1e-12);
         assert!(!overlapping.is_empty());
+        // Errored cells stay against the rate: 60 passes, 40 failures (half false alarms), 100 errors.
+        let errored = ConfigSummary {
+            cases: 200,
+            errors: 100,
+            ..config("a", 60, 40)
+        };
+        let (rates, _) = corrected_rates(&[errored], &audit);
+        assert!((rates[0].raw_pass_rate - 0.3).abs() < 1e-12);
+        assert!((rates[0].pass_rate.estimate - 0.4).abs() < 1e-12);
     }
 }

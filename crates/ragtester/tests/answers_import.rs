@@ -217,3 +217,54 @@ fn a_teams_own_logs_are_judged_and_a_bad_row_is_named() {
     let again = ragtester(&["import", "--answers", logs.to_str().unwrap(), "--out", r]);
     assert!(!again.status.success());
 }
+
+#[test]
+fn an_answer_that_failed_loses_the_pair_rather_than_leaving_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let row = |q: &str, answer: Option<&str>| {
+        let mut r = serde_json::json!({"query": q, "reference": "The valve opens at 4.5 bar."});
+        match answer {
+            Some(a) => r["answer"] = a.into(),
+            None => r["error"] = "HTTP 503 after 3 attempts".into(),
+        }
+        r.to_string()
+    };
+    let a = tmp.path().join("a.jsonl");
+    let b = tmp.path().join("b.jsonl");
+    std::fs::write(
+        &a,
+        [
+            row("When does the valve open?", Some("At 4.5 bar.")),
+            row("At what pressure does it open?", Some("4.5 bar.")),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        &b,
+        [
+            row("When does the valve open?", Some("At 4.5 bar.")),
+            row("At what pressure does it open?", None),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let run = tmp.path().join("run");
+    let r = run.to_str().unwrap();
+    ok(&[
+        "import",
+        "--answers",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--out",
+        r,
+    ]);
+    ok(&["judge", r, "--pairwise", "a", "b"]);
+    let pairwise: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.join("pairwise.json")).unwrap()).unwrap();
+    let all = &pairwise["overall"];
+    assert_eq!(all["a_wins"], 1, "b's failed cell is a's win: {pairwise}");
+    assert_eq!(all["b_wins"], 0, "{pairwise}");
+    assert_eq!(all["ties"], 1, "the same answer ties: {pairwise}");
+    assert_eq!(pairwise["errors"], 0);
+}
