@@ -67,7 +67,7 @@ impl ChromaStore {
     /// it when it does not hold them all.
     pub fn open(spec: &str, chunks: &[Chunk], embedder: Arc<dyn Embedder>) -> Result<Self> {
         let server = server_of(spec)?;
-        let http = Arc::new(HttpClient::new(RetryPolicy::from_env()?)?);
+        let http = Arc::new(HttpClient::new(RetryPolicy::configured()?)?);
         let bridge = Bridge::new("chroma")?;
         let name = collection_name(chunks, embedder.as_ref());
         let collections =

@@ -6,12 +6,9 @@ use std::path::{Path, PathBuf};
 
 /// The hub cache folder: `$HF_HUB_CACHE`, else `$HF_HOME/hub`, else `~/.cache/huggingface/hub`.
 pub fn hub_dir() -> Option<PathBuf> {
-    std::env::var_os("HF_HUB_CACHE")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HF_HOME").map(|h| PathBuf::from(h).join("hub")))
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/huggingface/hub"))
-        })
+    crate::settings::Environment::current()
+        .ok()
+        .and_then(|env| env.hub.cache.clone())
 }
 
 /// The folder of `hf:ORG/NAME` under a hub cache folder, if that model has been downloaded there.

@@ -25,6 +25,7 @@ pub mod record;
 pub mod refusal;
 pub mod reply_schema;
 pub mod secrets;
+pub mod settings;
 pub mod spec;
 pub mod spend;
 pub mod text;

@@ -7,7 +7,6 @@ use ragtester_core::{Chunk, ChunkingSettings, Configuration, Document, Retriever
 use ragtester_llm::RagTarget;
 use ragtester_retrieve::{Bm25Index, DenseIndex, HybridRetriever, RerankedRetriever, Retriever};
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 pub struct Pipeline {
@@ -36,8 +35,8 @@ pub trait ModelSource {
     fn chat(&self, spec: &str) -> Result<Arc<dyn ChatModel>>;
     fn embedder(&self, spec: &str) -> Result<Arc<dyn Embedder>>;
     fn reranker(&self, spec: &str) -> Result<Arc<dyn Reranker>>;
-    /// Where HNSW graphs of large corpora are kept between runs; None builds them afresh.
-    fn index_cache(&self) -> Option<PathBuf>;
+    /// Exact or HNSW dense search, and where HNSW graphs of large corpora are kept between runs.
+    fn ann_settings(&self) -> ragtester_retrieve::AnnSettings;
     /// The vector store dense retrieval reads and writes (`chroma:URL`); None keeps vectors in-process.
     fn vector_store(&self) -> Option<String> {
         None
@@ -50,7 +49,7 @@ pub fn build_pipelines(
     configs: &[Configuration],
     source: &dyn ModelSource,
 ) -> Result<Vec<Arc<Pipeline>>> {
-    let index_cache = source.index_cache();
+    let ann = source.ann_settings();
     let mut chunk_sets: HashMap<ChunkingSettings, Arc<Vec<Chunk>>> = HashMap::new();
     let mut bm25: HashMap<ChunkingSettings, Arc<Bm25Index>> = HashMap::new();
     let mut dense: HashMap<(ChunkingSettings, String), Arc<dyn Retriever>> = HashMap::new();
@@ -90,7 +89,7 @@ pub fn build_pipelines(
         let keyword = match bm25.get(&config.chunking) {
             Some(i) => i.clone(),
             None => {
-                let index = Arc::new(match &index_cache {
+                let index = Arc::new(match &ann.cache {
                     Some(dir) => Bm25Index::build_cached(&chunks, dir)?,
                     None => Bm25Index::build(&chunks)?,
                 });
@@ -111,13 +110,7 @@ pub fn build_pipelines(
                             ragtester_chroma::ChromaStore::open(spec, &chunks, embedder)
                                 .with_context(|| format!("configuration {}", config.label()))?,
                         ),
-                        None => {
-                            let ann = ragtester_retrieve::AnnSettings {
-                                cache: index_cache.clone(),
-                                ..Default::default()
-                            };
-                            Arc::new(DenseIndex::build_with(&chunks, embedder, &ann)?)
-                        }
+                        None => Arc::new(DenseIndex::build_with(&chunks, embedder, &ann)?),
                     };
                     dense.insert(key, index.clone());
                     index

@@ -36,7 +36,7 @@ impl HttpEmbedder {
             base: endpoint.base_url,
             key: endpoint.api_key,
         };
-        Self::connect(api, model, RetryPolicy::from_env()?, endpoint.limits)
+        Self::connect(api, model, RetryPolicy::configured()?, endpoint.limits)
     }
 
     pub fn openai(
@@ -58,7 +58,7 @@ impl HttpEmbedder {
         let api = Api::Ollama {
             host: endpoint.base_url,
         };
-        Self::connect(api, model, RetryPolicy::from_env()?, endpoint.limits)
+        Self::connect(api, model, RetryPolicy::configured()?, endpoint.limits)
     }
 
     pub fn ollama(model: String, host: &str, policy: RetryPolicy) -> Result<Self> {

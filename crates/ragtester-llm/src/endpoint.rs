@@ -4,6 +4,7 @@
 use crate::http::{ClientLimits, MAX_IN_FLIGHT, RateLimits};
 use anyhow::{Result, bail};
 use ragtester_core::ModelSettings;
+use ragtester_core::settings::Environment;
 
 #[derive(Debug, Clone)]
 pub struct Endpoint {
@@ -17,13 +18,13 @@ impl Endpoint {
     /// An OpenAI-compatible server: `base_url` else `OPENAI_BASE_URL` else OpenAI; the key from the
     /// variable `api_key_env` names, else `OPENAI_API_KEY` (unset or empty: none, as local servers want).
     pub fn openai(settings: &ModelSettings) -> Result<Self> {
-        let (env_base, env_key) = openai_env();
+        let env = Environment::current()?;
         let api_key = match &settings.api_key_env {
-            Some(var) => match std::env::var(var) {
-                Ok(key) if !key.is_empty() => Some(key),
+            Some(var) => match ragtester_core::settings::variable(var) {
+                Some(key) if !key.is_empty() => Some(key),
                 _ => bail!("api_key_env names `{var}`, which is not set in the environment"),
             },
-            None => env_key,
+            None => env.openai_api_key.clone(),
         };
         if let Some(key) = &api_key {
             ragtester_core::secrets::remember(key);
@@ -32,7 +33,7 @@ impl Endpoint {
             base_url: settings
                 .base_url
                 .clone()
-                .unwrap_or(env_base)
+                .unwrap_or_else(|| env.openai_base_url.clone())
                 .trim_end_matches('/')
                 .to_string(),
             api_key,
@@ -47,7 +48,10 @@ impl Endpoint {
                 "Ollama takes no API key: remove api_key_env, or use openai:MODEL with Ollama's /v1"
             );
         }
-        let host = settings.base_url.clone().unwrap_or_else(ollama_host_env);
+        let host = match &settings.base_url {
+            Some(url) => url.clone(),
+            None => Environment::current()?.ollama_host.clone(),
+        };
         Ok(Self {
             base_url: normalise_host(&host),
             api_key: None,
@@ -64,21 +68,6 @@ fn limits(settings: &ModelSettings) -> ClientLimits {
             tokens_per_minute: settings.tokens_per_minute,
         },
     }
-}
-
-/// `OPENAI_BASE_URL` (default `https://api.openai.com/v1`) and `OPENAI_API_KEY` (unset or empty: none).
-pub(crate) fn openai_env() -> (String, Option<String>) {
-    let base =
-        std::env::var("OPENAI_BASE_URL").unwrap_or_else(|_| "https://api.openai.com/v1".into());
-    let key = std::env::var("OPENAI_API_KEY")
-        .ok()
-        .filter(|k| !k.is_empty());
-    (base, key)
-}
-
-/// `OLLAMA_HOST`, Ollama's own default when unset.
-pub(crate) fn ollama_host_env() -> String {
-    std::env::var("OLLAMA_HOST").unwrap_or_else(|_| "127.0.0.1:11434".into())
 }
 
 pub fn normalise_host(host: &str) -> String {

@@ -38,7 +38,11 @@ impl OllamaChat {
 
     /// Settings from the config's entry for this model over `OLLAMA_HOST`.
     pub fn configured(model: String, settings: &ModelSettings) -> Result<Self> {
-        Self::at(model, Endpoint::ollama(settings)?, RetryPolicy::from_env()?)
+        Self::at(
+            model,
+            Endpoint::ollama(settings)?,
+            RetryPolicy::configured()?,
+        )
     }
 
     pub fn from_env(model: String) -> Result<Self> {

@@ -49,7 +49,11 @@ impl OpenAiChat {
 
     /// Settings from the config's entry for this model over `OPENAI_BASE_URL` and `OPENAI_API_KEY`.
     pub fn configured(model: String, settings: &ModelSettings) -> Result<Self> {
-        Self::at(model, Endpoint::openai(settings)?, RetryPolicy::from_env()?)
+        Self::at(
+            model,
+            Endpoint::openai(settings)?,
+            RetryPolicy::configured()?,
+        )
     }
 
     pub fn from_env(model: String) -> Result<Self> {

@@ -46,8 +46,8 @@ pub fn interpolate_env(text: &str) -> Result<String> {
             .find('}')
             .ok_or_else(|| anyhow!("unclosed `${{` in `{text}`"))?;
         let name = &after[..end];
-        let value =
-            std::env::var(name).map_err(|_| anyhow!("environment variable {name} is not set"))?;
+        let value = ragtester_core::settings::variable(name)
+            .ok_or_else(|| anyhow!("environment variable {name} is not set"))?;
         // What a `${VAR}` stands for is a key or token as often as not: never shown again.
         ragtester_core::secrets::remember(&value);
         out.push_str(&value);
@@ -132,7 +132,7 @@ impl HttpTarget {
             }
             headers.push((k.clone(), value));
         }
-        let mut policy = RetryPolicy::from_env()?;
+        let mut policy = RetryPolicy::configured()?;
         policy.timeout = Duration::from_secs_f64(settings.timeout_s);
         Ok(Self {
             url,

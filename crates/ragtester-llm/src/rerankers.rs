@@ -26,7 +26,7 @@ impl HttpReranker {
     }
 
     pub fn from_env(url: &str) -> Result<Self> {
-        Self::new(url, RetryPolicy::from_env()?)
+        Self::new(url, RetryPolicy::configured()?)
     }
 }
 

@@ -411,8 +411,8 @@ impl ragtester_exec::ModelSource for RunModels<'_> {
     fn reranker(&self, spec: &str) -> Result<Arc<dyn ragtester_core::Reranker>> {
         self.models.reranker(spec, &|chat| self.chat(chat))
     }
-    fn index_cache(&self) -> Option<std::path::PathBuf> {
-        self.models.cache_subdir("indexes")
+    fn ann_settings(&self) -> ragtester_retrieve::AnnSettings {
+        self.models.ann_settings()
     }
     fn vector_store(&self) -> Option<String> {
         self.args.vector_store.clone()

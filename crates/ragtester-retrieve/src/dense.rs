@@ -28,15 +28,12 @@ pub struct AnnSettings {
 
 impl Default for AnnSettings {
     /// Exact search whatever the corpus size (about 10 ms a query over 100,000 chunks at 384 dimensions)
-    /// unless `RAGTESTER_ANN_THRESHOLD` sets where the HNSW graph takes over: measured on a synthetic Zipf
+    /// unless the caller sets where the HNSW graph takes over (`RAGTESTER_ANN_THRESHOLD`): measured on a synthetic Zipf
     /// corpus, the graph returned 25 % of exact search's top 10 at 20,000 chunks and 7 % at 100,000
     /// (`bench index`, docs/benchmarks.md), a loss a run would blame on the system under test.
     fn default() -> Self {
         Self {
-            threshold: std::env::var("RAGTESTER_ANN_THRESHOLD")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(usize::MAX),
+            threshold: usize::MAX,
             cache: None,
         }
     }

@@ -32,24 +32,24 @@ pub struct HubSettings {
 }
 
 impl HubSettings {
-    /// `HF_HUB_CACHE` / `HF_HOME` / `~/.cache`, `HF_ENDPOINT`, `HF_TOKEN`, `HF_HUB_OFFLINE`.
-    pub fn from_env() -> Self {
-        Self {
-            cache: ragtester_core::hf_cache::hub_dir(),
-            endpoint: std::env::var("HF_ENDPOINT")
-                .unwrap_or_else(|_| "https://huggingface.co".to_string()),
-            token: std::env::var("HF_TOKEN")
-                .ok()
-                .inspect(|t| ragtester_core::secrets::remember(t)),
-            offline: std::env::var("HF_HUB_OFFLINE")
-                .is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true")),
-        }
+    /// The hub as the environment sets it up (`HF_HUB_CACHE` / `HF_HOME` / `~/.cache`, `HF_ENDPOINT`,
+    /// `HF_TOKEN`, `HF_HUB_OFFLINE`; read by core's settings layer).
+    pub fn configured() -> Result<Self> {
+        let hub = ragtester_core::settings::Environment::current()?
+            .hub
+            .clone();
+        Ok(Self {
+            cache: hub.cache,
+            endpoint: hub.endpoint,
+            token: hub.token,
+            offline: hub.offline,
+        })
     }
 }
 
 /// The cache folder of `hf:ORG/NAME`, downloading the model first when the cache does not hold it.
 pub fn cached_or_downloaded(repo: &str) -> Result<PathBuf> {
-    locate(repo, &HubSettings::from_env())
+    locate(repo, &HubSettings::configured()?)
 }
 
 /// [`cached_or_downloaded`] with explicit settings.

@@ -445,8 +445,7 @@ fn bench_retrieval(bench: RetrievalBenchCli, models: &Models, events: &dyn Event
                 embedder: &embedder,
                 reranker: &reranker,
                 k,
-                ann_threshold: ann_threshold
-                    .unwrap_or_else(|| ragtester_retrieve::AnnSettings::default().threshold),
+                ann_threshold: ann_threshold.unwrap_or(models.ann_settings().threshold),
                 vector_store: vector_store.as_deref(),
                 json: json.as_deref(),
             },

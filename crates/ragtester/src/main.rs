@@ -31,6 +31,14 @@ fn main() -> ExitCode {
         .init();
     redact_panics();
     let cli = args::Cli::parse();
+    // Every variable ragtester knows by name, read and checked once: a bad value stops here, not mid-run.
+    match ragtester_core::settings::Environment::read() {
+        Ok(environment) => environment.install(),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(r) => r,
         Err(e) => {

@@ -616,3 +616,30 @@ contexts_pointer = "/contexts"
         }
     }
 }
+
+#[test]
+fn a_bad_setting_in_the_environment_stops_before_any_stage() {
+    for (name, value) in [
+        ("RAGTESTER_HTTP_ATTEMPTS", "0"),
+        ("RAGTESTER_HTTP_TIMEOUT_S", "soon"),
+        ("RAGTESTER_ANN_THRESHOLD", "-1"),
+        ("RAGTESTER_EMBED_WORKERS", "many"),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = bin()
+            .arg("ingest")
+            .arg(corpus())
+            .arg("--out")
+            .arg(tmp.path().join("docs.jsonl"))
+            .env(name, value)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}={value}: {stderr}");
+        assert!(stderr.contains(name) && stderr.contains(value), "{stderr}");
+        assert!(
+            !tmp.path().join("docs.jsonl").exists(),
+            "{name}: ingest ran"
+        );
+    }
+}

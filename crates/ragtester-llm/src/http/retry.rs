@@ -26,25 +26,16 @@ impl Default for RetryPolicy {
 }
 
 impl RetryPolicy {
-    /// The default policy, adjusted by `RAGTESTER_HTTP_ATTEMPTS` and `RAGTESTER_HTTP_TIMEOUT_S` when set.
-    pub fn from_env() -> anyhow::Result<Self> {
+    /// The default policy with the environment's attempts and timeout
+    /// (`RAGTESTER_HTTP_ATTEMPTS`, `RAGTESTER_HTTP_TIMEOUT_S`).
+    pub fn configured() -> anyhow::Result<Self> {
+        let env = ragtester_core::settings::Environment::current()?;
         let mut policy = Self::default();
-        if let Ok(v) = std::env::var("RAGTESTER_HTTP_ATTEMPTS") {
-            policy.max_attempts = v.parse::<u32>().ok().filter(|n| *n >= 1).ok_or_else(|| {
-                anyhow::anyhow!("RAGTESTER_HTTP_ATTEMPTS must be a whole number ≥ 1 (got `{v}`)")
-            })?;
+        if let Some(attempts) = env.http_attempts {
+            policy.max_attempts = attempts;
         }
-        if let Ok(v) = std::env::var("RAGTESTER_HTTP_TIMEOUT_S") {
-            let secs = v
-                .parse::<f64>()
-                .ok()
-                .filter(|s| s.is_finite() && *s > 0.0)
-                .ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "RAGTESTER_HTTP_TIMEOUT_S must be a positive number (got `{v}`)"
-                    )
-                })?;
-            policy.timeout = Duration::from_secs_f64(secs);
+        if let Some(timeout) = env.http_timeout {
+            policy.timeout = timeout;
         }
         Ok(policy)
     }

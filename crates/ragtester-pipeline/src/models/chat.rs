@@ -52,7 +52,7 @@ pub(super) fn build_chat(spec: &str, settings: &ModelSettings) -> Result<Arc<dyn
 /// to fetch is the user's choice among a repository's quantisations).
 fn download_named_gguf(rest: &str) -> Result<()> {
     if let (repo, Some(file)) = ragtester_gguf::hf_gguf::split(rest) {
-        let settings = ragtester_retrieve::hub::HubSettings::from_env();
+        let settings = ragtester_retrieve::hub::HubSettings::configured()?;
         ragtester_retrieve::hub::cached_or_downloaded_file(repo, file, &settings)?;
     }
     Ok(())

@@ -14,6 +14,7 @@ mod chat;
 mod retrieval;
 
 use anyhow::Result;
+use ragtester_core::settings::Environment;
 use ragtester_core::{ChatModel, Embedder, ModelSettings, ModelTable, Reranker, Sampling};
 use ragtester_llm::{Budget, Budgeted, CachedChat, Tuned};
 use std::collections::HashMap;
@@ -22,6 +23,8 @@ use std::sync::{Arc, Mutex, RwLock};
 
 pub struct Models {
     cache: Option<Arc<ragtester_store::ResponseStore>>,
+    /// What the environment says of caches and dense search, read when the registry is built.
+    environment: Arc<Environment>,
     refresh: bool,
     /// `--temperature`, `--max-tokens`, `--llm-seed`: over every role's own settings.
     flags: Sampling,
@@ -39,14 +42,16 @@ impl Models {
         flags: Sampling,
         fallback: ModelSettings,
     ) -> Result<Self> {
+        let environment = Environment::current()?;
         let cache = if use_cache {
-            let path = cache_dir().join("responses.sqlite");
+            let path = environment.cache_dir.join("responses.sqlite");
             Some(Arc::new(ragtester_store::ResponseStore::open(&path)?))
         } else {
             None
         };
         Ok(Self {
             cache,
+            environment,
             refresh,
             flags,
             fallback,
@@ -75,7 +80,17 @@ impl Models {
 
     /// A folder of the cache (`embeddings`, `indexes`), unless caching is switched off.
     pub fn cache_subdir(&self, name: &str) -> Option<PathBuf> {
-        self.cache.as_ref().map(|_| cache_dir().join(name))
+        self.cache
+            .as_ref()
+            .map(|_| self.environment.cache_dir.join(name))
+    }
+
+    /// Dense search as the environment sets it (`RAGTESTER_ANN_THRESHOLD`), its graphs in the cache.
+    pub fn ann_settings(&self) -> ragtester_retrieve::AnnSettings {
+        ragtester_retrieve::AnnSettings {
+            threshold: self.environment.ann_threshold.unwrap_or(usize::MAX),
+            cache: self.cache_subdir("indexes"),
+        }
     }
 
     /// An embedder by spec, built once, behind the vector cache when caching is on.
@@ -171,18 +186,4 @@ impl Models {
             None => model,
         })
     }
-}
-
-/// `RAGTESTER_CACHE_DIR`, else `$XDG_CACHE_HOME/ragtester`, else `~/.cache/ragtester`.
-fn cache_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("RAGTESTER_CACHE_DIR") {
-        return PathBuf::from(dir);
-    }
-    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
-        return PathBuf::from(dir).join("ragtester");
-    }
-    std::env::var_os("HOME").map_or_else(
-        || PathBuf::from(".ragtester-cache"),
-        |h| PathBuf::from(h).join(".cache/ragtester"),
-    )
 }

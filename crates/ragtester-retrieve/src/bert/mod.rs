@@ -183,10 +183,9 @@ impl WorkerPlan {
     /// `RAGTESTER_EMBED_WORKERS` batches at once if set, else one per core (never more than there are batches).
     fn for_batches(batches: usize) -> Self {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let wanted = std::env::var("RAGTESTER_EMBED_WORKERS")
+        let wanted = ragtester_core::settings::Environment::current()
             .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .filter(|n| *n > 0)
+            .and_then(|env| env.embed_workers)
             .unwrap_or(cores);
         let workers = wanted.min(batches).max(1);
         Self {
