@@ -17,8 +17,8 @@ mod shifted;
 pub use chunk::{chunk_document, split_sections};
 pub use decode::{Decoded, decode_text};
 pub use load::{
-    Failure, IngestOptions, IngestReport, ingest_paths, ingest_paths_with, load_bytes, load_file,
-    load_file_with,
+    Failure, IngestOptions, IngestReport, Input, ingest_inputs, ingest_paths, ingest_paths_with,
+    load_bytes, load_file, load_file_with,
 };
 pub use pages::{PagedText, assemble, expand_ligatures};
 pub use pdf::{PdfOxide, PdfTextEngine, extract_pages};

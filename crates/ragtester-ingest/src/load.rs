@@ -47,17 +47,59 @@ impl Default for IngestOptions {
     }
 }
 
+/// What a path given to ingestion holds, said by whoever passes it rather than guessed from a file name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    /// The user's files: a document, or a folder walked for documents.
+    Sources(PathBuf),
+    /// Document records an earlier ingestion wrote (JSON lines).
+    Records(PathBuf),
+}
+
+impl Input {
+    /// The kind of a path typed on a command line: a `.jsonl` file holds records, anything else sources.
+    pub fn of_path(path: &Path) -> Self {
+        let records = path.is_file()
+            && path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"));
+        if records {
+            Self::Records(path.to_path_buf())
+        } else {
+            Self::Sources(path.to_path_buf())
+        }
+    }
+
+    /// Every path with the kind [`Input::of_path`] gives it.
+    pub fn of_paths(paths: &[PathBuf]) -> Vec<Self> {
+        paths.iter().map(|p| Self::of_path(p)).collect()
+    }
+
+    pub fn path(&self) -> &Path {
+        match self {
+            Self::Sources(p) | Self::Records(p) => p,
+        }
+    }
+}
+
 /// Ingest files and folders with the default options.
 pub fn ingest_paths(paths: &[PathBuf]) -> IngestReport {
     ingest_paths_with(paths, &IngestOptions::default())
 }
 
-/// Ingest files and folders (walked recursively, hidden entries skipped). A `documents.jsonl` written by an
-/// earlier `ragtester ingest` is read back as records.
+/// Ingest paths of the kind [`Input::of_path`] gives them.
 pub fn ingest_paths_with(paths: &[PathBuf], options: &IngestOptions) -> IngestReport {
+    ingest_inputs(&Input::of_paths(paths), options)
+}
+
+/// Ingest inputs: sources loaded (folders walked recursively, hidden entries and files of other kinds
+/// skipped), records read back as they were written.
+pub fn ingest_inputs(inputs: &[Input], options: &IngestOptions) -> IngestReport {
     let mut report = IngestReport::default();
     let mut seen = HashSet::new();
-    for path in paths {
+    for input in inputs {
+        let path = &input.path().to_path_buf();
+        let records = matches!(input, Input::Records(_));
         if !path.exists() {
             report.failures.push(Failure {
                 path: path.clone(),
@@ -84,11 +126,11 @@ pub fn ingest_paths_with(paths: &[PathBuf], options: &IngestOptions) -> IngestRe
         files.sort();
         let walked = path.is_dir();
         for file in files {
-            if walked && format_of(&file).is_none() && !is_record_file(&file) {
-                // Inside a folder, files of other kinds (images, licences) are not part of the corpus.
+            if walked && format_of(&file).is_none() {
+                // Inside a folder, files of other kinds (images, licences, records) are not part of the corpus.
                 continue;
             }
-            let loaded = if is_record_file(&file) {
+            let loaded = if records {
                 read_jsonl(&file).map(|docs| (docs, None))
             } else {
                 load_file_with(&file, options).map(|(doc, warning)| (vec![doc], warning))
@@ -117,10 +159,6 @@ pub fn ingest_paths_with(paths: &[PathBuf], options: &IngestOptions) -> IngestRe
         }
     }
     report
-}
-
-fn is_record_file(path: &Path) -> bool {
-    path.file_name().is_some_and(|n| n == "documents.jsonl")
 }
 
 fn format_of(path: &Path) -> Option<DocumentFormat> {

@@ -490,3 +490,33 @@ fn real_table_page_keeps_rows_and_paragraphs() {
         );
     }
 }
+
+#[test]
+fn records_are_read_when_the_caller_says_so_never_guessed_inside_a_folder() {
+    use ragtester_ingest::{Input, ingest_inputs};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("pump.md"),
+        "# Pump\n\nThe pump runs at 4.5 bar.",
+    )
+    .unwrap();
+    let first = ingest_paths(&[dir.path().to_path_buf()]);
+    assert_eq!(first.documents.len(), 1);
+    let records = dir.path().join("kept.jsonl");
+    ragtester_core::write_jsonl_atomic(&records, &first.documents).unwrap();
+    // In the folder the records file is not a document: the corpus is still the one Markdown file.
+    let walked = ingest_paths(&[dir.path().to_path_buf()]);
+    assert_eq!(walked.documents.len(), 1);
+    assert!(walked.failures.is_empty(), "{:?}", walked.failures);
+    // Named on its own, a `.jsonl` file is records, whatever its name, and reads back the same documents.
+    assert_eq!(Input::of_path(&records), Input::Records(records.clone()));
+    let back = ingest_paths(std::slice::from_ref(&records));
+    assert_eq!(back.documents, first.documents);
+    // Said to be sources, the same file is not a document format and fails naming it.
+    let as_sources = ingest_inputs(
+        &[Input::Sources(records.clone())],
+        &IngestOptions::default(),
+    );
+    assert!(as_sources.documents.is_empty());
+    assert!(as_sources.failures[0].path.ends_with("kept.jsonl"));
+}

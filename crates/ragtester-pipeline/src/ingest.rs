@@ -3,22 +3,23 @@
 use crate::events::Events;
 use anyhow::{Result, bail};
 use ragtester_core::Document;
-use ragtester_ingest::IngestOptions;
+pub use ragtester_ingest::{IngestOptions, Input};
 use std::path::PathBuf;
 
-/// Ingest inputs with the default options, telling each failure. Errors when no document could be read.
+/// Ingest paths typed by a person (a `.jsonl` file holds records, anything else the user's files) with the
+/// default options, telling each failure. Errors when no document could be read.
 pub fn ingest(paths: &[PathBuf], events: &dyn Events) -> Result<(Vec<Document>, usize)> {
-    ingest_with(paths, &IngestOptions::default(), events)
+    ingest_with(&Input::of_paths(paths), &IngestOptions::default(), events)
 }
 
-/// Ingest inputs, telling each failure and warning. Errors when no document could be read.
+/// Ingest inputs of a stated kind, telling each failure and warning. Errors when no document could be read.
 pub fn ingest_with(
-    paths: &[PathBuf],
+    inputs: &[Input],
     options: &IngestOptions,
     events: &dyn Events,
 ) -> Result<(Vec<Document>, usize)> {
     events.stage("ingest");
-    let report = ragtester_ingest::ingest_paths_with(paths, options);
+    let report = ragtester_ingest::ingest_inputs(inputs, options);
     for f in &report.failures {
         events.error(format!("{}: {}", f.path.display(), f.error));
     }
@@ -34,9 +35,9 @@ pub fn ingest_with(
     if report.documents.is_empty() {
         bail!(
             "no document could be read from {} ({} failed)",
-            paths
+            inputs
                 .iter()
-                .map(|p| p.display().to_string())
+                .map(|i| i.path().display().to_string())
                 .collect::<Vec<_>>()
                 .join(", "),
             report.failures.len()

@@ -5,7 +5,7 @@ use crate::jobs::{DocgenRequest, Job, RunRequest, SuiteRequest};
 use anyhow::{Context, Result, bail};
 use ragtester_core::config::{GenerationSettings, JudgeSettings, RunSettings};
 use ragtester_pipeline::generate::{GenerateArgs, generate, parse_generators};
-use ragtester_pipeline::ingest::ingest;
+use ragtester_pipeline::ingest::{IngestOptions, Input, ingest_with};
 use ragtester_pipeline::judge::{JudgeArgs, judge};
 use ragtester_pipeline::plan::{MatrixOverrides, PlanArgs, plan};
 use ragtester_pipeline::report::report;
@@ -116,7 +116,9 @@ impl Stages {
             ..Default::default()
         };
         let events = JobEvents(job);
-        let (documents, _) = ingest(docs, &events)?;
+        // The workspace's document folders hold the user's files, whatever their names.
+        let sources: Vec<Input> = docs.iter().cloned().map(Input::Sources).collect();
+        let (documents, _) = ingest_with(&sources, &IngestOptions::default(), &events)?;
         let cases = generate(
             &documents,
             &GenerateArgs::from_settings(&settings, RunSettings::default().concurrency, None),

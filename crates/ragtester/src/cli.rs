@@ -182,7 +182,11 @@ fn ingest(
         strip_running_lines: !keep_running_lines,
         limits,
     };
-    let (docs, failed) = ragtester_pipeline::ingest::ingest_with(paths, &options, events)?;
+    let (docs, failed) = ragtester_pipeline::ingest::ingest_with(
+        &ragtester_ingest::Input::of_paths(paths),
+        &options,
+        events,
+    )?;
     let path = RunDir::new(out).file(ragtester_pipeline::run_dir::DOCUMENTS);
     ragtester_core::write_jsonl_atomic(&path, &docs)?;
     eprintln!("wrote {} documents to {}", docs.len(), path.display());
