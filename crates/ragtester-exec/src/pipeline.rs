@@ -49,133 +49,156 @@ pub fn build_pipelines(
     configs: &[Configuration],
     source: &dyn ModelSource,
 ) -> Result<Vec<Arc<Pipeline>>> {
-    let ann = source.ann_settings();
-    let mut chunk_sets: HashMap<ChunkingSettings, Arc<Vec<Chunk>>> = HashMap::new();
-    let mut bm25: HashMap<ChunkingSettings, Arc<Bm25Index>> = HashMap::new();
-    let mut dense: HashMap<(ChunkingSettings, String), Arc<dyn Retriever>> = HashMap::new();
-    let vector_store = source.vector_store();
-    let mut models: HashMap<String, Arc<dyn ChatModel>> = HashMap::new();
-    let mut rerankers: HashMap<String, Arc<dyn Reranker>> = HashMap::new();
-    let mut out = Vec::new();
-    let documents = Arc::new(docs.to_vec());
-    for config in configs {
+    let mut builder = Builder {
+        docs,
+        documents: Arc::new(docs.to_vec()),
+        source,
+        ann: source.ann_settings(),
+        vector_store: source.vector_store(),
+        chunk_sets: HashMap::new(),
+        bm25: HashMap::new(),
+        dense: HashMap::new(),
+        models: HashMap::new(),
+        rerankers: HashMap::new(),
+    };
+    configs
+        .iter()
+        .map(|config| {
+            builder
+                .pipeline(config)
+                .with_context(|| format!("configuration {}", config.label()))
+        })
+        .collect()
+}
+
+/// Builds pipelines, sharing chunks, indexes and models between the configurations that share their
+/// settings.
+struct Builder<'a> {
+    docs: &'a [Document],
+    documents: Arc<Vec<Document>>,
+    source: &'a dyn ModelSource,
+    ann: ragtester_retrieve::AnnSettings,
+    vector_store: Option<String>,
+    chunk_sets: HashMap<ChunkingSettings, Arc<Vec<Chunk>>>,
+    bm25: HashMap<ChunkingSettings, Arc<Bm25Index>>,
+    dense: HashMap<(ChunkingSettings, String), Arc<dyn Retriever>>,
+    models: HashMap<String, Arc<dyn ChatModel>>,
+    rerankers: HashMap<String, Arc<dyn Reranker>>,
+}
+
+/// The value under `key`, made once.
+fn shared<K: std::hash::Hash + Eq + Clone, V: Clone>(
+    map: &mut HashMap<K, V>,
+    key: &K,
+    make: impl FnOnce() -> Result<V>,
+) -> Result<V> {
+    if let Some(v) = map.get(key) {
+        return Ok(v.clone());
+    }
+    let v = make()?;
+    map.insert(key.clone(), v.clone());
+    Ok(v)
+}
+
+impl Builder<'_> {
+    fn pipeline(&mut self, config: &Configuration) -> Result<Arc<Pipeline>> {
         if let Some(target) = &config.target {
-            let target = ragtester_llm::target_for(target)
-                .with_context(|| format!("configuration {}", config.label()))?;
-            out.push(Arc::new(Pipeline {
+            return Ok(Arc::new(Pipeline {
                 config: config.clone(),
                 system: System::External {
-                    target,
-                    documents: documents.clone(),
+                    target: ragtester_llm::target_for(target)?,
+                    documents: self.documents.clone(),
                 },
             }));
-            continue;
         }
-        let chunks = match chunk_sets.get(&config.chunking) {
-            Some(c) => c.clone(),
-            None => {
-                let mut all = Vec::new();
-                for d in docs {
-                    all.extend(
-                        ragtester_ingest::chunk_document(d, &config.chunking)
-                            .with_context(|| format!("cannot chunk {}", d.source))?,
-                    );
-                }
-                let all = Arc::new(all);
-                chunk_sets.insert(config.chunking.clone(), all.clone());
-                all
-            }
-        };
-        let keyword = match bm25.get(&config.chunking) {
-            Some(i) => i.clone(),
-            None => {
-                let index = Arc::new(match &ann.cache {
-                    Some(dir) => Bm25Index::build_cached(&chunks, dir)?,
-                    None => Bm25Index::build(&chunks)?,
-                });
-                bm25.insert(config.chunking.clone(), index.clone());
-                index
-            }
-        };
-        let dense_index = if config.retriever.uses_dense() {
-            let key = (config.chunking.clone(), config.embedder.clone());
-            Some(match dense.get(&key) {
-                Some(i) => i.clone(),
-                None => {
-                    let embedder = source
-                        .embedder(&config.embedder)
-                        .with_context(|| format!("configuration {}", config.label()))?;
-                    let index: Arc<dyn Retriever> = match &vector_store {
-                        Some(spec) => Arc::new(
-                            ragtester_chroma::ChromaStore::open(spec, &chunks, embedder)
-                                .with_context(|| format!("configuration {}", config.label()))?,
-                        ),
-                        None => Arc::new(DenseIndex::build_with(&chunks, embedder, &ann)?),
-                    };
-                    dense.insert(key, index.clone());
-                    index
-                }
-            })
-        } else {
-            None
-        };
-        let retriever: Arc<dyn Retriever> = match (config.retriever, dense_index) {
-            (RetrieverKind::Bm25, _) => keyword,
-            (RetrieverKind::Dense, Some(d)) => d,
-            (RetrieverKind::Hybrid, Some(d)) => Arc::new(HybridRetriever {
-                keyword,
-                dense: d,
-                fusion: config.fusion,
-            }),
-            (RetrieverKind::HybridRerank, Some(d)) => Arc::new(RerankedRetriever {
-                inner: Arc::new(HybridRetriever {
-                    keyword,
-                    dense: d,
-                    fusion: config.fusion,
-                }),
-                reranker: {
-                    let spec = config
-                        .rerank
-                        .as_ref()
-                        .map_or("offline", |r| r.model.as_str());
-                    match rerankers.get(spec) {
-                        Some(r) => r.clone(),
-                        None => {
-                            let r = source
-                                .reranker(spec)
-                                .with_context(|| format!("configuration {}", config.label()))?;
-                            rerankers.insert(spec.to_string(), r.clone());
-                            r
-                        }
-                    }
-                },
-                chunks: chunks.clone(),
-                candidates: config.rerank.as_ref().map_or(20, |r| r.candidates),
-            }),
-            (RetrieverKind::External, _) | (_, None) => {
-                unreachable!(
-                    "external configurations return above; dense modes always build a dense index"
-                )
-            }
-        };
-        let model = match models.get(&config.llm) {
-            Some(m) => m.clone(),
-            None => {
-                let m = source
-                    .chat(&config.llm)
-                    .with_context(|| format!("configuration {}", config.label()))?;
-                models.insert(config.llm.clone(), m.clone());
-                m
-            }
-        };
-        out.push(Arc::new(Pipeline {
+        let chunks = self.chunks(&config.chunking)?;
+        let retriever = self.retriever(config, &chunks)?;
+        let source = self.source;
+        let model = shared(&mut self.models, &config.llm, || source.chat(&config.llm))?;
+        Ok(Arc::new(Pipeline {
             config: config.clone(),
             system: System::BuiltIn {
                 chunks,
                 retriever,
                 model,
             },
-        }));
+        }))
     }
-    Ok(out)
+
+    fn chunks(&mut self, chunking: &ChunkingSettings) -> Result<Arc<Vec<Chunk>>> {
+        let docs = self.docs;
+        shared(&mut self.chunk_sets, chunking, || {
+            let mut all = Vec::new();
+            for d in docs {
+                all.extend(
+                    ragtester_ingest::chunk_document(d, chunking)
+                        .with_context(|| format!("cannot chunk {}", d.source))?,
+                );
+            }
+            Ok(Arc::new(all))
+        })
+    }
+
+    fn retriever(
+        &mut self,
+        config: &Configuration,
+        chunks: &Arc<Vec<Chunk>>,
+    ) -> Result<Arc<dyn Retriever>> {
+        let cache = self.ann.cache.clone();
+        let keyword = shared(&mut self.bm25, &config.chunking, || {
+            Ok(Arc::new(match &cache {
+                Some(dir) => Bm25Index::build_cached(chunks, dir)?,
+                None => Bm25Index::build(chunks)?,
+            }))
+        })?;
+        let hybrid = |dense| HybridRetriever {
+            keyword: keyword.clone(),
+            dense,
+            fusion: config.fusion,
+        };
+        Ok(match config.retriever {
+            RetrieverKind::Bm25 => keyword.clone(),
+            RetrieverKind::Dense => self.dense(config, chunks)?,
+            RetrieverKind::Hybrid => Arc::new(hybrid(self.dense(config, chunks)?)),
+            RetrieverKind::HybridRerank => {
+                let spec = config
+                    .rerank
+                    .as_ref()
+                    .map_or("offline", |r| r.model.as_str());
+                let source = self.source;
+                let reranker = shared(&mut self.rerankers, &spec.to_string(), || {
+                    source.reranker(spec)
+                })?;
+                Arc::new(RerankedRetriever {
+                    inner: Arc::new(hybrid(self.dense(config, chunks)?)),
+                    reranker,
+                    chunks: chunks.clone(),
+                    candidates: config.rerank.as_ref().map_or(20, |r| r.candidates),
+                })
+            }
+            RetrieverKind::External => {
+                unreachable!("external configurations are targets, built before any retriever")
+            }
+        })
+    }
+
+    /// The dense index of the configuration's chunking and embedder: in process, or in the vector store.
+    fn dense(
+        &mut self,
+        config: &Configuration,
+        chunks: &Arc<Vec<Chunk>>,
+    ) -> Result<Arc<dyn Retriever>> {
+        let key = (config.chunking.clone(), config.embedder.clone());
+        let (source, ann, vector_store) = (self.source, &self.ann, &self.vector_store);
+        shared(&mut self.dense, &key, || {
+            let embedder = source.embedder(&config.embedder)?;
+            Ok(match vector_store {
+                Some(spec) => {
+                    Arc::new(ragtester_chroma::ChromaStore::open(spec, chunks, embedder)?)
+                        as Arc<dyn Retriever>
+                }
+                None => Arc::new(DenseIndex::build_with(chunks, embedder, ann)?),
+            })
+        })
+    }
 }

@@ -87,135 +87,32 @@ pub async fn judge(
         bail!("--samples must be at least 1");
     }
     let run = RunDir::new(run_dir);
-    let cases = run.cases()?;
-    // The answers are read twice, one at a time: once to name the judging session, once to judge them in
-    // batches. A run's answers and verdicts are never all in memory.
-    let mut answers_id = ragtester_core::ids::StableListId::new("answers");
-    let mut answer_count = 0usize;
-    for answer in run.answer_reader()? {
-        answers_id.add(&answer?);
-        answer_count += 1;
-    }
-    let judges: Vec<Arc<dyn ragtester_core::ChatModel>> = args
-        .judges
-        .iter()
-        .map(|s| {
-            models
-                .for_role(s, args.sampling, None)
-                .with_context(|| format!("judge `{s}`"))
-        })
-        .collect::<Result<_>>()?;
-    if args.samples > 1 && args.sampling.temperature.unwrap_or(0.0) == 0.0 {
-        events.note(format!(
-            "{} samples at temperature 0 repeat one verdict; set --temperature (or [judge.sampling]) above 0",
-            args.samples
-        ));
-    }
-    let prompts = match args.prompts {
-        Some(dir) => ragtester_judge::JudgePrompts::from_dir(dir)?,
-        None => ragtester_judge::JudgePrompts::default(),
-    };
+    let setup = Setup::prepare(&run, args, models, events)?;
     let store = run.store()?;
     remember_structured_output(&store)?;
-    let lexical: Arc<dyn ragtester_core::ChatModel> = Arc::new(ragtester_offline::OfflineModel);
-    let claims: Option<&dyn ragtester_core::ChatModel> = match args.claims {
-        ClaimChecker::Lexical => Some(lexical.as_ref()),
-        ClaimChecker::Judge => Some(judges[0].as_ref()),
-        ClaimChecker::Off => None,
-    };
-    // Every verdict is committed as it is made under a session naming what verdicts depend on, so a
-    // killed judge picks up where it stopped and a changed judge, prompt or answer starts afresh.
-    let session = ragtester_core::ids::stable_id(
-        "judging",
-        &(
-            judges.iter().map(|j| j.identity()).collect::<Vec<_>>(),
-            args.samples,
-            &args.sampling,
-            &prompts.version,
-            answers_id.finish(),
-            args.claims.as_str(),
-        ),
-    );
-    let total = answer_count * judges.len() * args.samples as usize;
-    let earlier = store.keep_judging_session(&session)?;
+    let earlier = store.keep_judging_session(&setup.session)?;
     if earlier > 0 {
         events.info(format!(
-            "resuming: {earlier} of {total} verdicts were made by an earlier judge of these answers \
-             (judge errors among them are asked again)"
+            "resuming: {earlier} of {} verdicts were made by an earlier judge of these answers \
+             (judge errors among them are asked again)",
+            setup.total
         ));
     }
-    let panel = (args.judges.len() > 1 || args.samples > 1).then_some(args.panel);
-    let mut out = VerdictFiles::create(&run, panel.is_some())?;
-    let counts = std::sync::Mutex::new(ragtester_exec::Counts {
-        total,
-        ..Default::default()
-    });
-    // What the oracle's figures need of every raw verdict, without its reasons, metrics or claims.
-    let mut slim = Vec::with_capacity(total);
-    let mut errors = 0usize;
+    let mut judging = Judging {
+        out: VerdictFiles::create(&run, setup.panel.is_some())?,
+        counts: std::sync::Mutex::new(ragtester_exec::Counts {
+            total: setup.total,
+            ..Default::default()
+        }),
+        slim: Vec::with_capacity(setup.total),
+        errors: 0,
+        setup: &setup,
+        store: &store,
+        events,
+    };
     // Enough answers per batch to keep every call slot busy but the batch's tail; memory follows the batch,
     // not the run.
     let batch_size = (args.concurrency * 16).max(16);
-    let mut judge_batch = async |batch: &[ragtester_core::Answer]| -> Result<()> {
-        let cells: Vec<(&str, &str)> = batch
-            .iter()
-            .map(|a| (a.case_id.as_str(), a.config_id.as_str()))
-            .collect();
-        // A judge error (an outage, an unreadable reply) is asked again rather than kept: resuming must
-        // not fix an error in place that a rerun could clear.
-        let done: Vec<_> = store
-            .judged_cells(&session, &cells)?
-            .into_iter()
-            .filter(|v| v.status != ragtester_core::VerdictStatus::JudgeError)
-            .collect();
-        let job = ragtester_judge::JudgeJob {
-            cases: &cases,
-            answers: batch,
-            judges: &judges,
-            samples: args.samples,
-            concurrency: args.concurrency,
-            prompts: &prompts,
-            claims,
-        };
-        let before = counts.lock().unwrap().done;
-        let commit_failed = std::sync::Mutex::new(None::<anyhow::Error>);
-        let mut raw = job
-            .run(&done, &|verdict, fresh, n| {
-                if fresh && let Err(e) = store.put_judged(&session, verdict) {
-                    commit_failed.lock().unwrap().get_or_insert(e);
-                }
-                let mut c = counts.lock().unwrap();
-                c.done = before + n;
-                c.errors += usize::from(verdict.status != ragtester_core::VerdictStatus::Ok);
-                c.cached += usize::from(!fresh);
-                events.progress("verdicts", "resumed", *c);
-            })
-            .await;
-        if let Some(e) = commit_failed.into_inner().unwrap() {
-            return Err(e.context("cannot commit a verdict to the run store"));
-        }
-        let mut panel_verdicts = match panel {
-            Some(method) => ragtester_judge::consensus(&raw, method),
-            None => Vec::new(),
-        };
-        slim.extend(raw.iter().map(slim_verdict));
-        ragtester_judge::attribution::attribute_all(&cases, batch, &mut panel_verdicts);
-        ragtester_judge::attribution::attribute_all(&cases, batch, &mut raw);
-        // Reports follow the panel's verdicts when there is a panel, else the one judge's.
-        let followed = if panel.is_some() {
-            &panel_verdicts
-        } else {
-            &raw
-        };
-        errors += followed
-            .iter()
-            .filter(|v| v.status != ragtester_core::VerdictStatus::Ok)
-            .count();
-        store.put_verdicts(&panel_verdicts)?;
-        store.put_verdicts(&raw)?;
-        out.add(&panel_verdicts, &raw)?;
-        Ok(())
-    };
     let mut answers = run.answer_reader()?;
     loop {
         let batch: Vec<ragtester_core::Answer> =
@@ -223,12 +120,15 @@ pub async fn judge(
         if batch.is_empty() {
             break;
         }
-        judge_batch(&batch).await?;
+        judging.batch(&batch).await?;
     }
+    let Judging {
+        out, slim, errors, ..
+    } = judging;
     record_structured_output(&store)?;
     let mut oracle =
-        ragtester_judge::oracle::summarise(&slim, args.samples, panel.map(|p| p.as_str()));
-    oracle.prompt_version = Some(prompts.version.clone());
+        ragtester_judge::oracle::summarise(&slim, args.samples, setup.panel.map(|p| p.as_str()));
+    oracle.prompt_version = Some(setup.prompts.version.clone());
     store.log_stage("judge", &args.judges.join(","))?;
     let written = out.finish()?;
     run.save_json(run_dir::ORACLE, &oracle)?;
@@ -237,6 +137,165 @@ pub async fn judge(
         run.file(run_dir::VERDICTS).display()
     ));
     Ok(errors)
+}
+
+/// What judging a run needs before its first verdict: the cases, the judges, the prompts, and the session
+/// every verdict is committed under.
+struct Setup<'a> {
+    args: &'a JudgeArgs<'a>,
+    cases: Vec<ragtester_core::TestCase>,
+    judges: Vec<Arc<dyn ragtester_core::ChatModel>>,
+    lexical: ragtester_offline::OfflineModel,
+    prompts: ragtester_judge::JudgePrompts,
+    session: String,
+    /// Verdicts the run will hold: answers × judges × samples.
+    total: usize,
+    panel: Option<ragtester_judge::PanelMethod>,
+}
+
+impl<'a> Setup<'a> {
+    fn prepare(
+        run: &RunDir,
+        args: &'a JudgeArgs<'a>,
+        models: &Models,
+        events: &dyn Events,
+    ) -> Result<Self> {
+        let cases = run.cases()?;
+        // The answers are read twice, one at a time: once here to name the judging session, once to judge
+        // them in batches. A run's answers and verdicts are never all in memory.
+        let mut answers_id = ragtester_core::ids::StableListId::new("answers");
+        let mut answer_count = 0usize;
+        for answer in run.answer_reader()? {
+            answers_id.add(&answer?);
+            answer_count += 1;
+        }
+        let judges: Vec<Arc<dyn ragtester_core::ChatModel>> = args
+            .judges
+            .iter()
+            .map(|s| {
+                models
+                    .for_role(s, args.sampling, None)
+                    .with_context(|| format!("judge `{s}`"))
+            })
+            .collect::<Result<_>>()?;
+        if args.samples > 1 && args.sampling.temperature.unwrap_or(0.0) == 0.0 {
+            events.note(format!(
+                "{} samples at temperature 0 repeat one verdict; set --temperature (or [judge.sampling]) above 0",
+                args.samples
+            ));
+        }
+        let prompts = match args.prompts {
+            Some(dir) => ragtester_judge::JudgePrompts::from_dir(dir)?,
+            None => ragtester_judge::JudgePrompts::default(),
+        };
+        // Every verdict is committed as it is made under a session naming what verdicts depend on, so a
+        // killed judge picks up where it stopped and a changed judge, prompt or answer starts afresh.
+        let session = ragtester_core::ids::stable_id(
+            "judging",
+            &(
+                judges.iter().map(|j| j.identity()).collect::<Vec<_>>(),
+                args.samples,
+                &args.sampling,
+                &prompts.version,
+                answers_id.finish(),
+                args.claims.as_str(),
+            ),
+        );
+        Ok(Self {
+            total: answer_count * judges.len() * args.samples as usize,
+            panel: (args.judges.len() > 1 || args.samples > 1).then_some(args.panel),
+            args,
+            cases,
+            judges,
+            lexical: ragtester_offline::OfflineModel,
+            prompts,
+            session,
+        })
+    }
+
+    fn claims(&self) -> Option<&dyn ragtester_core::ChatModel> {
+        match self.args.claims {
+            ClaimChecker::Lexical => Some(&self.lexical),
+            ClaimChecker::Judge => Some(self.judges[0].as_ref()),
+            ClaimChecker::Off => None,
+        }
+    }
+}
+
+/// Judging under way: the files and figures batches add to.
+struct Judging<'a> {
+    setup: &'a Setup<'a>,
+    store: &'a RunStore,
+    events: &'a dyn Events,
+    out: VerdictFiles,
+    counts: std::sync::Mutex<ragtester_exec::Counts>,
+    /// What the oracle's figures need of every raw verdict, without its reasons, metrics or claims.
+    slim: Vec<ragtester_core::Verdict>,
+    /// Errors among the verdicts reports follow.
+    errors: usize,
+}
+
+impl Judging<'_> {
+    async fn batch(&mut self, batch: &[ragtester_core::Answer]) -> Result<()> {
+        let (setup, store) = (self.setup, self.store);
+        let cells: Vec<(&str, &str)> = batch
+            .iter()
+            .map(|a| (a.case_id.as_str(), a.config_id.as_str()))
+            .collect();
+        // A judge error (an outage, an unreadable reply) is asked again rather than kept: resuming must
+        // not fix an error in place that a rerun could clear.
+        let done: Vec<_> = store
+            .judged_cells(&setup.session, &cells)?
+            .into_iter()
+            .filter(|v| v.status != ragtester_core::VerdictStatus::JudgeError)
+            .collect();
+        let job = ragtester_judge::JudgeJob {
+            cases: &setup.cases,
+            answers: batch,
+            judges: &setup.judges,
+            samples: setup.args.samples,
+            concurrency: setup.args.concurrency,
+            prompts: &setup.prompts,
+            claims: setup.claims(),
+        };
+        let before = self.counts.lock().unwrap().done;
+        let commit_failed = std::sync::Mutex::new(None::<anyhow::Error>);
+        let mut raw = job
+            .run(&done, &|verdict, fresh, n| {
+                if fresh && let Err(e) = store.put_judged(&setup.session, verdict) {
+                    commit_failed.lock().unwrap().get_or_insert(e);
+                }
+                let mut c = self.counts.lock().unwrap();
+                c.done = before + n;
+                c.errors += usize::from(verdict.status != ragtester_core::VerdictStatus::Ok);
+                c.cached += usize::from(!fresh);
+                self.events.progress("verdicts", "resumed", *c);
+            })
+            .await;
+        if let Some(e) = commit_failed.into_inner().unwrap() {
+            return Err(e.context("cannot commit a verdict to the run store"));
+        }
+        let mut panel_verdicts = match setup.panel {
+            Some(method) => ragtester_judge::consensus(&raw, method),
+            None => Vec::new(),
+        };
+        self.slim.extend(raw.iter().map(slim_verdict));
+        ragtester_judge::attribution::attribute_all(&setup.cases, batch, &mut panel_verdicts);
+        ragtester_judge::attribution::attribute_all(&setup.cases, batch, &mut raw);
+        // Reports follow the panel's verdicts when there is a panel, else the one judge's.
+        let followed = if setup.panel.is_some() {
+            &panel_verdicts
+        } else {
+            &raw
+        };
+        self.errors += followed
+            .iter()
+            .filter(|v| v.status != ragtester_core::VerdictStatus::Ok)
+            .count();
+        store.put_verdicts(&panel_verdicts)?;
+        store.put_verdicts(&raw)?;
+        self.out.add(&panel_verdicts, &raw)
+    }
 }
 
 /// A raw verdict with only what the oracle's figures read (judge, cell, sample, outcome, criteria mean).
