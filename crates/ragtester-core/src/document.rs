@@ -74,7 +74,7 @@ impl Document {
         pages: Option<Vec<Page>>,
     ) -> Self {
         let id = crate::ids::content_id(text.as_bytes());
-        let language = crate::text::detect_language(&text).to_string();
+        let language = ragtester_text::detect_language(&text).to_string();
         let char_len = text.chars().count();
         let pages = pages.unwrap_or_else(|| {
             vec![Page {
@@ -145,7 +145,7 @@ pub struct Chunk {
 /// Text with each whitespace run as one space — none beside a CJK character, where extractors add spaces at
 /// font changes (`39°C 时`) that the writer never typed — and each kept char's offset in the original.
 fn squash(text: &str) -> (String, Vec<usize>) {
-    let cjk = crate::text::is_cjk_script;
+    let cjk = ragtester_text::is_cjk_script;
     let mut out = String::new();
     let mut offsets = Vec::new();
     let mut prev: Option<char> = None;

@@ -2,8 +2,8 @@
 //! configurations, answers, verdicts), their JSONL form, the project configuration schema, stable ids, and the
 //! traits that model providers implement (chat models, embedders).
 //!
-//! This crate knows no HTTP, no SQL and no HTML. It holds plain data plus the small amount of text logic
-//! (terms, sentences, refusal phrases, readability, token counts) that several stages must agree on.
+//! This crate knows no HTTP, no SQL and no HTML. It holds plain data; the text analysis stages must agree on is
+//! `ragtester-text`'s.
 
 pub mod answer;
 pub mod case;
@@ -20,16 +20,12 @@ pub mod limits;
 pub mod llm_settings;
 pub mod oracle;
 pub mod prompt_template;
-pub mod readability;
 pub mod record;
-pub mod refusal;
 pub mod reply_schema;
 pub mod secrets;
 pub mod settings;
 pub mod spec;
 pub mod spend;
-pub mod text;
-pub mod tokens;
 pub mod verdict;
 
 pub use answer::{Answer, Latency, RetrievedContext, SkippedCell, Usage};

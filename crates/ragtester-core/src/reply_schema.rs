@@ -15,7 +15,7 @@ pub const MIN_STRING_CHARS: usize = 16;
 pub fn bounded_for(schema: &Value, max_tokens: Option<u32>) -> Value {
     let mut schema = schema.clone();
     if let Some(limit) = max_tokens {
-        let fixed = crate::tokens::count_tokens(&skeleton(&schema));
+        let fixed = ragtester_text::tokens::count_tokens(&skeleton(&schema));
         bound_strings(&mut schema, limit as usize, fixed);
     }
     schema

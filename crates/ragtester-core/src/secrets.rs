@@ -53,6 +53,38 @@ pub fn error_text(error: &anyhow::Error) -> String {
     redact(&format!("{error:#}")).into_owned()
 }
 
+/// A writer that redacts every remembered secret from what passes through it (a log's writer: tracing
+/// formats an event into one buffer and writes it at once, so a secret is never split across two writes).
+pub struct Redacting<W>(pub W);
+
+impl<W: std::io::Write> std::io::Write for Redacting<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(bytes);
+        self.0.write_all(redact(&text).as_bytes())?;
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// A panic's message as a process tells it, redacted: thread, place and payload.
+pub fn panic_text(info: &std::panic::PanicHookInfo<'_>) -> String {
+    let message = info
+        .payload()
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| info.payload().downcast_ref::<&str>().copied())
+        .unwrap_or("(no message)");
+    let place = info
+        .location()
+        .map(|l| format!(" at {}:{}", l.file(), l.line()))
+        .unwrap_or_default();
+    let thread = std::thread::current();
+    let name = thread.name().unwrap_or("unnamed");
+    format!("thread '{name}' panicked{place}: {}", redact(message))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -183,7 +183,7 @@ fn draft_en(p: &Plant) -> Draft {
         "Faults are reported to the control room on extension {}.",
         p.extension
     );
-    let refusal = ragtester_core::text::refusal_for("en").to_string();
+    let refusal = ragtester_text::refusal_for("en").to_string();
     let facts = vec![
         fact(
             Category::Core,
@@ -304,7 +304,7 @@ fn draft_zh(p: &Plant) -> Draft {
     let filters = format!("过滤器每{}天更换一次。", p.days);
     let overhaul = format!("主驱动每{}个月大修一次。", p.months);
     let extension = format!("故障须拨打控制室分机{}报告。", p.extension);
-    let refusal = ragtester_core::text::refusal_for("zh").to_string();
+    let refusal = ragtester_text::refusal_for("zh").to_string();
     let facts = vec![
         fact(
             Category::Core,
@@ -461,7 +461,7 @@ pub fn generate(
             .iter()
             .map(|(_, s)| {
                 s.iter()
-                    .map(|x| ragtester_core::text::word_count(x))
+                    .map(|x| ragtester_text::word_count(x))
                     .sum::<usize>()
             })
             .sum::<usize>()
@@ -559,11 +559,11 @@ mod tests {
                     }
                     if f.category == Category::Negative {
                         assert!(f.evidence.is_empty() && f.keywords.is_empty());
-                        assert!(ragtester_core::text::is_refusal(&f.answer));
+                        assert!(ragtester_text::is_refusal(&f.answer));
                     }
                 }
                 assert!(
-                    ragtester_core::text::word_count(&doc.markdown) >= 300,
+                    ragtester_text::word_count(&doc.markdown) >= 300,
                     "{lang}: {}",
                     doc.markdown
                 );
@@ -600,8 +600,7 @@ mod tests {
         assert!(doc.facts[0].question.contains("气象站"));
         let low = generate(&request("zh", 0), 0, &mut Default::default());
         assert!(
-            ragtester_core::text::word_count(&doc.markdown)
-                > ragtester_core::text::word_count(&low.markdown)
+            ragtester_text::word_count(&doc.markdown) > ragtester_text::word_count(&low.markdown)
         );
     }
 }

@@ -323,11 +323,7 @@ impl TypstWriter {
                 let _ = write!(self.sink(), "#raw({})", string(&text));
             }
             // Chinese lines join without a space; other text with one.
-            Event::SoftBreak
-                if !self
-                    .last_char
-                    .is_some_and(ragtester_core::text::is_cjk_script) =>
-            {
+            Event::SoftBreak if !self.last_char.is_some_and(ragtester_text::is_cjk_script) => {
                 self.sink().push(' ')
             }
             Event::SoftBreak => {}

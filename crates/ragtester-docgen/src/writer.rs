@@ -165,7 +165,7 @@ fn suggested_topic(language: &str, seed: u64, index: usize) -> &'static str {
 /// characters counted as words): at or above [`NEAR_DUPLICATE`] it is the same document again.
 fn similarity(a: &str, b: &str) -> f64 {
     let words = |t: &str| -> std::collections::HashSet<String> {
-        ragtester_core::text::words(t).into_iter().collect()
+        ragtester_text::words(t).into_iter().collect()
     };
     let (a, b) = (words(a), words(b));
     if a.is_empty() || b.is_empty() {
@@ -288,7 +288,7 @@ fn headings(markdown: &str, level: usize) -> Vec<String> {
 fn problems(markdown: &str, req: &DocRequest) -> Vec<String> {
     let mut out = Vec::new();
     let sections = headings(markdown, 2);
-    if ragtester_core::text::word_count(markdown) < 40 || sections.is_empty() {
+    if ragtester_text::word_count(markdown) < 40 || sections.is_empty() {
         out.push("the reply is not a Markdown document with `##` sections".to_string());
         return out;
     }
@@ -305,7 +305,7 @@ fn problems(markdown: &str, req: &DocRequest) -> Vec<String> {
             missing.join(", ")
         ));
     }
-    let n = ragtester_core::text::word_count(markdown);
+    let n = ragtester_text::word_count(markdown);
     if n * 3 < req.words {
         out.push(format!(
             "it has about {n} words; about {} were asked for",

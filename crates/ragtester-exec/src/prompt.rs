@@ -1,8 +1,8 @@
 //! The answer prompt of the pipeline under test (paper §3.4): answer only from the context, otherwise say
 //! the information is not sufficient.
 
-use ragtester_core::text::{detect_language, refusal_for};
 use ragtester_core::{Message, RetrievedContext};
+use ragtester_text::{detect_language, refusal_for};
 
 /// The answer prompt's version, recorded in every run's manifest (with a hash of its text).
 pub const ANSWER_PROMPT_VERSION: &str = "answer-v1";

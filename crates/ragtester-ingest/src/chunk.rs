@@ -8,9 +8,9 @@
 
 use crate::Document;
 use anyhow::{Result, anyhow, bail};
-use ragtester_core::text::{is_heading, word_pieces};
-use ragtester_core::tokens::{cl100k, count_tokens};
 use ragtester_core::{Chunk, ChunkStrategy, ChunkingSettings, ids::stable_id};
+use ragtester_text::tokens::{cl100k, count_tokens};
+use ragtester_text::{is_heading, word_pieces};
 use text_splitter::{ChunkConfig, TextSplitter};
 
 /// Split a document into retrieval chunks.
@@ -213,7 +213,7 @@ mod tests {
 
     use super::*;
     use ragtester_core::DocumentFormat;
-    use ragtester_core::tokens::count_tokens;
+    use ragtester_text::tokens::count_tokens;
 
     fn doc(text: &str) -> Document {
         Document::new(

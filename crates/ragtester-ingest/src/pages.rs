@@ -4,7 +4,7 @@
 
 use crate::overstrike::collapse_overstrike;
 use ragtester_core::Page;
-use ragtester_core::text::is_cjk;
+use ragtester_text::is_cjk;
 use std::borrow::Cow;
 use std::collections::HashMap;
 

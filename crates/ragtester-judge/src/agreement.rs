@@ -126,7 +126,7 @@ fn item_of(raw: &str, place: &str) -> Result<LabelledItem, String> {
     let answer = answer.ok_or("no answer (`answer`, or `answer_a` with a preference)")?;
     let language = line
         .language
-        .unwrap_or_else(|| ragtester_core::text::detect_language(&line.question).to_string());
+        .unwrap_or_else(|| ragtester_text::detect_language(&line.question).to_string());
     Ok(LabelledItem {
         place: place.to_string(),
         id: line.id.map_or_else(
@@ -169,9 +169,9 @@ pub fn judge_score(v: &Verdict) -> Option<f64> {
 /// reworded correct answer from a wrong one (measured on HalluQA, docs/benchmarks.md).
 pub fn offline_score(reference: &str, answer: &str, v: &Verdict) -> Option<f64> {
     let verdict = judge_score(v)?;
-    let overlap = ragtester_core::text::term_f1(answer, reference).unwrap_or(0.0);
+    let overlap = ragtester_text::term_f1(answer, reference).unwrap_or(0.0);
     let polarity = f64::from(u8::from(
-        ragtester_core::text::negated(answer) == ragtester_core::text::negated(reference),
+        ragtester_text::negated(answer) == ragtester_text::negated(reference),
     ));
     Some(VERDICT_WEIGHT * verdict + OVERLAP_WEIGHT * overlap + POLARITY_WEIGHT * polarity)
 }

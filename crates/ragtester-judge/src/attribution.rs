@@ -3,11 +3,11 @@
 //! criteria. Spans and rules decide where they can (errors, canaries, refusals, language, retrieval,
 //! chunking, ranking); the judge's criteria decide between the generation causes.
 
-use ragtester_core::text::{keyword_recall, terms};
 use ragtester_core::{
     Answer, Attribution, FailureCause, Rating, RetrievedContext, SourceSpan, TestCase, Verdict,
     VerdictStatus,
 };
+use ragtester_text::{keyword_recall, terms};
 use std::collections::{HashMap, HashSet};
 
 /// A passage "holds the answer" when it carries this share of the answer's markers (the case's keywords,

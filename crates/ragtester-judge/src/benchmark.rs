@@ -108,7 +108,7 @@ pub fn labelled_answers(questions: &[LabelledQuestion]) -> Vec<LabelledAnswer> {
         }
         push(
             AnswerKind::Refusal,
-            ragtester_core::text::refusal_for(&q.language).to_string(),
+            ragtester_text::refusal_for(&q.language).to_string(),
         );
         if let Some(cut) = truncated(q) {
             push(AnswerKind::Truncated, cut);
@@ -162,7 +162,7 @@ fn truncated(q: &LabelledQuestion) -> Option<String> {
         return None;
     }
     let mut head: String = chars[..chars.len() / 2].iter().collect();
-    if !head.chars().any(ragtester_core::text::is_cjk) {
+    if !head.chars().any(ragtester_text::is_cjk) {
         // Latin text is cut between words.
         head.truncate(head.rfind(' ')?);
     }

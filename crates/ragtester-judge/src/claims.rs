@@ -8,11 +8,11 @@
 use crate::parse::json_values;
 use crate::prompt::claims_prompts;
 use anyhow::{Result, anyhow};
-use ragtester_core::text::is_refusal;
 use ragtester_core::{
     Answer, ChatModel, ChatRequest, ClaimMetrics, Message, OutputSchema, ReplyFormat, Role,
     TaskHint, TestCase,
 };
+use ragtester_text::is_refusal;
 use serde_json::{Value, json};
 
 /// Claim metrics of one answer, or None where they do not apply: an errored cell, a negative case (its

@@ -4,10 +4,8 @@
 //! the mean instead of counting as met.
 
 use ragtester_core::ir::retrieval_metrics;
-use ragtester_core::text::{
-    confident_language, detect_language, is_cjk, is_refusal, keyword_recall,
-};
 use ragtester_core::{Answer, Criteria, Rating, RuleMetrics, TestCase, Verdict};
+use ragtester_text::{confident_language, detect_language, is_cjk, is_refusal, keyword_recall};
 
 pub fn rule_metrics(case: &TestCase, answer: &Answer) -> RuleMetrics {
     let context: String = answer

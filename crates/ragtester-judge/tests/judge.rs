@@ -258,7 +258,7 @@ async fn a_refusal_of_an_answerable_question_without_keywords_fails() {
     let mut c = case(Category::Core, "The relief valve opens at 4.5 bar.");
     c.keywords.clear();
     for refusal in [
-        ragtester_core::text::REFUSAL_EN,
+        ragtester_text::REFUSAL_EN,
         "I'm sorry, but the provided documents do not contain the information needed to answer this question.",
     ] {
         let v = judge_one(Some(&c), &answer(refusal, None), &OfflineModel).await;

@@ -128,7 +128,7 @@ pub(crate) fn estimated_tokens(request: &ChatRequest) -> u32 {
     let prompt: usize = request
         .messages
         .iter()
-        .map(|m| ragtester_core::tokens::count_tokens(&m.content) + 4)
+        .map(|m| ragtester_text::tokens::count_tokens(&m.content) + 4)
         .sum();
     u32::try_from(prompt)
         .unwrap_or(u32::MAX)

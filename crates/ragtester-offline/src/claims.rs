@@ -5,7 +5,7 @@
 
 use anyhow::{Result, bail};
 use ragtester_core::TaskHint;
-use ragtester_core::text::{sentences, terms};
+use ragtester_text::{sentences, terms};
 use serde_json::json;
 use std::collections::HashSet;
 

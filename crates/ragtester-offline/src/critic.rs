@@ -7,7 +7,7 @@ use super::judge::share;
 use anyhow::{Result, bail};
 use ragtester_core::TaskHint;
 use ragtester_core::chat::CriticCheck;
-use ragtester_core::text::{sentences, terms};
+use ragtester_text::{sentences, terms};
 use serde_json::json;
 use std::collections::HashSet;
 

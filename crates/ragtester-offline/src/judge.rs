@@ -3,8 +3,8 @@
 //! Replies `{"criteria": …, "rubric": …}`, the shape a real judge is asked for.
 
 use anyhow::{Result, bail};
-use ragtester_core::text::{is_refusal, keyword_recall, terms};
 use ragtester_core::{Criteria, Criterion, Rating, Rubric, RubricScore, TaskHint};
+use ragtester_text::{is_refusal, keyword_recall, terms};
 use std::collections::HashSet;
 
 fn c(rating: Rating, reason: impl Into<String>) -> Criterion {
@@ -245,7 +245,7 @@ impl Overlap {
     fn measure(cell: &Judged) -> Self {
         // "According to the document, …" frames the answer; its words are not claims to ground.
         let answer_terms: HashSet<String> =
-            terms(ragtester_core::refusal::without_preamble(cell.answer))
+            terms(ragtester_text::refusal::without_preamble(cell.answer))
                 .into_iter()
                 .collect();
         let expected_terms: HashSet<String> = terms(cell.expected).into_iter().collect();
@@ -398,7 +398,7 @@ fn clarity(answer: &str, contexts: &[String]) -> Criterion {
     let length = answer.split_whitespace().count().max(
         answer
             .chars()
-            .filter(|c| ragtester_core::text::is_cjk(*c))
+            .filter(|c| ragtester_text::is_cjk(*c))
             .count()
             / 2,
     );
@@ -433,7 +433,7 @@ fn breaks_off(answer: &str) -> bool {
         return true;
     }
     if let Some(last) = trimmed.chars().last()
-        && ragtester_core::text::is_cjk(last)
+        && ragtester_text::is_cjk(last)
     {
         return ZH.contains(&last);
     }
@@ -469,7 +469,7 @@ fn ends_inside_a_word(answer: &str, contexts: &[String]) -> bool {
         return false;
     }
     let mut offset = 0;
-    for piece in ragtester_core::text::word_pieces(&context[at..window_end]) {
+    for piece in ragtester_text::word_pieces(&context[at..window_end]) {
         offset += piece.len();
         if offset == answer.len() {
             return false;
@@ -534,7 +534,7 @@ fn premise_verdict(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ragtester_core::text::REFUSAL_EN;
+    use ragtester_text::REFUSAL_EN;
 
     fn run(expected: &str, answer: &str, refusal: bool, forbidden: &[&str]) -> (Criteria, Rubric) {
         assess(&Judged {

@@ -10,8 +10,8 @@ mod wh;
 mod writer;
 
 use anyhow::{Result, bail};
-use ragtester_core::tokens::count_tokens;
 use ragtester_core::{ChatModel, ChatRequest, ChatResponse, TaskHint, Usage};
+use ragtester_text::tokens::count_tokens;
 
 pub use reader::REFUSAL_THRESHOLD;
 

@@ -7,7 +7,7 @@
 use anyhow::{Result, bail};
 use ragtester_core::TaskHint;
 use ragtester_core::chat::QuestionKind;
-use ragtester_core::text::{
+use ragtester_text::{
     detect_language, is_askable_sentence, is_heading, refusal_for, sentences, words,
 };
 use serde_json::json;
@@ -150,7 +150,7 @@ fn faq_question(section: &str, zh: bool, answer_sentences: usize) -> Option<Stri
     let size = if zh {
         question
             .chars()
-            .filter(|c| ragtester_core::text::is_cjk(*c))
+            .filter(|c| ragtester_text::is_cjk(*c))
             .count()
     } else {
         tokens.len() - start
@@ -189,7 +189,7 @@ fn asked_by_a_user(facts: &[String], start: usize, zh: bool) -> Option<String> {
 /// A word that can stand for a topic in "how X relates to Y": letters only (no URL, file or number),
 /// five or more in English; two or more CJK characters and no function character in Chinese.
 fn is_term(word: &str) -> bool {
-    if word.chars().any(ragtester_core::text::is_cjk) {
+    if word.chars().any(ragtester_text::is_cjk) {
         word.chars().count() >= 2
             && !word.starts_with('一')
             && !word
@@ -409,13 +409,7 @@ fn salient(sentence: &str) -> Vec<String> {
     let weight = |w: &str| {
         let len = w
             .chars()
-            .map(|c| {
-                if ragtester_core::text::is_cjk(c) {
-                    3
-                } else {
-                    1
-                }
-            })
+            .map(|c| if ragtester_text::is_cjk(c) { 3 } else { 1 })
             .sum::<usize>();
         let weak = ["ly", "ed", "ing", "ate", "ise", "ize"]
             .iter()
@@ -469,7 +463,7 @@ mod tests {
             v["question"],
             "What was the figure before it was last changed, in: \"The relief valve opens at 4.5 bar during normal operation\"?"
         );
-        assert_eq!(v["answer"], ragtester_core::text::REFUSAL_EN);
+        assert_eq!(v["answer"], ragtester_text::REFUSAL_EN);
         let v = ask(
             QuestionKind::NearMiss,
             "泵壳由铸铁和青铜制成，出厂前经过检验。",
@@ -614,7 +608,7 @@ mod tests {
         );
         let q = v["question"].as_str().unwrap();
         assert!(q.contains("retail price"), "{q}");
-        assert_eq!(v["answer"], ragtester_core::text::REFUSAL_EN);
+        assert_eq!(v["answer"], ragtester_text::REFUSAL_EN);
     }
 
     #[test]

@@ -5,8 +5,8 @@
 //! as a fallback. Its value here is a dense code path with its own, different ranking from BM25.
 
 use anyhow::Result;
-use ragtester_core::text::terms;
 use ragtester_core::{EmbedKind, Embedder};
+use ragtester_text::terms;
 
 pub struct HashEmbedder {
     dimension: usize,

@@ -5,7 +5,7 @@ use crate::{Hit, Retriever, Scope};
 use anyhow::Result;
 use ragtester_core::Chunk;
 pub use ragtester_core::Reranker;
-use ragtester_core::text::terms;
+use ragtester_text::terms;
 use std::collections::HashSet;
 use std::sync::Arc;
 

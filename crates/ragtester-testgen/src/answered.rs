@@ -373,7 +373,7 @@ pub fn answered_records(
             Some(meta) => meta.case.clone(),
             None => {
                 let spans = locate_spans(&row.reference_contexts, documents);
-                let negative = ragtester_core::text::is_refusal(&row.reference);
+                let negative = ragtester_text::is_refusal(&row.reference);
                 if !negative && spans.len() < row.reference_contexts.len() {
                     out.notes.push(format!(
                         "{}: {} of {} reference contexts found in the documents",

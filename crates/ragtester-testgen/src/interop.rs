@@ -405,7 +405,7 @@ pub fn import_rows(shape: Shape, rows: &[Map<String, Value>], documents: &[Docum
                 .collect(),
             _ => Vec::new(),
         };
-        let negative = ragtester_core::text::is_refusal(&reference);
+        let negative = ragtester_text::is_refusal(&reference);
         let spans = locate_spans(&contexts, documents);
         if !negative && spans.is_empty() {
             out.rejected.push(format!(
@@ -467,8 +467,8 @@ pub fn imported_case(
     spans: Vec<SourceSpan>,
     provenance: &str,
 ) -> TestCase {
-    let negative = ragtester_core::text::is_refusal(&reference);
-    let language = ragtester_core::text::detect_language(&query).to_string();
+    let negative = ragtester_text::is_refusal(&reference);
+    let language = ragtester_text::detect_language(&query).to_string();
     TestCase {
         schema_version: ragtester_core::SCHEMA_VERSION,
         id: stable_id("imported-case", &(&query, &reference)),

@@ -3,8 +3,8 @@
 //! section sentence sharing most of its terms is (at least half of them).
 
 use crate::sections::Section;
-use ragtester_core::text::{sentences, terms};
 use ragtester_core::{Document, SourceSpan};
+use ragtester_text::{sentences, terms};
 use std::collections::HashSet;
 
 /// Spans in `doc` supporting `answer` within `section`; None when some part of the answer is not found.

@@ -3,8 +3,8 @@
 
 use crate::plan::DocumentReport;
 use crate::reply::{is_cloze, near_duplicate};
-use ragtester_core::text::{is_cjk, is_heading};
 use ragtester_core::{Generator, SectionClass, TestCase};
+use ragtester_text::{is_cjk, is_heading};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 

@@ -1,7 +1,7 @@
 //! Reading a question writer's reply, and the checks every question passes before anything else: not a
 //! yes/no question, not a near-duplicate of one already in the suite.
 
-use ragtester_core::text::terms;
+use ragtester_text::terms;
 use serde::Deserialize;
 use std::collections::HashSet;
 

@@ -7,9 +7,7 @@
 //! a section with at least one real sentence and none of them is prose.
 
 use ragtester_core::SectionClass;
-use ragtester_core::text::{
-    contents_entries, count_leaders, is_askable_sentence, is_cjk, sentences,
-};
+use ragtester_text::{contents_entries, count_leaders, is_askable_sentence, is_cjk, sentences};
 
 /// A section's class and, for any class but prose, the evidence a reader of the suite report sees.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,9 +4,9 @@
 
 use crate::section_class::classify;
 use anyhow::Result;
-use ragtester_core::readability::readability;
-use ragtester_core::text::detect_language;
 use ragtester_core::{Document, SectionClass};
+use ragtester_text::detect_language;
+use ragtester_text::readability::readability;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Section {

@@ -207,7 +207,7 @@ async fn a_negative_the_corpus_answers_is_turned_down() {
         .iter()
         .find(|c| c.category == Category::Negative)
         .unwrap();
-    assert!(ragtester_core::text::is_refusal(&negative.expected_answer));
+    assert!(ragtester_text::is_refusal(&negative.expected_answer));
     assert_eq!(negative.unanswerable_in_corpus, Some(false));
     let seen = server.seen();
     assert_eq!(

@@ -134,7 +134,7 @@ async fn ragtester_strategies_use_each_section_at_most_once() {
     for case in &report.cases {
         if case.category == Category::Negative {
             assert!(case.source_spans.is_empty());
-            assert!(ragtester_core::text::is_refusal(&case.expected_answer));
+            assert!(ragtester_text::is_refusal(&case.expected_answer));
             assert_eq!(case.restrict_to, vec![case.document_id.clone()]);
         } else {
             assert!(!case.source_spans.is_empty());

@@ -7,7 +7,7 @@ use axum::Json;
 use axum::extract::{Multipart, Path as UrlPath, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use ragtester_pipeline::run_dir::{self, RunDir};
+use ragtester_stages::run_dir::{self, RunDir};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};

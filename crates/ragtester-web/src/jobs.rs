@@ -95,7 +95,7 @@ fn concurrency() -> usize {
     RunSettings::default().concurrency
 }
 fn writer_of_documents() -> String {
-    ragtester_pipeline::docgen::DEFAULT_WRITER.into()
+    ragtester_stages::docgen::DEFAULT_WRITER.into()
 }
 fn markdown() -> String {
     "markdown".into()

@@ -5,7 +5,7 @@
 //! element with text nodes, never HTML from data, and a Content-Security-Policy forbids inline script.
 //!
 //! This crate knows HTTP, the workspace layout and the records; its jobs call the stages of
-//! `ragtester-pipeline` directly ([`Stages`]), with the pipeline's events on the job the page polls.
+//! `ragtester-stages` directly ([`Stages`]), with the pipeline's events on the job the page polls.
 
 mod api;
 pub mod audit_sheet;
@@ -24,7 +24,7 @@ use anyhow::{Context, Result};
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post, put};
-use ragtester_pipeline::run_dir;
+use ragtester_stages::run_dir;
 use results::RunIndex;
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -126,6 +126,26 @@ pub fn router(state: Arc<AppState>) -> Router {
 
 /// Serve until the process is stopped. Prints the address it listens on (port 0 picks a free one).
 /// With an access token the address is printed once with it, as Jupyter does; it appears nowhere else.
+/// `ragtester serve`: the UI over a workspace folder (and read-only runs), its jobs sharing `models`.
+pub async fn serve_workspace(
+    addr: SocketAddr,
+    guard: Guard,
+    workspace: &std::path::Path,
+    runs: &[std::path::PathBuf],
+    models: Arc<ragtester_stages::Models>,
+) -> Result<()> {
+    let state = AppState {
+        workspace: Workspace::open(workspace, runs)?,
+        jobs: Default::default(),
+        stages: Arc::new(Stages { models }),
+        runs: Default::default(),
+        guard: Arc::new(guard),
+        limits: ragtester_core::Limits::process(),
+    };
+    eprintln!("workspace: {}", workspace.display());
+    serve(addr, state).await
+}
+
 pub async fn serve(addr: SocketAddr, state: AppState) -> Result<()> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await

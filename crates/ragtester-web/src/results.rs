@@ -3,8 +3,8 @@
 
 use anyhow::Result;
 use ragtester_core::{Answer, Configuration, Document, TestCase, Verdict, VerdictStatus};
-use ragtester_pipeline::run_dir::{self, RunDir};
 use ragtester_report::{FailureCause, Summary, attribution, failure_cause, primary_verdicts};
+use ragtester_stages::run_dir::{self, RunDir};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;

@@ -4,14 +4,14 @@
 use crate::jobs::{DocgenRequest, Job, RunRequest, SuiteRequest};
 use anyhow::{Context, Result, bail};
 use ragtester_core::config::{GenerationSettings, JudgeSettings, RunSettings};
-use ragtester_pipeline::generate::{GenerateArgs, generate, parse_generators};
-use ragtester_pipeline::ingest::{IngestOptions, Input, ingest_with};
-use ragtester_pipeline::judge::{JudgeArgs, judge};
-use ragtester_pipeline::plan::{MatrixOverrides, PlanArgs, plan};
-use ragtester_pipeline::report::report;
-use ragtester_pipeline::run::{MatrixOutcome, MatrixRequest, run_request};
-use ragtester_pipeline::run_dir::RunDir;
-use ragtester_pipeline::{Event, Events, Level, Models};
+use ragtester_stages::generate::parse_generators;
+use ragtester_stages::ingest::Input;
+use ragtester_stages::judge::{JudgeArgs, judge};
+use ragtester_stages::plan::{MatrixOverrides, PlanArgs, plan};
+use ragtester_stages::report::report;
+use ragtester_stages::run::{MatrixOutcome, MatrixRequest, run_request};
+use ragtester_stages::run_dir::RunDir;
+use ragtester_stages::{Event, Events, Level, Models};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -49,7 +49,7 @@ impl Stages {
     /// Write the bundled sample documents into `dir`.
     pub fn write_samples(&self, dir: &Path) -> Result<usize> {
         let staging = tempfile::tempdir()?;
-        let corpus = ragtester_pipeline::bundled::write_corpus(staging.path())?;
+        let corpus = ragtester_stages::bundled::write_corpus(staging.path())?;
         let mut n = 0;
         for entry in std::fs::read_dir(&corpus)? {
             let path = entry?.path();
@@ -75,14 +75,14 @@ impl Stages {
             ..Default::default()
         };
         let count = req.count;
-        let written = ragtester_pipeline::docgen::docgen(
-            &ragtester_pipeline::docgen::DocgenArgs {
+        let written = ragtester_stages::docgen::docgen(
+            &ragtester_stages::docgen::DocgenArgs {
                 request,
                 llm: &req.llm,
                 count,
                 out: dir,
                 prompts: None,
-                format: ragtester_pipeline::docgen::format_named(&req.format)?,
+                format: ragtester_stages::docgen::format_named(&req.format)?,
             },
             &self.models,
             &JobEvents(job),
@@ -106,32 +106,29 @@ impl Stages {
         out: &Path,
         job: &Job,
     ) -> Result<String> {
-        // The project file's generation settings, with what the page chose over them.
-        let settings = GenerationSettings {
-            strategies: parse_generators(&req.strategies)?,
-            n_test: req.n_test,
-            n_complex: req.n_complex,
-            llm: req.llm.clone(),
-            critic: req.critic.clone(),
-            ..Default::default()
+        // The project file's generation settings, with what the page chose over them; the workspace's
+        // document folders hold the user's files, whatever their names.
+        let request = ragtester_stages::generate::SuiteRequest {
+            docs: docs.iter().cloned().map(Input::Sources).collect(),
+            settings: GenerationSettings {
+                strategies: parse_generators(&req.strategies)?,
+                n_test: req.n_test,
+                n_complex: req.n_complex,
+                llm: req.llm.clone(),
+                critic: req.critic.clone(),
+                ..Default::default()
+            },
+            concurrency: RunSettings::default().concurrency,
+            budget_tokens: None,
+            out,
         };
         let events = JobEvents(job);
-        // The workspace's document folders hold the user's files, whatever their names.
-        let sources: Vec<Input> = docs.iter().cloned().map(Input::Sources).collect();
-        let (documents, _) = ingest_with(&sources, &IngestOptions::default(), &events)?;
-        let cases = generate(
-            &documents,
-            &GenerateArgs::from_settings(&settings, RunSettings::default().concurrency, None),
-            out,
-            &self.models,
-            &events,
-        )
-        .await?
-        .cases;
+        let outcome =
+            ragtester_stages::generate::generate_request(&request, &self.models, &events).await?;
         Ok(format!(
             "{} cases from {} documents",
-            cases.len(),
-            documents.len()
+            outcome.generated.cases.len(),
+            outcome.documents
         ))
     }
 
@@ -190,8 +187,8 @@ impl Stages {
     pub async fn pairwise(&self, run_dir: &Path, a: &str, b: &str, job: &Job) -> Result<String> {
         let judge = self.models.get("offline")?;
         let summary =
-            ragtester_pipeline::pairwise::compare(run_dir, a, b, judge, 4, &JobEvents(job)).await?;
-        ragtester_pipeline::report::report(run_dir, &JobEvents(job))?;
+            ragtester_stages::pairwise::compare(run_dir, a, b, judge, 4, &JobEvents(job)).await?;
+        ragtester_stages::report::report(run_dir, &JobEvents(job))?;
         let rate = summary
             .overall
             .a_win_rate
@@ -208,7 +205,7 @@ impl Stages {
     }
 
     pub async fn audit_score(&self, run_dir: &Path, job: &Job) -> Result<String> {
-        let sheet = RunDir::new(run_dir).file(ragtester_pipeline::run_dir::AUDIT_SHEET);
+        let sheet = RunDir::new(run_dir).file(ragtester_stages::run_dir::AUDIT_SHEET);
         if !sheet.is_file() {
             bail!("draw an audit sample first");
         }
@@ -217,8 +214,8 @@ impl Stages {
     }
 
     async fn audit(&self, run_dir: &Path, labels: Option<&Path>, job: &Job) -> Result<()> {
-        ragtester_pipeline::audit::audit(
-            &ragtester_pipeline::audit::AuditArgs {
+        ragtester_stages::audit::audit(
+            &ragtester_stages::audit::AuditArgs {
                 run_dir,
                 confidence: 0.95,
                 margin: 0.05,

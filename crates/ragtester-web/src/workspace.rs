@@ -3,7 +3,7 @@
 //! run directories named on the command line, which are read but never written.
 
 use anyhow::{Context, Result, bail};
-use ragtester_pipeline::run_dir::{self, RunDir};
+use ragtester_stages::run_dir::{self, RunDir};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -242,7 +242,7 @@ mod tests {
         let ws = Workspace::open(root.path(), &[]).unwrap();
         let dir = ws.new_run_dir("r1").unwrap();
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join(ragtester_pipeline::run_dir::SUITE), "").unwrap();
+        std::fs::write(dir.join(ragtester_stages::run_dir::SUITE), "").unwrap();
         assert!(ws.new_run_dir("r1").is_err());
         assert_eq!(ws.run_dir("r1").unwrap().0, dir);
         let err = ws.run_dir("nope").unwrap_err().to_string();

@@ -66,7 +66,6 @@ pub struct Cli {
 #[derive(Subcommand)]
 pub(crate) enum Command {
     /// Read documents (PDF, DOCX, Markdown, text, HTML; folders are walked) into DIR/documents.jsonl.
-    #[command(after_help = "Example:\n  ragtester ingest docs/ manual.md --out work/")]
     #[command(
         after_help = "Formats: .pdf, .docx, .md, .markdown, .txt, .html, .htm; folders are walked.\nExit codes: 0 all read, 3 some files failed (each named on stderr), 1 none could be read.\n\nExample:\n  ragtester ingest manuals/ notes.md --out work/"
     )]
@@ -450,7 +449,7 @@ pub(crate) struct GenerateCli {
 #[derive(Args)]
 pub(crate) struct DocgenCli {
     /// Writing model spec; `offline` writes documents with planted facts (exact ground truth).
-    #[arg(long, default_value = ragtester_pipeline::docgen::DEFAULT_WRITER)]
+    #[arg(long, default_value = ragtester_stages::docgen::DEFAULT_WRITER)]
     pub llm: String,
     #[arg(long, default_value_t = 1)]
     pub count: usize,
@@ -616,46 +615,5 @@ impl DocgenCli {
             seed: self.seed,
             ..document()
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A flag left out means what the project file means when it leaves the setting out.
-    #[test]
-    fn flag_defaults_are_the_project_files() {
-        let cli = Cli::parse_from(["ragtester", "generate", "--docs", "d", "--out", "o"]);
-        let Command::Generate(g) = cli.command else {
-            panic!("parsed as another command");
-        };
-        let settings = GenerationSettings::default();
-        assert_eq!(
-            (g.n_test, g.llm.as_str(), g.section_tokens, g.seed),
-            (
-                settings.n_test,
-                settings.llm.as_str(),
-                settings.section_tokens,
-                settings.seed
-            )
-        );
-        assert_eq!(g.strategies, ["ragtester", "baseline"]);
-        assert_eq!(g.concurrency, RunSettings::default().concurrency);
-        let cli = Cli::parse_from(["ragtester", "judge", "run1"]);
-        let Command::Judge(JudgeCli {
-            judges,
-            samples,
-            panel,
-            ..
-        }) = cli.command
-        else {
-            panic!("parsed as another command");
-        };
-        let settings = JudgeSettings::default();
-        assert_eq!(
-            (judges, samples, panel),
-            (settings.judges, settings.samples, settings.panel)
-        );
     }
 }

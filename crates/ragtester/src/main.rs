@@ -1,5 +1,5 @@
 //! The `ragtester` command line: the only crate that knows the terminal, argument parsing and exit codes.
-//! Each command is a thin wrapper over the stages of `ragtester-pipeline`, whose events `render.rs` draws.
+//! Each command is a thin wrapper over the stages of `ragtester-stages`, whose events `render.rs` draws.
 //!
 //! Exit codes: 0 success; 1 error (nothing usable was produced); 2 usage error; 3 partial success (some
 //! inputs failed and were reported, the rest was processed); 4 a `--fail-under` threshold was not met; 5 the
@@ -27,7 +27,7 @@ fn main() -> ExitCode {
                 // a user is the per-file error they end in, which ingest prints itself.
                 .unwrap_or_else(|_| "warn,pdf_oxide=error,office_oxide=error".into()),
         )
-        .with_writer(|| RedactedStderr)
+        .with_writer(|| ragtester_core::secrets::Redacting(std::io::stderr()))
         .init();
     redact_panics();
     let cli = args::Cli::parse();
@@ -55,39 +55,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// Standard error with every remembered secret redacted: the log writer. tracing formats an event into one
-/// buffer and writes it at once, so a secret is never split across two writes.
-struct RedactedStderr;
-
-impl std::io::Write for RedactedStderr {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        let text = String::from_utf8_lossy(bytes);
-        std::io::stderr().write_all(ragtester_core::secrets::redact(&text).as_bytes())?;
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        std::io::stderr().flush()
-    }
-}
-
 /// Panic messages go through the same redaction as everything else this process prints.
 fn redact_panics() {
     std::panic::set_hook(Box::new(|info| {
-        let message = info
-            .payload()
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| info.payload().downcast_ref::<&str>().copied())
-            .unwrap_or("(no message)");
-        let place = info
-            .location()
-            .map(|l| format!(" at {}:{}", l.file(), l.line()))
-            .unwrap_or_default();
-        let thread = std::thread::current();
-        let name = thread.name().unwrap_or("unnamed");
-        eprintln!(
-            "thread '{name}' panicked{place}: {}",
-            ragtester_core::secrets::redact(message)
-        );
+        eprintln!("{}", ragtester_core::secrets::panic_text(info));
     }));
 }

@@ -4,7 +4,7 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 use ragtester_exec::Counts;
-use ragtester_pipeline::{Event, Events, Level};
+use ragtester_stages::{Event, Events, Level};
 use std::io::IsTerminal;
 use std::sync::Mutex;
 

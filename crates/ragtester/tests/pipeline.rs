@@ -162,7 +162,7 @@ fn demo_records_hold_together() {
             continue;
         }
         assert!(
-            ragtester_core::text::is_refusal(&c.expected_answer),
+            ragtester_text::is_refusal(&c.expected_answer),
             "{}",
             c.expected_answer
         );

@@ -4,7 +4,7 @@
 //! order and put the question word where the answer stands (多少, 哪一年, 什么), as Chinese does. A sentence
 //! whose structure is not recognised gives none, and the writer falls back to a labelled cloze.
 
-use ragtester_core::text::is_cjk;
+use ragtester_text::is_cjk;
 
 mod chinese;
 mod english;
@@ -44,7 +44,7 @@ pub fn question_for(sentence: &str) -> Option<Wh> {
     // A sentence surely in another language gets none (the writer's grammar is English and Chinese): it
     // falls back to a labelled cloze rather than English grammar applied to German. A short English
     // sentence whatlang is unsure about stays English.
-    match ragtester_core::text::confident_language(sentence) {
+    match ragtester_text::confident_language(sentence) {
         Some("en") | None => english(sentence),
         Some(_) => None,
     }

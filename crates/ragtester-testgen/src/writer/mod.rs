@@ -13,11 +13,11 @@ use crate::sections::Section;
 use ragtester_core::chat::{CriticCheck, QuestionKind};
 use ragtester_core::ids::stable_id;
 use ragtester_core::spend::BudgetExhausted;
-use ragtester_core::text::refusal_for;
 use ragtester_core::{
     Category, ChatModel, ChatRequest, Document, Generator, Message, ReplyFormat, Role,
     SectionClass, SourceSpan, Strategy, TaskHint, TestCase,
 };
+use ragtester_text::refusal_for;
 use std::collections::HashSet;
 
 mod across;

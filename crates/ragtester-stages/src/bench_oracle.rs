@@ -208,6 +208,82 @@ pub fn render(score: &JudgeScore) -> String {
     out
 }
 
+/// `bench oracle` as a front end asks for it: judges by spec (none: the project file's default), and the
+/// labelled answers to score them on — a labels file of people's judgements, or the built-in questions.
+pub struct OracleBenchRequest<'a> {
+    pub judges: &'a [String],
+    /// `majority` or `mean`: also score the judges' panel.
+    pub panel: Option<&'a str>,
+    /// People's labels (`bench oracle --labels`) instead of the built-in questions.
+    pub labels: Option<&'a Path>,
+    pub documents: usize,
+    pub max_questions: Option<usize>,
+    pub cmrc: Option<&'a Path>,
+    pub cmrc_limit: usize,
+    pub concurrency: usize,
+    pub json: Option<&'a Path>,
+    pub min_precision: Option<f64>,
+    pub min_recall: Option<f64>,
+}
+
+/// What a benchmark request printed and which goals were missed.
+pub struct OracleBenchReport {
+    pub text: String,
+    pub misses: Vec<String>,
+}
+
+/// Carry out a benchmark request: the judges built from the registry, scored against people's labels or
+/// the built-in labelled answers.
+pub async fn bench_request(
+    req: &OracleBenchRequest<'_>,
+    models: &crate::models::Models,
+    events: &dyn Events,
+) -> Result<OracleBenchReport> {
+    let specs = if req.judges.is_empty() {
+        ragtester_core::config::JudgeSettings::default().judges
+    } else {
+        req.judges.to_vec()
+    };
+    let judges = specs
+        .iter()
+        .map(|s| models.get(s).with_context(|| format!("judge `{s}`")))
+        .collect::<Result<Vec<_>>>()?;
+    if let Some(labels) = req.labels {
+        use crate::bench_labels;
+        let args = bench_labels::LabelsBenchArgs {
+            judges,
+            labels,
+            concurrency: req.concurrency,
+            json: req.json,
+        };
+        let scores = bench_labels::bench_labels(&args, events).await?;
+        return Ok(OracleBenchReport {
+            text: scores.iter().map(bench_labels::render).collect(),
+            misses: Vec::new(),
+        });
+    }
+    let args = OracleBenchArgs {
+        judges,
+        panel: req
+            .panel
+            .map(ragtester_judge::PanelMethod::parse)
+            .transpose()?,
+        documents: req.documents,
+        max_questions: req.max_questions,
+        cmrc: req.cmrc,
+        cmrc_limit: req.cmrc_limit,
+        concurrency: req.concurrency,
+        json: req.json,
+        min_precision: req.min_precision,
+        min_recall: req.min_recall,
+    };
+    let outcome = bench_oracle(&args, events).await?;
+    Ok(OracleBenchReport {
+        text: outcome.scores.iter().map(render).collect(),
+        misses: outcome.misses,
+    })
+}
+
 /// How the benchmark came out: each judge's figures (and the panel's), and every goal a judge missed.
 pub struct OracleBenchOutcome {
     pub scores: Vec<JudgeScore>,

@@ -59,6 +59,56 @@ impl GenerateArgs {
     }
 }
 
+/// `generate` as a front end asks for it: the documents to read, the `[generation]` settings with the front
+/// end's choices laid over them, the calls in flight, a token cap, and where the suite goes.
+pub struct SuiteRequest<'a> {
+    pub docs: Vec<crate::ingest::Input>,
+    pub settings: ragtester_core::config::GenerationSettings,
+    pub concurrency: usize,
+    /// Tokens the writer's and critic's calls may spend (None: no cap).
+    pub budget_tokens: Option<u64>,
+    pub out: &'a Path,
+}
+
+/// A suite written, with what reading the documents left out.
+pub struct SuiteOutcome {
+    pub generated: Generated,
+    pub documents: usize,
+    pub failed_documents: usize,
+}
+
+impl SuiteOutcome {
+    /// Whether a document failed or the budget stopped generation short.
+    pub fn partial(&self) -> bool {
+        self.failed_documents > 0 || self.generated.halted > 0
+    }
+}
+
+/// Read the documents and write the suite a request asks for.
+pub async fn generate_request(
+    req: &SuiteRequest<'_>,
+    models: &Models,
+    events: &dyn Events,
+) -> Result<SuiteOutcome> {
+    if req.budget_tokens == Some(0) {
+        bail!("--budget-tokens must be at least 1");
+    }
+    let limits = ragtester_core::config::RunSettings {
+        budget_tokens: req.budget_tokens,
+        ..Default::default()
+    };
+    let budget = crate::run::budget_of(&limits, &Default::default());
+    let args = GenerateArgs::from_settings(&req.settings, req.concurrency, budget);
+    let options = ragtester_ingest::IngestOptions::default();
+    let (docs, failed_documents) = crate::ingest::ingest_with(&req.docs, &options, events)?;
+    let generated = generate(&docs, &args, req.out, models, events).await?;
+    Ok(SuiteOutcome {
+        generated,
+        documents: docs.len(),
+        failed_documents,
+    })
+}
+
 /// A generated suite, and whether the budget stopped it short.
 pub struct Generated {
     pub cases: Vec<TestCase>,

@@ -83,6 +83,9 @@ pub fn import(
     out: &Path,
     events: &dyn Events,
 ) -> Result<Imported> {
+    if docs.is_empty() {
+        bail!("importing a suite needs --docs, to find its reference contexts");
+    }
     let shape = Shape::parse(format)?;
     let rows = interop::read_rows(input, shape)?;
     let (documents, failed) = ingest(docs, events)?;

@@ -208,7 +208,7 @@ fn profile_corpus(
     let mut by_language: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
     for c in chunks {
         by_language
-            .entry(ragtester_core::text::detect_language(&c.text))
+            .entry(ragtester_text::detect_language(&c.text))
             .or_default()
             .push(c.text.as_str());
     }
@@ -235,7 +235,7 @@ fn majority_language<'a>(texts: impl Iterator<Item = &'a str>) -> String {
     let mut counts: std::collections::HashMap<&str, usize> = Default::default();
     for t in texts {
         *counts
-            .entry(ragtester_core::text::detect_language(t))
+            .entry(ragtester_text::detect_language(t))
             .or_default() += 1;
     }
     counts
@@ -274,4 +274,24 @@ fn fusion_findings(rows: &[Row], queries: usize, language: &str) -> Vec<ragteste
     ragtester_report::fusion_finding(&pair, figures(fused), figures(part))
         .into_iter()
         .collect()
+}
+
+/// The rows as the table `ragtester bench retrieval` prints.
+pub fn render(rows: &[Row], k: usize) -> String {
+    let mut out = format!(
+        "{:<15} {:>9} {:>10} {:>8} {:>9} {:>9}\n",
+        "retriever",
+        format!("nDCG@{k}"),
+        format!("recall@{k}"),
+        format!("MRR@{k}"),
+        "index s",
+        "query s"
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "{:<15} {:>9.4} {:>10.4} {:>8.4} {:>9.2} {:>9.2}\n",
+            r.name, r.ndcg, r.recall, r.mrr, r.index_s, r.query_s
+        ));
+    }
+    out
 }

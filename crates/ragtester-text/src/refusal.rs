@@ -210,8 +210,8 @@ mod tests {
 
     #[test]
     fn the_prompted_refusals_are_refusals() {
-        assert!(is_refusal(crate::text::REFUSAL_EN));
-        assert!(is_refusal(crate::text::REFUSAL_ZH));
+        assert!(is_refusal(crate::REFUSAL_EN));
+        assert!(is_refusal(crate::REFUSAL_ZH));
     }
 
     #[test]

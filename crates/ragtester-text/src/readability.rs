@@ -7,7 +7,7 @@
 //! figures and terms make Chinese text harder, as in Flesch for English; the scale is tuned so ordinary prose
 //! lands around 40–70 like Flesch does.
 
-use crate::text::{is_cjk, sentences};
+use crate::{is_cjk, sentences};
 
 pub const FLESCH: &str = "flesch";
 pub const ZH_ASL_V1: &str = "zh-asl-v1";

@@ -323,7 +323,7 @@ pub fn estimate(
     prices: &ragtester_core::config::PriceTable,
     run: &ragtester_core::config::RunSettings,
 ) -> String {
-    use ragtester_core::tokens::count_tokens;
+    use ragtester_text::tokens::count_tokens;
     /// Tokens assumed for each reply: the extractive answers of the spec's rubric rarely need more.
     const REPLY_TOKENS: usize = 96;
     let frame = count_tokens(

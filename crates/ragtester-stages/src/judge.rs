@@ -71,6 +71,51 @@ impl<'a> JudgeArgs<'a> {
     }
 }
 
+/// `judge` as a front end asks for it: a run, how to judge it, and optionally two configurations to compare.
+pub struct JudgeRequest<'a> {
+    pub run_dir: &'a Path,
+    pub args: JudgeArgs<'a>,
+    /// Configurations compared answer by answer after judging (by the first judge); a run already judged
+    /// is only compared.
+    pub pairwise: Option<(&'a str, &'a str)>,
+}
+
+/// What judging wrote: how many verdicts are errors, and the comparison when one was asked for.
+pub struct JudgeOutcome {
+    pub errors: usize,
+    pub pairwise: Option<ragtester_core::oracle::PairwiseSummary>,
+}
+
+/// Carry out a judge request.
+pub async fn judge_request(
+    req: &JudgeRequest<'_>,
+    models: &Models,
+    events: &dyn Events,
+) -> Result<JudgeOutcome> {
+    let judged = RunDir::new(req.run_dir).file(run_dir::VERDICTS).is_file();
+    let errors = match (req.pairwise, judged) {
+        (Some(_), true) => 0,
+        _ => judge(req.run_dir, &req.args, models, events).await?,
+    };
+    let pairwise = match req.pairwise {
+        None => None,
+        Some((a, b)) => {
+            let spec = req
+                .args
+                .judges
+                .first()
+                .context("name at least one --judge")?;
+            let judge = models
+                .get(spec)
+                .with_context(|| format!("judge `{spec}`"))?;
+            let concurrency = req.args.concurrency;
+            let compare = crate::pairwise::compare;
+            Some(compare(req.run_dir, a, b, judge, concurrency, events).await?)
+        }
+    };
+    Ok(JudgeOutcome { errors, pairwise })
+}
+
 /// Judge a run directory. Returns the number of verdicts that are errors. With several judges or samples,
 /// the panel's verdicts come first in verdicts.jsonl (reports follow them) and every judge's follow.
 pub async fn judge(

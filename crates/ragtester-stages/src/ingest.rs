@@ -6,6 +6,33 @@ use ragtester_core::Document;
 pub use ragtester_ingest::{IngestOptions, Input};
 use std::path::PathBuf;
 
+/// `ingest` as a front end asks for it: inputs of stated kinds read under `options`, the documents written to
+/// the run directory `out`.
+pub struct IngestRequest<'a> {
+    pub inputs: Vec<Input>,
+    pub options: IngestOptions,
+    pub out: &'a std::path::Path,
+}
+
+/// What an ingest request wrote.
+pub struct Ingested {
+    pub documents: usize,
+    pub failed: usize,
+    pub path: PathBuf,
+}
+
+/// Read the inputs and write `documents.jsonl` into the run directory.
+pub fn ingest_request(req: &IngestRequest<'_>, events: &dyn Events) -> Result<Ingested> {
+    let (docs, failed) = ingest_with(&req.inputs, &req.options, events)?;
+    let path = crate::run_dir::RunDir::new(req.out).file(crate::run_dir::DOCUMENTS);
+    ragtester_core::write_jsonl_atomic(&path, &docs)?;
+    Ok(Ingested {
+        documents: docs.len(),
+        failed,
+        path,
+    })
+}
+
 /// Ingest paths typed by a person (a `.jsonl` file holds records, anything else the user's files) with the
 /// default options, telling each failure. Errors when no document could be read.
 pub fn ingest(paths: &[PathBuf], events: &dyn Events) -> Result<(Vec<Document>, usize)> {

@@ -2,7 +2,7 @@
 //! in English and Chinese — apologies, "not mentioned", "no information about", "cannot find", 无法回答,
 //! 未提及, 资料中没有 — and answers that merely contain a negation, a partial refusal, or a correction.
 
-use ragtester_core::text::is_refusal;
+use ragtester_text::is_refusal;
 use serde::Deserialize;
 
 #[derive(Deserialize)]

@@ -262,6 +262,25 @@ impl SyntheticCorpus {
     }
 }
 
+/// The figures as the line `ragtester bench index` prints.
+pub fn render(figures: &IndexBench) -> String {
+    let mib = |v: Option<f64>| v.map_or("-".to_string(), |m| format!("{m:.0} MiB"));
+    format!(
+        "{}: {} chunks, build {:.1} s, query P50 {:.2} ms, P95 {:.2} ms, source in top 10 {:.3}{}, RSS {} after the corpus, peak {}\n",
+        figures.index,
+        figures.chunks,
+        figures.build_s,
+        figures.query_p50_ms,
+        figures.query_p95_ms,
+        figures.source_at_10,
+        figures
+            .recall_vs_exact_at_10
+            .map_or(String::new(), |r| format!(", recall@10 vs exact {r:.3}")),
+        mib(figures.corpus_rss_mib),
+        mib(figures.peak_rss_mib),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -61,6 +61,19 @@ impl Models {
         })
     }
 
+    /// The registry a command's global flags ask for: `--no-cache`, `--refresh-cache`, sampling over every
+    /// role, and rate limits for every model the config does not limit itself — each checked here.
+    pub fn from_flags(
+        use_cache: bool,
+        refresh: bool,
+        flags: Sampling,
+        fallback: ModelSettings,
+    ) -> Result<Self> {
+        flags.validate("--temperature/--max-tokens")?;
+        fallback.validate("--requests-per-minute/--tokens-per-minute")?;
+        Self::new(use_cache, refresh, flags, fallback)
+    }
+
     /// Take the config file's `[models]` table; models built before keep the settings they were built with.
     pub fn configure(&self, table: &ModelTable) {
         *self.table.write().unwrap_or_else(|p| p.into_inner()) = table.clone();
