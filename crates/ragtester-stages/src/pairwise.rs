@@ -82,18 +82,11 @@ pub async fn compare(
         .iter()
         .map(|x| ((x.case_id.as_str(), x.config_id.as_str()), x))
         .collect();
-    // The verdicts reports follow come first per cell in verdicts.jsonl.
-    let mut verdicts: HashMap<(String, String), Verdict> = HashMap::new();
-    if judge.is_heuristic() {
-        for v in run
-            .verdicts()
-            .context("the offline comparison reads the run's verdicts")?
-        {
-            verdicts
-                .entry((v.case_id.clone(), v.config_id.clone()))
-                .or_insert(v);
-        }
-    }
+    let verdicts = if judge.is_heuristic() {
+        followed_verdicts(&run)?
+    } else {
+        HashMap::new()
+    };
     // Every case both configurations were asked, errors included: an answer that failed loses to one
     // that came back, rather than leaving the comparison.
     let pairs: Vec<(&TestCase, &Answer, &Answer)> = cases
@@ -115,47 +108,85 @@ pub async fn compare(
     ));
     let outcomes: Vec<Result<PairVerdict, String>> = futures::stream::iter(pairs.iter())
         .map(|&(case, aa, ab)| {
-            let judge = judge.clone();
-            let verdicts = &verdicts;
-            async move {
-                match (&aa.error, &ab.error) {
-                    (Some(_), Some(_)) => {
-                        return Err("neither configuration answered (both cells are errors)".into());
-                    }
-                    (Some(_), None) => return Ok(PairVerdict::decided(false)),
-                    (None, Some(_)) => return Ok(PairVerdict::decided(true)),
-                    (None, None) => {}
-                }
-                if !judge.is_heuristic() {
-                    return llm_compare(judge.as_ref(), case, &aa.answer, &ab.answer).await;
-                }
-                let va = verdicts.get(&(case.id.clone(), ca.id.clone()));
-                let vb = verdicts.get(&(case.id.clone(), cb.id.clone()));
-                match (va, vb) {
-                    (Some(va), Some(vb)) => {
-                        offline_compare(&case.expected_answer, (&aa.answer, va), (&ab.answer, vb))
-                            .ok_or_else(|| "a verdict of the pair is an error".to_string())
-                    }
-                    _ => Err("the pair is not judged yet: run `ragtester judge` first".into()),
-                }
-            }
+            let judged = |cell: &Configuration| verdicts.get(&(case.id.clone(), cell.id.clone()));
+            compare_pair(judge.as_ref(), case, (aa, judged(ca)), (ab, judged(cb)))
         })
         .buffered(concurrency.max(1))
         .collect()
         .await;
+    let summary = summarise(&pairs, &outcomes, (ca, cb), judge.as_ref());
+    run.save_json(run_dir::PAIRWISE, &summary)?;
+    if summary.errors > 0 {
+        events.warning(format!(
+            "{} of {} pairs could not be compared: {}",
+            summary.errors,
+            pairs.len(),
+            summary.first_error.as_deref().unwrap_or("")
+        ));
+    }
+    Ok(summary)
+}
+
+/// The verdict reports follow for every cell (it comes first per cell in verdicts.jsonl).
+fn followed_verdicts(run: &RunDir) -> Result<HashMap<(String, String), Verdict>> {
+    let mut verdicts = HashMap::new();
+    for v in run
+        .verdicts()
+        .context("the offline comparison reads the run's verdicts")?
+    {
+        verdicts
+            .entry((v.case_id.clone(), v.config_id.clone()))
+            .or_insert(v);
+    }
+    Ok(verdicts)
+}
+
+/// One case's two answers compared: an errored answer loses, an LLM judge is asked in both orders, the
+/// offline judge compares the two verdicts' claims.
+async fn compare_pair(
+    judge: &dyn ChatModel,
+    case: &TestCase,
+    (aa, va): (&Answer, Option<&Verdict>),
+    (ab, vb): (&Answer, Option<&Verdict>),
+) -> Result<PairVerdict, String> {
+    match (&aa.error, &ab.error) {
+        (Some(_), Some(_)) => {
+            return Err("neither configuration answered (both cells are errors)".into());
+        }
+        (Some(_), None) => return Ok(PairVerdict::decided(false)),
+        (None, Some(_)) => return Ok(PairVerdict::decided(true)),
+        (None, None) => {}
+    }
+    if !judge.is_heuristic() {
+        return llm_compare(judge, case, &aa.answer, &ab.answer).await;
+    }
+    match (va, vb) {
+        (Some(va), Some(vb)) => {
+            offline_compare(&case.expected_answer, (&aa.answer, va), (&ab.answer, vb))
+                .ok_or_else(|| "a verdict of the pair is an error".to_string())
+        }
+        _ => Err("the pair is not judged yet: run `ragtester judge` first".into()),
+    }
+}
+
+/// A's win rate overall, per category and per language, and the pairs that could not be compared.
+fn summarise(
+    pairs: &[(&TestCase, &Answer, &Answer)],
+    outcomes: &[Result<PairVerdict, String>],
+    (ca, cb): (&Configuration, &Configuration),
+    judge: &dyn ChatModel,
+) -> PairwiseSummary {
     let mut all = Vec::new();
     let mut by_category: HashMap<String, Vec<Winner>> = HashMap::new();
     let mut by_language: HashMap<String, Vec<Winner>> = HashMap::new();
     let (mut errors, mut first_error) = (0usize, None);
-    for ((case, _, _), outcome) in pairs.iter().zip(&outcomes) {
+    for ((case, _, _), outcome) in pairs.iter().zip(outcomes) {
         match outcome {
             Ok(p) => {
                 let w = p.winner();
                 all.push(w);
-                by_category
-                    .entry(case.category.as_str().to_string())
-                    .or_default()
-                    .push(w);
+                let category = case.category.as_str().to_string();
+                by_category.entry(category).or_default().push(w);
                 by_language
                     .entry(case.language.clone())
                     .or_default()
@@ -167,7 +198,9 @@ pub async fn compare(
             }
         }
     }
-    let summary = PairwiseSummary {
+    let tallies =
+        |m: &HashMap<String, Vec<Winner>>| m.iter().map(|(k, v)| (k.clone(), tally(v))).collect();
+    PairwiseSummary {
         a: ca.id.clone(),
         a_label: ca.label(),
         b: cb.id.clone(),
@@ -179,26 +212,11 @@ pub async fn compare(
             "both orders".into()
         },
         overall: tally(&all),
-        by_category: by_category
-            .iter()
-            .map(|(k, v)| (k.clone(), tally(v)))
-            .collect(),
-        by_language: by_language
-            .iter()
-            .map(|(k, v)| (k.clone(), tally(v)))
-            .collect(),
+        by_category: tallies(&by_category),
+        by_language: tallies(&by_language),
         errors,
         first_error,
-    };
-    run.save_json(run_dir::PAIRWISE, &summary)?;
-    if errors > 0 {
-        events.warning(format!(
-            "{errors} of {} pairs could not be compared: {}",
-            pairs.len(),
-            summary.first_error.as_deref().unwrap_or("")
-        ));
     }
-    Ok(summary)
 }
 
 /// The comparison as text: A's wins, B's wins, ties and A's win rate, overall and per slice.
