@@ -133,83 +133,12 @@ pub async fn generate(
     if args.section_tokens < 16 {
         bail!("--section-tokens must be at least 16");
     }
-    let model = models
-        .for_role(&args.llm, args.sampling, args.budget.as_ref())
-        .context("question generator")?;
-    let prompts = match &args.prompts {
-        Some(dir) => ragtester_testgen::QuestionPrompts::from_dir(dir)?,
-        None => ragtester_testgen::QuestionPrompts::default(),
-    };
-    let critic_prompts = match &args.prompts {
-        Some(dir) if critic_templates_in(dir) => ragtester_testgen::CriticPrompts::from_dir(dir)?,
-        _ => ragtester_testgen::CriticPrompts::default(),
-    };
-    let critic = match &args.critic {
-        Some(spec) => Some(
-            models
-                .for_role(
-                    spec,
-                    ragtester_core::Sampling::default(),
-                    args.budget.as_ref(),
-                )
-                .context("quality-gate critic")?,
-        ),
-        None => None,
-    };
-    let corpus = match &critic {
-        Some(_) => Some(KeywordCorpus::build(docs)?),
-        None => None,
-    };
-    let gate = critic
-        .as_deref()
-        .zip(corpus.as_ref())
-        .map(|(critic, corpus)| ragtester_testgen::QualityGate {
-            critic,
-            corpus,
-            prompts: critic_prompts,
-        });
-    let mut generators = args.generators.clone();
-    generators.sort();
-    let mut cases = Vec::new();
-    let mut reports: Vec<GenerationReport> = Vec::new();
-    let mut targets: Option<HashMap<String, usize>> = None;
-    for generator in generators {
-        let options = GenerationOptions {
-            generator,
-            n_test: args.n_test,
-            n_complex: args.n_complex,
-            section_tokens: args.section_tokens,
-            seed: args.seed,
-            concurrency: args.concurrency,
-            prompts: prompts.clone(),
-        };
-        let report = if generator == Generator::Planted {
-            ragtester_testgen::planted_cases(docs, args.n_test, &planted_facts)
-        } else {
-            ragtester_testgen::generate(
-                docs,
-                &options,
-                model.as_ref(),
-                gate.as_ref(),
-                targets.as_ref(),
-            )
-            .await?
-        };
-        if generator == Generator::Ragtester {
-            targets = Some(
-                report
-                    .documents
-                    .iter()
-                    .map(|d| (d.document_id.clone(), d.produced))
-                    .collect(),
-            );
-        }
-        for d in &report.documents {
-            tell_document(generator, d, events);
-        }
-        cases.extend(report.cases.iter().cloned());
-        reports.push(report);
-    }
+    let writers = Writers::prepare(docs, args, models)?;
+    let reports = run_generators(docs, args, &writers, events).await?;
+    let cases: Vec<TestCase> = reports
+        .iter()
+        .flat_map(|r| r.cases.iter().cloned())
+        .collect();
     let halted = reports
         .iter()
         .flat_map(|r| &r.documents)
@@ -227,21 +156,125 @@ pub async fn generate(
         bail!("no test case could be generated (see the notes above)");
     }
     write_jsonl_atomic(out, &cases)?;
+    write_report(out, &cases, &reports, events)?;
+    Ok(Generated { cases, halted })
+}
+
+/// The question writer and, when the gate is on, the critic with the corpus it checks negatives against.
+struct Writers {
+    model: Arc<dyn ragtester_core::ChatModel>,
+    prompts: ragtester_testgen::QuestionPrompts,
+    critic: Option<(
+        Arc<dyn ragtester_core::ChatModel>,
+        KeywordCorpus,
+        ragtester_testgen::CriticPrompts,
+    )>,
+}
+
+impl Writers {
+    fn prepare(docs: &[Document], args: &GenerateArgs, models: &Models) -> Result<Self> {
+        let model = models
+            .for_role(&args.llm, args.sampling, args.budget.as_ref())
+            .context("question generator")?;
+        let prompts = match &args.prompts {
+            Some(dir) => ragtester_testgen::QuestionPrompts::from_dir(dir)?,
+            None => ragtester_testgen::QuestionPrompts::default(),
+        };
+        let critic = match &args.critic {
+            None => None,
+            Some(spec) => {
+                let sampling = ragtester_core::Sampling::default();
+                let critic = models
+                    .for_role(spec, sampling, args.budget.as_ref())
+                    .context("quality-gate critic")?;
+                let critic_prompts = match &args.prompts {
+                    Some(dir) if critic_templates_in(dir) => {
+                        ragtester_testgen::CriticPrompts::from_dir(dir)?
+                    }
+                    _ => ragtester_testgen::CriticPrompts::default(),
+                };
+                Some((critic, KeywordCorpus::build(docs)?, critic_prompts))
+            }
+        };
+        Ok(Self {
+            model,
+            prompts,
+            critic,
+        })
+    }
+
+    fn gate(&self) -> Option<ragtester_testgen::QualityGate<'_>> {
+        self.critic
+            .as_ref()
+            .map(|(critic, corpus, prompts)| ragtester_testgen::QualityGate {
+                critic: critic.as_ref(),
+                corpus,
+                prompts: prompts.clone(),
+            })
+    }
+}
+
+/// Every generator in order (ragtester first, so the baseline can match its counts per document).
+async fn run_generators(
+    docs: &[Document],
+    args: &GenerateArgs,
+    writers: &Writers,
+    events: &dyn Events,
+) -> Result<Vec<GenerationReport>> {
+    let gate = writers.gate();
+    let mut generators = args.generators.clone();
+    generators.sort();
+    let mut reports: Vec<GenerationReport> = Vec::new();
+    let mut targets: Option<HashMap<String, usize>> = None;
+    for generator in generators {
+        let options = GenerationOptions {
+            generator,
+            n_test: args.n_test,
+            n_complex: args.n_complex,
+            section_tokens: args.section_tokens,
+            seed: args.seed,
+            concurrency: args.concurrency,
+            prompts: writers.prompts.clone(),
+        };
+        let model = writers.model.as_ref();
+        let report = if generator == Generator::Planted {
+            ragtester_testgen::planted_cases(docs, args.n_test, &planted_facts)
+        } else {
+            ragtester_testgen::generate(docs, &options, model, gate.as_ref(), targets.as_ref())
+                .await?
+        };
+        if generator == Generator::Ragtester {
+            let produced = report.documents.iter();
+            targets = Some(
+                produced
+                    .map(|d| (d.document_id.clone(), d.produced))
+                    .collect(),
+            );
+        }
+        for d in &report.documents {
+            tell_document(generator, d, events);
+        }
+        reports.push(report);
+    }
+    Ok(reports)
+}
+
+/// The suite's quality and every document's generation report, beside the suite (`*.report.json`).
+fn write_report(
+    out: &Path,
+    cases: &[TestCase],
+    reports: &[GenerationReport],
+    events: &dyn Events,
+) -> Result<()> {
     let documents: Vec<_> = reports.iter().flat_map(|r| r.documents.iter()).collect();
-    let quality = ragtester_testgen::SuiteQuality::measure(
-        &cases,
-        &reports
-            .iter()
-            .flat_map(|r| r.documents.iter().cloned())
-            .collect::<Vec<_>>(),
-    );
+    let owned: Vec<_> = documents.iter().map(|d| (*d).clone()).collect();
+    let quality = ragtester_testgen::SuiteQuality::measure(cases, &owned);
     events.info(quality.summary());
     let report = serde_json::json!({ "quality": quality, "documents": documents });
     ragtester_core::record::write_atomic(
         &out.with_extension("report.json"),
         serde_json::to_string_pretty(&report)?.as_bytes(),
-    )?;
-    Ok(Generated { cases, halted })
+    )
 }
 
 /// One document's line of the generation summary; on a shortfall, why slots went empty and the distinct
