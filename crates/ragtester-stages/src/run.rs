@@ -102,19 +102,7 @@ fn with_injected_documents(docs: &[Document], cases: &[TestCase]) -> Vec<Documen
 /// Execute the matrix.
 pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Result<RunOutcome> {
     events.stage("run");
-    let known: std::collections::HashSet<&str> = args.docs.iter().map(|d| d.id.as_str()).collect();
-    let foreign = args
-        .cases
-        .iter()
-        // An empty document id is a corpus-wide case (an imported negative question).
-        .filter(|c| !c.document_id.is_empty() && !known.contains(c.document_id.as_str()))
-        .count();
-    if foreign > 0 {
-        bail!(
-            "{foreign} of {} cases were written about documents not in --docs: pass the documents the suite was generated from",
-            args.cases.len()
-        );
-    }
+    check_documents(args)?;
     let corpus = with_injected_documents(args.docs, args.cases);
     let model_settings = models.table();
     let source = RunModels { models, args };
@@ -140,59 +128,22 @@ pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Re
         Some(shard) => store.set_meta(SHARD_META, &shard.to_string())?,
         None => store.delete_meta(SHARD_META)?,
     }
-    store.put_documents(&corpus)?;
-    store.put_cases(args.cases)?;
-    store.put_configs(args.configs)?;
-    run.save_records(run_dir::DOCUMENTS, &corpus)?;
-    run.save_records(run_dir::SUITE, args.cases)?;
-    run.save_records(run_dir::CONFIGS, args.configs)?;
+    run.commit_inputs(&store, &corpus, args.cases, args.configs)?;
     let profiles = tokio::task::block_in_place(|| {
         crate::diagnose::profile_embedders(&corpus, &pipelines, &source)
     })?;
     run.save_json(run_dir::EMBEDDERS, &profiles)?;
-    let mut skipped = ragtester_exec::skipped_cells(&pipelines, args.cases);
-    if let Some(shard) = args.shard {
-        skipped.retain(|s| shard.holds(&s.case_id, &s.config_id));
-    }
-    run.save_records(SKIPPED, &skipped)?;
-    if !skipped.is_empty() {
-        events.info(format!(
-            "{} cells are not asked (listed in {SKIPPED}): {}",
-            skipped.len(),
-            skipped[0].reason
-        ));
-    }
-    store.log_stage(
-        "run",
-        &format!(
-            "{} cases × {} configurations",
-            args.cases.len(),
-            args.configs.len()
-        ),
-    )?;
-    let total = args.cases.len() * args.configs.len();
-    let done = store.answered()?.len();
-    match args.shard {
-        None => events.info(format!(
-            "{} cases × {} configurations = {total} cells: {done} already answered, {} to run",
-            args.cases.len(),
-            args.configs.len(),
-            total.saturating_sub(done)
-        )),
-        Some(shard) => events.info(format!(
-            "{} cases × {} configurations = {total} cells, of which shard {shard} runs about 1/{}: {done} already answered",
-            args.cases.len(),
-            args.configs.len(),
-            shard.count
-        )),
-    }
+    save_skipped(&run, &pipelines, args, events)?;
+    tell_cells(&store, args, events)?;
     let progress = |c: &ragtester_exec::Counts| events.progress("cells", "cached", *c);
     let started = std::time::Instant::now();
-    let counts = ragtester_exec::execute(
+    let (cases, concurrency) = (args.cases, args.concurrency);
+    let execute = ragtester_exec::execute;
+    let counts = execute(
         &pipelines,
-        args.cases,
+        cases,
         &store,
-        args.concurrency,
+        concurrency,
         args.shard,
         &progress,
     )
@@ -221,6 +172,65 @@ pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Re
         errors,
         over_budget: counts.over_budget,
     })
+}
+
+/// Every case is about a document the run was given (an empty document id is a corpus-wide case, such as
+/// an imported negative question).
+fn check_documents(args: &RunArgs<'_>) -> Result<()> {
+    let known: std::collections::HashSet<&str> = args.docs.iter().map(|d| d.id.as_str()).collect();
+    let foreign = args
+        .cases
+        .iter()
+        .filter(|c| !c.document_id.is_empty() && !known.contains(c.document_id.as_str()))
+        .count();
+    if foreign > 0 {
+        bail!(
+            "{foreign} of {} cases were written about documents not in --docs: pass the documents the suite was generated from",
+            args.cases.len()
+        );
+    }
+    Ok(())
+}
+
+/// The cells no system of this run can fairly be asked (in this shard), kept with their reasons.
+fn save_skipped(
+    run: &RunDir,
+    pipelines: &[Arc<ragtester_exec::Pipeline>],
+    args: &RunArgs<'_>,
+    events: &dyn Events,
+) -> Result<()> {
+    let mut skipped = ragtester_exec::skipped_cells(pipelines, args.cases);
+    if let Some(shard) = args.shard {
+        skipped.retain(|s| shard.holds(&s.case_id, &s.config_id));
+    }
+    run.save_records(SKIPPED, &skipped)?;
+    if !skipped.is_empty() {
+        events.info(format!(
+            "{} cells are not asked (listed in {SKIPPED}): {}",
+            skipped.len(),
+            skipped[0].reason
+        ));
+    }
+    Ok(())
+}
+
+/// The run logged in the store, and told: its cells, those already answered, those to run.
+fn tell_cells(store: &RunStore, args: &RunArgs<'_>, events: &dyn Events) -> Result<()> {
+    let (cases, configs) = (args.cases.len(), args.configs.len());
+    store.log_stage("run", &format!("{cases} cases × {configs} configurations"))?;
+    let total = cases * configs;
+    let done = store.answered()?.len();
+    events.info(match args.shard {
+        None => format!(
+            "{cases} cases × {configs} configurations = {total} cells: {done} already answered, {} to run",
+            total.saturating_sub(done)
+        ),
+        Some(shard) => format!(
+            "{cases} cases × {configs} configurations = {total} cells, of which shard {shard} runs about 1/{}: {done} already answered",
+            shard.count
+        ),
+    });
+    Ok(())
 }
 
 /// The run stage as one request, what both front ends fill: the plan (from the project file and its

@@ -190,6 +190,23 @@ impl RunDir {
         self.save_json(PRICES, prices)
     }
 
+    /// Commit a run's inputs once: documents, cases and configurations into the store (what resuming and
+    /// queries read) and as their records (what readers read), the store first.
+    pub fn commit_inputs(
+        &self,
+        store: &RunStore,
+        docs: &[ragtester_core::Document],
+        cases: &[ragtester_core::TestCase],
+        configs: &[ragtester_core::Configuration],
+    ) -> Result<()> {
+        store.put_documents(docs)?;
+        store.put_cases(cases)?;
+        store.put_configs(configs)?;
+        self.save_records(DOCUMENTS, docs)?;
+        self.save_records(SUITE, cases)?;
+        self.save_records(CONFIGS, configs)
+    }
+
     /// The run store (created when missing).
     pub fn store(&self) -> Result<RunStore> {
         RunStore::open(&self.path)
