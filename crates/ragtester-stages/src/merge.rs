@@ -7,7 +7,7 @@ use crate::manifest::RunManifest;
 use crate::run::SHARD_META;
 use crate::run_dir::{self, RunDir, SKIPPED};
 use anyhow::{Context, Result, bail};
-use ragtester_core::{Answer, SkippedCell};
+use ragtester_core::{Answer, Configuration, SkippedCell, TestCase};
 use ragtester_exec::Shard;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -120,25 +120,96 @@ pub fn merge(shards: &[PathBuf], out: &Path, events: &dyn Events) -> Result<Merg
     let documents = first.documents()?;
     let cases = first.cases()?;
     let configs = first.configs()?;
-    let case_pos: HashMap<&str, usize> = cases
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.id.as_str(), i))
-        .collect();
-    let config_pos: HashMap<&str, usize> = configs
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.id.as_str(), i))
-        .collect();
-    // Each cell once, from the shard it belongs to.
+    let positions = Positions::of(&cases, &configs);
+    let (cells, mut answers, mut skipped) = gather_cells(&slices, &positions)?;
+    check_complete(&cells, &cases, &configs, slices[0].shard.count)?;
+    // The order an unsharded run writes: configuration, then case.
+    answers.sort_by_key(|a| positions.order(&a.case_id, &a.config_id));
+    skipped.sort_by_key(|k| positions.order(&k.case_id, &k.config_id));
+
+    let run = RunDir::new(out);
+    let store = run.store()?;
+    if store.count("answers")? > 0 {
+        bail!(
+            "{} already holds answers: merge into a new directory",
+            out.display()
+        );
+    }
+    store.set_meta("manifest", &serde_json::to_string(&slices[0].manifest)?)?;
+    run.commit_inputs(&store, &documents, &cases, &configs)?;
+    for a in &answers {
+        store.put_answer(a)?;
+    }
+    let count = slices[0].shard.count;
+    store.log_stage("merge", &format!("{} shards of {count}", slices.len()))?;
+    run.save_records(run_dir::ANSWERS, &answers)?;
+    run.save_records(SKIPPED, &skipped)?;
+    // What every shard wrote alike (the embedder profiles, the prices): the first shard's copy.
+    for name in [run_dir::EMBEDDERS, run_dir::PRICES] {
+        if first.file(name).is_file() {
+            std::fs::copy(first.file(name), run.file(name))
+                .with_context(|| format!("cannot copy {name} into {}", out.display()))?;
+        }
+    }
+    events.info(format!(
+        "merged {} shards: {} answers, {} cells not asked, into {}",
+        slices.len(),
+        answers.len(),
+        skipped.len(),
+        out.display()
+    ));
+    Ok(MergeOutcome {
+        shards: slices.len(),
+        answers: answers.len(),
+        skipped: skipped.len(),
+    })
+}
+
+/// Where each case and configuration stands in the run's order.
+struct Positions<'a> {
+    case: HashMap<&'a str, usize>,
+    config: HashMap<&'a str, usize>,
+}
+
+impl<'a> Positions<'a> {
+    fn of(cases: &'a [TestCase], configs: &'a [Configuration]) -> Self {
+        Self {
+            case: cases
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (c.id.as_str(), i))
+                .collect(),
+            config: configs
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (c.id.as_str(), i))
+                .collect(),
+        }
+    }
+
+    fn order(&self, case: &str, config: &str) -> (usize, usize) {
+        (self.config[config], self.case[case])
+    }
+}
+
+type Gathered<'s> = (
+    HashMap<(String, String), &'s Path>,
+    Vec<Answer>,
+    Vec<SkippedCell>,
+);
+
+/// Every shard's cells, each checked to be the run's, to belong to that shard and to be nowhere else.
+fn gather_cells<'s>(slices: &'s [Slice], positions: &Positions) -> Result<Gathered<'s>> {
     let mut cells: HashMap<(String, String), &Path> = HashMap::new();
     let mut answers = Vec::new();
     let mut skipped = Vec::new();
-    for s in &slices {
+    for s in slices {
         let owned = s.answers.iter().map(|a| (&a.case_id, &a.config_id));
         let marked = s.skipped.iter().map(|k| (&k.case_id, &k.config_id));
         for (case, config) in owned.chain(marked) {
-            if !case_pos.contains_key(case.as_str()) || !config_pos.contains_key(config.as_str()) {
+            if !positions.case.contains_key(case.as_str())
+                || !positions.config.contains_key(config.as_str())
+            {
                 bail!(
                     "{} holds a cell ({case} × {config}) outside the run's cases and configurations",
                     s.dir.display()
@@ -161,16 +232,25 @@ pub fn merge(shards: &[PathBuf], out: &Path, events: &dyn Events) -> Result<Merg
         answers.extend(s.answers.iter().cloned());
         skipped.extend(s.skipped.iter().cloned());
     }
+    Ok((cells, answers, skipped))
+}
+
+/// Every cell of the run is in some shard; else the first missing one names the shard to finish.
+fn check_complete(
+    cells: &HashMap<(String, String), &Path>,
+    cases: &[TestCase],
+    configs: &[Configuration],
+    count: usize,
+) -> Result<()> {
     let mut unanswered = Vec::new();
-    for config in &configs {
-        for case in &cases {
+    for config in configs {
+        for case in cases {
             if !cells.contains_key(&(case.id.clone(), config.id.clone())) {
                 unanswered.push((case.id.as_str(), config.id.as_str()));
             }
         }
     }
     if let Some((case, config)) = unanswered.first() {
-        let count = slices[0].shard.count;
         let k = ragtester_exec::cell_slot(case, config, count) + 1;
         bail!(
             "{} of {} cells have no answer (the first: {case} × {config}, shard {k}/{count}): finish that shard with `run --shard {k}/{count} --resume`, then merge again",
@@ -178,52 +258,5 @@ pub fn merge(shards: &[PathBuf], out: &Path, events: &dyn Events) -> Result<Merg
             cases.len() * configs.len()
         );
     }
-    // The order an unsharded run writes: configuration, then case.
-    let order = |case: &str, config: &str| (config_pos[config], case_pos[case]);
-    answers.sort_by_key(|a| order(&a.case_id, &a.config_id));
-    skipped.sort_by_key(|k| order(&k.case_id, &k.config_id));
-
-    let run = RunDir::new(out);
-    let store = run.store()?;
-    if store.count("answers")? > 0 {
-        bail!(
-            "{} already holds answers: merge into a new directory",
-            out.display()
-        );
-    }
-    store.set_meta("manifest", &serde_json::to_string(&slices[0].manifest)?)?;
-    store.put_documents(&documents)?;
-    store.put_cases(&cases)?;
-    store.put_configs(&configs)?;
-    for a in &answers {
-        store.put_answer(a)?;
-    }
-    store.log_stage(
-        "merge",
-        &format!("{} shards of {}", slices.len(), slices[0].shard.count),
-    )?;
-    run.save_records(run_dir::DOCUMENTS, &documents)?;
-    run.save_records(run_dir::SUITE, &cases)?;
-    run.save_records(run_dir::CONFIGS, &configs)?;
-    run.save_records(run_dir::ANSWERS, &answers)?;
-    run.save_records(SKIPPED, &skipped)?;
-    // What every shard wrote alike (the embedder profiles, the prices): the first shard's copy.
-    for name in [run_dir::EMBEDDERS, run_dir::PRICES] {
-        if first.file(name).is_file() {
-            std::fs::copy(first.file(name), run.file(name))
-                .with_context(|| format!("cannot copy {name} into {}", out.display()))?;
-        }
-    }
-    events.info(format!(
-        "merged {} shards: {} answers, {} cells not asked, into {}",
-        slices.len(),
-        answers.len(),
-        skipped.len(),
-        out.display()
-    ));
-    Ok(MergeOutcome {
-        shards: slices.len(),
-        answers: answers.len(),
-        skipped: skipped.len(),
-    })
+    Ok(())
 }
