@@ -79,78 +79,23 @@ pub fn retrieval(args: &BenchArgs<'_>, models: &Models, events: &dyn Events) -> 
         set.queries.len(),
         started.elapsed().as_secs_f64()
     ));
-    let chunks = Arc::new(set.corpus.clone());
-    let mut bm25: Option<(Arc<Bm25Index>, f64)> = None;
-    let mut dense: Option<(Arc<dyn Retriever>, f64)> = None;
-    let mut ann = false;
-    let mut embedder: Option<Arc<dyn ragtester_core::Embedder>> = None;
+    let mut indexes = Indexes {
+        chunks: Arc::new(set.corpus.clone()),
+        args,
+        models,
+        bm25: None,
+        dense: None,
+        ann: false,
+        embedder: None,
+    };
     let mut rows = Vec::new();
     for kind in args.retrievers {
-        let needs_dense = kind.uses_dense();
-        if bm25.is_none() && *kind != RetrieverKind::Dense {
-            let t = Instant::now();
-            let index = Arc::new(Bm25Index::build(&chunks)?);
-            bm25 = Some((index, t.elapsed().as_secs_f64()));
-        }
-        if dense.is_none() && needs_dense {
-            // No vector cache: index time is the embedder's real cost.
-            let model = models.fresh_embedder(args.embedder)?;
-            embedder = Some(model.clone());
-            let t = Instant::now();
-            let index: Arc<dyn Retriever> = match args.vector_store {
-                // A collection already filled for this corpus and embedder is reused: its index time is
-                // then only the check.
-                Some(spec) => Arc::new(ragtester_chroma::ChromaStore::open(spec, &chunks, model)?),
-                None => {
-                    let settings = ragtester_retrieve::AnnSettings {
-                        threshold: args.ann_threshold,
-                        cache: None,
-                    };
-                    let index = DenseIndex::build_with(&chunks, model, &settings)?;
-                    ann = index.ann_state().is_some();
-                    Arc::new(index)
-                }
-            };
-            dense = Some((index, t.elapsed().as_secs_f64()));
-        }
-        let (retriever, index_s): (Arc<dyn Retriever>, f64) = match kind {
-            RetrieverKind::Bm25 => {
-                let (b, t) = bm25.clone().expect("built above");
-                (b, t)
-            }
-            RetrieverKind::Dense => {
-                let (d, t) = dense.clone().expect("built above");
-                (d, t)
-            }
-            RetrieverKind::Hybrid | RetrieverKind::HybridRerank => {
-                let (b, tb) = bm25.clone().expect("built above");
-                let (d, td) = dense.clone().expect("built above");
-                let hybrid: Arc<dyn Retriever> = Arc::new(HybridRetriever {
-                    keyword: b,
-                    dense: d,
-                    fusion: Fusion::default(),
-                });
-                if *kind == RetrieverKind::Hybrid {
-                    (hybrid, tb + td)
-                } else {
-                    let reranker = models.reranker(args.reranker, &|spec| models.get(spec))?;
-                    (
-                        Arc::new(RerankedRetriever {
-                            inner: hybrid,
-                            reranker,
-                            chunks: chunks.clone(),
-                            candidates: (args.k * 2).max(20),
-                        }),
-                        tb + td,
-                    )
-                }
-            }
-            RetrieverKind::External => bail!("`external` is not a built-in retriever"),
-        };
+        let (retriever, index_s) = indexes.retriever(*kind)?;
         let t = Instant::now();
         let mut scores: Vec<IrScores> = Vec::with_capacity(set.queries.len());
         for (id, text) in &set.queries {
             let hits = retriever.retrieve(text, args.k, Scope::ALL)?;
+            let chunks = &indexes.chunks;
             let ranked: Vec<&str> = hits
                 .iter()
                 .map(|h| chunks[h.chunk].document_id.as_str())
@@ -168,13 +113,105 @@ pub fn retrieval(args: &BenchArgs<'_>, models: &Models, events: &dyn Events) -> 
             query_s,
         });
     }
-    let profiles = match &embedder {
-        Some(model) => profile_corpus(&chunks, model.as_ref(), args.embedder)?,
+    diagnose(&set, &indexes, &rows, events)?;
+    Ok(rows)
+}
+
+/// The indexes of a benchmark, each built once, with the seconds building it took.
+struct Indexes<'a> {
+    chunks: Arc<Vec<ragtester_core::Chunk>>,
+    args: &'a BenchArgs<'a>,
+    models: &'a Models,
+    bm25: Option<(Arc<Bm25Index>, f64)>,
+    dense: Option<(Arc<dyn Retriever>, f64)>,
+    /// Whether dense search went through the HNSW graph.
+    ann: bool,
+    embedder: Option<Arc<dyn ragtester_core::Embedder>>,
+}
+
+impl Indexes<'_> {
+    fn keyword(&mut self) -> Result<(Arc<Bm25Index>, f64)> {
+        if self.bm25.is_none() {
+            let t = Instant::now();
+            let index = Arc::new(Bm25Index::build(&self.chunks)?);
+            self.bm25 = Some((index, t.elapsed().as_secs_f64()));
+        }
+        Ok(self.bm25.clone().expect("built above"))
+    }
+
+    fn dense(&mut self) -> Result<(Arc<dyn Retriever>, f64)> {
+        if self.dense.is_none() {
+            // No vector cache: index time is the embedder's real cost.
+            let model = self.models.fresh_embedder(self.args.embedder)?;
+            self.embedder = Some(model.clone());
+            let t = Instant::now();
+            let index: Arc<dyn Retriever> = match self.args.vector_store {
+                // A collection already filled for this corpus and embedder is reused: its index time is
+                // then only the check.
+                Some(spec) => Arc::new(ragtester_chroma::ChromaStore::open(
+                    spec,
+                    &self.chunks,
+                    model,
+                )?),
+                None => {
+                    let settings = ragtester_retrieve::AnnSettings {
+                        threshold: self.args.ann_threshold,
+                        cache: None,
+                    };
+                    let index = DenseIndex::build_with(&self.chunks, model, &settings)?;
+                    self.ann = index.ann_state().is_some();
+                    Arc::new(index)
+                }
+            };
+            self.dense = Some((index, t.elapsed().as_secs_f64()));
+        }
+        Ok(self.dense.clone().expect("built above"))
+    }
+
+    /// A retriever of this kind and the seconds its indexes took to build.
+    fn retriever(&mut self, kind: RetrieverKind) -> Result<(Arc<dyn Retriever>, f64)> {
+        Ok(match kind {
+            RetrieverKind::Bm25 => {
+                let (b, t) = self.keyword()?;
+                (b, t)
+            }
+            RetrieverKind::Dense => self.dense()?,
+            RetrieverKind::Hybrid | RetrieverKind::HybridRerank => {
+                let (b, tb) = self.keyword()?;
+                let (d, td) = self.dense()?;
+                let hybrid: Arc<dyn Retriever> = Arc::new(HybridRetriever {
+                    keyword: b,
+                    dense: d,
+                    fusion: Fusion::default(),
+                });
+                if kind == RetrieverKind::Hybrid {
+                    return Ok((hybrid, tb + td));
+                }
+                let models = self.models;
+                let reranker = models.reranker(self.args.reranker, &|spec| models.get(spec))?;
+                let reranked = RerankedRetriever {
+                    inner: hybrid,
+                    reranker,
+                    chunks: self.chunks.clone(),
+                    candidates: (self.args.k * 2).max(20),
+                };
+                (Arc::new(reranked), tb + td)
+            }
+            RetrieverKind::External => bail!("`external` is not a built-in retriever"),
+        })
+    }
+}
+
+/// The embedder's token profile and the findings over the rows, told and kept in the JSON report.
+fn diagnose(set: &BeirSet, indexes: &Indexes, rows: &[Row], events: &dyn Events) -> Result<()> {
+    let args = indexes.args;
+    let profiles = match &indexes.embedder {
+        Some(model) => profile_corpus(&indexes.chunks, model.as_ref(), args.embedder)?,
         None => Vec::new(),
     };
     let language = majority_language(set.queries.iter().map(|(_, q)| q.as_str()));
     let mut findings = ragtester_report::embedder_findings(&profiles);
-    findings.extend(fusion_findings(&rows, set.queries.len(), &language));
+    findings.extend(fusion_findings(rows, set.queries.len(), &language));
     for f in &findings {
         events.warning(format!("{} → {}", f.message, f.advice));
     }
@@ -185,9 +222,9 @@ pub fn retrieval(args: &BenchArgs<'_>, models: &Models, events: &dyn Events) -> 
             queries: set.queries.len(),
             k: args.k,
             embedder: args.embedder,
-            ann,
+            ann: indexes.ann,
             vector_store: args.vector_store,
-            retrievers: &rows,
+            retrievers: rows,
             embedders: &profiles,
             diagnosis: &findings,
         };
@@ -196,7 +233,7 @@ pub fn retrieval(args: &BenchArgs<'_>, models: &Models, events: &dyn Events) -> 
             serde_json::to_string_pretty(&report)?.as_bytes(),
         )?;
     }
-    Ok(rows)
+    Ok(())
 }
 
 /// The corpus's passages as the embedder's tokenizer reads them, per detected language.
