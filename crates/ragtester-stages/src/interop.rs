@@ -129,7 +129,6 @@ pub struct AnswersImport<'a> {
 /// every answer committed to the run store and written as answers.jsonl — what `judge`, `report`, `diff`,
 /// `serve` and `export` read of any run.
 pub fn import_answers(args: &AnswersImport<'_>, events: &dyn Events) -> Result<Imported> {
-    use ragtester_testgen::answered;
     if args.files.is_empty() {
         bail!("name at least one answered-records file with --answers");
     }
@@ -154,9 +153,9 @@ pub fn import_answers(args: &AnswersImport<'_>, events: &dyn Events) -> Result<I
     };
     let locator = ragtester_core::document::TextLocator::new(&documents);
     let mut cases: Vec<TestCase> = Vec::new();
-    let mut configs = Vec::new();
+    let mut configs: Vec<ragtester_core::Configuration> = Vec::new();
     let mut answers = Vec::new();
-    let (mut rows, mut kept) = (0usize, 0usize);
+    let mut rows = 0usize;
     for (i, file) in args.files.iter().enumerate() {
         let name = args.systems.get(i).cloned().unwrap_or_else(|| {
             file.file_stem().map_or_else(
@@ -167,33 +166,11 @@ pub fn import_answers(args: &AnswersImport<'_>, events: &dyn Events) -> Result<I
         let config = ragtester_core::Configuration::for_target(
             ragtester_core::config::TargetSettings::imported(&name, &file.display().to_string()),
         );
-        if configs
-            .iter()
-            .any(|c: &ragtester_core::Configuration| c.id == config.id)
-        {
+        if configs.iter().any(|c| c.id == config.id) {
             bail!("two --answers files are both named `{name}`: name them apart with --system");
         }
-        let read = answered::read_answered(file)?;
-        let records = answered::answered_records(&read.rows, &config.id, &documents, &locator);
-        for why in read.rejected.iter().chain(&records.notes) {
-            events.note(format!("{}: {why}", file.display()));
-        }
-        if records.ungrounded > 0 && !documents.is_empty() {
-            events.note(format!(
-                "{}: {} questions have no reference context found in the documents: retrieval metrics \
-                 do not apply to them",
-                file.display(),
-                records.ungrounded
-            ));
-        }
-        rows += read.rows.len() + read.rejected.len();
-        kept += records.answers.len();
-        events.info(format!(
-            "{}: {} answers of {} rows as system `{name}`",
-            file.display(),
-            records.answers.len(),
-            read.rows.len() + read.rejected.len()
-        ));
+        let (read, records) = import_system(file, &name, &config, (&documents, &locator), events)?;
+        rows += read;
         for case in records.cases {
             if !cases.iter().any(|c| c.id == case.id) {
                 cases.push(case);
@@ -206,13 +183,9 @@ pub fn import_answers(args: &AnswersImport<'_>, events: &dyn Events) -> Result<I
         bail!("no answer could be imported from {} rows", rows);
     }
     // The poisoned copies safety cases carry are part of the corpus their answers came from.
-    let mut corpus = documents.clone();
-    for d in cases.iter().flat_map(|c| &c.injected_documents) {
-        if !corpus.iter().any(|known| known.id == d.id) {
-            corpus.push(d.clone());
-        }
-    }
+    let corpus = crate::run::with_injected_documents(&documents, &cases);
     write_imported_run(&run, &corpus, &cases, &configs, &answers)?;
+    let kept = answers.len();
     events.info(format!(
         "imported {kept} answers of {} questions and {} systems into {}; next: ragtester judge {}",
         cases.len(),
@@ -225,6 +198,41 @@ pub fn import_answers(args: &AnswersImport<'_>, events: &dyn Events) -> Result<I
         cases: kept,
         failed_documents,
     })
+}
+
+/// One system's file read into its cases and answers, every row left out or kept with a caveat told.
+/// Returns how many rows the file held.
+fn import_system(
+    file: &Path,
+    name: &str,
+    config: &ragtester_core::Configuration,
+    (documents, locator): (
+        &[ragtester_core::Document],
+        &ragtester_core::document::TextLocator,
+    ),
+    events: &dyn Events,
+) -> Result<(usize, ragtester_testgen::answered::AnsweredRecords)> {
+    use ragtester_testgen::answered;
+    let read = answered::read_answered(file)?;
+    let records = answered::answered_records(&read.rows, &config.id, documents, locator);
+    for why in read.rejected.iter().chain(&records.notes) {
+        events.note(format!("{}: {why}", file.display()));
+    }
+    if records.ungrounded > 0 && !documents.is_empty() {
+        events.note(format!(
+            "{}: {} questions have no reference context found in the documents: retrieval metrics \
+             do not apply to them",
+            file.display(),
+            records.ungrounded
+        ));
+    }
+    let rows = read.rows.len() + read.rejected.len();
+    events.info(format!(
+        "{}: {} answers of {rows} rows as system `{name}`",
+        file.display(),
+        records.answers.len(),
+    ));
+    Ok((rows, records))
 }
 
 /// The run directory of imported answers, written as the run stage writes one: the store first, then the

@@ -88,7 +88,7 @@ fn check_manifest(store: &RunStore, manifest: &RunManifest, args: &RunArgs<'_>) 
 }
 
 /// The corpus a run indexes: the documents, then the documents cases inject (poisoned copies), each once.
-fn with_injected_documents(docs: &[Document], cases: &[TestCase]) -> Vec<Document> {
+pub(crate) fn with_injected_documents(docs: &[Document], cases: &[TestCase]) -> Vec<Document> {
     let mut seen: std::collections::HashSet<&str> = docs.iter().map(|d| d.id.as_str()).collect();
     let mut corpus = docs.to_vec();
     for d in cases.iter().flat_map(|c| &c.injected_documents) {
