@@ -2,7 +2,7 @@
 //! rates, each per configuration. A cell with no verdict (execution or judge error) counts against the pass
 //! rate, and a gate that cannot be checked (no case it applies to) fails rather than passes silently.
 
-use crate::Summary;
+use crate::summary::{ConfigSummary, Summary};
 use ragtester_core::Category;
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -57,7 +57,6 @@ fn pct(x: f64) -> String {
 }
 
 /// Every gate a configuration misses, as a sentence naming the configuration, the figure and the limit.
-/// Empty when all gates hold (or none is set).
 /// A rate held to a maximum: the miss, if it is above it or cannot be computed.
 fn rate_gate(
     label: &str,
@@ -81,83 +80,15 @@ fn rate_gate(
     }
 }
 
+/// Every gate a configuration misses, and every category gate no configuration has cases for. Empty when
+/// all gates hold (or none is set).
 pub fn check_gates(summary: &Summary, gates: &Gates) -> Vec<String> {
     let mut misses = Vec::new();
     if !gates.any() {
         return misses;
     }
-    let max_error = gates.max_error_rate.unwrap_or(0.0);
     for c in &summary.configs {
-        let label = &c.label;
-        if let Some(min) = gates.fail_under {
-            match c.pass_rate {
-                Some(p) if p >= min => {}
-                Some(p) => misses.push(format!(
-                    "{label}: pass rate {} ({} passed of {} cells, {} errors) is below {}",
-                    pct(p),
-                    c.passed,
-                    c.cases,
-                    c.errors,
-                    pct(min)
-                )),
-                None => misses.push(format!(
-                    "{label}: no cells, so no pass rate to hold to {}",
-                    pct(min)
-                )),
-            }
-        }
-        if let Some(rate) = c.error_rate
-            && rate > max_error
-        {
-            misses.push(format!(
-                "{label}: {} of {} cells have no verdict ({} exec errors, {} judge errors): error rate {} is above {}",
-                c.errors,
-                c.cases,
-                c.exec_errors,
-                c.judge_errors,
-                pct(rate),
-                pct(max_error)
-            ));
-        }
-        for (category, min) in &gates.fail_under_category {
-            let Some(group) = c.by_category.get(category.as_str()) else {
-                continue;
-            };
-            if let Some(p) = group.pass_rate
-                && p < *min
-            {
-                misses.push(format!(
-                    "{label}: pass rate on {} is {} ({} passed of {}, {} errors), below {}",
-                    category.as_str(),
-                    pct(p),
-                    group.passed,
-                    group.cases,
-                    group.errors,
-                    pct(*min)
-                ));
-            }
-        }
-        let r = &c.refusals;
-        if let Some(max) = gates.max_over_refusal {
-            misses.extend(rate_gate(
-                label,
-                r.over_refusal_rate.as_ref(),
-                max,
-                ("refused", r.over_refusals),
-                ("answerable questions", r.over_refusals + r.answered),
-                "over-refusal",
-            ));
-        }
-        if let Some(max) = gates.max_hallucination {
-            misses.extend(rate_gate(
-                label,
-                r.hallucination_rate.as_ref(),
-                max,
-                ("answered", r.under_refusals),
-                ("negative cases", r.under_refusals + r.correct_refusals),
-                "hallucination",
-            ));
-        }
+        misses.extend(config_misses(c, gates));
     }
     for (category, _) in &gates.fail_under_category {
         if !summary
@@ -172,6 +103,83 @@ pub fn check_gates(summary: &Summary, gates: &Gates) -> Vec<String> {
         }
     }
     misses
+}
+
+/// The gates one configuration misses: pass rate, error rate, per category, over-refusal, hallucination.
+fn config_misses(c: &ConfigSummary, gates: &Gates) -> Vec<String> {
+    let label = &c.label;
+    let mut misses = Vec::new();
+    if let Some(min) = gates.fail_under {
+        misses.push(match c.pass_rate {
+            Some(p) if p >= min => None,
+            Some(p) => Some(format!(
+                "{label}: pass rate {} ({} passed of {} cells, {} errors) is below {}",
+                pct(p),
+                c.passed,
+                c.cases,
+                c.errors,
+                pct(min)
+            )),
+            None => Some(format!(
+                "{label}: no cells, so no pass rate to hold to {}",
+                pct(min)
+            )),
+        });
+    }
+    let max_error = gates.max_error_rate.unwrap_or(0.0);
+    if let Some(rate) = c.error_rate
+        && rate > max_error
+    {
+        misses.push(Some(format!(
+            "{label}: {} of {} cells have no verdict ({} exec errors, {} judge errors): error rate {} is above {}",
+            c.errors,
+            c.cases,
+            c.exec_errors,
+            c.judge_errors,
+            pct(rate),
+            pct(max_error)
+        )));
+    }
+    for (category, min) in &gates.fail_under_category {
+        let Some(group) = c.by_category.get(category.as_str()) else {
+            continue;
+        };
+        if let Some(p) = group.pass_rate
+            && p < *min
+        {
+            misses.push(Some(format!(
+                "{label}: pass rate on {} is {} ({} passed of {}, {} errors), below {}",
+                category.as_str(),
+                pct(p),
+                group.passed,
+                group.cases,
+                group.errors,
+                pct(*min)
+            )));
+        }
+    }
+    let r = &c.refusals;
+    if let Some(max) = gates.max_over_refusal {
+        misses.push(rate_gate(
+            label,
+            r.over_refusal_rate.as_ref(),
+            max,
+            ("refused", r.over_refusals),
+            ("answerable questions", r.over_refusals + r.answered),
+            "over-refusal",
+        ));
+    }
+    if let Some(max) = gates.max_hallucination {
+        misses.push(rate_gate(
+            label,
+            r.hallucination_rate.as_ref(),
+            max,
+            ("answered", r.under_refusals),
+            ("negative cases", r.under_refusals + r.correct_refusals),
+            "hallucination",
+        ));
+    }
+    misses.into_iter().flatten().collect()
 }
 
 #[cfg(test)]
