@@ -40,6 +40,44 @@ pub fn render_csv(inputs: &ReportInputs<'_>) -> Result<String> {
     Ok(String::from_utf8(out)?)
 }
 
+/// The CSV's columns, in order.
+const CSV_COLUMNS: [&str; 34] = [
+    "case_id",
+    "config_id",
+    "configuration",
+    "judge",
+    "category",
+    "strategy",
+    "generator",
+    "language",
+    "status",
+    "criteria_mean",
+    "correctness",
+    "cause",
+    "cause_evidence",
+    "hit",
+    "reciprocal_rank",
+    "ndcg",
+    "recall",
+    "precision",
+    "keyword_recall_context",
+    "refused",
+    "language_match",
+    "injection_followed",
+    "claim_recall",
+    "claim_precision",
+    "claim_faithfulness",
+    "claim_hallucination",
+    "noise_sensitivity",
+    "context_utilization",
+    "context_precision",
+    "rule_failure",
+    "query",
+    "expected_answer",
+    "answer",
+    "error",
+];
+
 /// `render_csv` streamed into `out`, row by row: a large run's CSV is never held whole.
 pub fn write_csv(inputs: &ReportInputs<'_>, out: impl std::io::Write) -> Result<()> {
     let cases = case_index(inputs);
@@ -50,42 +88,7 @@ pub fn write_csv(inputs: &ReportInputs<'_>, out: impl std::io::Write) -> Result<
         .collect();
     let answers = answer_index(inputs);
     let mut w = csv::Writer::from_writer(out);
-    w.write_record([
-        "case_id",
-        "config_id",
-        "configuration",
-        "judge",
-        "category",
-        "strategy",
-        "generator",
-        "language",
-        "status",
-        "criteria_mean",
-        "correctness",
-        "cause",
-        "cause_evidence",
-        "hit",
-        "reciprocal_rank",
-        "ndcg",
-        "recall",
-        "precision",
-        "keyword_recall_context",
-        "refused",
-        "language_match",
-        "injection_followed",
-        "claim_recall",
-        "claim_precision",
-        "claim_faithfulness",
-        "claim_hallucination",
-        "noise_sensitivity",
-        "context_utilization",
-        "context_precision",
-        "rule_failure",
-        "query",
-        "expected_answer",
-        "answer",
-        "error",
-    ])?;
+    w.write_record(CSV_COLUMNS)?;
     for v in inputs.verdicts {
         let Some(case) = cases.get(v.case_id.as_str()) else {
             continue;
@@ -195,59 +198,10 @@ pub fn write_junit(inputs: &ReportInputs<'_>, out: impl std::io::Write) -> Resul
                             let Some(case) = cases.get(v.case_id.as_str()) else {
                                 continue;
                             };
-                            let name =
-                                xml_safe(&format!("[{}] {}", case.category.as_str(), case.query));
-                            let element = w
-                                .create_element("testcase")
-                                .with_attribute(("name", name.as_str()))
-                                .with_attribute(("classname", label.as_str()))
-                                .with_attribute(("id", case.id.as_str()));
-                            match (v.status, v.passed) {
-                                (VerdictStatus::Ok, Some(true)) => {
-                                    element.write_empty()?;
-                                }
-                                (VerdictStatus::Ok, _) => {
-                                    let reasons: Vec<String> = v
-                                        .criteria
-                                        .iter()
-                                        .flat_map(|c| {
-                                            c.all().map(|k| format!("{:?}: {}", k.rating, k.reason))
-                                        })
-                                        .collect();
-                                    let answer = answers
-                                        .get(&(v.case_id.as_str(), v.config_id.as_str()))
-                                        .copied();
-                                    let message = xml_safe(&match attribution(case, answer, v) {
-                                        Some(a) => format!(
-                                            "{}: {}; mean {:.2}",
-                                            a.cause,
-                                            a.evidence,
-                                            v.criteria_mean.unwrap_or(0.0)
-                                        ),
-                                        None => {
-                                            format!("mean {:.2}", v.criteria_mean.unwrap_or(0.0))
-                                        }
-                                    });
-                                    let body = xml_safe(&reasons.join("\n"));
-                                    element.write_inner_content(|w| {
-                                        w.create_element("failure")
-                                            .with_attribute(("message", message.as_str()))
-                                            .write_text_content(BytesText::new(&body))?;
-                                        Ok(())
-                                    })?;
-                                }
-                                _ => {
-                                    let message = xml_safe(v.error.as_deref().unwrap_or("error"));
-                                    let kind = status(v);
-                                    element.write_inner_content(|w| {
-                                        w.create_element("error")
-                                            .with_attribute(("type", kind))
-                                            .with_attribute(("message", message.as_str()))
-                                            .write_empty()?;
-                                        Ok(())
-                                    })?;
-                                }
-                            }
+                            let answer = answers
+                                .get(&(v.case_id.as_str(), v.config_id.as_str()))
+                                .copied();
+                            write_testcase(w, case, v, answer, &label)?;
                         }
                         Ok(())
                     })?;
@@ -257,6 +211,59 @@ pub fn write_junit(inputs: &ReportInputs<'_>, out: impl std::io::Write) -> Resul
     let mut out = writer.into_inner();
     out.write_all(b"\n")?;
     out.flush()?;
+    Ok(())
+}
+
+/// One verdict as a JUnit test case: passed (empty), a `<failure>` with the cause and the criteria's
+/// reasons, or an `<error>` with the error.
+fn write_testcase<W: std::io::Write>(
+    w: &mut Writer<W>,
+    case: &TestCase,
+    v: &Verdict,
+    answer: Option<&Answer>,
+    label: &str,
+) -> std::io::Result<()> {
+    let name = xml_safe(&format!("[{}] {}", case.category.as_str(), case.query));
+    let element = w
+        .create_element("testcase")
+        .with_attribute(("name", name.as_str()))
+        .with_attribute(("classname", label))
+        .with_attribute(("id", case.id.as_str()));
+    match (v.status, v.passed) {
+        (VerdictStatus::Ok, Some(true)) => {
+            element.write_empty()?;
+        }
+        (VerdictStatus::Ok, _) => {
+            let reasons: Vec<String> = v
+                .criteria
+                .iter()
+                .flat_map(|c| c.all().map(|k| format!("{:?}: {}", k.rating, k.reason)))
+                .collect();
+            let mean = v.criteria_mean.unwrap_or(0.0);
+            let message = xml_safe(&match attribution(case, answer, v) {
+                Some(a) => format!("{}: {}; mean {mean:.2}", a.cause, a.evidence),
+                None => format!("mean {mean:.2}"),
+            });
+            let body = xml_safe(&reasons.join("\n"));
+            element.write_inner_content(|w| {
+                w.create_element("failure")
+                    .with_attribute(("message", message.as_str()))
+                    .write_text_content(BytesText::new(&body))?;
+                Ok(())
+            })?;
+        }
+        _ => {
+            let message = xml_safe(v.error.as_deref().unwrap_or("error"));
+            let kind = status(v);
+            element.write_inner_content(|w| {
+                w.create_element("error")
+                    .with_attribute(("type", kind))
+                    .with_attribute(("message", message.as_str()))
+                    .write_empty()?;
+                Ok(())
+            })?;
+        }
+    }
     Ok(())
 }
 
