@@ -423,6 +423,74 @@ fn mix(mut z: u64) -> u64 {
 /// Write one planted-fact document for `req`, the `index`-th of its folder. Facilities named in `taken`
 /// are not used again (two documents about one facility would make their questions ambiguous); the new
 /// one is added.
+/// Filler (no facts, no numbers) spread over the sections until the requested length is reached; every
+/// section gets at least one filler sentence when the detail level asks for more than facts.
+fn pad_with_filler(
+    draft: &mut Draft,
+    vocabulary: &Vocabulary,
+    rng: &mut fastrand::Rng,
+    req: &DocRequest,
+) {
+    let mut fillers: Vec<&str> = vocabulary.filler.to_vec();
+    rng.shuffle(&mut fillers);
+    let mut filler = fillers.iter().cycle();
+    let count = |d: &Draft| {
+        d.sections
+            .iter()
+            .map(|(_, s)| {
+                s.iter()
+                    .map(|x| ragtester_text::word_count(x))
+                    .sum::<usize>()
+            })
+            .sum::<usize>()
+    };
+    let per_section = req.detail.filler_sentences();
+    for (_, body) in &mut draft.sections {
+        for _ in 0..per_section {
+            body.push(filler.next().copied().unwrap_or_default().to_string());
+        }
+    }
+    // Round-robin over the sections; bounded, since a requested length may be out of reach.
+    for section in 0..10_000 {
+        if count(draft) >= req.words {
+            break;
+        }
+        let n = draft.sections.len();
+        draft.sections[section % n]
+            .1
+            .push(filler.next().copied().unwrap_or_default().to_string());
+    }
+}
+
+/// The draft as Markdown: the title, each section's heading, its prose sentences as one paragraph and its
+/// tables, lists and code blocks on their own.
+fn to_markdown(title: &str, draft: &Draft, zh: bool) -> String {
+    let mut markdown = format!("# {title}\n\n");
+    for (heading, body) in &draft.sections {
+        markdown.push_str(&format!("## {heading}\n\n"));
+        // Prose sentences of a section form one paragraph; tables, lists and code blocks stand alone.
+        let mut paragraph: Vec<&str> = Vec::new();
+        let flush = |paragraph: &mut Vec<&str>, out: &mut String| {
+            if !paragraph.is_empty() {
+                out.push_str(&paragraph.join(if zh { "" } else { " " }));
+                out.push_str("\n\n");
+                paragraph.clear();
+            }
+        };
+        for block in body {
+            if block.contains('\n') {
+                flush(&mut paragraph, &mut markdown);
+                markdown.push_str(block);
+                markdown.push_str("\n\n");
+            } else {
+                paragraph.push(block);
+            }
+        }
+        flush(&mut paragraph, &mut markdown);
+    }
+    markdown.trim_end().to_string() + "\n"
+}
+
 pub fn generate(
     req: &DocRequest,
     index: usize,
@@ -451,64 +519,12 @@ pub fn generate(
             format!("{} {} operations handbook", p.entity, title_case(&p.kind))
         }
     });
-    // Filler (no facts, no numbers) spread over the sections until the requested length is reached;
-    // every section gets at least one filler sentence when the detail level asks for more than facts.
-    let mut fillers: Vec<&str> = vocabulary.filler.to_vec();
-    rng.shuffle(&mut fillers);
-    let mut filler = fillers.iter().cycle();
-    let count = |d: &Draft| {
-        d.sections
-            .iter()
-            .map(|(_, s)| {
-                s.iter()
-                    .map(|x| ragtester_text::word_count(x))
-                    .sum::<usize>()
-            })
-            .sum::<usize>()
-    };
-    let per_section = req.detail.filler_sentences();
-    for (_, body) in &mut draft.sections {
-        for _ in 0..per_section {
-            body.push(filler.next().copied().unwrap_or_default().to_string());
-        }
-    }
-    // Round-robin over the sections; bounded, since a requested length may be out of reach.
-    for section in 0..10_000 {
-        if count(&draft) >= req.words {
-            break;
-        }
-        let n = draft.sections.len();
-        draft.sections[section % n]
-            .1
-            .push(filler.next().copied().unwrap_or_default().to_string());
-    }
-    let mut markdown = format!("# {title}\n\n");
-    for (heading, body) in &draft.sections {
-        markdown.push_str(&format!("## {heading}\n\n"));
-        // Prose sentences of a section form one paragraph; tables, lists and code blocks stand alone.
-        let mut paragraph: Vec<&str> = Vec::new();
-        let flush = |paragraph: &mut Vec<&str>, out: &mut String| {
-            if !paragraph.is_empty() {
-                out.push_str(&paragraph.join(if zh { "" } else { " " }));
-                out.push_str("\n\n");
-                paragraph.clear();
-            }
-        };
-        for block in body {
-            if block.contains('\n') {
-                flush(&mut paragraph, &mut markdown);
-                markdown.push_str(block);
-                markdown.push_str("\n\n");
-            } else {
-                paragraph.push(block);
-            }
-        }
-        flush(&mut paragraph, &mut markdown);
-    }
+    pad_with_filler(&mut draft, vocabulary, &mut rng, req);
+    let markdown = to_markdown(&title, &draft, zh);
     GeneratedDoc {
         title,
         language: req.language.clone(),
-        markdown: markdown.trim_end().to_string() + "\n",
+        markdown,
         facts: draft.facts,
     }
 }

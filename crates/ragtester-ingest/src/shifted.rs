@@ -125,6 +125,14 @@ fn slot_in(host: &TextSpan, glyph: &TextSpan) -> Option<Slot> {
 }
 
 fn shifted_runs(spans: &[TextSpan]) -> Vec<Run> {
+    let (mut runs, consumed, repaired) = runs_inside_gaps(spans);
+    runs.extend(touching_runs(spans, &consumed, &repaired));
+    runs
+}
+
+/// Glyphs inside a gap of a host span ("CT X FAQ" with a lowered E over its space), spliced into it; with
+/// which spans were spliced into a host and each host's repaired text.
+fn runs_inside_gaps(spans: &[TextSpan]) -> (Vec<Run>, Vec<bool>, Vec<Option<String>>) {
     let mut runs = Vec::new();
     let mut used = vec![false; spans.len()];
     // Glyphs spliced into a host; a host stays free to join a chain with its repaired text.
@@ -170,6 +178,12 @@ fn shifted_runs(spans: &[TextSpan]) -> Vec<Run> {
             runs.push(Run { pieces, word });
         }
     }
+    (runs, consumed, repaired)
+}
+
+/// Chains of touching spans on one line that hold at least one shifted glyph, each one word.
+fn touching_runs(spans: &[TextSpan], consumed: &[bool], repaired: &[Option<String>]) -> Vec<Run> {
+    let mut runs = Vec::new();
     // Glyphs touching their neighbours: "CT" "E" "X", "x" "2", "H" "2" "O". Chains of touching spans on one
     // line that hold at least one shifted glyph become one word.
     let text_of = |i: usize| {

@@ -584,6 +584,33 @@ fn criteria_means(vs: &[&&Verdict]) -> BTreeMap<String, f64> {
     criteria
 }
 
+/// A configuration's verdicts by their case: tallies per category, the refusal matrix, failure causes.
+fn by_case(
+    index: &Index<'_>,
+    vs: &[&&Verdict],
+) -> (
+    BTreeMap<String, Tally>,
+    RefusalMatrix,
+    BTreeMap<String, usize>,
+) {
+    let mut by_category: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut refusals = RefusalMatrix::default();
+    let mut causes = BTreeMap::new();
+    for v in vs {
+        if let Some(case) = index.case(v) {
+            by_category
+                .entry(case.category.as_str().to_string())
+                .or_default()
+                .add(v);
+            refusals.add(case, v);
+            if let Some(cause) = failure_cause(case, index.answer(v), v) {
+                *causes.entry(cause.as_str().to_string()).or_insert(0) += 1;
+            }
+        }
+    }
+    (by_category, refusals, causes)
+}
+
 /// One configuration's figures: outcomes, per category, latency, tokens and cost, retrieval, causes.
 fn config_summary(
     inputs: &ReportInputs<'_>,
@@ -599,21 +626,7 @@ fn config_summary(
     vs.iter().for_each(|v| tally.add(v));
     let answered: Vec<&Answer> = vs.iter().filter_map(|v| index.answer(v)).collect();
     let latency = latency_figures(&answered);
-    let mut by_category: BTreeMap<String, Tally> = BTreeMap::new();
-    let mut refusals = RefusalMatrix::default();
-    let mut causes = BTreeMap::new();
-    for v in &vs {
-        if let Some(case) = index.case(v) {
-            by_category
-                .entry(case.category.as_str().to_string())
-                .or_default()
-                .add(v);
-            refusals.add(case, v);
-            if let Some(cause) = failure_cause(case, index.answer(v), v) {
-                *causes.entry(cause.as_str().to_string()).or_insert(0) += 1;
-            }
-        }
-    }
+    let (by_category, refusals, causes) = by_case(index, &vs);
     let told: Vec<bool> = vs.iter().filter_map(|v| v.metrics.language_match).collect();
     let language_mismatches = told.iter().filter(|m| !**m).count();
     let group = tally.group(&config.id);

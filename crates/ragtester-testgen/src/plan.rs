@@ -144,7 +144,19 @@ async fn generate_document<'a>(
         });
         writer.fill(slot, other).await;
     }
-    let askable: Vec<&Section> = sections[i]
+    document_report(doc, &sections[i], options, target, writer)
+}
+
+/// What generation made of one document: its sections by class, those that are not prose, coverage of the
+/// sections that can hold a question, the cases and every shortfall.
+fn document_report(
+    doc: &Document,
+    sections: &[Section],
+    options: &GenerationOptions,
+    target: usize,
+    mut writer: DocWriter<'_>,
+) -> (DocumentReport, Vec<TestCase>) {
+    let askable: Vec<&Section> = sections
         .iter()
         .filter(|s| s.class.can_hold_a_question())
         .collect();
@@ -174,13 +186,13 @@ async fn generate_document<'a>(
         document_id: doc.id.clone(),
         source: doc.source.clone(),
         generator: options.generator,
-        sections: sections[i].len(),
+        sections: sections.len(),
         askable_sections: askable.len(),
-        section_classes: sections[i].iter().fold(BTreeMap::new(), |mut m, s| {
+        section_classes: sections.iter().fold(BTreeMap::new(), |mut m, s| {
             *m.entry(s.class).or_default() += 1;
             m
         }),
-        not_prose: sections[i]
+        not_prose: sections
             .iter()
             .filter(|s| s.class != SectionClass::Prose)
             .map(|s| NotProse {

@@ -250,31 +250,18 @@ impl HttpClient {
         }
         let response = match request.send().await {
             Ok(r) => r,
-            Err(e) if e.is_timeout() => {
-                return Attempt::Retry {
-                    error: "request timed out".into(),
-                    after: None,
-                };
-            }
-            Err(e) => {
-                return Attempt::Retry {
-                    error: format!("request failed: {e}"),
-                    after: None,
-                };
-            }
+            Err(e) => return transport_error(&e, "request"),
         };
+        let header = |name| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v: &reqwest::header::HeaderValue| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let after = header(reqwest::header::RETRY_AFTER).and_then(|v| parse_retry_after(&v));
+        let content_type = header(reqwest::header::CONTENT_TYPE).unwrap_or_default();
         let status = response.status();
-        let after = response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(parse_retry_after);
-        let content_type = response
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_string();
         let text = match read_capped(response, self.input.reply_bytes()).await {
             Ok(Some(t)) => t,
             Ok(None) => {
@@ -284,29 +271,39 @@ impl HttpClient {
                     "the reply body is larger",
                 ));
             }
-            Err(e) if e.is_timeout() => {
-                return Attempt::Retry {
-                    error: "reading the reply timed out".into(),
-                    after: None,
-                };
-            }
-            Err(e) => {
-                return Attempt::Retry {
-                    error: format!("reading the reply failed: {e}"),
-                    after: None,
-                };
-            }
+            Err(e) => return transport_error(&e, "reading the reply"),
         };
+        let reply = Arrived {
+            status,
+            after,
+            content_type,
+            text,
+        };
+        self.classify(url, reply, is_final)
+    }
+
+    /// What a reply that arrived means: done, asked again (408, 429, 5xx, a malformed body), over a
+    /// limit, or final (a client error the server will repeat).
+    fn classify(&self, url: &str, reply: Arrived, is_final: fn(&str) -> bool) -> Attempt {
+        let Arrived {
+            status,
+            after,
+            content_type,
+            text,
+        } = reply;
         let snippet: String = text.chars().take(300).collect();
+        let fatal = || {
+            Attempt::Fatal(StatusError {
+                url: redact(url).into_owned(),
+                status: status.as_u16(),
+                body: redact(&snippet).into_owned(),
+            })
+        };
         if !status.is_success()
             && !matches!(status.as_u16(), 408 | 429)
             && (is_final(&text) || rejects_the_request_body(&text))
         {
-            return Attempt::Fatal(StatusError {
-                url: redact(url).into_owned(),
-                status: status.as_u16(),
-                body: redact(&snippet).into_owned(),
-            });
+            return fatal();
         }
         if status.as_u16() == 429 || status.as_u16() == 408 || status.is_server_error() {
             return Attempt::Retry {
@@ -315,11 +312,7 @@ impl HttpClient {
             };
         }
         if !status.is_success() {
-            return Attempt::Fatal(StatusError {
-                url: redact(url).into_owned(),
-                status: status.as_u16(),
-                body: redact(&snippet).into_owned(),
-            });
+            return fatal();
         }
         match read_reply(&text, &self.input) {
             Ok(v) => Attempt::Done(v),
@@ -330,6 +323,25 @@ impl HttpClient {
             },
         }
     }
+}
+
+/// A reply as it arrived: status, `Retry-After`, content type and body.
+struct Arrived {
+    status: reqwest::StatusCode,
+    after: Option<std::time::Duration>,
+    content_type: String,
+    text: String,
+}
+
+/// A request that failed before a reply arrived is asked again: "request timed out", "reading the reply
+/// failed: …".
+fn transport_error(e: &reqwest::Error, doing: &str) -> Attempt {
+    let error = if e.is_timeout() {
+        format!("{doing} timed out")
+    } else {
+        format!("{doing} failed: {e}")
+    };
+    Attempt::Retry { error, after: None }
 }
 
 /// The body as text, read chunk by chunk; `None` once it passes `max` bytes (nothing more is read).

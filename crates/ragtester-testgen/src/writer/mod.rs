@@ -622,38 +622,8 @@ impl<'a> DocWriter<'a> {
         let reply = match parse_reply(&response.content) {
             Ok(reply) => reply,
             Err(problem) => {
-                // Asked once more with its reply and what was wrong with it (a deterministic model or a cache
-                // would otherwise answer the identical request identically); then the slot reports it.
-                let shape = crate::prompt::shape_for(kind);
-                request.messages.push(Message {
-                    role: Role::Assistant,
-                    content: response.content.clone(),
-                });
-                request.messages.push(Message::user(if language == "zh" {
-                    format!("无法读取你的回复（{problem}）。只输出一个 JSON 对象：{shape}")
-                } else {
-                    format!(
-                        "Your reply could not be read ({problem}). Reply with one JSON object only: {shape}"
-                    )
-                }));
-                let again = match self.model.chat(&request).await {
-                    Ok(r) => r,
-                    Err(e) => return Err(self.failed(e)),
-                };
-                match parse_reply(&again.content) {
-                    Ok(reply) => reply,
-                    Err(problem) => {
-                        self.unreadable_in_a_row += 1;
-                        if self.unreadable_in_a_row >= UNREADABLE_LIMIT {
-                            // The replies themselves are in the notes, one per question.
-                            self.gave_up = Some(format!(
-                                "the question writer's replies were unreadable for {UNREADABLE_LIMIT} questions in \
-                                 a row, each asked twice; use a model that follows JSON instructions"
-                            ));
-                        }
-                        return Err(format!("{problem} (after one re-ask)"));
-                    }
-                }
+                self.ask_again(request, &response.content, &problem, kind, language)
+                    .await?
             }
         };
         self.unreadable_in_a_row = 0;
@@ -667,5 +637,45 @@ impl<'a> DocWriter<'a> {
             ));
         }
         Ok(reply)
+    }
+
+    /// An unreadable reply asked once more, with the reply and what was wrong with it (a deterministic
+    /// model or a cache would otherwise answer the identical request identically); a writer unreadable for
+    /// several questions in a row is given up.
+    async fn ask_again(
+        &mut self,
+        mut request: ChatRequest,
+        reply: &str,
+        problem: &str,
+        kind: QuestionKind,
+        language: &str,
+    ) -> Result<Reply, String> {
+        let shape = crate::prompt::shape_for(kind);
+        request.messages.push(Message {
+            role: Role::Assistant,
+            content: reply.to_string(),
+        });
+        request.messages.push(Message::user(if language == "zh" {
+            format!("无法读取你的回复（{problem}）。只输出一个 JSON 对象：{shape}")
+        } else {
+            format!(
+                "Your reply could not be read ({problem}). Reply with one JSON object only: {shape}"
+            )
+        }));
+        let again = match self.model.chat(&request).await {
+            Ok(r) => r,
+            Err(e) => return Err(self.failed(e)),
+        };
+        parse_reply(&again.content).map_err(|problem| {
+            self.unreadable_in_a_row += 1;
+            if self.unreadable_in_a_row >= UNREADABLE_LIMIT {
+                // The replies themselves are in the notes, one per question.
+                self.gave_up = Some(format!(
+                    "the question writer's replies were unreadable for {UNREADABLE_LIMIT} questions in \
+                     a row, each asked twice; use a model that follows JSON instructions"
+                ));
+            }
+            format!("{problem} (after one re-ask)")
+        })
     }
 }
