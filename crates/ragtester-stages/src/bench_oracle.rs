@@ -14,24 +14,6 @@ use serde::Deserialize;
 use std::path::Path;
 use std::sync::Arc;
 
-pub struct OracleBenchArgs<'a> {
-    pub judges: Vec<Arc<dyn ragtester_core::ChatModel>>,
-    /// With several judges: also score their panel, decided this way.
-    pub panel: Option<ragtester_judge::PanelMethod>,
-    /// Planted-fact handbooks per language.
-    pub documents: usize,
-    /// At most this many questions per language, spread over the sources (the first ones of each).
-    pub max_questions: Option<usize>,
-    pub cmrc: Option<&'a Path>,
-    /// At most this many CMRC questions (the first ones of the file).
-    pub cmrc_limit: usize,
-    pub concurrency: usize,
-    pub json: Option<&'a Path>,
-    /// Least precision and recall, per language, of every judge; below them the command exits 4.
-    pub min_precision: Option<f64>,
-    pub min_recall: Option<f64>,
-}
-
 /// The planted facts of `count` offline handbooks per language: answerable ones, with their evidence.
 fn planted_questions(count: usize) -> Vec<LabelledQuestion> {
     let mut out = Vec::new();
@@ -216,12 +198,16 @@ pub struct OracleBenchRequest<'a> {
     pub panel: Option<&'a str>,
     /// People's labels (`bench oracle --labels`) instead of the built-in questions.
     pub labels: Option<&'a Path>,
+    /// Planted-fact handbooks per language.
     pub documents: usize,
+    /// At most this many questions per language, spread over the sources (the first ones of each).
     pub max_questions: Option<usize>,
     pub cmrc: Option<&'a Path>,
+    /// At most this many CMRC questions (the first ones of the file).
     pub cmrc_limit: usize,
     pub concurrency: usize,
     pub json: Option<&'a Path>,
+    /// Least precision and recall, per language, of every judge; below them the command exits 4.
     pub min_precision: Option<f64>,
     pub min_recall: Option<f64>,
 }
@@ -262,22 +248,11 @@ pub async fn bench_request(
             misses: Vec::new(),
         });
     }
-    let args = OracleBenchArgs {
-        judges,
-        panel: req
-            .panel
-            .map(ragtester_judge::PanelMethod::parse)
-            .transpose()?,
-        documents: req.documents,
-        max_questions: req.max_questions,
-        cmrc: req.cmrc,
-        cmrc_limit: req.cmrc_limit,
-        concurrency: req.concurrency,
-        json: req.json,
-        min_precision: req.min_precision,
-        min_recall: req.min_recall,
-    };
-    let outcome = bench_oracle(&args, events).await?;
+    let panel = req
+        .panel
+        .map(ragtester_judge::PanelMethod::parse)
+        .transpose()?;
+    let outcome = bench_oracle(req, &judges, panel, events).await?;
     Ok(OracleBenchReport {
         text: outcome.scores.iter().map(render).collect(),
         misses: outcome.misses,
@@ -293,7 +268,9 @@ pub struct OracleBenchOutcome {
 
 /// Run the benchmark, telling each judge's time as it finishes.
 pub async fn bench_oracle(
-    args: &OracleBenchArgs<'_>,
+    args: &OracleBenchRequest<'_>,
+    judges: &[Arc<dyn ragtester_core::ChatModel>],
+    panel: Option<ragtester_judge::PanelMethod>,
     events: &dyn Events,
 ) -> Result<OracleBenchOutcome> {
     events.stage("judge");
@@ -319,7 +296,7 @@ pub async fn bench_oracle(
     ));
     let mut scores = Vec::new();
     let mut per_judge = Vec::new();
-    for judge in &args.judges {
+    for judge in judges {
         let started = std::time::Instant::now();
         let verdicts = judge_answers(judge.as_ref(), &questions, &answers, args.concurrency).await;
         let scored = score(judge.name(), &questions, &answers, &verdicts);
@@ -332,7 +309,7 @@ pub async fn bench_oracle(
         scores.push(scored);
         per_judge.push(verdicts);
     }
-    if let Some(method) = args.panel.filter(|_| per_judge.len() > 1) {
+    if let Some(method) = panel.filter(|_| per_judge.len() > 1) {
         let verdicts = panel_verdicts(&per_judge, method);
         scores.push(score(method.judge_name(), &questions, &answers, &verdicts));
     }
