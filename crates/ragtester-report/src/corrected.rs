@@ -6,17 +6,27 @@
 //! corrected for: the corrected rate is an upper bound on that side, and the report says so. Errored cells
 //! count against the rate, as in the report's own pass rate.
 
-use crate::summary::ConfigSummary;
 use ragtester_core::oracle::{AuditSummary, CorrectedRate, Interval};
 
 fn wilson(successes: usize, n: usize) -> Option<Interval> {
     ragtester_judge::stats::wilson(successes, n, 0.95)
 }
 
+/// What the correction needs of one configuration's cells.
+#[derive(Debug, Clone, Copy)]
+pub struct Tally<'a> {
+    pub config_id: &'a str,
+    pub label: &'a str,
+    /// Every cell, errored ones included.
+    pub cells: usize,
+    pub passed: usize,
+    pub failed: usize,
+}
+
 /// Corrected pass rates, best first, and the pairs of neighbours in that ranking whose intervals overlap
 /// (not distinguishable at 95 %).
 pub fn corrected_rates(
-    configs: &[ConfigSummary],
+    configs: &[Tally<'_>],
     audit: &AuditSummary,
 ) -> (Vec<CorrectedRate>, Vec<(String, String)>) {
     let mut rates: Vec<CorrectedRate> = configs
@@ -24,20 +34,20 @@ pub fn corrected_rates(
         .filter_map(|c| {
             // Over every cell, as the report's own pass rate: an errored cell is no pass, and the audit
             // (which labels reported failures only) cannot turn it into one.
-            if c.cases == 0 || c.passed + c.failed == 0 {
+            if c.cells == 0 || c.passed + c.failed == 0 {
                 return None;
             }
-            let own = audit.per_config.iter().find(|a| a.config_id == c.id);
+            let own = audit.per_config.iter().find(|a| a.config_id == c.config_id);
             let (precision, labelled) = match own {
                 Some(a) if a.labelled > 0 => (wilson(a.true_failures, a.labelled)?, a.labelled),
                 _ => (audit.precision?, 0),
             };
-            let cells = c.cases as f64;
+            let cells = c.cells as f64;
             let passing =
                 |real_share: f64| (c.passed as f64 + c.failed as f64 * (1.0 - real_share)) / cells;
             Some(CorrectedRate {
-                config_id: c.id.clone(),
-                label: c.label.clone(),
+                config_id: c.config_id.to_string(),
+                label: c.label.to_string(),
                 raw_pass_rate: c.passed as f64 / cells,
                 pass_rate: Interval {
                     estimate: passing(precision.estimate),
@@ -60,7 +70,16 @@ pub fn corrected_rates(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::summary::ConfigSummary;
     use ragtester_core::oracle::ConfigAudit;
+
+    fn corrected_rates(
+        configs: &[ConfigSummary],
+        audit: &AuditSummary,
+    ) -> (Vec<CorrectedRate>, Vec<(String, String)>) {
+        let tallies: Vec<Tally> = configs.iter().map(ConfigSummary::tally).collect();
+        super::corrected_rates(&tallies, audit)
+    }
 
     #[test]
     fn false_alarms_raise_the_pass_rate_and_close_rates_are_flagged() {

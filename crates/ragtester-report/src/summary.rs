@@ -137,6 +137,19 @@ pub struct ConfigSummary {
     pub vs_best: Option<PairedComparison>,
 }
 
+impl ConfigSummary {
+    /// The counts an audit's correction works from.
+    pub fn tally(&self) -> crate::corrected::Tally<'_> {
+        crate::corrected::Tally {
+            config_id: &self.id,
+            label: &self.label,
+            cells: self.cases,
+            passed: self.passed,
+            failed: self.failed,
+        }
+    }
+}
+
 /// A paired test between two configurations of one run, case by case.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PairedComparison {
@@ -444,7 +457,10 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
     });
     let (corrected, indistinguishable) = inputs
         .audit
-        .map(|a| crate::corrected::corrected_rates(&configs, a))
+        .map(|a| {
+            let tallies: Vec<_> = configs.iter().map(ConfigSummary::tally).collect();
+            crate::corrected::corrected_rates(&tallies, a)
+        })
         .unwrap_or_default();
     Summary {
         schema_version: ragtester_core::SCHEMA_VERSION,

@@ -9,10 +9,10 @@
 //! it back restores its cells exactly — and the same judge gives the same verdicts.
 
 use crate::interop::{Shape, imported_case, list_cell, locate_spans};
+pub use crate::row_meta::{ContextPlace, META_KEY, RowMeta};
 use anyhow::{Context, Result};
 use ragtester_core::ids::stable_id;
 use ragtester_core::{Answer, Document, Latency, RetrievedContext, TestCase, Usage};
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -32,49 +32,6 @@ const REFERENCE: &[&str] = &[
     "expected_answer",
 ];
 const REFERENCE_CONTEXTS: &[&str] = &["reference_contexts", "context"];
-/// The key of ragtester's own metadata on a row it exported.
-pub const META_KEY: &str = "ragtester";
-
-/// What ragtester writes beside an answered row it exports: the case whole, and each passage's place and
-/// score, which other tools' fields cannot hold.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RowMeta {
-    pub case: TestCase,
-    pub contexts: Vec<ContextPlace>,
-    pub latency: Latency,
-    pub usage: Usage,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ContextPlace {
-    pub score: f64,
-    pub chunk_id: String,
-    pub document_id: String,
-    pub start: usize,
-    pub end: usize,
-}
-
-impl RowMeta {
-    pub fn of(case: &TestCase, answer: &Answer) -> Self {
-        Self {
-            case: case.clone(),
-            contexts: answer
-                .contexts
-                .iter()
-                .map(|c| ContextPlace {
-                    score: c.score,
-                    chunk_id: c.chunk_id.clone(),
-                    document_id: c.document_id.clone(),
-                    start: c.start,
-                    end: c.end,
-                })
-                .collect(),
-            latency: answer.latency,
-            usage: answer.usage,
-        }
-    }
-}
-
 /// One passage the system retrieved, as the row gives it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RowContext {

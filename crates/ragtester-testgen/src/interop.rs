@@ -88,15 +88,15 @@ pub fn export_rows(
                 m.insert(ret.into(), json!(retrieved));
                 // What the libraries' fields cannot hold, so `import --answers` restores the cell exactly:
                 // RAGAS keeps unknown keys out of its samples; DeepEval has a metadata field.
-                let meta = json!(crate::answered::RowMeta::of(case, a));
+                let meta = json!(crate::row_meta::RowMeta::of(case, a));
                 match shape {
                     Shape::Ragas => {
-                        m.insert(crate::answered::META_KEY.into(), meta);
+                        m.insert(crate::row_meta::META_KEY.into(), meta);
                     }
                     Shape::DeepEval => {
                         m.insert(
                             "additional_metadata".into(),
-                            json!({ crate::answered::META_KEY: meta }),
+                            json!({ crate::row_meta::META_KEY: meta }),
                         );
                     }
                 }

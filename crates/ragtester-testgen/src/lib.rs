@@ -19,6 +19,7 @@ mod prompt;
 mod quality;
 mod reply;
 mod rng;
+mod row_meta;
 pub mod section_class;
 mod sections;
 mod writer;
