@@ -12,8 +12,8 @@
 
 use anyhow::{Context, Result, bail};
 use ragtester_core::{Chunk, EmbedKind, Embedder};
-use ragtester_llm::Bridge;
-use ragtester_llm::http::{HttpClient, RetryPolicy};
+use ragtester_http::Bridge;
+use ragtester_http::{HttpClient, RetryPolicy};
 use ragtester_retrieve::{Hit, Retriever, Scope};
 use serde_json::{Value, json};
 use std::sync::Arc;

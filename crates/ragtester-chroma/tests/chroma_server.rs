@@ -6,7 +6,7 @@
 
 use ragtester_chroma::ChromaStore;
 use ragtester_core::Chunk;
-use ragtester_retrieve::{DenseIndex, Hit, Retriever, Scope, embedder_for};
+use ragtester_retrieve::{DenseIndex, HashEmbedder, Hit, Retriever, Scope};
 use ragtester_testkit::chroma::ChromaServer;
 
 /// Forty passages over four documents, about pumps, valves, batteries and trains.
@@ -71,7 +71,7 @@ fn chroma_retrieves_what_the_in_process_index_retrieves() {
     };
     let spec = server.spec();
     let chunks = chunks();
-    let embedder = embedder_for("hash").unwrap();
+    let embedder = std::sync::Arc::new(HashEmbedder::default());
     let exact = DenseIndex::build(&chunks, embedder.clone()).unwrap();
     let chroma = ChromaStore::open(&spec, &chunks, embedder.clone()).unwrap();
     assert!(!chroma.reused());
@@ -141,7 +141,11 @@ fn an_unreachable_server_is_a_clear_error() {
         l.local_addr().unwrap().port()
     };
     let spec = format!("chroma:http://127.0.0.1:{port}");
-    let err = match ChromaStore::open(&spec, &chunks(), embedder_for("hash").unwrap()) {
+    let err = match ChromaStore::open(
+        &spec,
+        &chunks(),
+        std::sync::Arc::new(HashEmbedder::default()),
+    ) {
         Ok(_) => panic!("nothing listens there"),
         Err(e) => format!("{e:#}"),
     };

@@ -7,10 +7,10 @@ use anyhow::Result;
 use futures::StreamExt;
 use ragtester_core::Limits;
 use ragtester_core::secrets::{error_text, redact};
+use ragtester_core::spend::BudgetExhausted;
 use ragtester_core::{
     Answer, ChatRequest, Latency, RetrievedContext, SkippedCell, TaskHint, TestCase, Usage,
 };
-use ragtester_llm::BudgetExhausted;
 use ragtester_retrieve::Scope;
 use ragtester_store::RunStore;
 use std::sync::Arc;

@@ -199,7 +199,7 @@ async fn malformed_replies_from_a_real_server_parse_or_become_judge_errors() {
         "judge".into(),
         server.openai_base(),
         None,
-        ragtester_llm::http::RetryPolicy::default(),
+        ragtester_http::RetryPolicy::default(),
     )
     .unwrap();
     let c = case(Category::Core, "The relief valve opens at 4.5 bar.");

@@ -2,12 +2,12 @@
 //! and sent concurrently, with the shared client's retries. Replies are checked (count, dimension, finite
 //! values) and vectors L2-normalised, so a bad server is an error, never a silently wrong index.
 
-use crate::blocking_bridge::Bridge;
 use crate::endpoint::{Endpoint, normalise_host};
-use crate::http::{ClientLimits, HttpClient, RetryPolicy};
 use crate::openai::snippet;
 use anyhow::{Result, anyhow, bail};
 use ragtester_core::{EmbedKind, Embedder, ModelSettings};
+use ragtester_http::Bridge;
+use ragtester_http::{ClientLimits, HttpClient, RetryPolicy};
 use serde_json::{Value, json};
 use std::sync::Arc;
 

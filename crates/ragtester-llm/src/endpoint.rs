@@ -1,10 +1,10 @@
 //! Where a provider's model lives and how hard it may be pressed: the config file's `[models."SPEC"]`
 //! settings over the environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `OLLAMA_HOST`).
 
-use crate::http::{ClientLimits, MAX_IN_FLIGHT, RateLimits};
 use anyhow::{Result, bail};
 use ragtester_core::ModelSettings;
 use ragtester_core::settings::Environment;
+use ragtester_http::{ClientLimits, MAX_IN_FLIGHT, RateLimits};
 
 #[derive(Debug, Clone)]
 pub struct Endpoint {

@@ -2,11 +2,11 @@
 //! as Ollama itself allows; the default is `http://127.0.0.1:11434`.
 
 use crate::endpoint::{Endpoint, normalise_host};
-use crate::http::{ClientLimits, HttpClient, RetryPolicy};
 use crate::openai::{estimated_tokens, snippet};
 use crate::structured::{self, StructuredOutput};
 use anyhow::{Context, Result, anyhow};
 use ragtester_core::{ChatModel, ChatRequest, ChatResponse, ModelSettings, ReplyFormat, Usage};
+use ragtester_http::{ClientLimits, HttpClient, RetryPolicy};
 use serde_json::{Value, json};
 
 pub struct OllamaChat {

@@ -7,10 +7,10 @@
 //! [`crate::structured`]); the prompt describes the shape either way.
 
 use crate::endpoint::Endpoint;
-use crate::http::{ClientLimits, HttpClient, RetryPolicy};
 use crate::structured::{self, StructuredOutput};
 use anyhow::{Context, Result, anyhow};
 use ragtester_core::{ChatModel, ChatRequest, ChatResponse, ModelSettings, ReplyFormat, Usage};
+use ragtester_http::{ClientLimits, HttpClient, RetryPolicy};
 use serde_json::{Value, json};
 
 pub struct OpenAiChat {

@@ -1,12 +1,12 @@
 //! External targets: the user's own RAG service as the system under test, over HTTP or as a command.
 //! Both return an answer and, when the service exposes them, the contexts it retrieved.
 
-use crate::http::{HttpClient, RetryPolicy};
 use anyhow::{Context, Result, anyhow, bail};
 use ragtester_core::Limits;
 use ragtester_core::config::{CommandInput, TargetKind, TargetSettings};
 use ragtester_core::limits::exceeded;
 use ragtester_core::secrets::redact;
+use ragtester_http::{HttpClient, RetryPolicy};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;

@@ -2,11 +2,11 @@
 //! Jina / Cohere / vLLM's `{"query","documents"}` → `{"results":[{"index","relevance_score"}]}`), and any chat
 //! model asked to grade each passage from 0 to 10 (pointwise LLM reranking).
 
-use crate::blocking_bridge::Bridge;
-use crate::http::{HttpClient, RetryPolicy};
 use crate::openai::snippet;
 use anyhow::{Result, anyhow, bail};
 use ragtester_core::{ChatModel, ChatRequest, Message, Reranker};
+use ragtester_http::Bridge;
+use ragtester_http::{HttpClient, RetryPolicy};
 use serde_json::{Value, json};
 use std::sync::Arc;
 

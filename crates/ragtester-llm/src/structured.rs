@@ -146,7 +146,7 @@ where
             _ => return Err(error),
         };
         let names_it = error
-            .downcast_ref::<crate::http::StatusError>()
+            .downcast_ref::<ragtester_http::StatusError>()
             .is_some_and(|e| names_refusal(&e.body));
         if !names_it {
             return Err(error);

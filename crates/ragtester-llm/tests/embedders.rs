@@ -2,7 +2,7 @@
 //! ordering, retries on 429 / 500, and malformed replies that must fail rather than poison an index.
 
 use ragtester_core::{EmbedKind, Embedder, Reranker};
-use ragtester_llm::http::RetryPolicy;
+use ragtester_http::RetryPolicy;
 use ragtester_llm::{HttpEmbedder, HttpReranker, LlmReranker, OpenAiChat};
 use ragtester_testkit::{Reply, ScriptedServer, toy_vector};
 use std::sync::Arc;

@@ -2,8 +2,8 @@
 //! room, and says so; the schema a server decodes under carries string bounds that make it fit the limit.
 
 use ragtester_core::{ChatModel, ChatRequest, Message, OutputSchema, ReplyFormat, Role};
+use ragtester_http::RetryPolicy;
 use ragtester_llm::OpenAiChat;
-use ragtester_llm::http::RetryPolicy;
 use ragtester_testkit::{Reply, ScriptedServer};
 use serde_json::json;
 use std::time::Duration;

@@ -1,8 +1,8 @@
 //! The HTTP providers against a real scripted server on 127.0.0.1.
 
 use ragtester_core::{ChatModel, ChatRequest, Message, OutputSchema, ReplyFormat};
+use ragtester_http::{ClientLimits, RateLimits, RetryPolicy};
 use ragtester_llm::endpoint::Endpoint;
-use ragtester_llm::http::{ClientLimits, RateLimits, RetryPolicy};
 use ragtester_llm::structured::StructuredOutput;
 use ragtester_llm::{OllamaChat, OpenAiChat};
 use ragtester_testkit::{Reply, ScriptedServer};
@@ -240,12 +240,12 @@ async fn a_429_storm_halves_requests_in_flight_then_success_grows_them() {
         max_attempts: 5,
         ..fast_policy()
     };
-    let client = ragtester_llm::http::HttpClient::new(policy).unwrap();
+    let client = ragtester_http::HttpClient::new(policy).unwrap();
     let url = format!("{}/chat/completions", server.openai_base());
     let body =
         serde_json::json!({"model": "m", "messages": [{"role": "user", "content": "Question: q"}]});
     client.post_json(&url, None, &body).await.unwrap();
-    let max = ragtester_llm::http::MAX_IN_FLIGHT;
+    let max = ragtester_http::MAX_IN_FLIGHT;
     // Three 429s: max → max/8; the success that ends the storm is the first of a new window.
     assert_eq!(client.in_flight_limit(), max / 8);
     for _ in 0..max / 8 {

@@ -2,7 +2,7 @@
 //! named, never retried (the same request would bring the same reply) and never parsed.
 
 use ragtester_core::Limits;
-use ragtester_llm::http::{HttpClient, RetryPolicy};
+use ragtester_http::{HttpClient, RetryPolicy};
 use ragtester_testkit::{Reply, ScriptedServer};
 use serde_json::json;
 use std::time::Duration;

@@ -8,25 +8,19 @@
 mod analyzer;
 mod ann;
 pub mod beir;
-mod bert;
 mod bm25;
 mod dense;
 mod hash_embedder;
 mod hybrid;
 mod rerank;
-mod vector_cache;
 
-pub mod hub;
-pub use bert::{BertEmbedder, CrossEncoder, ModelFolder, Pooling, Prompts, hf_cache_folder};
 pub use bm25::Bm25Index;
 pub use dense::{AnnSettings, DenseIndex};
 pub use hash_embedder::HashEmbedder;
 pub use hybrid::{HybridRetriever, fuse};
 pub use rerank::{LexicalReranker, RerankedRetriever, Reranker};
-pub use vector_cache::CachedEmbedder;
 
-use anyhow::{Context, Result};
-use ragtester_core::Embedder;
+use anyhow::Result;
 
 /// A scored chunk: `chunk` indexes the chunk list the retriever was built over.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -75,48 +69,4 @@ impl<'a> Scope<'a> {
 pub trait Retriever: Send + Sync {
     /// The `k` best chunks for `query` within `scope`, best first. An empty query returns nothing.
     fn retrieve(&self, query: &str, k: usize, scope: Scope<'_>) -> Result<Vec<Hit>>;
-}
-
-/// The folder a `local:DIR` or `hf:ORG/NAME` spec points at; None for other specs.
-pub fn model_folder_of(spec: &ragtester_core::ModelSpec) -> Result<Option<std::path::PathBuf>> {
-    use ragtester_core::ModelSpec;
-    Ok(match spec {
-        ModelSpec::Local(dir) => Some(std::path::PathBuf::from(dir)),
-        ModelSpec::Hf(repo) => Some(hub::cached_or_downloaded(repo)?),
-        _ => None,
-    })
-}
-
-/// Build an in-process embedder: `hash` (the lexical fallback), `local:DIR` or `hf:ORG/NAME` (a BERT-family
-/// model through candle). HTTP embedders are built by the provider crate.
-pub fn embedder_for(spec: &str) -> Result<std::sync::Arc<dyn Embedder>> {
-    let parsed = ragtester_core::ModelSpec::parse(spec)?;
-    if parsed == ragtester_core::ModelSpec::Hash {
-        return Ok(std::sync::Arc::new(HashEmbedder::default()));
-    }
-    match model_folder_of(&parsed)? {
-        Some(dir) => Ok(std::sync::Arc::new(
-            BertEmbedder::load(&dir).with_context(|| format!("embedder {spec}"))?,
-        )),
-        None => anyhow::bail!(
-            "embedder `{parsed}` is not an in-process model: use hash, local:DIR or hf:ORG/NAME here"
-        ),
-    }
-}
-
-/// Build an in-process reranker: `offline` (lexical coverage) or a cross-encoder folder (`local:DIR`,
-/// `hf:ORG/NAME`).
-pub fn reranker_for(spec: &str) -> Result<std::sync::Arc<dyn Reranker>> {
-    let parsed = ragtester_core::ModelSpec::parse(spec)?;
-    if parsed == ragtester_core::ModelSpec::Offline {
-        return Ok(std::sync::Arc::new(LexicalReranker));
-    }
-    match model_folder_of(&parsed)? {
-        Some(dir) => Ok(std::sync::Arc::new(
-            CrossEncoder::load(&dir).with_context(|| format!("reranker {spec}"))?,
-        )),
-        None => anyhow::bail!(
-            "reranker `{parsed}` is not an in-process model: use offline, local:DIR or hf:ORG/NAME here"
-        ),
-    }
 }

@@ -33,7 +33,7 @@ pub struct GenerateArgs {
     /// The quality gate's critic model; None turns the gate off.
     pub critic: Option<String>,
     /// What the writer's and critic's calls may spend.
-    pub budget: Option<Arc<ragtester_llm::Budget>>,
+    pub budget: Option<Arc<ragtester_models::Budget>>,
 }
 
 impl GenerateArgs {
@@ -41,7 +41,7 @@ impl GenerateArgs {
     pub fn from_settings(
         g: &ragtester_core::config::GenerationSettings,
         concurrency: usize,
-        budget: Option<Arc<ragtester_llm::Budget>>,
+        budget: Option<Arc<ragtester_models::Budget>>,
     ) -> Self {
         Self {
             generators: g.strategies.clone(),

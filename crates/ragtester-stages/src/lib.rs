@@ -1,7 +1,8 @@
 //! The stages of ragtester as one library, shared by the command line and the web UI: ingest, generate,
 //! run (planned by `plan`), judge and report over run directories, plus document generation, the oracle's
-//! audit, run comparison, dataset import/export, the benchmarks and the demo. [`Models`] is the one
-//! registry where a model spec becomes a chat model, an embedder or a reranker. Each
+//! audit, run comparison, dataset import/export, the benchmarks and the demo. [`Models`] (from
+//! `ragtester-models`, re-exported) is the one registry where a model spec becomes a chat model, an
+//! embedder or a reranker. Each
 //! stage takes its settings and a [`Models`] registry and returns a typed outcome; everything it tells a
 //! person goes through an [`Events`] sink. This crate never prints, parses arguments or chooses exit codes.
 
@@ -24,7 +25,8 @@ pub mod interop;
 pub mod judge;
 pub mod manifest;
 pub mod merge;
-pub mod models;
+/// The model registry, re-exported: every stage takes its models from it.
+pub use ragtester_models as models;
 pub mod pairwise;
 pub mod plan;
 pub mod report;

@@ -24,7 +24,7 @@ pub struct RunArgs<'a> {
     /// Answer cells from the response cache (`--replay-answers`); otherwise the system is asked afresh.
     pub replay_answers: bool,
     /// What the run's chat calls may spend.
-    pub budget: Option<Arc<ragtester_llm::Budget>>,
+    pub budget: Option<Arc<ragtester_models::Budget>>,
     /// Only this slice of the cells (`--shard K/N`); `merge` joins the slices.
     pub shard: Option<ragtester_exec::Shard>,
     /// Where dense retrieval keeps its vectors (`chroma:URL`); None keeps them in-process.
@@ -432,10 +432,10 @@ impl ragtester_exec::ModelSource for RunModels<'_> {
 pub fn budget_of(
     run: &ragtester_core::config::RunSettings,
     prices: &ragtester_core::config::PriceTable,
-) -> Option<Arc<ragtester_llm::Budget>> {
-    let limits = ragtester_llm::BudgetLimits {
+) -> Option<Arc<ragtester_models::Budget>> {
+    let limits = ragtester_models::BudgetLimits {
         usd: run.budget_usd,
         tokens: run.budget_tokens,
     };
-    (!limits.is_unlimited()).then(|| ragtester_llm::Budget::new(limits, prices.clone()))
+    (!limits.is_unlimited()).then(|| ragtester_models::Budget::new(limits, prices.clone()))
 }

@@ -57,7 +57,7 @@ fn critic(server: &ScriptedServer) -> ragtester_llm::OpenAiChat {
         "critic".into(),
         server.openai_base(),
         None,
-        ragtester_llm::http::RetryPolicy::default(),
+        ragtester_http::RetryPolicy::default(),
     )
     .unwrap()
 }

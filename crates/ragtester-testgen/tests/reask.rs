@@ -36,7 +36,7 @@ fn model(server: &ScriptedServer) -> ragtester_llm::OpenAiChat {
         "writer".into(),
         server.openai_base(),
         None,
-        ragtester_llm::http::RetryPolicy::default(),
+        ragtester_http::RetryPolicy::default(),
     )
     .unwrap()
 }

@@ -4,10 +4,12 @@
 //! a retry cannot fix. Requests in flight per client adapt: halved on 429, grown back on success; optional
 //! requests- and tokens-per-minute limits hold requests back before they are sent.
 
+mod blocking_bridge;
 mod limit;
 mod rate;
 mod retry;
 
+pub use blocking_bridge::Bridge;
 pub use limit::AdaptiveLimit;
 pub use rate::{RateLimits, Throttle};
 pub use retry::{RetryPolicy, parse_retry_after};

@@ -12,7 +12,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(3).map_or(1000, |s| s.parse().unwrap());
-    let model = ragtester_retrieve::BertEmbedder::load(std::path::Path::new(&args[1]))?;
+    let model = ragtester_bert::BertEmbedder::load(std::path::Path::new(&args[1]))?;
     let texts: Vec<String> = std::io::BufReader::new(std::fs::File::open(&args[2])?)
         .lines()
         .take(n)

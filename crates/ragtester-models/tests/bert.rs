@@ -3,8 +3,10 @@
 //! (`scripts/fetch-models.sh`). Each pooling family is the same weights behind another pooling config.
 
 use candle_core::{Device, Tensor};
+use ragtester_bert::{BertEmbedder, CrossEncoder, Pooling};
+use ragtester_core::Reranker;
 use ragtester_core::{EmbedKind, Embedder};
-use ragtester_retrieve::{BertEmbedder, CrossEncoder, Pooling, Reranker, embedder_for};
+use ragtester_models::embedder_for;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -189,7 +191,7 @@ fn a_folder_missing_a_file_names_it() {
         .unwrap()
         .local_addr()
         .unwrap();
-    let mut settings = ragtester_retrieve::hub::HubSettings {
+    let mut settings = ragtester_models::hub::HubSettings {
         cache: Some(cache.path().to_path_buf()),
         endpoint: format!("http://{closed}"),
         token: None,
@@ -197,7 +199,7 @@ fn a_folder_missing_a_file_names_it() {
     };
     let err = format!(
         "{:#}",
-        ragtester_retrieve::hub::locate("nobody/no-such-model", &settings).unwrap_err()
+        ragtester_models::hub::locate("nobody/no-such-model", &settings).unwrap_err()
     );
     assert!(
         err.contains("not in the Hugging Face cache") && err.contains("HF_HUB_OFFLINE"),
@@ -206,7 +208,7 @@ fn a_folder_missing_a_file_names_it() {
     settings.offline = false;
     let err = format!(
         "{:#}",
-        ragtester_retrieve::hub::locate("nobody/no-such-model", &settings).unwrap_err()
+        ragtester_models::hub::locate("nobody/no-such-model", &settings).unwrap_err()
     );
     assert!(
         err.contains("could not be downloaded") && err.contains("config.json"),

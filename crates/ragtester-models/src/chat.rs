@@ -52,8 +52,8 @@ pub(super) fn build_chat(spec: &str, settings: &ModelSettings) -> Result<Arc<dyn
 /// to fetch is the user's choice among a repository's quantisations).
 fn download_named_gguf(rest: &str) -> Result<()> {
     if let (repo, Some(file)) = ragtester_gguf::hf_gguf::split(rest) {
-        let settings = ragtester_retrieve::hub::HubSettings::configured()?;
-        ragtester_retrieve::hub::cached_or_downloaded_file(repo, file, &settings)?;
+        let settings = crate::hub::HubSettings::configured()?;
+        crate::hub::cached_or_downloaded_file(repo, file, &settings)?;
     }
     Ok(())
 }
@@ -72,7 +72,7 @@ fn pool(spec: &str, settings: &ModelSettings) -> Result<Arc<dyn ChatModel>> {
             Ok((url.clone(), build_chat(spec, &one)?))
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok(Arc::new(ragtester_llm::PooledChat::new(
+    Ok(Arc::new(crate::PooledChat::new(
         spec.to_string(),
         replicas,
     )?))

@@ -210,7 +210,7 @@ fn read_cache(path: &Path, id: &str, dimension: usize) -> Result<Option<HashMap<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::HashEmbedder;
+    use ragtester_retrieve::HashEmbedder;
 
     /// Counts how many texts reach the model.
     struct Counting(HashEmbedder, AtomicUsize, usize);

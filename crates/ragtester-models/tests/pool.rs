@@ -3,8 +3,9 @@
 //! the live replicas share the load, and a pool with no live replica fails with every replica's reason.
 
 use ragtester_core::{ChatModel, ChatRequest, Message, ReplyFormat};
-use ragtester_llm::http::RetryPolicy;
-use ragtester_llm::{OpenAiChat, PooledChat};
+use ragtester_http::RetryPolicy;
+use ragtester_llm::OpenAiChat;
+use ragtester_models::PooledChat;
 use ragtester_testkit::ScriptedServer;
 use std::sync::Arc;
 use std::time::Duration;

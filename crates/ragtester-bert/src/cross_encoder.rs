@@ -5,10 +5,10 @@
 
 use super::encoder::{Encoder, Family};
 use super::folder::ModelFolder;
-use crate::Reranker;
 use anyhow::{Context, Result, anyhow};
 use candle_core::{D, IndexOp, Module};
 use candle_nn::{Linear, linear};
+use ragtester_core::Reranker;
 use std::path::Path;
 
 /// The classification head over the first token's hidden state.
