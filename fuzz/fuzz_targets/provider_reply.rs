@@ -5,7 +5,7 @@
 use libfuzzer_sys::fuzz_target;
 use ragtester_core::Limits;
 use ragtester_core::config::TargetSettings;
-use ragtester_llm::http::read_reply;
+use ragtester_http::read_reply;
 use std::sync::OnceLock;
 
 fn target() -> &'static TargetSettings {

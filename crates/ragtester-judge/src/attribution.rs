@@ -109,81 +109,99 @@ fn retrieval_cause(
             .any(|s| s.overlaps(&c.document_id, c.start, c.end))
     };
     let Some(first) = contexts.iter().filter(|c| gold(c)).map(|c| c.rank).min() else {
-        let top = &contexts[0];
-        let span = &case.source_spans[0];
-        return Some(Attribution {
-            cause: FailureCause::RetrievalMiss,
-            evidence: format!(
-                "none of the {} retrieved passages overlaps the source ({} chars {}–{}); the top one came from {}",
-                contexts.len(),
-                span.document_id,
-                span.start,
-                span.end,
-                if top.document_id == span.document_id {
-                    "the same document, elsewhere".to_string()
-                } else {
-                    top.document_id.clone()
-                }
-            ),
-        });
+        return Some(retrieval_miss(case, contexts));
     };
-    let markers = answer_markers(case);
-    let holds = |text: &str| share_present(&markers, text) >= HOLDS;
     let gold_contexts: Vec<&RetrievedContext> = contexts.iter().filter(|c| gold(c)).collect();
-    if !markers.is_empty()
-        && !gold_contexts.iter().any(|c| holds(&c.text))
-        && let Some(span) = split_span(&case.source_spans, &gold_contexts)
-    {
-        let covered = covered_share(span, &gold_contexts);
-        let missing = missing_markers(&markers, &gold_contexts);
-        return Some(Attribution {
-            cause: FailureCause::Chunking,
-            evidence: format!(
-                "the source ({} chars {}–{}) is cut across chunk boundaries: the retrieved parts (ranks {}) cover {:.0} % of it and none holds the answer{}",
-                span.document_id,
-                span.start,
-                span.end,
-                ranks(&gold_contexts),
-                covered * 100.0,
-                if missing.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (not found: {})", missing.join(", "))
-                }
-            ),
-        });
+    if let Some(chunking) = chunking_cause(case, &gold_contexts) {
+        return Some(chunking);
     }
     if first > 1 {
-        // The answer followed a passage ranked above the source when it shares more terms with it.
-        let said: HashSet<String> = terms(reply).into_iter().collect();
-        let shared = |c: &RetrievedContext| {
-            terms(&c.text)
-                .into_iter()
-                .collect::<HashSet<_>>()
-                .intersection(&said)
-                .count()
-        };
-        let from_gold = gold_contexts.iter().map(|c| shared(c)).max().unwrap_or(0);
-        let above = contexts
-            .iter()
-            .filter(|c| c.rank < first && !gold(c))
-            .map(|c| (c, shared(c)))
-            .max_by_key(|(c, n)| (*n, std::cmp::Reverse(c.rank)));
-        if let Some((distractor, n)) = above
-            && n > from_gold
-        {
-            return Some(Attribution {
-                cause: FailureCause::Ranking,
-                evidence: format!(
-                    "the source is at rank {first}, below {} passage(s) that do not hold it; the answer shares {n} terms with the one at rank {} ({}) and {from_gold} with the source",
-                    first - 1,
-                    distractor.rank,
-                    distractor.document_id
-                ),
-            });
-        }
+        return ranking_cause(contexts, &gold, &gold_contexts, first, reply);
     }
     None
+}
+
+/// No retrieved passage overlaps the source.
+fn retrieval_miss(case: &TestCase, contexts: &[RetrievedContext]) -> Attribution {
+    let top = &contexts[0];
+    let span = &case.source_spans[0];
+    Attribution {
+        cause: FailureCause::RetrievalMiss,
+        evidence: format!(
+            "none of the {} retrieved passages overlaps the source ({} chars {}–{}); the top one came from {}",
+            contexts.len(),
+            span.document_id,
+            span.start,
+            span.end,
+            if top.document_id == span.document_id {
+                "the same document, elsewhere".to_string()
+            } else {
+                top.document_id.clone()
+            }
+        ),
+    }
+}
+
+/// The source was retrieved only in pieces cut across chunk boundaries, none holding the answer.
+fn chunking_cause(case: &TestCase, gold_contexts: &[&RetrievedContext]) -> Option<Attribution> {
+    let markers = answer_markers(case);
+    let holds = |text: &str| share_present(&markers, text) >= HOLDS;
+    if markers.is_empty() || gold_contexts.iter().any(|c| holds(&c.text)) {
+        return None;
+    }
+    let span = split_span(&case.source_spans, gold_contexts)?;
+    let covered = covered_share(span, gold_contexts);
+    let missing = missing_markers(&markers, gold_contexts);
+    Some(Attribution {
+        cause: FailureCause::Chunking,
+        evidence: format!(
+            "the source ({} chars {}–{}) is cut across chunk boundaries: the retrieved parts (ranks {}) cover {:.0} % of it and none holds the answer{}",
+            span.document_id,
+            span.start,
+            span.end,
+            ranks(gold_contexts),
+            covered * 100.0,
+            if missing.is_empty() {
+                String::new()
+            } else {
+                format!(" (not found: {})", missing.join(", "))
+            }
+        ),
+    })
+}
+
+/// The source ranked below a passage without it, and the answer followed that passage: it shares more
+/// terms with it than with the source.
+fn ranking_cause(
+    contexts: &[RetrievedContext],
+    gold: &dyn Fn(&RetrievedContext) -> bool,
+    gold_contexts: &[&RetrievedContext],
+    first: usize,
+    reply: &str,
+) -> Option<Attribution> {
+    let said: HashSet<String> = terms(reply).into_iter().collect();
+    let shared = |c: &RetrievedContext| {
+        terms(&c.text)
+            .into_iter()
+            .collect::<HashSet<_>>()
+            .intersection(&said)
+            .count()
+    };
+    let from_gold = gold_contexts.iter().map(|c| shared(c)).max().unwrap_or(0);
+    let (distractor, n) = contexts
+        .iter()
+        .filter(|c| c.rank < first && !gold(c))
+        .map(|c| (c, shared(c)))
+        .max_by_key(|(c, n)| (*n, std::cmp::Reverse(c.rank)))?;
+    (n > from_gold).then(|| Attribution {
+        cause: FailureCause::Ranking,
+        evidence: format!(
+            "the source is at rank {first}, below {} passage(s) that do not hold it; the answer shares {n} terms with the one at rank {} ({}) and {from_gold} with the source",
+            first - 1,
+            distractor.rank,
+            distractor.document_id
+        ),
+    })
 }
 
 /// Unfaithful, incomplete or off target, from the judge's criteria and the keyword rule.

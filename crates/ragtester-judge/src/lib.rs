@@ -158,20 +158,14 @@ pub async fn judge_one(case: Option<&TestCase>, answer: &Answer, judge: &dyn Cha
     judge_sample(case, answer, judge, 0, &JudgePrompts::default()).await
 }
 
-/// One sample of one judge's verdict on one answer.
-pub async fn judge_sample(
-    case: Option<&TestCase>,
-    answer: &Answer,
-    judge: &dyn ChatModel,
-    sample: u32,
-    prompts: &JudgePrompts,
-) -> Verdict {
-    let mut verdict = Verdict {
+/// A verdict on `answer` with nothing decided yet.
+fn unjudged(answer: &Answer, judge: String, sample: u32) -> Verdict {
+    Verdict {
         sample,
         schema_version: ragtester_core::SCHEMA_VERSION,
         case_id: answer.case_id.clone(),
         config_id: answer.config_id.clone(),
-        judge: judge.name(),
+        judge,
         status: VerdictStatus::Ok,
         criteria: None,
         criteria_mean: None,
@@ -183,7 +177,44 @@ pub async fn judge_sample(
         rule_failure: None,
         claims: None,
         attribution: None,
+    }
+}
+
+/// What a judge is asked about one answer: the prompt, the typed hint the offline judge reads, and the
+/// verdict's schema.
+fn judge_request(
+    case: &TestCase,
+    answer: &Answer,
+    prompts: &JudgePrompts,
+    sample: u32,
+) -> ChatRequest {
+    let contexts: Vec<String> = answer.contexts.iter().map(|c| c.text.clone()).collect();
+    let messages = prompts.messages(case, &answer.answer, &contexts);
+    let hint = TaskHint::Judge {
+        query: case.query.clone(),
+        expected_answer: case.expected_answer.clone(),
+        keywords: case.keywords.clone(),
+        answer: answer.answer.clone(),
+        contexts,
+        expects_refusal: case.expects_refusal(),
+        must_not_contain: case.must_not_contain.clone(),
+        false_premise: case.false_premise.clone(),
     };
+    let mut request = ChatRequest::new(messages, hint);
+    request.format = ReplyFormat::Schema(prompt::judge_schema());
+    request.sample = sample;
+    request
+}
+
+/// One sample of one judge's verdict on one answer.
+pub async fn judge_sample(
+    case: Option<&TestCase>,
+    answer: &Answer,
+    judge: &dyn ChatModel,
+    sample: u32,
+    prompts: &JudgePrompts,
+) -> Verdict {
+    let mut verdict = unjudged(answer, judge.name(), sample);
     let Some(case) = case else {
         verdict.status = VerdictStatus::JudgeError;
         verdict.error = Some(format!(
@@ -198,20 +229,7 @@ pub async fn judge_sample(
         verdict.error = Some(error.clone());
         return verdict;
     }
-    let contexts: Vec<String> = answer.contexts.iter().map(|c| c.text.clone()).collect();
-    let hint = TaskHint::Judge {
-        query: case.query.clone(),
-        expected_answer: case.expected_answer.clone(),
-        keywords: case.keywords.clone(),
-        answer: answer.answer.clone(),
-        contexts: contexts.clone(),
-        expects_refusal: case.expects_refusal(),
-        must_not_contain: case.must_not_contain.clone(),
-        false_premise: case.false_premise.clone(),
-    };
-    let mut request = ChatRequest::new(prompts.messages(case, &answer.answer, &contexts), hint);
-    request.format = ReplyFormat::Schema(prompt::judge_schema());
-    request.sample = sample;
+    let mut request = judge_request(case, answer, prompts, sample);
     let mut problems = Vec::new();
     for _attempt in 0..=MAX_REASKS {
         match judge.chat(&request).await {

@@ -31,9 +31,20 @@ use ragtester_core::settings::Environment;
 use ragtester_core::{ChatModel, Embedder, ModelSettings, ModelTable, Reranker, Sampling};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 
+/// The registry of one command, or one web job: built once, then only read. A project's `[models]` table
+/// is laid over it by [`Models::with_table`], a view that shares every model already built (weights load
+/// once) but builds and configures by its own table.
+#[derive(Clone)]
 pub struct Models {
+    shared: Arc<Registry>,
+    /// The project's `[models]` table: provider settings per spec.
+    table: Arc<ModelTable>,
+}
+
+/// What every view of one registry shares: the caches, the flags, and the models built so far.
+struct Registry {
     cache: Option<Arc<ragtester_store::ResponseStore>>,
     /// What the environment says of caches and dense search, read when the registry is built.
     environment: Arc<Environment>,
@@ -42,10 +53,14 @@ pub struct Models {
     flags: Sampling,
     /// `--requests-per-minute`, `--tokens-per-minute`: for every model the config does not limit itself.
     fallback: ModelSettings,
-    table: RwLock<ModelTable>,
-    built: Mutex<HashMap<String, Arc<dyn ChatModel>>>,
-    embedders: Mutex<HashMap<String, Arc<dyn Embedder>>>,
+    /// Built models by spec and the provider settings they were built with, so two views that configure
+    /// one spec differently never share a model built for the other.
+    built: Mutex<HashMap<BuiltKey, Arc<dyn ChatModel>>>,
+    embedders: Mutex<HashMap<BuiltKey, Arc<dyn Embedder>>>,
 }
+
+/// A spec and the provider settings it is built with.
+type BuiltKey = (String, String);
 
 impl Models {
     pub fn new(
@@ -61,15 +76,18 @@ impl Models {
         } else {
             None
         };
-        Ok(Self {
+        let shared = Registry {
             cache,
             environment,
             refresh,
             flags,
             fallback,
-            table: Default::default(),
             built: Default::default(),
             embedders: Default::default(),
+        };
+        Ok(Self {
+            shared: Arc::new(shared),
+            table: Default::default(),
         })
     }
 
@@ -86,47 +104,62 @@ impl Models {
         Self::new(use_cache, refresh, flags, fallback)
     }
 
-    /// Take the config file's `[models]` table; models built before keep the settings they were built with.
-    pub fn configure(&self, table: &ModelTable) {
-        *self.table.write().unwrap_or_else(|p| p.into_inner()) = table.clone();
+    /// This registry under a project's `[models]` table: the same caches and built models, this table's
+    /// provider settings for every model built from it.
+    pub fn with_table(&self, table: &ModelTable) -> Self {
+        Self {
+            shared: self.shared.clone(),
+            table: Arc::new(table.clone()),
+        }
     }
 
     /// Provider settings for a spec: the config's entry over the command-line fallbacks.
     pub fn settings(&self, spec: &str) -> ModelSettings {
-        let table = self.table.read().unwrap_or_else(|p| p.into_inner());
-        table
+        let fallback = &self.shared.fallback;
+        self.table
             .get(spec)
-            .map_or_else(|| self.fallback.clone(), |s| s.or(&self.fallback))
+            .map_or_else(|| fallback.clone(), |s| s.or(fallback))
     }
 
-    pub fn table(&self) -> ModelTable {
-        self.table.read().unwrap_or_else(|p| p.into_inner()).clone()
+    pub fn table(&self) -> &ModelTable {
+        &self.table
+    }
+
+    fn key(&self, spec: &str, settings: &ModelSettings) -> BuiltKey {
+        (spec.to_string(), format!("{settings:?}"))
     }
 
     /// A folder of the cache (`embeddings`, `indexes`), unless caching is switched off.
     pub fn cache_subdir(&self, name: &str) -> Option<PathBuf> {
-        self.cache
+        self.shared
+            .cache
             .as_ref()
-            .map(|_| self.environment.cache_dir.join(name))
+            .map(|_| self.shared.environment.cache_dir.join(name))
     }
 
     /// Dense search as the environment sets it (`RAGTESTER_ANN_THRESHOLD`), its graphs in the cache.
     pub fn ann_settings(&self) -> ragtester_retrieve::AnnSettings {
         ragtester_retrieve::AnnSettings {
-            threshold: self.environment.ann_threshold.unwrap_or(usize::MAX),
+            threshold: self.shared.environment.ann_threshold.unwrap_or(usize::MAX),
             cache: self.cache_subdir("indexes"),
         }
     }
 
     /// An embedder by spec, built once, behind the vector cache when caching is on.
     pub fn embedder(&self, spec: &str) -> Result<Arc<dyn Embedder>> {
-        let mut built = self.embedders.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(model) = built.get(spec) {
+        let settings = self.settings(spec);
+        let key = self.key(spec, &settings);
+        let mut built = self
+            .shared
+            .embedders
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(model) = built.get(&key) {
             return Ok(model.clone());
         }
         let cache = self.cache_subdir("embeddings");
-        let model = retrieval::build_embedder(spec, cache.as_deref(), &self.settings(spec))?;
-        built.insert(spec.to_string(), model.clone());
+        let model = retrieval::build_embedder(spec, cache.as_deref(), &settings)?;
+        built.insert(key, model.clone());
         Ok(model)
     }
 
@@ -147,7 +180,7 @@ impl Models {
 
     /// The sampling a role's calls are sent with: the command-line flags over the role's own settings.
     pub fn sampling_of(&self, role: Sampling) -> Sampling {
-        self.flags.or(role)
+        self.shared.flags.or(role)
     }
 
     /// A spec with no role settings of its own (flags still apply).
@@ -185,28 +218,30 @@ impl Models {
             });
         }
         // Outermost, so cache keys include the settings actually sent.
-        Ok(Tuned::wrap(model, self.flags.or(role)))
+        Ok(Tuned::wrap(model, self.shared.flags.or(role)))
     }
 
     /// The spec's model, built once, behind the response cache (read and written when `replay`, written
     /// only otherwise).
     fn base(&self, spec: &str, replay: bool) -> Result<Arc<dyn ChatModel>> {
         let model = {
-            let mut built = self.built.lock().unwrap_or_else(|p| p.into_inner());
-            match built.get(spec) {
+            let settings = self.settings(spec);
+            let key = self.key(spec, &settings);
+            let mut built = self.shared.built.lock().unwrap_or_else(|p| p.into_inner());
+            match built.get(&key) {
                 Some(model) => model.clone(),
                 None => {
-                    let model = chat::build_chat(spec, &self.settings(spec))?;
-                    built.insert(spec.to_string(), model.clone());
+                    let model = chat::build_chat(spec, &settings)?;
+                    built.insert(key, model.clone());
                     model
                 }
             }
         };
-        Ok(match &self.cache {
+        Ok(match &self.shared.cache {
             Some(cache) => Arc::new(CachedChat {
                 inner: model,
                 cache: cache.clone(),
-                refresh: self.refresh || !replay,
+                refresh: self.shared.refresh || !replay,
             }),
             None => model,
         })

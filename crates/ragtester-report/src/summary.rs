@@ -425,24 +425,13 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         .map(|config| config_summary(inputs, &index, &verdicts, config))
         .collect();
     compare_with_best(&mut configs, &verdicts);
-    let origin_of: HashMap<&str, DocumentOrigin> = inputs
-        .documents
-        .iter()
-        .map(|d| (d.id.as_str(), d.origin))
-        .collect();
-    let group_by = |key: &dyn Fn(&TestCase) -> String| group_by(&index, &verdicts, key);
-    let categories = group_by(&|c| c.category.as_str().to_string());
-    let generators = group_by(&|c| c.generator.as_str().to_string());
-    let languages = group_by(&|c| c.language.clone());
-    let strategies = group_by(&|c| c.strategy.as_str().to_string());
-    let origins = group_by(&|c| {
-        origin_of
-            .get(c.document_id.as_str())
-            .copied()
-            .unwrap_or_default()
-            .as_str()
-            .to_string()
-    });
+    let Groups {
+        categories,
+        generators,
+        languages,
+        strategies,
+        origins,
+    } = Groups::of(inputs, &index, &verdicts);
     let weakest_category = weakest(&categories);
     let heatmap = heatmap(inputs.configs, &index, &verdicts);
     let bad_cases = bad_cases(inputs.configs, &index, &verdicts);
@@ -455,23 +444,11 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         verdicts: &verdicts,
         embedders: inputs.embedder_profiles,
     });
-    let (corrected, indistinguishable) = inputs
-        .audit
-        .map(|a| {
-            let tallies: Vec<_> = configs.iter().map(ConfigSummary::tally).collect();
-            crate::corrected::corrected_rates(&tallies, a)
-        })
-        .unwrap_or_default();
+    let (corrected, indistinguishable) = corrected(inputs.audit, &configs);
     Summary {
         schema_version: ragtester_core::SCHEMA_VERSION,
         heuristic,
-        heuristic_note: heuristic.then(|| {
-            format!(
-                "Offline heuristics in use ({}): these results exercise the pipeline and compare retrieval settings; \
-                 they are not the behaviour of a language model.",
-                heuristic_parts.join(", ")
-            )
-        }),
+        heuristic_note: heuristic.then(|| heuristic_note(&heuristic_parts)),
         judge,
         documents: inputs
             .documents
@@ -502,6 +479,64 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         indistinguishable,
         pairwise: inputs.pairwise.cloned(),
     }
+}
+
+/// The summary's groupings of verdicts by a property of their case.
+struct Groups {
+    categories: Vec<GroupSummary>,
+    generators: Vec<GroupSummary>,
+    languages: Vec<GroupSummary>,
+    strategies: Vec<GroupSummary>,
+    origins: Vec<GroupSummary>,
+}
+
+impl Groups {
+    fn of(inputs: &ReportInputs<'_>, index: &Index<'_>, verdicts: &[&Verdict]) -> Self {
+        let origin_of: HashMap<&str, DocumentOrigin> = inputs
+            .documents
+            .iter()
+            .map(|d| (d.id.as_str(), d.origin))
+            .collect();
+        let group_by = |key: &dyn Fn(&TestCase) -> String| group_by(index, verdicts, key);
+        Self {
+            categories: group_by(&|c| c.category.as_str().to_string()),
+            generators: group_by(&|c| c.generator.as_str().to_string()),
+            languages: group_by(&|c| c.language.clone()),
+            strategies: group_by(&|c| c.strategy.as_str().to_string()),
+            origins: group_by(&|c| {
+                origin_of
+                    .get(c.document_id.as_str())
+                    .copied()
+                    .unwrap_or_default()
+                    .as_str()
+                    .to_string()
+            }),
+        }
+    }
+}
+
+fn heuristic_note(parts: &[&str]) -> String {
+    format!(
+        "Offline heuristics in use ({}): these results exercise the pipeline and compare retrieval settings; \
+         they are not the behaviour of a language model.",
+        parts.join(", ")
+    )
+}
+
+/// Pass rates corrected by the audit, when there is one.
+fn corrected(
+    audit: Option<&ragtester_core::oracle::AuditSummary>,
+    configs: &[ConfigSummary],
+) -> (
+    Vec<ragtester_core::oracle::CorrectedRate>,
+    Vec<(String, String)>,
+) {
+    audit
+        .map(|a| {
+            let tallies: Vec<_> = configs.iter().map(ConfigSummary::tally).collect();
+            crate::corrected::corrected_rates(&tallies, a)
+        })
+        .unwrap_or_default()
 }
 
 /// The run's cases and answers by id, as every part of the summary looks them up.

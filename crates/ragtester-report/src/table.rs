@@ -13,6 +13,27 @@ fn ms(x: Option<f64>) -> String {
 
 pub fn render_table(s: &Summary) -> String {
     let mut out = String::new();
+    heading(&mut out, s);
+    configurations(&mut out, s);
+    groups(&mut out, s);
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "weakest category: {}",
+        s.weakest_category.as_deref().unwrap_or("–")
+    );
+    let _ = writeln!(out, "bad cases: {}", s.bad_cases.len());
+    not_judged(&mut out, s);
+    skipped(&mut out, s);
+    refusals(&mut out, s);
+    latency_notes(&mut out, s);
+    paired(&mut out, s);
+    oracle(&mut out, s);
+    out
+}
+
+/// What was tested and by whom, and the heuristics note when there is one.
+fn heading(out: &mut String, s: &Summary) {
     let _ = writeln!(
         out,
         "{} documents{}, {} cases, {} configurations; judge: {}",
@@ -30,6 +51,10 @@ pub fn render_table(s: &Summary) -> String {
         let _ = writeln!(out, "NOTE: {note}");
     }
     let _ = writeln!(out);
+}
+
+/// One row per configuration.
+fn configurations(out: &mut String, s: &Summary) {
     let _ = writeln!(
         out,
         "{:<40} {:>6} {:>6} {:>6} {:>6} {:>9} {:>8} {:>8} {:>9} {:>10}",
@@ -60,6 +85,10 @@ pub fn render_table(s: &Summary) -> String {
             pct(c.chunk_coverage)
         );
     }
+}
+
+/// Failures per category and per generator.
+fn groups(out: &mut String, s: &Summary) {
     for (title, groups) in [("category", &s.categories), ("generator", &s.generators)] {
         let _ = writeln!(out);
         let _ = writeln!(
@@ -81,20 +110,6 @@ pub fn render_table(s: &Summary) -> String {
             );
         }
     }
-    let _ = writeln!(out);
-    let _ = writeln!(
-        out,
-        "weakest category: {}",
-        s.weakest_category.as_deref().unwrap_or("–")
-    );
-    let _ = writeln!(out, "bad cases: {}", s.bad_cases.len());
-    not_judged(&mut out, s);
-    skipped(&mut out, s);
-    refusals(&mut out, s);
-    latency_notes(&mut out, s);
-    paired(&mut out, s);
-    oracle(&mut out, s);
-    out
 }
 
 /// How many cells got no verdict and why: they count against every gate.

@@ -3,7 +3,7 @@
 //! to label it; with `--labels FILE` (that CSV, filled in) or `--judge SPEC…` (a panel of larger judges
 //! re-judging the sample) it writes RUN/audit.json, which the report shows.
 
-use crate::events::Events;
+use crate::context::StageContext;
 use crate::models::Models;
 use crate::run_dir::{self, RunDir};
 use anyhow::{Context, Result, bail};
@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-pub struct AuditArgs<'a> {
+pub struct AuditRequest<'a> {
     pub run_dir: &'a Path,
     pub confidence: f64,
     pub margin: f64,
@@ -21,6 +21,21 @@ pub struct AuditArgs<'a> {
     pub labels: Option<&'a Path>,
     pub judges: &'a [String],
     pub concurrency: usize,
+}
+
+impl<'a> AuditRequest<'a> {
+    /// The audit both front ends start from: 95 % confidence, a ±5 % margin, seed 0, labels by a person.
+    pub fn new(run_dir: &'a Path) -> Self {
+        Self {
+            run_dir,
+            confidence: 0.95,
+            margin: 0.05,
+            seed: 0,
+            labels: None,
+            judges: &[],
+            concurrency: ragtester_core::config::RunSettings::default().concurrency,
+        }
+    }
 }
 
 const COLUMNS: [&str; 9] = [
@@ -43,11 +58,8 @@ pub enum AuditOutcome {
     Scored(ragtester_core::oracle::AuditSummary),
 }
 
-pub async fn audit(
-    args: &AuditArgs<'_>,
-    models: &Models,
-    events: &dyn Events,
-) -> Result<AuditOutcome> {
+pub async fn audit(args: &AuditRequest<'_>, cx: &StageContext<'_>) -> Result<AuditOutcome> {
+    let events = cx.events();
     events.stage("audit");
     let within = |x: f64| x > 0.0 && x < 1.0;
     if !(within(args.confidence) && within(args.margin)) {
@@ -86,7 +98,7 @@ pub async fn audit(
     let (labeller, labels) = if let Some(file) = args.labels {
         ("person".to_string(), read_labels(file, &sample)?)
     } else if !args.judges.is_empty() {
-        let labels = judge_labels(args, &sample, &cases, &answer_of, models).await?;
+        let labels = judge_labels(args, &sample, &cases, &answer_of, cx.models()).await?;
         (args.judges.join(" + "), labels)
     } else {
         let path = run.file(run_dir::AUDIT_SHEET);
@@ -202,7 +214,7 @@ fn read_labels(file: &Path, sample: &[&Verdict]) -> Result<Vec<Option<bool>>> {
 
 /// The audit judges re-judge each sampled failure; their majority failing it confirms it.
 async fn judge_labels(
-    args: &AuditArgs<'_>,
+    args: &AuditRequest<'_>,
     sample: &[&Verdict],
     cases: &[TestCase],
     answer_of: &HashMap<(&str, &str), &Answer>,

@@ -222,9 +222,9 @@ pub struct OracleBenchReport {
 /// the built-in labelled answers.
 pub async fn bench_request(
     req: &OracleBenchRequest<'_>,
-    models: &crate::models::Models,
-    events: &dyn Events,
+    cx: &crate::context::StageContext<'_>,
 ) -> Result<OracleBenchReport> {
+    let (models, events) = (cx.models(), cx.events());
     let specs = if req.judges.is_empty() {
         ragtester_core::config::JudgeSettings::default().judges
     } else {

@@ -63,7 +63,8 @@ struct Report<'a> {
 }
 
 /// Every retriever on the data set, in the order asked; with `json`, the figures also written there.
-pub fn retrieval(args: &BenchArgs<'_>, models: &Models, events: &dyn Events) -> Result<Vec<Row>> {
+pub fn retrieval(args: &BenchArgs<'_>, cx: &crate::StageContext<'_>) -> Result<Vec<Row>> {
+    let (models, events) = (cx.models(), cx.events());
     if args.retrievers.is_empty() {
         bail!("name at least one --retriever (bm25, dense, hybrid, hybrid-rerank)");
     }

@@ -1,8 +1,8 @@
 //! `ragtester demo`: the whole pipeline on the bundled corpus and two generated handbooks, offline.
 
+use crate::context::StageContext;
 use crate::events::Events;
 use crate::full::{PipelineOutcome, full_pipeline};
-use crate::models::Models;
 use anyhow::{Context, Result};
 use ragtester_core::Generator;
 use ragtester_core::config::{MatrixSettings, ProjectConfig};
@@ -38,13 +38,15 @@ fn demo_embedders(events: &dyn Events) -> Vec<String> {
 /// Planted facts in English and Chinese, whose cases have exact ground truth, typeset as PDFs (the
 /// English one with layout noise) and read back by the PDF loader like any real PDF. The report
 /// separates them from the real documents (the paper's RQ3).
-async fn write_generated(dir: &Path, models: &Models, events: &dyn Events) -> Result<()> {
+async fn write_generated(dir: &Path, cx: &StageContext<'_>) -> Result<()> {
+    // The writer's own progress is not the demo's: its events go nowhere.
+    let quiet = StageContext::new(cx.models(), &crate::Silent);
     if dir.exists() {
         std::fs::remove_dir_all(dir).with_context(|| format!("cannot clear {}", dir.display()))?;
     }
     for language in ["en", "zh"] {
         crate::docgen::docgen(
-            &crate::docgen::DocgenArgs {
+            &crate::docgen::DocgenRequest {
                 request: ragtester_docgen::DocRequest {
                     language: language.into(),
                     words: 300,
@@ -54,21 +56,17 @@ async fn write_generated(dir: &Path, models: &Models, events: &dyn Events) -> Re
                 count: 1,
                 out: dir,
                 prompts: None,
-                format: crate::docgen::demo_format(language, events),
+                format: crate::docgen::demo_format(language, cx.events()),
             },
-            models,
-            &crate::Silent,
+            &quiet,
         )
         .await?;
     }
     Ok(())
 }
 
-pub async fn demo(
-    args: DemoArgs<'_>,
-    models: &Models,
-    events: &dyn Events,
-) -> Result<PipelineOutcome> {
+pub async fn demo(args: DemoArgs<'_>, cx: &StageContext<'_>) -> Result<PipelineOutcome> {
+    let events = cx.events();
     let embedders = match args.embedders {
         given if given.is_empty() => demo_embedders(events),
         given => given,
@@ -78,7 +76,7 @@ pub async fn demo(
         given => given,
     };
     let corpus = crate::bundled::write_corpus(&args.out.join("corpus"))?;
-    write_generated(&corpus.join("generated"), models, events).await?;
+    write_generated(&corpus.join("generated"), cx).await?;
     let mut project = ProjectConfig {
         matrix: Some(MatrixSettings {
             // Two depths, so the demo shows what a retriever loses when only its first passage counts.
@@ -100,5 +98,5 @@ pub async fn demo(
         Generator::Baseline,
         Generator::Planted,
     ];
-    full_pipeline(&[corpus], &project, args.out, models, events).await
+    full_pipeline(&[corpus], &project, args.out, cx).await
 }

@@ -1,12 +1,12 @@
 //! `ragtester docgen`: documents from a model, or offline with planted facts, written with their manifest.
 
+use crate::context::StageContext;
 use crate::events::Events;
-use crate::models::Models;
 use anyhow::{Context, Result};
 use ragtester_docgen::{DocRequest, DocumentPrompts};
 use std::path::{Path, PathBuf};
 
-pub struct DocgenArgs<'a> {
+pub struct DocgenRequest<'a> {
     pub request: DocRequest,
     pub llm: &'a str,
     pub count: usize,
@@ -16,11 +16,8 @@ pub struct DocgenArgs<'a> {
 }
 
 /// Generate and write the documents, telling progress after each. Returns the files written.
-pub async fn docgen(
-    args: &DocgenArgs<'_>,
-    models: &Models,
-    events: &dyn Events,
-) -> Result<Vec<PathBuf>> {
+pub async fn docgen(args: &DocgenRequest<'_>, cx: &StageContext<'_>) -> Result<Vec<PathBuf>> {
+    let events = cx.events();
     events.stage("docgen");
     if args.count == 0 {
         anyhow::bail!("--count must be at least 1");
@@ -34,7 +31,7 @@ pub async fn docgen(
         None
     } else {
         Some(
-            models
+            (cx.models())
                 .for_role(args.llm, ragtester_core::Sampling::default(), None)
                 .context("document writer")?,
         )

@@ -1,12 +1,11 @@
 //! The whole pipeline from a project file, as `ragtester test` and `demo` run it.
 
-use crate::events::Events;
+use crate::context::StageContext;
 use crate::generate::{GenerateArgs, generate};
 use crate::ingest::ingest;
 use crate::judge::{JudgeArgs, judge};
-use crate::models::Models;
 use crate::report::report;
-use crate::run::{RunArgs, budget_of, run};
+use crate::run::{RunArgs, run};
 use crate::run_dir::{RunDir, SUITE};
 use anyhow::{Result, bail};
 use ragtester_core::config::ProjectConfig;
@@ -30,27 +29,28 @@ impl PipelineOutcome {
     }
 }
 
-/// ingest → generate → run → judge → report, from a project config, into `out` (cleared first).
+/// ingest → generate → run → judge → report, from a project config, into `out` (cleared first). The stages
+/// run under the project's model table and one budget for the whole command: generation spends from it
+/// first, the run from what is left.
 pub async fn full_pipeline(
     corpus: &[PathBuf],
     project: &ProjectConfig,
     out: &Path,
-    models: &Models,
-    events: &dyn Events,
+    cx: &StageContext<'_>,
 ) -> Result<PipelineOutcome> {
     project.validate()?;
-    models.configure(&project.models);
+    let cx = &(cx.clone())
+        .with_table(&project.models)
+        .with_budget(&project.run, &project.prices)?;
+    let events = cx.events();
     let run_dir = RunDir::new(out);
     run_dir.clear()?;
     let (docs, failed) = ingest(corpus, events)?;
-    // One budget for the whole command: generation spends from it first, the run from what is left.
-    let budget = budget_of(&project.run, &project.prices);
     let generated = generate(
         &docs,
-        &GenerateArgs::from_settings(&project.generation, project.run.concurrency, budget.clone()),
+        &GenerateArgs::from_settings(&project.generation, project.run.concurrency),
         &run_dir.file(SUITE),
-        models,
-        events,
+        cx,
     )
     .await?;
     if generated.halted > 0 {
@@ -71,12 +71,10 @@ pub async fn full_pipeline(
             resume: false,
             sampling: project.run.sampling,
             replay_answers: project.run.replay_answers,
-            budget,
             shard: None,
             vector_store: project.matrix.as_ref().and_then(|m| m.vector_store.clone()),
         },
-        models,
-        events,
+        cx,
     )
     .await?;
     run_dir.save_prices(&project.prices)?;
@@ -92,8 +90,7 @@ pub async fn full_pipeline(
     let judge_errors = judge(
         out,
         &JudgeArgs::from_settings(&project.judge, project.run.concurrency)?,
-        models,
-        events,
+        cx,
     )
     .await?;
     Ok(PipelineOutcome {

@@ -1,9 +1,9 @@
 //! Stage 2: the test suite — every generator over the documents, the critic's quality gate, the suite and
 //! its generation report written beside it.
 
+use crate::context::StageContext;
 use crate::corpus::KeywordCorpus;
 use crate::events::Events;
-use crate::models::Models;
 use anyhow::{Context, Result, bail};
 use ragtester_core::{Document, Generator, TestCase, write_jsonl_atomic};
 use ragtester_testgen::{GenerationOptions, GenerationReport};
@@ -32,8 +32,6 @@ pub struct GenerateArgs {
     pub prompts: Option<PathBuf>,
     /// The quality gate's critic model; None turns the gate off.
     pub critic: Option<String>,
-    /// What the writer's and critic's calls may spend.
-    pub budget: Option<Arc<ragtester_models::Budget>>,
 }
 
 impl GenerateArgs {
@@ -41,7 +39,6 @@ impl GenerateArgs {
     pub fn from_settings(
         g: &ragtester_core::config::GenerationSettings,
         concurrency: usize,
-        budget: Option<Arc<ragtester_models::Budget>>,
     ) -> Self {
         Self {
             generators: g.strategies.clone(),
@@ -54,20 +51,35 @@ impl GenerateArgs {
             sampling: g.sampling,
             prompts: g.prompts.clone(),
             critic: g.critic_spec(),
-            budget,
         }
     }
 }
 
 /// `generate` as a front end asks for it: the documents to read, the `[generation]` settings with the front
-/// end's choices laid over them, the calls in flight, a token cap, and where the suite goes.
+/// end's choices laid over them, the calls in flight, and where the suite goes. What the writer's and
+/// critic's calls may spend is the context's budget.
 pub struct SuiteRequest<'a> {
     pub docs: Vec<crate::ingest::Input>,
     pub settings: ragtester_core::config::GenerationSettings,
     pub concurrency: usize,
-    /// Tokens the writer's and critic's calls may spend (None: no cap).
-    pub budget_tokens: Option<u64>,
     pub out: &'a Path,
+}
+
+impl<'a> SuiteRequest<'a> {
+    /// A project's `[generation]` settings and `[run]` concurrency, for the front end to lay its choices
+    /// over.
+    pub fn from_project(
+        project: &ragtester_core::config::ProjectConfig,
+        docs: Vec<crate::ingest::Input>,
+        out: &'a Path,
+    ) -> Self {
+        Self {
+            docs,
+            settings: project.generation.clone(),
+            concurrency: project.run.concurrency,
+            out,
+        }
+    }
 }
 
 /// A suite written, with what reading the documents left out.
@@ -87,21 +99,12 @@ impl SuiteOutcome {
 /// Read the documents and write the suite a request asks for.
 pub async fn generate_request(
     req: &SuiteRequest<'_>,
-    models: &Models,
-    events: &dyn Events,
+    cx: &StageContext<'_>,
 ) -> Result<SuiteOutcome> {
-    if req.budget_tokens == Some(0) {
-        bail!("--budget-tokens must be at least 1");
-    }
-    let limits = ragtester_core::config::RunSettings {
-        budget_tokens: req.budget_tokens,
-        ..Default::default()
-    };
-    let budget = crate::run::budget_of(&limits, &Default::default());
-    let args = GenerateArgs::from_settings(&req.settings, req.concurrency, budget);
+    let args = GenerateArgs::from_settings(&req.settings, req.concurrency);
     let options = ragtester_ingest::IngestOptions::default();
-    let (docs, failed_documents) = crate::ingest::ingest_with(&req.docs, &options, events)?;
-    let generated = generate(&docs, &args, req.out, models, events).await?;
+    let (docs, failed_documents) = crate::ingest::ingest_with(&req.docs, &options, cx.events())?;
+    let generated = generate(&docs, &args, req.out, cx).await?;
     Ok(SuiteOutcome {
         generated,
         documents: docs.len(),
@@ -123,9 +126,9 @@ pub async fn generate(
     docs: &[Document],
     args: &GenerateArgs,
     out: &Path,
-    models: &Models,
-    events: &dyn Events,
+    cx: &StageContext<'_>,
 ) -> Result<Generated> {
+    let events = cx.events();
     events.stage("generate");
     if args.n_test == 0 {
         bail!("--n-test must be at least 1");
@@ -133,7 +136,7 @@ pub async fn generate(
     if args.section_tokens < 16 {
         bail!("--section-tokens must be at least 16");
     }
-    let writers = Writers::prepare(docs, args, models)?;
+    let writers = Writers::prepare(docs, args, cx)?;
     let reports = run_generators(docs, args, &writers, events).await?;
     let cases: Vec<TestCase> = reports
         .iter()
@@ -145,7 +148,7 @@ pub async fn generate(
         .filter(|d| d.halted.is_some())
         .count();
     if halted > 0 {
-        let spent = args.budget.as_ref().map(|b| b.spent()).unwrap_or_default();
+        let spent = cx.budget().map(|b| b.spent()).unwrap_or_default();
         events.warning(format!(
             "budget spent ({} tokens, ${:.4} in {} calls): generation stopped for {halted} documents; run \
              it again with a larger budget to finish (answered calls come from the response cache)",
@@ -172,9 +175,10 @@ struct Writers {
 }
 
 impl Writers {
-    fn prepare(docs: &[Document], args: &GenerateArgs, models: &Models) -> Result<Self> {
+    fn prepare(docs: &[Document], args: &GenerateArgs, cx: &StageContext<'_>) -> Result<Self> {
+        let (models, budget) = (cx.models(), cx.budget());
         let model = models
-            .for_role(&args.llm, args.sampling, args.budget.as_ref())
+            .for_role(&args.llm, args.sampling, budget)
             .context("question generator")?;
         let prompts = match &args.prompts {
             Some(dir) => ragtester_testgen::QuestionPrompts::from_dir(dir)?,
@@ -185,7 +189,7 @@ impl Writers {
             Some(spec) => {
                 let sampling = ragtester_core::Sampling::default();
                 let critic = models
-                    .for_role(spec, sampling, args.budget.as_ref())
+                    .for_role(spec, sampling, budget)
                     .context("quality-gate critic")?;
                 let critic_prompts = match &args.prompts {
                     Some(dir) if critic_templates_in(dir) => {

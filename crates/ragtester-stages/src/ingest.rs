@@ -22,10 +22,14 @@ pub struct Ingested {
 }
 
 /// Read the inputs and write `documents.jsonl` into the run directory.
-pub fn ingest_request(req: &IngestRequest<'_>, events: &dyn Events) -> Result<Ingested> {
-    let (docs, failed) = ingest_with(&req.inputs, &req.options, events)?;
-    let path = crate::run_dir::RunDir::new(req.out).file(crate::run_dir::DOCUMENTS);
-    ragtester_core::write_jsonl_atomic(&path, &docs)?;
+pub fn ingest_request(
+    req: &IngestRequest<'_>,
+    cx: &crate::context::StageContext<'_>,
+) -> Result<Ingested> {
+    let (docs, failed) = ingest_with(&req.inputs, &req.options, cx.events())?;
+    let run = crate::run_dir::RunDir::new(req.out);
+    run.save_records(crate::run_dir::DOCUMENTS, &docs)?;
+    let path = run.file(crate::run_dir::DOCUMENTS);
     Ok(Ingested {
         documents: docs.len(),
         failed,

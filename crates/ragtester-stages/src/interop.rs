@@ -247,19 +247,10 @@ fn write_imported_run(
     std::fs::create_dir_all(run.path())
         .with_context(|| format!("cannot create {}", run.path().display()))?;
     let store = run.store()?;
-    store.put_documents(documents)?;
-    store.put_cases(cases)?;
-    store.put_configs(configs)?;
-    for answer in answers {
-        store.put_answer(answer)?;
-    }
+    run.commit_inputs(&store, documents, cases, configs)?;
+    run.commit_answers(&store, answers, configs, cases)?;
     store.log_stage(
         "import",
         &format!("{} answers of {} systems", answers.len(), configs.len()),
-    )?;
-    run.save_records(crate::run_dir::DOCUMENTS, documents)?;
-    run.save_records(crate::run_dir::SUITE, cases)?;
-    run.save_records(crate::run_dir::CONFIGS, configs)?;
-    run.save_records(crate::run_dir::ANSWERS, answers)?;
-    Ok(())
+    )
 }

@@ -1,8 +1,8 @@
 //! Stage 4a: the oracle — every answer judged by every judge (and sample), each verdict committed as it is
 //! made so a killed judge resumes; the panel's consensus and the oracle's figures written beside them.
 
+use crate::context::StageContext;
 use crate::events::Events;
-use crate::models::Models;
 use crate::run_dir::{self, RunDir};
 use anyhow::{Context, Result, bail};
 use ragtester_store::RunStore;
@@ -80,6 +80,20 @@ pub struct JudgeRequest<'a> {
     pub pairwise: Option<(&'a str, &'a str)>,
 }
 
+impl<'a> JudgeRequest<'a> {
+    /// Judge `run_dir` as a project's `[judge]` section says, at its `[run]` concurrency.
+    pub fn from_project(
+        project: &'a ragtester_core::config::ProjectConfig,
+        run_dir: &'a Path,
+    ) -> Result<Self> {
+        Ok(Self {
+            run_dir,
+            args: JudgeArgs::from_settings(&project.judge, project.run.concurrency)?,
+            pairwise: None,
+        })
+    }
+}
+
 /// What judging wrote: how many verdicts are errors, and the comparison when one was asked for.
 pub struct JudgeOutcome {
     pub errors: usize,
@@ -87,15 +101,11 @@ pub struct JudgeOutcome {
 }
 
 /// Carry out a judge request.
-pub async fn judge_request(
-    req: &JudgeRequest<'_>,
-    models: &Models,
-    events: &dyn Events,
-) -> Result<JudgeOutcome> {
+pub async fn judge_request(req: &JudgeRequest<'_>, cx: &StageContext<'_>) -> Result<JudgeOutcome> {
     let judged = RunDir::new(req.run_dir).file(run_dir::VERDICTS).is_file();
     let errors = match (req.pairwise, judged) {
         (Some(_), true) => 0,
-        _ => judge(req.run_dir, &req.args, models, events).await?,
+        _ => judge(req.run_dir, &req.args, cx).await?,
     };
     let pairwise = match req.pairwise {
         None => None,
@@ -105,12 +115,12 @@ pub async fn judge_request(
                 .judges
                 .first()
                 .context("name at least one --judge")?;
-            let judge = models
+            let judge = (cx.models())
                 .get(spec)
                 .with_context(|| format!("judge `{spec}`"))?;
             let concurrency = req.args.concurrency;
             let compare = crate::pairwise::compare;
-            Some(compare(req.run_dir, a, b, judge, concurrency, events).await?)
+            Some(compare(req.run_dir, a, b, judge, concurrency, cx.events()).await?)
         }
     };
     Ok(JudgeOutcome { errors, pairwise })
@@ -118,12 +128,8 @@ pub async fn judge_request(
 
 /// Judge a run directory. Returns the number of verdicts that are errors. With several judges or samples,
 /// the panel's verdicts come first in verdicts.jsonl (reports follow them) and every judge's follow.
-pub async fn judge(
-    run_dir: &Path,
-    args: &JudgeArgs<'_>,
-    models: &Models,
-    events: &dyn Events,
-) -> Result<usize> {
+pub async fn judge(run_dir: &Path, args: &JudgeArgs<'_>, cx: &StageContext<'_>) -> Result<usize> {
+    let events = cx.events();
     events.stage("judge");
     if args.judges.is_empty() {
         bail!("name at least one --judge");
@@ -132,7 +138,7 @@ pub async fn judge(
         bail!("--samples must be at least 1");
     }
     let run = RunDir::new(run_dir);
-    let setup = Setup::prepare(&run, args, models, events)?;
+    let setup = Setup::prepare(&run, args, cx)?;
     let store = run.store()?;
     remember_structured_output(&store)?;
     let earlier = store.keep_judging_session(&setup.session)?;
@@ -144,7 +150,7 @@ pub async fn judge(
         ));
     }
     let mut judging = Judging {
-        out: VerdictFiles::create(&run, setup.panel.is_some())?,
+        out: run.verdict_writer(&store, setup.panel.is_some())?,
         counts: std::sync::Mutex::new(ragtester_exec::Counts {
             total: setup.total,
             ..Default::default()
@@ -199,12 +205,8 @@ struct Setup<'a> {
 }
 
 impl<'a> Setup<'a> {
-    fn prepare(
-        run: &RunDir,
-        args: &'a JudgeArgs<'a>,
-        models: &Models,
-        events: &dyn Events,
-    ) -> Result<Self> {
+    fn prepare(run: &RunDir, args: &'a JudgeArgs<'a>, cx: &StageContext<'_>) -> Result<Self> {
+        let (models, events) = (cx.models(), cx.events());
         let cases = run.cases()?;
         // The answers are read twice, one at a time: once here to name the judging session, once to judge
         // them in batches. A run's answers and verdicts are never all in memory.
@@ -272,7 +274,7 @@ struct Judging<'a> {
     setup: &'a Setup<'a>,
     store: &'a RunStore,
     events: &'a dyn Events,
-    out: VerdictFiles,
+    out: crate::run_dir::VerdictWriter<'a>,
     counts: std::sync::Mutex<ragtester_exec::Counts>,
     /// What the oracle's figures need of every raw verdict, without its reasons, metrics or claims.
     slim: Vec<ragtester_core::Verdict>,
@@ -337,8 +339,6 @@ impl Judging<'_> {
             .iter()
             .filter(|v| v.status != ragtester_core::VerdictStatus::Ok)
             .count();
-        store.put_verdicts(&panel_verdicts)?;
-        store.put_verdicts(&raw)?;
         self.out.add(&panel_verdicts, &raw)
     }
 }
@@ -365,72 +365,6 @@ fn slim_verdict(v: &ragtester_core::Verdict) -> ragtester_core::Verdict {
     }
 }
 
-/// verdicts.jsonl written as batches are judged: with a panel, the panel's verdicts first (reports follow
-/// them) and every judge's after them, kept in a side file until the end.
-struct VerdictFiles {
-    main: ragtester_core::record::AtomicWriter,
-    judges: Option<(std::path::PathBuf, std::io::BufWriter<std::fs::File>)>,
-    written: usize,
-}
-
-impl VerdictFiles {
-    fn create(run: &RunDir, panel: bool) -> Result<Self> {
-        let main = ragtester_core::record::AtomicWriter::create(&run.file(run_dir::VERDICTS))?;
-        let judges = if panel {
-            let path = run.file(".verdicts-of-each-judge.partial");
-            let file = std::fs::File::create(&path)
-                .with_context(|| format!("cannot create {}", path.display()))?;
-            Some((path, std::io::BufWriter::new(file)))
-        } else {
-            None
-        };
-        Ok(Self {
-            main,
-            judges,
-            written: 0,
-        })
-    }
-
-    fn add(
-        &mut self,
-        panel: &[ragtester_core::Verdict],
-        raw: &[ragtester_core::Verdict],
-    ) -> Result<()> {
-        for v in panel {
-            self.main.record(v)?;
-        }
-        match &mut self.judges {
-            Some((_, side)) => {
-                for v in raw {
-                    serde_json::to_writer(&mut *side, v)?;
-                    std::io::Write::write_all(side, b"\n")?;
-                }
-            }
-            None => {
-                for v in raw {
-                    self.main.record(v)?;
-                }
-            }
-        }
-        self.written += panel.len() + raw.len();
-        Ok(())
-    }
-
-    /// Append every judge's verdicts after the panel's and move the file into place; returns how many
-    /// verdicts it holds.
-    fn finish(mut self) -> Result<usize> {
-        if let Some((path, side)) = self.judges.take() {
-            drop(side.into_inner().map_err(|e| e.into_error())?);
-            let mut file = std::fs::File::open(&path)?;
-            self.main.copy_from(&mut file)?;
-            let _ = std::fs::remove_file(&path);
-        }
-        self.main.finish()?;
-        Ok(self.written)
-    }
-}
-
-/// What the run store knows of how each endpoint takes structured output, learned by an earlier stage.
 fn remember_structured_output(store: &RunStore) -> Result<()> {
     if let Some(json) = store.meta(STRUCTURED_OUTPUT_META)? {
         ragtester_llm::structured::remember(&serde_json::from_str(&json)?);

@@ -12,6 +12,7 @@ pub mod bench_labels;
 pub mod bench_oracle;
 pub mod bench_retrieval;
 pub mod bundled;
+pub mod context;
 mod corpus;
 pub mod demo;
 mod diagnose;
@@ -33,5 +34,6 @@ pub mod report;
 pub mod run;
 pub mod run_dir;
 
+pub use context::StageContext;
 pub use events::{Event, Events, Level, Silent};
 pub use models::Models;

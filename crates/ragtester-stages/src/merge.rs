@@ -137,12 +137,9 @@ pub fn merge(shards: &[PathBuf], out: &Path, events: &dyn Events) -> Result<Merg
     }
     store.set_meta("manifest", &serde_json::to_string(&slices[0].manifest)?)?;
     run.commit_inputs(&store, &documents, &cases, &configs)?;
-    for a in &answers {
-        store.put_answer(a)?;
-    }
+    run.commit_answers(&store, &answers, &configs, &cases)?;
     let count = slices[0].shard.count;
     store.log_stage("merge", &format!("{} shards of {count}", slices.len()))?;
-    run.save_records(run_dir::ANSWERS, &answers)?;
     run.save_records(SKIPPED, &skipped)?;
     // What every shard wrote alike (the embedder profiles, the prices): the first shard's copy.
     for name in [run_dir::EMBEDDERS, run_dir::PRICES] {

@@ -2,9 +2,9 @@
 //! run store as it is answered, under a manifest that keeps two runs from mixing; and what a run would
 //! cost before it runs.
 
+use crate::context::StageContext;
 use crate::events::Events;
 use crate::manifest::{ManifestInputs, RunManifest};
-use crate::models::Models;
 use crate::run_dir::{self, RunDir, SKIPPED};
 use anyhow::{Result, bail};
 use ragtester_core::{Configuration, Document, TestCase};
@@ -23,8 +23,6 @@ pub struct RunArgs<'a> {
     pub sampling: ragtester_core::Sampling,
     /// Answer cells from the response cache (`--replay-answers`); otherwise the system is asked afresh.
     pub replay_answers: bool,
-    /// What the run's chat calls may spend.
-    pub budget: Option<Arc<ragtester_models::Budget>>,
     /// Only this slice of the cells (`--shard K/N`); `merge` joins the slices.
     pub shard: Option<ragtester_exec::Shard>,
     /// Where dense retrieval keeps its vectors (`chroma:URL`); None keeps them in-process.
@@ -99,13 +97,13 @@ pub(crate) fn with_injected_documents(docs: &[Document], cases: &[TestCase]) -> 
     corpus
 }
 
-/// Execute the matrix.
-pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Result<RunOutcome> {
+/// Execute the matrix, the system under test spending from the context's budget.
+pub async fn run(args: &RunArgs<'_>, cx: &StageContext<'_>) -> Result<RunOutcome> {
+    let (models, events) = (cx.models(), cx.events());
     events.stage("run");
     check_documents(args)?;
     let corpus = with_injected_documents(args.docs, args.cases);
-    let model_settings = models.table();
-    let source = RunModels { models, args };
+    let source = RunModels { cx, args };
     // Index building embeds every chunk on the CPU: keep it off the async workers' schedule.
     let pipelines = tokio::task::block_in_place(|| {
         ragtester_exec::build_pipelines(&corpus, args.configs, &source)
@@ -118,7 +116,7 @@ pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Re
         configs: args.configs,
         pipelines: &pipelines,
         sampling: models.sampling_of(args.sampling),
-        model_settings: &model_settings,
+        model_settings: models.table(),
         replay_answers: args.replay_answers,
         vector_store: args.vector_store.as_deref(),
     });
@@ -155,13 +153,15 @@ pub async fn run(args: &RunArgs<'_>, models: &Models, events: &dyn Events) -> Re
         counts.done as f64 / seconds.max(1e-9),
         counts.cached
     ));
-    let (written, errors) = write_answers(&run, &store, &pipelines, args.cases)?;
+    let configs: Vec<&str> = pipelines.iter().map(|p| p.config.id.as_str()).collect();
+    let cases: Vec<&str> = args.cases.iter().map(|c| c.id.as_str()).collect();
+    let (written, errors) = run.export_answers(&store, &configs, &cases)?;
     events.info(format!(
         "wrote {written} answers ({errors} errors) to {}",
         run.file(run_dir::ANSWERS).display()
     ));
     if counts.over_budget > 0 {
-        let spent = args.budget.as_ref().map(|b| b.spent()).unwrap_or_default();
+        let spent = cx.budget().map(|b| b.spent()).unwrap_or_default();
         events.warning(format!(
             "budget spent ({} tokens, ${:.4} in {} calls): {} cells were not run; raise the budget and \
              pass --resume to finish",
@@ -250,6 +250,29 @@ pub struct MatrixRequest<'a> {
     pub dry_run: bool,
 }
 
+impl<'a> MatrixRequest<'a> {
+    /// A fresh, whole run of a plan (built from the project file and the front end's overrides): no resume,
+    /// no replay, no shard, the plan's vector store.
+    pub fn from_plan(
+        plan: &'a crate::plan::RunPlan,
+        docs: &'a [std::path::PathBuf],
+        suite: &'a Path,
+        out: &'a Path,
+    ) -> Self {
+        Self {
+            plan,
+            docs,
+            suite,
+            out,
+            resume: false,
+            replay_answers: false,
+            shard: None,
+            vector_store: None,
+            dry_run: false,
+        }
+    }
+}
+
 /// How a requested run ended: its estimate (dry run), or the run and the documents that could not be read.
 pub enum MatrixOutcome {
     Estimate(String),
@@ -259,15 +282,10 @@ pub enum MatrixOutcome {
     },
 }
 
-/// Run a request: the plan's model settings applied, the documents read, the suite checked, the prices kept
-/// beside the records, then the matrix executed.
-pub async fn run_request(
-    req: &MatrixRequest<'_>,
-    models: &Models,
-    events: &dyn Events,
-) -> Result<MatrixOutcome> {
-    let plan = req.plan;
-    models.configure(&plan.models);
+/// Run a request: the documents read, the suite checked, the prices kept beside the records, then the
+/// matrix executed — under a context built for the request's plan ([`StageContext::planned`]).
+pub async fn run_request(req: &MatrixRequest<'_>, cx: &StageContext<'_>) -> Result<MatrixOutcome> {
+    let (plan, events) = (req.plan, cx.events());
     let (docs, failed_documents) = crate::ingest::ingest(req.docs, events)?;
     let cases: Vec<TestCase> = ragtester_core::read_jsonl(req.suite)
         .map_err(|e| e.context(format!("cannot read suite {}", req.suite.display())))?;
@@ -292,37 +310,14 @@ pub async fn run_request(
         resume: req.resume,
         sampling: plan.settings.sampling,
         replay_answers: req.replay_answers || plan.settings.replay_answers,
-        budget: budget_of(&plan.settings, &plan.prices),
         shard: req.shard,
         vector_store: req.vector_store.clone().or(plan.vector_store.clone()),
     };
-    let outcome = run(&args, models, events).await?;
+    let outcome = run(&args, cx).await?;
     Ok(MatrixOutcome::Ran {
         outcome,
         failed_documents,
     })
-}
-
-/// answers.jsonl from the store: every answered cell of this run's configurations and cases, in
-/// configuration order then case order, streamed (a run's answers are never all in memory). Returns how
-/// many were written and how many of those are errors.
-fn write_answers(
-    run: &RunDir,
-    store: &ragtester_store::RunStore,
-    pipelines: &[std::sync::Arc<ragtester_exec::Pipeline>],
-    cases: &[ragtester_core::TestCase],
-) -> Result<(usize, usize)> {
-    let configs: Vec<&str> = pipelines.iter().map(|p| p.config.id.as_str()).collect();
-    let cases: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
-    let mut file = ragtester_core::record::AtomicWriter::create(&run.file(run_dir::ANSWERS))?;
-    let (mut written, mut errors) = (0, 0);
-    store.for_each_answer_in_order(&configs, &cases, |answer| {
-        written += 1;
-        errors += usize::from(answer.error.is_some());
-        file.record(&answer)
-    })?;
-    file.finish()?;
-    Ok((written, errors))
 }
 
 /// What a run would cost, before it runs: cells, and prompt tokens estimated from the query, the answer
@@ -397,45 +392,29 @@ pub fn estimate(
     out
 }
 
-/// The budget a `[run]` section declares, if any.
 /// The registry as a run's pipelines see it: chat models as the system under test (the run's sampling,
 /// budget and replay choice), embedders and rerankers from the registry, graphs in its index cache.
 struct RunModels<'a> {
-    models: &'a Models,
+    cx: &'a StageContext<'a>,
     args: &'a RunArgs<'a>,
 }
 
 impl ragtester_exec::ModelSource for RunModels<'_> {
     fn chat(&self, spec: &str) -> Result<Arc<dyn ragtester_core::ChatModel>> {
         let args = self.args;
-        self.models.for_answers(
-            spec,
-            args.sampling,
-            args.budget.as_ref(),
-            args.replay_answers,
-        )
+        let budget = self.cx.budget();
+        (self.cx.models()).for_answers(spec, args.sampling, budget, args.replay_answers)
     }
     fn embedder(&self, spec: &str) -> Result<Arc<dyn ragtester_core::Embedder>> {
-        self.models.embedder(spec)
+        self.cx.models().embedder(spec)
     }
     fn reranker(&self, spec: &str) -> Result<Arc<dyn ragtester_core::Reranker>> {
-        self.models.reranker(spec, &|chat| self.chat(chat))
+        self.cx.models().reranker(spec, &|chat| self.chat(chat))
     }
     fn ann_settings(&self) -> ragtester_retrieve::AnnSettings {
-        self.models.ann_settings()
+        self.cx.models().ann_settings()
     }
     fn vector_store(&self) -> Option<String> {
         self.args.vector_store.clone()
     }
-}
-
-pub fn budget_of(
-    run: &ragtester_core::config::RunSettings,
-    prices: &ragtester_core::config::PriceTable,
-) -> Option<Arc<ragtester_models::Budget>> {
-    let limits = ragtester_models::BudgetLimits {
-        usd: run.budget_usd,
-        tokens: run.budget_tokens,
-    };
-    (!limits.is_unlimited()).then(|| ragtester_models::Budget::new(limits, prices.clone()))
 }

@@ -7,6 +7,12 @@
 //! reader reads (the stages, the web UI, export, diff). The store holds what resuming needs and the records
 //! cannot say: each answer committed the moment it exists, each verdict under its judging session, the run
 //! manifest, and how each endpoint took structured output.
+//!
+//! One writer: the store is written first and the JSONL records are written from what was committed, by
+//! this type alone (`writers.rs`); stages hand it records, never write a record file themselves.
+
+mod writers;
+pub use writers::VerdictWriter;
 
 use anyhow::{Context, Result};
 use ragtester_core::oracle::{AuditSummary, OracleSummary};

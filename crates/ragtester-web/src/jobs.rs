@@ -240,7 +240,35 @@ impl Jobs {
     {
         let mut all = self.all.lock().unwrap_or_else(|e| e.into_inner());
         let id = all.len();
-        let job = Job {
+        let job = Job::started(id, kind, target);
+        all.push(job.clone());
+        drop(all);
+        std::thread::spawn(move || {
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let runtime = tokio::runtime::Builder::new_multi_thread()
+                    .enable_all()
+                    .build()?;
+                let outcome = runtime.block_on(async {
+                    tokio::select! {
+                        outcome = work(&job) => Some(outcome),
+                        () = job.cancel.notified() => None,
+                    }
+                });
+                // Tasks the stage spawned stop with the runtime; a model call on a blocking thread is
+                // left to finish in the background rather than holding the job open.
+                runtime.shutdown_background();
+                anyhow::Ok(outcome)
+            }));
+            job.end(outcome);
+        });
+        id
+    }
+}
+
+impl Job {
+    /// A job that starts now, running.
+    fn started(id: usize, kind: &str, target: &str) -> Self {
+        Self {
             cancel: Arc::new(tokio::sync::Notify::new()),
             state: Arc::new(Mutex::new(JobState {
                 id,
@@ -260,61 +288,44 @@ impl Jobs {
                     .duration_since(UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs()),
             })),
-        };
-        all.push(job.clone());
-        drop(all);
-        std::thread::spawn(move || {
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let runtime = tokio::runtime::Builder::new_multi_thread()
-                    .enable_all()
-                    .build()?;
-                let outcome = runtime.block_on(async {
-                    tokio::select! {
-                        outcome = work(&job) => Some(outcome),
-                        () = job.cancel.notified() => None,
-                    }
+        }
+    }
+
+    /// How the job's thread ended: its work's result (None when cancelled), or the panic that stopped it.
+    fn end(&self, outcome: std::thread::Result<Result<Option<Result<String>>>>) {
+        let outcome = match outcome {
+            Ok(Ok(Some(r))) => r,
+            Ok(Ok(None)) => {
+                self.with(|s| {
+                    s.status = JobStatus::Cancelled;
+                    s.log
+                        .push("cancelled; what was committed stays (a run resumes from it)".into());
                 });
-                // Tasks the stage spawned stop with the runtime; a model call on a blocking thread is
-                // left to finish in the background rather than holding the job open.
-                runtime.shutdown_background();
-                anyhow::Ok(outcome)
-            }));
-            let outcome = match outcome {
-                Ok(Ok(Some(r))) => r,
-                Ok(Ok(None)) => {
-                    job.with(|s| {
-                        s.status = JobStatus::Cancelled;
-                        s.log.push(
-                            "cancelled; what was committed stays (a run resumes from it)".into(),
-                        );
-                    });
-                    return;
-                }
-                Ok(Err(e)) => Err(e),
-                Err(panic) => Err(anyhow::anyhow!(
-                    "the job stopped on an internal error: {}",
-                    panic
-                        .downcast_ref::<String>()
-                        .map(String::as_str)
-                        .or_else(|| panic.downcast_ref::<&str>().copied())
-                        .unwrap_or("panic")
-                )),
-            };
-            job.with(|s| match outcome {
-                Ok(result) => {
-                    s.status = JobStatus::Done;
-                    s.log.push(result.clone());
-                    s.result = Some(result);
-                }
-                Err(e) => {
-                    s.status = JobStatus::Failed;
-                    let message = ragtester_core::secrets::error_text(&e);
-                    s.log.push(format!("error: {message}"));
-                    s.error = Some(message);
-                }
-            });
+                return;
+            }
+            Ok(Err(e)) => Err(e),
+            Err(panic) => Err(anyhow::anyhow!(
+                "the job stopped on an internal error: {}",
+                panic
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                    .unwrap_or("panic")
+            )),
+        };
+        self.with(|s| match outcome {
+            Ok(result) => {
+                s.status = JobStatus::Done;
+                s.log.push(result.clone());
+                s.result = Some(result);
+            }
+            Err(e) => {
+                s.status = JobStatus::Failed;
+                let message = ragtester_core::secrets::error_text(&e);
+                s.log.push(format!("error: {message}"));
+                s.error = Some(message);
+            }
         });
-        id
     }
 }
 

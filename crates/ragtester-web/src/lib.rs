@@ -132,7 +132,7 @@ pub async fn serve_workspace(
     guard: Guard,
     workspace: &std::path::Path,
     runs: &[std::path::PathBuf],
-    models: Arc<ragtester_stages::Models>,
+    models: ragtester_stages::Models,
 ) -> Result<()> {
     let state = AppState {
         workspace: Workspace::open(workspace, runs)?,

@@ -11,14 +11,13 @@ use ragtester_stages::plan::{MatrixOverrides, PlanArgs, plan};
 use ragtester_stages::report::report;
 use ragtester_stages::run::{MatrixOutcome, MatrixRequest, run_request};
 use ragtester_stages::run_dir::RunDir;
-use ragtester_stages::{Event, Events, Level, Models};
+use ragtester_stages::{Event, Events, Level, Models, StageContext};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// The stages as the UI drives them. Each returns a one-line description of what it made. Futures need
 /// not be `Send`: every job runs on its own thread and runtime.
 pub struct Stages {
-    pub models: Arc<Models>,
+    pub models: Models,
 }
 
 /// Judge and report a run directory: the UI's last two stages of every run.
@@ -29,13 +28,14 @@ async fn judge_and_report(
     job: &Job,
 ) -> Result<String> {
     let events = JobEvents(job);
+    let cx = StageContext::new(models, &events);
     // The project file's judging settings, with the judges the page chose.
     let settings = JudgeSettings {
         judges: judges.to_vec(),
         ..Default::default()
     };
     let args = JudgeArgs::from_settings(&settings, RunSettings::default().concurrency)?;
-    let errors = judge(run_dir, &args, models, &events).await?;
+    let errors = judge(run_dir, &args, &cx).await?;
     let summary = report(run_dir, &events)?;
     let judged: usize = summary.configs.iter().map(|c| c.passed + c.failed).sum();
     let passed: usize = summary.configs.iter().map(|c| c.passed).sum();
@@ -75,8 +75,9 @@ impl Stages {
             ..Default::default()
         };
         let count = req.count;
+        let events = JobEvents(job);
         let written = ragtester_stages::docgen::docgen(
-            &ragtester_stages::docgen::DocgenArgs {
+            &ragtester_stages::docgen::DocgenRequest {
                 request,
                 llm: &req.llm,
                 count,
@@ -84,8 +85,7 @@ impl Stages {
                 prompts: None,
                 format: ragtester_stages::docgen::format_named(&req.format)?,
             },
-            &self.models,
-            &JobEvents(job),
+            &StageContext::new(&self.models, &events),
         )
         .await?;
         let names: Vec<String> = written
@@ -108,23 +108,21 @@ impl Stages {
     ) -> Result<String> {
         // The project file's generation settings, with what the page chose over them; the workspace's
         // document folders hold the user's files, whatever their names.
-        let request = ragtester_stages::generate::SuiteRequest {
-            docs: docs.iter().cloned().map(Input::Sources).collect(),
-            settings: GenerationSettings {
-                strategies: parse_generators(&req.strategies)?,
-                n_test: req.n_test,
-                n_complex: req.n_complex,
-                llm: req.llm.clone(),
-                critic: req.critic.clone(),
-                ..Default::default()
-            },
-            concurrency: RunSettings::default().concurrency,
-            budget_tokens: None,
-            out,
+        let inputs = docs.iter().cloned().map(Input::Sources).collect();
+        let project = ragtester_core::config::ProjectConfig::default();
+        let mut request =
+            ragtester_stages::generate::SuiteRequest::from_project(&project, inputs, out);
+        request.settings = GenerationSettings {
+            strategies: parse_generators(&req.strategies)?,
+            n_test: req.n_test,
+            n_complex: req.n_complex,
+            llm: req.llm.clone(),
+            critic: req.critic.clone(),
+            ..request.settings
         };
         let events = JobEvents(job);
-        let outcome =
-            ragtester_stages::generate::generate_request(&request, &self.models, &events).await?;
+        let cx = StageContext::new(&self.models, &events);
+        let outcome = ragtester_stages::generate::generate_request(&request, &cx).await?;
         Ok(format!(
             "{} cases from {} documents",
             outcome.generated.cases.len(),
@@ -153,20 +151,9 @@ impl Stages {
         })?;
         let events = JobEvents(job);
         std::fs::create_dir_all(run_dir)?;
-        let request = MatrixRequest {
-            plan: &plan,
-            docs,
-            suite,
-            out: run_dir,
-            resume: false,
-            replay_answers: false,
-            shard: None,
-            vector_store: None,
-            dry_run: false,
-        };
-        let MatrixOutcome::Ran { outcome, .. } =
-            run_request(&request, &self.models, &events).await?
-        else {
+        let request = MatrixRequest::from_plan(&plan, docs, suite, run_dir);
+        let cx = StageContext::new(&self.models, &events).planned(&plan)?;
+        let MatrixOutcome::Ran { outcome, .. } = run_request(&request, &cx).await? else {
             bail!("a web run is never a dry run");
         };
         if outcome.errors > 0 {
@@ -214,20 +201,13 @@ impl Stages {
     }
 
     async fn audit(&self, run_dir: &Path, labels: Option<&Path>, job: &Job) -> Result<()> {
-        ragtester_stages::audit::audit(
-            &ragtester_stages::audit::AuditArgs {
-                run_dir,
-                confidence: 0.95,
-                margin: 0.05,
-                seed: 0,
-                labels,
-                judges: &[],
-                concurrency: 4,
-            },
-            &self.models,
-            &JobEvents(job),
-        )
-        .await?;
+        let request = ragtester_stages::audit::AuditRequest {
+            labels,
+            ..ragtester_stages::audit::AuditRequest::new(run_dir)
+        };
+        let events = JobEvents(job);
+        let cx = StageContext::new(&self.models, &events);
+        ragtester_stages::audit::audit(&request, &cx).await?;
         Ok(())
     }
 }

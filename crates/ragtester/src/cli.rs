@@ -2,8 +2,8 @@
 //! terminal as their event sink, prints what a person reads on stdout, and returns the exit code.
 
 use crate::args::{
-    AuditCli, BenchCommand, Cli, Command, DocgenCli, GenerateCli, IndexBenchCli, IngestCli,
-    JudgeCli, OracleBenchCli, RetrievalBenchCli, RunCli,
+    AuditCli, BenchCommand, Cli, Command, DocgenCli, GenerateCli, ImportCli, IndexBenchCli,
+    IngestCli, JudgeCli, OracleBenchCli, RetrievalBenchCli, RunCli,
 };
 use crate::exit::{EXIT_BUDGET, EXIT_THRESHOLD, partial_if};
 use anyhow::{Context, Result};
@@ -11,12 +11,11 @@ use ragtester_core::config::{GenerationSettings, ProjectConfig};
 use ragtester_core::{ModelSettings, RetrieverKind, Sampling};
 use ragtester_stages::generate::parse_generators;
 use ragtester_stages::plan::{MatrixOverrides, PlanArgs};
-use ragtester_stages::{Events, Models};
+use ragtester_stages::{Events, Models, StageContext};
 use std::path::Path;
-use std::sync::Arc;
 
 /// The registry of this command's models, under the global flags.
-fn models_of(cli: &Cli) -> Result<Arc<Models>> {
+fn models_of(cli: &Cli) -> Result<Models> {
     let flags = Sampling {
         max_tokens: cli.max_tokens,
         temperature: cli.temperature,
@@ -27,8 +26,7 @@ fn models_of(cli: &Cli) -> Result<Arc<Models>> {
         tokens_per_minute: cli.tokens_per_minute,
         ..Default::default()
     };
-    let models = Models::from_flags(!cli.no_cache, cli.refresh_cache, flags, fallback)?;
-    Ok(Arc::new(models))
+    Models::from_flags(!cli.no_cache, cli.refresh_cache, flags, fallback)
 }
 
 pub async fn dispatch(cli: Cli) -> Result<u8> {
@@ -38,43 +36,20 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
     let models = models_of(&cli)?;
     let terminal = crate::render::Terminal::new(cli.quiet);
     let events: &dyn Events = &terminal;
+    let cx = &StageContext::new(&models, events);
     match cli.command {
-        Command::Ingest(i) => ingest(i, events),
-        Command::Generate(g) => generate(g, &models, events).await,
-        Command::Run(run) => run_matrix(run, &models, events).await,
-        Command::Judge(judge) => judge_run(judge, &models, events).await,
+        Command::Ingest(i) => ingest(i, cx),
+        Command::Generate(g) => generate(g, cx).await,
+        Command::Run(run) => run_matrix(run, cx).await,
+        Command::Judge(judge) => judge_run(judge, cx).await,
         Command::Export(e) => {
             let export = ragtester_stages::interop::export;
-            export(
-                &e.input,
-                &e.format,
-                &e.out,
-                &e.docs,
-                e.config.as_deref(),
-                events,
-            )?;
+            let config = e.config.as_deref();
+            export(&e.input, &e.format, &e.out, &e.docs, config, events)?;
             Ok(0)
         }
-        Command::Import(i) => {
-            use ragtester_stages::interop;
-            let imported = match &i.input {
-                None => interop::import_answers(
-                    &interop::AnswersImport {
-                        files: &i.answers,
-                        systems: &i.system,
-                        docs: &i.docs,
-                        out: &i.out,
-                    },
-                    events,
-                )?,
-                Some(input) => {
-                    let format = i.format.unwrap_or_default();
-                    interop::import(input, &format, &i.docs, &i.out, events)?
-                }
-            };
-            Ok(partial_if(imported.partial()))
-        }
-        Command::Audit(audit) => audit_run(audit, &models, events).await,
+        Command::Import(i) => import(i, events),
+        Command::Audit(audit) => audit_run(audit, cx).await,
         Command::Report { run_dir, gates } => {
             let summary = ragtester_stages::report::report(&run_dir, events)?;
             print!("{}", ragtester_report::render_table(&summary));
@@ -90,15 +65,15 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             let regressed = d.fail_on_regression && !diff.regressions.is_empty();
             Ok(if regressed { EXIT_THRESHOLD } else { 0 })
         }
-        Command::Test { config, out } => test(&config, &out, &models, events).await,
-        Command::Bench(BenchCommand::Retrieval(bench)) => bench_retrieval(bench, &models, events),
-        Command::Bench(BenchCommand::Oracle(bench)) => bench_oracle(bench, &models, events).await,
+        Command::Test { config, out } => test(&config, &out, cx).await,
+        Command::Bench(BenchCommand::Retrieval(bench)) => bench_retrieval(bench, cx),
+        Command::Bench(BenchCommand::Oracle(bench)) => bench_oracle(bench, cx).await,
         Command::Bench(BenchCommand::Index(bench)) => bench_index(bench, events),
-        Command::Docgen(args) => docgen(args, &models, events).await,
+        Command::Docgen(args) => docgen(args, cx).await,
         Command::Serve(sv) => {
             let guard = ragtester_web::Guard::new(sv.addr, &sv.allow_hosts, sv.token)?;
             let serve = ragtester_web::serve_workspace;
-            serve(sv.addr, guard, &sv.workspace, &sv.runs, models).await?;
+            serve(sv.addr, guard, &sv.workspace, &sv.runs, models.clone()).await?;
             Ok(0)
         }
         Command::Demo(d) => {
@@ -107,14 +82,36 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 embedders: d.embedders,
                 rerankers: d.rerankers,
             };
-            let outcome = ragtester_stages::demo::demo(args, &models, events).await?;
+            let outcome = ragtester_stages::demo::demo(args, cx).await?;
             Ok(print_outcome(&outcome, &d.out))
         }
     }
 }
 
+/// `import`: another tool's dataset as a suite, or answered records as a run; exit code 3 when rows were
+/// left out.
+fn import(i: ImportCli, events: &dyn Events) -> Result<u8> {
+    use ragtester_stages::interop;
+    let imported = match &i.input {
+        None => interop::import_answers(
+            &interop::AnswersImport {
+                files: &i.answers,
+                systems: &i.system,
+                docs: &i.docs,
+                out: &i.out,
+            },
+            events,
+        )?,
+        Some(input) => {
+            let format = i.format.unwrap_or_default();
+            interop::import(input, &format, &i.docs, &i.out, events)?
+        }
+    };
+    Ok(partial_if(imported.partial()))
+}
+
 /// `ingest`: documents.jsonl in `out`; exit code 3 when some files failed.
-fn ingest(i: IngestCli, events: &dyn Events) -> Result<u8> {
+fn ingest(i: IngestCli, cx: &StageContext<'_>) -> Result<u8> {
     let mut limits = ragtester_core::Limits::process();
     limits.file_mb = i.max_file_mb.unwrap_or(limits.file_mb);
     let request = ragtester_stages::ingest::IngestRequest {
@@ -125,21 +122,21 @@ fn ingest(i: IngestCli, events: &dyn Events) -> Result<u8> {
         },
         out: &i.out,
     };
-    let ingested = ragtester_stages::ingest::ingest_request(&request, events)?;
+    let ingested = ragtester_stages::ingest::ingest_request(&request, cx)?;
     let (n, path) = (ingested.documents, ingested.path.display());
     eprintln!("wrote {n} documents to {path}");
     Ok(partial_if(ingested.failed > 0))
 }
 
 /// `test`: the whole pipeline a project file declares.
-async fn test(config: &Path, out: &Path, models: &Models, events: &dyn Events) -> Result<u8> {
+async fn test(config: &Path, out: &Path, cx: &StageContext<'_>) -> Result<u8> {
     let project = ProjectConfig::load(config)?;
     let corpus = project
         .corpus
         .as_ref()
         .with_context(|| format!("config file {} has no [corpus] paths", config.display()))?;
     let full = ragtester_stages::full::full_pipeline;
-    let outcome = full(&corpus.paths, &project, out, models, events).await?;
+    let outcome = full(&corpus.paths, &project, out, cx).await?;
     Ok(print_outcome(&outcome, out))
 }
 
@@ -165,7 +162,7 @@ fn gate_code(summary: &ragtester_report::Summary, gates: &ragtester_report::Gate
 }
 
 /// `generate`: ingest the documents, write the suite and its generation report.
-async fn generate(g: GenerateCli, models: &Models, events: &dyn Events) -> Result<u8> {
+async fn generate(g: GenerateCli, cx: &StageContext<'_>) -> Result<u8> {
     let request = ragtester_stages::generate::SuiteRequest {
         docs: ragtester_ingest::Input::of_paths(&g.docs),
         settings: GenerationSettings {
@@ -180,10 +177,14 @@ async fn generate(g: GenerateCli, models: &Models, events: &dyn Events) -> Resul
             ..Default::default()
         },
         concurrency: g.concurrency,
-        budget_tokens: g.budget_tokens,
         out: &g.out,
     };
-    let outcome = ragtester_stages::generate::generate_request(&request, models, events).await?;
+    let limits = ragtester_core::config::RunSettings {
+        budget_tokens: g.budget_tokens,
+        ..Default::default()
+    };
+    let cx = &(cx.clone()).with_budget(&limits, &Default::default())?;
+    let outcome = ragtester_stages::generate::generate_request(&request, cx).await?;
     let cases = outcome.generated.cases.len();
     eprintln!("wrote {cases} cases to {}", g.out.display());
     if outcome.generated.halted > 0 {
@@ -193,7 +194,7 @@ async fn generate(g: GenerateCli, models: &Models, events: &dyn Events) -> Resul
 }
 
 /// `run`: the suite against the matrix the flags and config file declare (or only its estimate).
-async fn run_matrix(run: RunCli, models: &Models, events: &dyn Events) -> Result<u8> {
+async fn run_matrix(run: RunCli, cx: &StageContext<'_>) -> Result<u8> {
     let shard = run
         .shard
         .as_deref()
@@ -217,17 +218,15 @@ async fn run_matrix(run: RunCli, models: &Models, events: &dyn Events) -> Result
     })?;
     use ragtester_stages::run::{MatrixOutcome, MatrixRequest, run_request};
     let request = MatrixRequest {
-        plan: &plan,
-        docs: &run.docs,
-        suite: &run.suite,
-        out: &run.out,
         resume: run.resume,
         replay_answers: run.replay_answers,
         shard,
         vector_store: run.vector_store.clone(),
         dry_run: run.dry_run,
+        ..MatrixRequest::from_plan(&plan, &run.docs, &run.suite, &run.out)
     };
-    let (outcome, failed) = match run_request(&request, models, events).await? {
+    let cx = &(cx.clone()).planned(&plan)?;
+    let (outcome, failed) = match run_request(&request, cx).await? {
         MatrixOutcome::Estimate(estimate) => {
             print!("{estimate}");
             return Ok(0);
@@ -244,8 +243,8 @@ async fn run_matrix(run: RunCli, models: &Models, events: &dyn Events) -> Result
 }
 
 /// `docgen`: test documents from a model, or offline with planted facts.
-async fn docgen(args: DocgenCli, models: &Models, events: &dyn Events) -> Result<u8> {
-    let docgen_args = ragtester_stages::docgen::DocgenArgs {
+async fn docgen(args: DocgenCli, cx: &StageContext<'_>) -> Result<u8> {
+    let request = ragtester_stages::docgen::DocgenRequest {
         request: args.request()?,
         llm: &args.llm,
         count: args.count,
@@ -253,7 +252,7 @@ async fn docgen(args: DocgenCli, models: &Models, events: &dyn Events) -> Result
         prompts: args.prompts.as_deref(),
         format: ragtester_stages::docgen::format_of(args.pdf, args.noise)?,
     };
-    let written = ragtester_stages::docgen::docgen(&docgen_args, models, events).await?;
+    let written = ragtester_stages::docgen::docgen(&request, cx).await?;
     for path in &written {
         println!("{}", path.display());
     }
@@ -268,7 +267,7 @@ async fn docgen(args: DocgenCli, models: &Models, events: &dyn Events) -> Result
 
 /// `judge`: every answer of a run judged (or two configurations compared); exit code 3 when verdicts or
 /// comparisons are errors.
-async fn judge_run(judge: JudgeCli, models: &Models, events: &dyn Events) -> Result<u8> {
+async fn judge_run(judge: JudgeCli, cx: &StageContext<'_>) -> Result<u8> {
     use ragtester_stages::judge::{ClaimChecker, JudgeArgs, JudgeRequest, judge_request};
     let request = JudgeRequest {
         run_dir: &judge.run_dir,
@@ -286,7 +285,7 @@ async fn judge_run(judge: JudgeCli, models: &Models, events: &dyn Events) -> Res
             _ => None,
         },
     };
-    let outcome = judge_request(&request, models, events).await?;
+    let outcome = judge_request(&request, cx).await?;
     let mut errors = outcome.errors;
     if let Some(summary) = &outcome.pairwise {
         print!("{}", ragtester_stages::pairwise::render(summary));
@@ -296,8 +295,8 @@ async fn judge_run(judge: JudgeCli, models: &Models, events: &dyn Events) -> Res
 }
 
 /// `audit`: the audit sheet drawn, or the labelled sample scored and printed.
-async fn audit_run(audit: AuditCli, models: &Models, events: &dyn Events) -> Result<u8> {
-    let args = ragtester_stages::audit::AuditArgs {
+async fn audit_run(audit: AuditCli, cx: &StageContext<'_>) -> Result<u8> {
+    let args = ragtester_stages::audit::AuditRequest {
         run_dir: &audit.run_dir,
         confidence: audit.confidence,
         margin: audit.margin,
@@ -307,7 +306,7 @@ async fn audit_run(audit: AuditCli, models: &Models, events: &dyn Events) -> Res
         concurrency: audit.concurrency,
     };
     if let ragtester_stages::audit::AuditOutcome::Scored(summary) =
-        ragtester_stages::audit::audit(&args, models, events).await?
+        ragtester_stages::audit::audit(&args, cx).await?
     {
         println!("{}", ragtester_report::render_audit(&summary));
     }
@@ -315,7 +314,7 @@ async fn audit_run(audit: AuditCli, models: &Models, events: &dyn Events) -> Res
 }
 
 /// `bench retrieval`: the retrievers on a BEIR data set.
-fn bench_retrieval(bench: RetrievalBenchCli, models: &Models, events: &dyn Events) -> Result<u8> {
+fn bench_retrieval(bench: RetrievalBenchCli, cx: &StageContext<'_>) -> Result<u8> {
     let retrievers = bench
         .retrievers
         .iter()
@@ -329,13 +328,12 @@ fn bench_retrieval(bench: RetrievalBenchCli, models: &Models, events: &dyn Event
         k: bench.k,
         ann_threshold: bench
             .ann_threshold
-            .unwrap_or(models.ann_settings().threshold),
+            .unwrap_or(cx.models().ann_settings().threshold),
         vector_store: bench.vector_store.as_deref(),
         json: bench.json.as_deref(),
     };
-    let rows = tokio::task::block_in_place(|| {
-        ragtester_stages::bench_retrieval::retrieval(&args, models, events)
-    })?;
+    let rows =
+        tokio::task::block_in_place(|| ragtester_stages::bench_retrieval::retrieval(&args, cx))?;
     print!(
         "{}",
         ragtester_stages::bench_retrieval::render(&rows, bench.k)
@@ -367,7 +365,7 @@ fn bench_index(bench: IndexBenchCli, events: &dyn Events) -> Result<u8> {
 }
 
 /// `bench oracle`: the judges against labelled answers; exit code 4 below a goal.
-async fn bench_oracle(bench: OracleBenchCli, models: &Models, events: &dyn Events) -> Result<u8> {
+async fn bench_oracle(bench: OracleBenchCli, cx: &StageContext<'_>) -> Result<u8> {
     use ragtester_stages::bench_oracle::{OracleBenchRequest, bench_request};
     let request = OracleBenchRequest {
         judges: &bench.judges,
@@ -382,7 +380,7 @@ async fn bench_oracle(bench: OracleBenchCli, models: &Models, events: &dyn Event
         min_precision: bench.min_precision,
         min_recall: bench.min_recall,
     };
-    let report = bench_request(&request, models, events).await?;
+    let report = bench_request(&request, cx).await?;
     print!("{}", report.text);
     for miss in &report.misses {
         eprintln!("gate: {miss}");

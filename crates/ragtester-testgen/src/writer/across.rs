@@ -62,6 +62,38 @@ impl<'a> DocWriter<'a> {
         false
     }
 
+    /// The sections a question starting at section `a` may pair it with: up to three fitting sections of
+    /// `other` from a random start, or this document's two unused sections farthest from `a`. None when
+    /// `other` has no section that fits the slot.
+    fn partners(
+        &mut self,
+        other: Other<'a>,
+        slot: Strategy,
+        firsts: &[usize],
+        a: usize,
+    ) -> Option<Vec<(&'a Document, &'a Section, Option<usize>)>> {
+        let sections = self.sections;
+        Some(match other {
+            Some((doc, theirs)) if theirs.iter().any(|t| suits(slot, t.class)) => {
+                let fitting: Vec<&Section> =
+                    theirs.iter().filter(|t| suits(slot, t.class)).collect();
+                let start = self.rng.below(fitting.len());
+                (0..fitting.len().min(3))
+                    .map(|k| (doc, fitting[(start + k) % fitting.len()], None))
+                    .collect()
+            }
+            Some(_) => return None,
+            None => {
+                let mut rest: Vec<usize> = firsts.iter().copied().filter(|&b| b != a).collect();
+                rest.sort_by_key(|&b| std::cmp::Reverse(b.abs_diff(a)));
+                rest.into_iter()
+                    .take(2)
+                    .map(|b| (self.doc, &sections[b], Some(b)))
+                    .collect()
+            }
+        })
+    }
+
     /// A question needing two passages: two distant unused sections of this document, or one of this
     /// document and one of `other`. Its answer must draw on both.
     pub(super) async fn multi(&mut self, other: Other<'a>, slot: Strategy) -> bool {
@@ -73,24 +105,8 @@ impl<'a> DocWriter<'a> {
         }
         let language = self.doc.language.clone();
         for &a in firsts.iter().take(3) {
-            let partners: Vec<(&Document, &Section, Option<usize>)> = match other {
-                Some((doc, theirs)) if theirs.iter().any(|t| suits(slot, t.class)) => {
-                    let fitting: Vec<&Section> =
-                        theirs.iter().filter(|t| suits(slot, t.class)).collect();
-                    let start = self.rng.below(fitting.len());
-                    (0..fitting.len().min(3))
-                        .map(|k| (doc, fitting[(start + k) % fitting.len()], None))
-                        .collect()
-                }
-                Some(_) => return false,
-                None => {
-                    let mut rest: Vec<usize> = firsts.iter().copied().filter(|&b| b != a).collect();
-                    rest.sort_by_key(|&b| std::cmp::Reverse(b.abs_diff(a)));
-                    rest.into_iter()
-                        .take(2)
-                        .map(|b| (self.doc, &sections[b], Some(b)))
-                        .collect()
-                }
+            let Some(partners) = self.partners(other, slot, &firsts, a) else {
+                return false;
             };
             for (their_doc, their_section, their_index) in partners {
                 if self.stopped() {
