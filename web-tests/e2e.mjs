@@ -152,7 +152,13 @@ async function main() {
     page.on('pageerror', (e) => pageErrors.push(e.message));
     await page.goto(url);
 
+    step('serve --run opens on that run\'s results');
+    await page.waitForSelector('section#results:not([hidden]) #cards .card');
+    assert.equal(await page.inputValue('#result-run'), 'demo');
+    assert.equal(await page.getAttribute('nav button[data-tab=results]', 'class'), 'active');
+
     step('stage 1: documents — samples, an upload, generated');
+    await page.click('nav button[data-tab=documents]');
     await page.click('#samples');
     await page.waitForFunction(() => document.querySelectorAll('#doc-table tbody tr').length === 8);
     const upload = path.join(tmp, 'site-notes.md');
@@ -304,6 +310,17 @@ async function main() {
     assert.match(await report.textContent('#findings'), /→ /, 'each finding ends in advice');
     assert.ok(await report.locator('.case .evidence').count() >= 1, 'bad cases say why');
     assert.deepEqual(reportErrors, []);
+    // On a laptop screen the configurations tables fit without scrolling, and nothing widens the page.
+    await report.setViewportSize({ width: 1280, height: 800 });
+    const widths = await report.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      tables: ['#configs', '#configs-retrieval'].map((id) => {
+        const t = document.querySelector(id);
+        return [t.scrollWidth, t.parentElement.clientWidth];
+      }),
+    }));
+    assert.ok(widths.page <= 1280, `the report is ${widths.page}px wide`);
+    for (const [table, room] of widths.tables) assert.ok(table <= room, `a configurations table is ${table}px in ${room}px`);
     if (shots) await report.screenshot({ path: path.join(shots, 'report.png'), fullPage: false });
     await report.close();
 

@@ -346,6 +346,30 @@ fn transport_error(e: &reqwest::Error, doing: &str) -> Attempt {
     Attempt::Retry { error, after: None }
 }
 
+/// One GET of a JSON document, asked once (no retry) within `timeout`, read under the process's reply
+/// limits: for probes such as "which models does this server have", where no answer is an answer.
+pub async fn get_json(url: &str, timeout: std::time::Duration) -> Result<Value> {
+    let limits = Limits::process();
+    let client = reqwest::Client::builder().timeout(timeout).build()?;
+    let response = client
+        .get(url)
+        .send()
+        .await
+        .map_err(|e| anyhow!("GET {} failed: {e}", redact(url)))?;
+    let status = response.status();
+    if !status.is_success() {
+        return Err(anyhow!("GET {} answered {status}", redact(url)));
+    }
+    let max = limits.reply_mb * 1024 * 1024;
+    let text = read_capped(response, max)
+        .await?
+        .ok_or_else(|| anyhow!("GET {}: the reply is over reply_mb", redact(url)))?;
+    read_reply(&text, &limits).map_err(|e| match e {
+        ReplyError::OverLimit(why) => anyhow!("GET {}: {why}", redact(url)),
+        ReplyError::Malformed(e) => anyhow!("GET {}: not JSON: {e}", redact(url)),
+    })
+}
+
 /// The body as text, read chunk by chunk; `None` once it passes `max` bytes (nothing more is read).
 async fn read_capped(mut response: reqwest::Response, max: u64) -> reqwest::Result<Option<String>> {
     if response.content_length().is_some_and(|n| n > max) {

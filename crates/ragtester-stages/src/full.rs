@@ -1,13 +1,14 @@
 //! The whole pipeline from a project file, as `ragtester test` and `demo` run it.
 
 use crate::context::StageContext;
-use crate::generate::{GenerateArgs, generate};
-use crate::ingest::ingest;
-use crate::judge::{JudgeArgs, judge};
+use crate::generate::{SuiteRequest, generate_request};
+use crate::ingest::{IngestOptions, IngestRequest, Input, ingest_request};
+use crate::judge::{JudgeRequest, judge_request};
+use crate::plan::RunPlan;
 use crate::report::report;
-use crate::run::{RunArgs, run};
+use crate::run::{MatrixOutcome, MatrixRequest, run_request};
 use crate::run_dir::{RunDir, SUITE};
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use ragtester_core::config::ProjectConfig;
 use ragtester_report::Summary;
 use std::path::{Path, PathBuf};
@@ -29,9 +30,10 @@ impl PipelineOutcome {
     }
 }
 
-/// ingest → generate → run → judge → report, from a project config, into `out` (cleared first). The stages
-/// run under the project's model table and one budget for the whole command: generation spends from it
-/// first, the run from what is left.
+/// ingest → generate → run → judge → report, from a project config, into `out` (cleared first): each stage's
+/// request built from the project, each reading what the one before wrote. The stages run under the
+/// project's model table and one budget for the whole command: generation spends from it first, the run
+/// from what is left.
 pub async fn full_pipeline(
     corpus: &[PathBuf],
     project: &ProjectConfig,
@@ -39,45 +41,33 @@ pub async fn full_pipeline(
     cx: &StageContext<'_>,
 ) -> Result<PipelineOutcome> {
     project.validate()?;
-    let cx = &(cx.clone())
-        .with_table(&project.models)
-        .with_budget(&project.run, &project.prices)?;
-    let events = cx.events();
+    let plan = RunPlan::of_project(project)?;
+    let cx = &cx.clone().planned(&plan)?;
     let run_dir = RunDir::new(out);
     run_dir.clear()?;
-    let (docs, failed) = ingest(corpus, events)?;
-    let generated = generate(
-        &docs,
-        &GenerateArgs::from_settings(&project.generation, project.run.concurrency),
-        &run_dir.file(SUITE),
-        cx,
-    )
-    .await?;
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let ingest = IngestRequest {
+        inputs: Input::of_paths(corpus),
+        options: IngestOptions::default(),
+        out,
+    };
+    let ingested = ingest_request(&ingest, cx)?;
+    let documents = [ingested.path.clone()];
+    let suite = run_dir.file(SUITE);
+    let inputs = vec![Input::Records(ingested.path)];
+    let generated = generate_request(&SuiteRequest::from_project(project, inputs, &suite), cx)
+        .await?
+        .generated;
     if generated.halted > 0 {
         bail!(
             "generation stopped at the budget; raise [run] budget_tokens / budget_usd and run again (replies \
              already paid for come from the response cache)"
         );
     }
-    let cases = generated.cases;
-    let configs = project.configurations()?;
-    let outcome = run(
-        &RunArgs {
-            docs: &docs,
-            cases: &cases,
-            configs: &configs,
-            out,
-            concurrency: project.run.concurrency,
-            resume: false,
-            sampling: project.run.sampling,
-            replay_answers: project.run.replay_answers,
-            shard: None,
-            vector_store: project.matrix.as_ref().and_then(|m| m.vector_store.clone()),
-        },
-        cx,
-    )
-    .await?;
-    run_dir.save_prices(&project.prices)?;
+    let request = MatrixRequest::from_plan(&plan, &documents, &suite, out);
+    let MatrixOutcome::Ran { outcome, .. } = run_request(&request, cx).await? else {
+        bail!("a pipeline run is never a dry run");
+    };
     if outcome.over_budget > 0 {
         // Judging a partial run would report a matrix that was not run: stop, so the run can be resumed.
         bail!(
@@ -86,17 +76,11 @@ pub async fn full_pipeline(
             outcome.over_budget
         );
     }
-    let exec_errors = outcome.errors;
-    let judge_errors = judge(
-        out,
-        &JudgeArgs::from_settings(&project.judge, project.run.concurrency)?,
-        cx,
-    )
-    .await?;
+    let judged = judge_request(&JudgeRequest::from_project(project, out)?, cx).await?;
     Ok(PipelineOutcome {
-        summary: report(out, events)?,
-        failed_inputs: failed,
-        run_errors: exec_errors,
-        judge_errors,
+        summary: report(out, cx.events())?,
+        failed_inputs: ingested.failed,
+        run_errors: outcome.errors,
+        judge_errors: judged.errors,
     })
 }

@@ -22,6 +22,7 @@ pub mod events;
 pub mod full;
 pub mod generate;
 pub mod ingest;
+pub mod init;
 pub mod interop;
 pub mod judge;
 pub mod manifest;

@@ -105,6 +105,19 @@ pub struct RunPlan {
     pub vector_store: Option<String>,
 }
 
+impl RunPlan {
+    /// The run a project declares as it stands, nothing laid over it.
+    pub fn of_project(project: &ProjectConfig) -> Result<Self> {
+        Ok(Self {
+            configs: project.configurations()?,
+            vector_store: project.matrix.as_ref().and_then(|m| m.vector_store.clone()),
+            settings: project.run.clone(),
+            prices: project.prices.clone(),
+            models: project.models.clone(),
+        })
+    }
+}
+
 /// Plan a run. A project file that declares only targets runs only them, unless matrix axes are given,
 /// which add the built-in pipeline's matrix beside them.
 pub fn plan(args: &PlanArgs<'_>) -> Result<RunPlan> {
@@ -138,11 +151,8 @@ pub fn plan(args: &PlanArgs<'_>) -> Result<RunPlan> {
         bail!("--concurrency must be at least 1");
     }
     Ok(RunPlan {
-        configs: project.configurations()?,
-        vector_store: project.matrix.as_ref().and_then(|m| m.vector_store.clone()),
         settings,
-        prices: project.prices,
-        models: project.models,
+        ..RunPlan::of_project(&project)?
     })
 }
 

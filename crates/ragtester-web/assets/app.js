@@ -477,5 +477,11 @@ document.addEventListener('DOMContentLoaded', guard(async () => {
   wireAudit();
   wirePairwise();
   await refresh();
+  // `serve --run DIR` opens on that run's results.
+  if (state.workspace.opened) {
+    state.resultRun = state.workspace.opened;
+    $('#result-run').value = state.workspace.opened;
+    showTab('results');
+  }
   if (state.workspace.jobs.some((j) => j.status === 'running')) poll();
 }));

@@ -87,6 +87,7 @@ pub async fn workspace(State(s): Shared) -> ApiResult<Json<Value>> {
         "documents": ws.documents()?,
         "suites": ws.suites()?,
         "runs": ws.runs()?,
+        "opened": ws.opened_run(),
         "jobs": s.jobs.list(),
     })))
 }

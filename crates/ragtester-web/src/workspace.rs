@@ -85,6 +85,11 @@ impl Workspace {
         })
     }
 
+    /// The run the page opens on: the first `serve --run DIR`, whose results are what its user came for.
+    pub fn opened_run(&self) -> Option<&str> {
+        self.extra_runs.first().map(|(name, _)| name.as_str())
+    }
+
     pub fn docs_dir(&self) -> PathBuf {
         self.root.join("docs")
     }

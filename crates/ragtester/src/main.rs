@@ -9,6 +9,7 @@ mod args;
 mod cli;
 mod exit;
 mod render;
+mod version;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -30,6 +31,11 @@ fn main() -> ExitCode {
         .with_writer(|| ragtester_core::secrets::Redacting(std::io::stderr()))
         .init();
     redact_panics();
+    let given: Vec<String> = std::env::args().skip(1).collect();
+    if version::asked(&given) {
+        print!("{}", version::text());
+        return ExitCode::SUCCESS;
+    }
     let cli = args::Cli::parse();
     // Every variable ragtester knows by name, read and checked once: a bad value stops here, not mid-run.
     match ragtester_core::settings::Environment::read() {

@@ -51,3 +51,28 @@ fn flag_defaults_are_the_project_files() {
     assert_eq!(default_of(&judge, "panel"), settings.panel);
     assert_eq!(default_of(&judge, "claims"), settings.claims);
 }
+
+#[test]
+fn the_long_version_names_the_licences() {
+    let out = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+        .args(["--version", "--verbose"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let version = format!("ragtester {}", env!("CARGO_PKG_VERSION"));
+    assert!(text.starts_with(&version), "{text}");
+    for expected in [
+        "licence: MIT",
+        "Apache-2.0",
+        "OFL-1.1",
+        "model weights in this binary",
+    ] {
+        assert!(text.contains(expected), "{expected} missing from:\n{text}");
+    }
+    let short = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(short.stdout).unwrap().trim(), version);
+}
