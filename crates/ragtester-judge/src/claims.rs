@@ -12,6 +12,7 @@ use ragtester_core::{
     Answer, ChatModel, ChatRequest, ClaimMetrics, Message, OutputSchema, ReplyFormat, Role,
     TaskHint, TestCase,
 };
+use ragtester_offline::{ClaimJudgements, judge_claims};
 use ragtester_text::is_refusal;
 use serde_json::{Value, json};
 
@@ -34,7 +35,13 @@ pub async fn claim_metrics(
     } else {
         model.name()
     };
-    Some(match measure(model, case, answer).await {
+    let measured = if model.is_heuristic() {
+        // The offline model's answers to the claim tasks, worked out without a prompt per question.
+        Ok(lexical(case, answer))
+    } else {
+        measure(model, case, answer).await
+    };
+    Some(match measured {
         Ok(mut m) => {
             m.method = method;
             m
@@ -47,72 +54,93 @@ pub async fn claim_metrics(
     })
 }
 
+/// The passages of an answer in rank order, and those among them that hold no source span.
+fn passages<'a>(case: &TestCase, answer: &'a Answer) -> (Vec<&'a str>, Vec<&'a str>) {
+    let passages = answer.contexts.iter().map(|c| c.text.as_str()).collect();
+    let noise = answer
+        .contexts
+        .iter()
+        .filter(|c| is_noise(case, c))
+        .map(|c| c.text.as_str())
+        .collect();
+    (passages, noise)
+}
+
 async fn measure(model: &dyn ChatModel, case: &TestCase, answer: &Answer) -> Result<ClaimMetrics> {
     let lang = case.language.as_str();
     let expected = split(model, &case.expected_answer, lang).await?;
     let said = split(model, &answer.answer, lang).await?;
-    let passages: Vec<&str> = answer.contexts.iter().map(|c| c.text.as_str()).collect();
-    let noise: Vec<&str> = answer
-        .contexts
-        .iter()
-        .filter(|c| {
-            !case
-                .source_spans
-                .iter()
-                .any(|s| s.overlaps(&c.document_id, c.start, c.end))
-        })
-        .map(|c| c.text.as_str())
-        .collect();
-    let stated = entailed(model, &expected, &answer.answer, lang).await?;
-    let correct = entailed(model, &said, &case.expected_answer, lang).await?;
-    let supported = entailed(model, &said, &passages.join("\n\n"), lang).await?;
-    let held = entailed(model, &expected, &passages.join("\n\n"), lang).await?;
-    let from_noise = if noise.is_empty() {
-        vec![false; said.len()]
-    } else {
-        entailed(model, &said, &noise.join("\n\n"), lang).await?
+    let (passages, noise) = passages(case, answer);
+    let mut judged = ClaimJudgements {
+        expected_claims: expected.len(),
+        answer_claims: said.len(),
+        stated: entailed(model, &expected, &answer.answer, lang).await?,
+        correct: entailed(model, &said, &case.expected_answer, lang).await?,
+        supported: entailed(model, &said, &passages.join("\n\n"), lang).await?,
+        held: entailed(model, &expected, &passages.join("\n\n"), lang).await?,
+        from_noise: if noise.is_empty() {
+            vec![false; said.len()]
+        } else {
+            entailed(model, &said, &noise.join("\n\n"), lang).await?
+        },
+        relevant: 0,
     };
-    let mut relevant = 0;
     for passage in &passages {
         if entailed(model, &expected, passage, lang)
             .await?
             .contains(&true)
         {
-            relevant += 1;
+            judged.relevant += 1;
         }
     }
+    Ok(metrics(&judged, passages.len()))
+}
+
+/// The lexical checker's metrics, computed directly (`ragtester_offline::judge_claims`).
+fn lexical(case: &TestCase, answer: &Answer) -> ClaimMetrics {
+    let passages: Vec<&str> = answer.contexts.iter().map(|c| c.text.as_str()).collect();
+    let noise: Vec<bool> = answer.contexts.iter().map(|c| is_noise(case, c)).collect();
+    let judged = judge_claims(&case.expected_answer, &answer.answer, &passages, &noise);
+    metrics(&judged, passages.len())
+}
+
+/// A passage that overlaps none of the case's source spans.
+fn is_noise(case: &TestCase, c: &ragtester_core::RetrievedContext) -> bool {
+    !case
+        .source_spans
+        .iter()
+        .any(|s| s.overlaps(&c.document_id, c.start, c.end))
+}
+
+/// The metrics from what the checker said of each claim.
+fn metrics(j: &ClaimJudgements, passages: usize) -> ClaimMetrics {
     let share = |n: usize, of: usize| (of > 0).then(|| n as f64 / of as f64);
     let count = |flags: &[bool]| flags.iter().filter(|f| **f).count();
-    let wrong = |i: usize| !correct[i];
-    Ok(ClaimMetrics {
+    let (said, expected) = (j.answer_claims, j.expected_claims);
+    let wrong = |i: usize| !j.correct[i];
+    ClaimMetrics {
         method: String::new(),
-        answer_claims: said.len(),
-        expected_claims: expected.len(),
-        claim_recall: share(count(&stated), expected.len()),
-        claim_precision: share(count(&correct), said.len()),
-        faithfulness: share(count(&supported), said.len()),
+        answer_claims: said,
+        expected_claims: expected,
+        claim_recall: share(count(&j.stated), expected),
+        claim_precision: share(count(&j.correct), said),
+        faithfulness: share(count(&j.supported), said),
         hallucination: share(
-            (0..said.len())
-                .filter(|&i| wrong(i) && !supported[i])
-                .count(),
-            said.len(),
+            (0..said).filter(|&i| wrong(i) && !j.supported[i]).count(),
+            said,
         ),
         noise_sensitivity: share(
-            (0..said.len())
-                .filter(|&i| wrong(i) && from_noise[i])
-                .count(),
-            said.len(),
+            (0..said).filter(|&i| wrong(i) && j.from_noise[i]).count(),
+            said,
         ),
         context_utilization: share(
-            (0..expected.len())
-                .filter(|&i| held[i] && stated[i])
-                .count(),
-            count(&held),
+            (0..expected).filter(|&i| j.held[i] && j.stated[i]).count(),
+            count(&j.held),
         ),
-        context_precision: share(relevant, passages.len()),
-        context_claim_recall: share(count(&held), expected.len()),
+        context_precision: share(j.relevant, passages),
+        context_claim_recall: share(count(&j.held), expected),
         error: None,
-    })
+    }
 }
 
 /// Ask, and ask once more with the problem named if the reply cannot be read.

@@ -180,17 +180,9 @@ fn unjudged(answer: &Answer, judge: String, sample: u32) -> Verdict {
     }
 }
 
-/// What a judge is asked about one answer: the prompt, the typed hint the offline judge reads, and the
-/// verdict's schema.
-fn judge_request(
-    case: &TestCase,
-    answer: &Answer,
-    prompts: &JudgePrompts,
-    sample: u32,
-) -> ChatRequest {
-    let contexts: Vec<String> = answer.contexts.iter().map(|c| c.text.clone()).collect();
-    let messages = prompts.messages(case, &answer.answer, &contexts);
-    let hint = TaskHint::Judge {
+/// The typed task the offline judge reads.
+fn judge_hint(case: &TestCase, answer: &Answer, contexts: Vec<String>) -> TaskHint {
+    TaskHint::Judge {
         query: case.query.clone(),
         expected_answer: case.expected_answer.clone(),
         keywords: case.keywords.clone(),
@@ -199,8 +191,19 @@ fn judge_request(
         expects_refusal: case.expects_refusal(),
         must_not_contain: case.must_not_contain.clone(),
         false_premise: case.false_premise.clone(),
-    };
-    let mut request = ChatRequest::new(messages, hint);
+    }
+}
+
+/// What a judge is asked about one answer: the prompt, the typed hint, and the verdict's schema.
+fn judge_request(
+    case: &TestCase,
+    answer: &Answer,
+    prompts: &JudgePrompts,
+    sample: u32,
+) -> ChatRequest {
+    let contexts: Vec<String> = answer.contexts.iter().map(|c| c.text.clone()).collect();
+    let messages = prompts.messages(case, &answer.answer, &contexts);
+    let mut request = ChatRequest::new(messages, judge_hint(case, answer, contexts));
     request.format = ReplyFormat::Schema(prompt::judge_schema());
     request.sample = sample;
     request
@@ -228,6 +231,24 @@ pub async fn judge_sample(
         verdict.status = VerdictStatus::ExecError;
         verdict.error = Some(error.clone());
         return verdict;
+    }
+    if judge.is_heuristic() {
+        // The offline judge's ratings worked out directly: what its JSON reply to the prompt would say,
+        // without rendering a prompt, a schema or a reply (it reads the typed hint alone and is never cached).
+        let contexts = answer.contexts.iter().map(|c| c.text.clone()).collect();
+        return match ragtester_offline::ratings(&judge_hint(case, answer, contexts)) {
+            Ok((criteria, rubric)) => {
+                verdict.criteria = Some(criteria);
+                verdict.rubric = Some(rubric);
+                bound_verdict(case, &mut verdict);
+                verdict
+            }
+            Err(e) => {
+                verdict.status = VerdictStatus::JudgeError;
+                verdict.error = Some(format!("{e:#}"));
+                verdict
+            }
+        };
     }
     let mut request = judge_request(case, answer, prompts, sample);
     let mut problems = Vec::new();

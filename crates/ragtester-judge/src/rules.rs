@@ -27,8 +27,8 @@ pub fn rule_metrics(case: &TestCase, answer: &Answer) -> RuleMetrics {
     let language_match = (answered && !refused)
         .then(|| {
             let matches_question = in_language(&answer.answer, &case.language)?;
-            let as_reference = chinese(&answer.answer) == chinese(&case.expected_answer);
-            Some(matches_question || as_reference)
+            // Only asked when the question's language is not matched: detection is the costly part.
+            Some(matches_question || chinese(&answer.answer) == chinese(&case.expected_answer))
         })
         .flatten();
     let lower = answer.answer.to_lowercase();

@@ -164,3 +164,70 @@ async fn a_model_s_replies_are_read_and_an_unreadable_one_is_an_error_not_a_numb
     assert_eq!(m.claim_recall, None);
     assert_eq!(m.faithfulness, None);
 }
+
+/// The offline model asked the claim tasks through their prompts, one question at a time, as any model is.
+struct AskedOffline;
+
+#[async_trait::async_trait]
+impl ChatModel for AskedOffline {
+    fn name(&self) -> String {
+        "asked-offline".into()
+    }
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
+        OfflineModel.chat(request).await
+    }
+}
+
+/// The lexical checker works its judgements out directly; they are what asking it prompt by prompt gives.
+#[tokio::test]
+async fn the_direct_lexical_path_gives_what_asking_the_offline_model_gives() {
+    let cells = [
+        (
+            "en",
+            "The relief valve opens at 4.5 bar. It is fitted on the pump outlet; it is brass.",
+            "The relief valve opens at 6 bar. It is fitted on the pump outlet. Penguins guard it.",
+            vec![
+                ctx(1, "manual", 0, "The relief valve opens at 4.5 bar."),
+                ctx(
+                    2,
+                    "other",
+                    0,
+                    "The bypass valve opens at 6 bar on the pump.",
+                ),
+                ctx(3, "manual", 10, "It is fitted on the pump outlet."),
+            ],
+        ),
+        (
+            "zh",
+            "安全阀在4.5巴时开启。它安装在泵的出口。",
+            "安全阀在6巴时开启。旁通阀在6巴时开启。",
+            vec![
+                ctx(1, "other", 0, "旁通阀在6巴时开启。"),
+                ctx(2, "manual", 0, "安全阀在4.5巴时开启。"),
+            ],
+        ),
+        (
+            "en",
+            "The pump runs at 1450 rpm.",
+            "It runs at 1450 rpm.",
+            vec![ctx(1, "manual", 0, "The pump runs at 1450 rpm.")],
+        ),
+    ];
+    for (lang, expected, said, contexts) in cells {
+        let c = case(lang, expected, 40);
+        let a = answer(said, contexts);
+        let direct = claim_metrics(&OfflineModel, &c, &a).await.unwrap();
+        let asked = claim_metrics(&AskedOffline, &c, &a).await.unwrap();
+        assert_eq!(direct.method, "lexical");
+        assert_eq!(asked.method, "asked-offline");
+        let unnamed = |m: ragtester_core::ClaimMetrics| ragtester_core::ClaimMetrics {
+            method: String::new(),
+            ..m
+        };
+        assert_eq!(
+            unnamed(direct),
+            unnamed(asked),
+            "{lang}: {expected} / {said}"
+        );
+    }
+}

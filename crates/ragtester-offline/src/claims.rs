@@ -26,7 +26,7 @@ pub fn entail(hint: &TaskHint) -> Result<String> {
     else {
         bail!("not an entailment task");
     };
-    let reference_terms: HashSet<String> = terms(reference).into_iter().collect();
+    let reference_terms = term_set(reference);
     let verdicts: Vec<&str> = claims
         .iter()
         .map(|c| verdict(c, &reference_terms))
@@ -54,7 +54,14 @@ fn is_number(term: &str) -> bool {
 }
 
 fn verdict(claim: &str, reference: &HashSet<String>) -> &'static str {
-    let claimed: HashSet<String> = terms(claim).into_iter().collect();
+    verdict_of(&term_set(claim), reference)
+}
+
+fn term_set(text: &str) -> HashSet<String> {
+    terms(text).into_iter().collect()
+}
+
+fn verdict_of(claimed: &HashSet<String>, reference: &HashSet<String>) -> &'static str {
     if claimed.is_empty() {
         return "neutral";
     }
@@ -67,6 +74,82 @@ fn verdict(claim: &str, reference: &HashSet<String>) -> &'static str {
         // The reference speaks of the same things with other figures.
         (true, false) if reference.iter().any(|t| is_number(t)) => "contradicted",
         _ => "neutral",
+    }
+}
+
+/// What the lexical checker says of one answer's claims, worked out directly: the same splits and
+/// entailment verdicts asking this model the two tasks one prompt at a time gives, with every claim and every
+/// text tokenized once instead of once per question asked of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimJudgements {
+    pub expected_claims: usize,
+    pub answer_claims: usize,
+    /// Per expected claim: the answer states it.
+    pub stated: Vec<bool>,
+    /// Per answer claim: the expected answer supports it.
+    pub correct: Vec<bool>,
+    /// Per answer claim: the passages together support it.
+    pub supported: Vec<bool>,
+    /// Per expected claim: the passages together hold it.
+    pub held: Vec<bool>,
+    /// Per answer claim: the passages without a source span support it.
+    pub from_noise: Vec<bool>,
+    /// Passages that hold at least one expected claim.
+    pub relevant: usize,
+}
+
+/// `passages` are the retrieved passages in rank order; `noise[i]` says whether passage `i` holds no source
+/// span.
+pub fn judge_claims(
+    expected: &str,
+    answer: &str,
+    passages: &[&str],
+    noise: &[bool],
+) -> ClaimJudgements {
+    let expected_claims: Vec<HashSet<String>> =
+        claims_of(expected).iter().map(|c| term_set(c)).collect();
+    let said: Vec<HashSet<String>> = claims_of(answer).iter().map(|c| term_set(c)).collect();
+    let per_passage: Vec<HashSet<String>> = passages.iter().map(|p| term_set(p)).collect();
+    // The prompted path asks about the passages joined by a blank line; a line break ends every term, so the
+    // joined text's terms are the union of each passage's.
+    let joined = |which: &dyn Fn(usize) -> bool| -> HashSet<String> {
+        let mut set = HashSet::new();
+        for (i, terms) in per_passage.iter().enumerate() {
+            if which(i) {
+                set.extend(terms.iter().cloned());
+            }
+        }
+        set
+    };
+    let supported_by = |claims: &[HashSet<String>], reference: &HashSet<String>| -> Vec<bool> {
+        claims
+            .iter()
+            .map(|c| verdict_of(c, reference) == "entailed")
+            .collect()
+    };
+    let all_passages = joined(&|_| true);
+    let relevant = if expected_claims.is_empty() {
+        0
+    } else {
+        per_passage
+            .iter()
+            .filter(|p| supported_by(&expected_claims, p).contains(&true))
+            .count()
+    };
+    let any_noise = noise.iter().any(|n| *n);
+    ClaimJudgements {
+        expected_claims: expected_claims.len(),
+        answer_claims: said.len(),
+        stated: supported_by(&expected_claims, &term_set(answer)),
+        correct: supported_by(&said, &term_set(expected)),
+        supported: supported_by(&said, &all_passages),
+        held: supported_by(&expected_claims, &all_passages),
+        from_noise: if any_noise {
+            supported_by(&said, &joined(&|i| noise[i]))
+        } else {
+            vec![false; said.len()]
+        },
+        relevant,
     }
 }
 

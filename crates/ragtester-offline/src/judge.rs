@@ -22,6 +22,13 @@ fn s(score: u8, reason: impl Into<String>) -> RubricScore {
 }
 
 pub fn judge(hint: &TaskHint) -> Result<String> {
+    let (criteria, rubric) = ratings(hint)?;
+    Ok(serde_json::json!({ "criteria": criteria, "rubric": rubric }).to_string())
+}
+
+/// The lexical judge's criteria and rubric for a judge task: what its JSON reply says, for a caller that
+/// works them out directly instead of asking through a prompt.
+pub fn ratings(hint: &TaskHint) -> Result<(Criteria, Rubric)> {
     let TaskHint::Judge {
         query,
         expected_answer,
@@ -35,7 +42,7 @@ pub fn judge(hint: &TaskHint) -> Result<String> {
     else {
         bail!("not a judge task");
     };
-    let (criteria, rubric) = assess(&Judged {
+    Ok(assess(&Judged {
         query,
         expected: expected_answer,
         keywords,
@@ -44,8 +51,7 @@ pub fn judge(hint: &TaskHint) -> Result<String> {
         expects_refusal: *expects_refusal,
         must_not_contain,
         false_premise: false_premise.as_deref(),
-    });
-    Ok(serde_json::json!({ "criteria": criteria, "rubric": rubric }).to_string())
+    }))
 }
 
 /// True at or above `high`, Partially at or above `low`, False below.

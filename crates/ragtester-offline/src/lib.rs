@@ -3,6 +3,8 @@
 //! verdicts, prose for answers), so the same parsers read both.
 
 mod claims;
+pub use claims::{ClaimJudgements, judge_claims};
+pub use judge::ratings;
 mod critic;
 mod judge;
 mod reader;
