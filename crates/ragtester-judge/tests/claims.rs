@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{answer, ctx};
+use common::{AskedOffline, answer, ctx};
 
 use anyhow::Result;
 use ragtester_core::{
@@ -165,19 +165,6 @@ async fn a_model_s_replies_are_read_and_an_unreadable_one_is_an_error_not_a_numb
     assert_eq!(m.faithfulness, None);
 }
 
-/// The offline model asked the claim tasks through their prompts, one question at a time, as any model is.
-struct AskedOffline;
-
-#[async_trait::async_trait]
-impl ChatModel for AskedOffline {
-    fn name(&self) -> String {
-        "asked-offline".into()
-    }
-    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
-        OfflineModel.chat(request).await
-    }
-}
-
 /// The lexical checker works its judgements out directly; they are what asking it prompt by prompt gives.
 #[tokio::test]
 async fn the_direct_lexical_path_gives_what_asking_the_offline_model_gives() {
@@ -219,7 +206,7 @@ async fn the_direct_lexical_path_gives_what_asking_the_offline_model_gives() {
         let direct = claim_metrics(&OfflineModel, &c, &a).await.unwrap();
         let asked = claim_metrics(&AskedOffline, &c, &a).await.unwrap();
         assert_eq!(direct.method, "lexical");
-        assert_eq!(asked.method, "asked-offline");
+        assert_eq!(asked.method, "offline");
         let unnamed = |m: ragtester_core::ClaimMetrics| ragtester_core::ClaimMetrics {
             method: String::new(),
             ..m

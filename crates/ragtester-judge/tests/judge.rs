@@ -1,6 +1,9 @@
 //! The judge end to end with the offline model and with scripted judges that misbehave.
 
+mod common;
+
 use anyhow::Result;
+use common::AskedOffline;
 use ragtester_core::{
     Answer, Category, ChatModel, ChatRequest, ChatResponse, Generator, Latency, RetrievedContext,
     SourceSpan, Strategy, TestCase, Usage, VerdictStatus,
@@ -380,19 +383,6 @@ impl ChatModel for Lenient {
             cached_at: None,
             notes: Vec::new(),
         })
-    }
-}
-
-/// The offline judge asked through the judge prompt and its JSON reply read back, as any model is.
-struct AskedOffline;
-
-#[async_trait::async_trait]
-impl ChatModel for AskedOffline {
-    fn name(&self) -> String {
-        "offline".into()
-    }
-    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
-        OfflineModel.chat(request).await
     }
 }
 

@@ -1,7 +1,10 @@
 //! Records the judge's integration tests build: retrieved passages and answers.
 #![allow(dead_code)] // each test file uses its own subset
 
-use ragtester_core::{Answer, Latency, RetrievedContext, Usage};
+use ragtester_core::{
+    Answer, ChatModel, ChatRequest, ChatResponse, Latency, RetrievedContext, Usage,
+};
+use ragtester_offline::OfflineModel;
 
 /// A passage of `doc` starting at char `start`, at `rank`.
 pub fn ctx(rank: usize, doc: &str, start: usize, text: &str) -> RetrievedContext {
@@ -30,5 +33,19 @@ pub fn answer(text: &str, contexts: Vec<RetrievedContext>) -> Answer {
         cached_at: None,
         truncated_from: None,
         error: None,
+    }
+}
+
+/// The offline model asked through the judge's prompts and its JSON replies read back, as any model is (it
+/// is not marked heuristic, so nothing is worked out directly).
+pub struct AskedOffline;
+
+#[async_trait::async_trait]
+impl ChatModel for AskedOffline {
+    fn name(&self) -> String {
+        OfflineModel.name()
+    }
+    async fn chat(&self, request: &ChatRequest) -> anyhow::Result<ChatResponse> {
+        OfflineModel.chat(request).await
     }
 }
