@@ -51,6 +51,44 @@ pub struct Initialised {
     pub reachable: Reachable,
 }
 
+impl Initialised {
+    /// What was found, in one line: documents per language and what can run models.
+    pub fn summary(&self) -> String {
+        let languages: Vec<String> = self
+            .languages
+            .iter()
+            .map(|(l, n)| format!("{l} {n}"))
+            .collect();
+        let r = &self.reachable;
+        let mut found = Vec::new();
+        if let Some((host, models)) = &r.ollama {
+            found.push(format!("Ollama at {host}: {} models", models.len()));
+        }
+        if let Some((base, models, _)) = &r.openai {
+            found.push(format!(
+                "OpenAI-compatible at {base}: {} models listed",
+                models.len()
+            ));
+        }
+        if !r.gguf.is_empty() {
+            found.push(format!("{} GGUF files", r.gguf.len()));
+        }
+        if r.minilm {
+            found.push("the MiniLM test embedder".into());
+        }
+        let reach = if found.is_empty() {
+            "no model server or model file found: the draft runs offline".to_string()
+        } else {
+            format!("found {}", found.join("; "))
+        };
+        format!(
+            "{} documents ({}); {reach}",
+            self.documents,
+            languages.join(", ")
+        )
+    }
+}
+
 pub async fn init(req: &InitRequest<'_>, cx: &StageContext<'_>) -> Result<Initialised> {
     let events = cx.events();
     if req.out.exists() && !req.force {

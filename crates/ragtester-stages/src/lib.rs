@@ -6,6 +6,7 @@
 //! stage takes its settings and a [`Models`] registry and returns a typed outcome; everything it tells a
 //! person goes through an [`Events`] sink. This crate never prints, parses arguments or chooses exit codes.
 
+pub mod about;
 pub mod audit;
 pub mod bench_index;
 pub mod bench_labels;

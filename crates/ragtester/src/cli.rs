@@ -120,48 +120,13 @@ async fn init(i: InitCli, cx: &StageContext<'_>) -> Result<u8> {
         force: i.force,
     };
     let done = init(&request, cx).await?;
-    let languages: Vec<String> = done
-        .languages
-        .iter()
-        .map(|(l, n)| format!("{l} {n}"))
-        .collect();
-    eprintln!(
-        "{} documents ({}); {}",
-        done.documents,
-        languages.join(", "),
-        reachable_line(&done.reachable)
-    );
+    eprintln!("{}", done.summary());
     println!("{}", done.path.display());
     eprintln!(
         "next: ragtester test --config {} --out run1",
         done.path.display()
     );
     Ok(partial_if(done.failed > 0))
-}
-
-/// What `init` found to run models on, in one line.
-fn reachable_line(r: &ragtester_stages::init::Reachable) -> String {
-    let mut found = Vec::new();
-    if let Some((host, models)) = &r.ollama {
-        found.push(format!("Ollama at {host}: {} models", models.len()));
-    }
-    if let Some((base, models, _)) = &r.openai {
-        found.push(format!(
-            "OpenAI-compatible at {base}: {} models listed",
-            models.len()
-        ));
-    }
-    if !r.gguf.is_empty() {
-        found.push(format!("{} GGUF files", r.gguf.len()));
-    }
-    if r.minilm {
-        found.push("the MiniLM test embedder".into());
-    }
-    if found.is_empty() {
-        "no model server or model file found: the draft runs offline".into()
-    } else {
-        format!("found {}", found.join("; "))
-    }
 }
 
 /// `ingest`: documents.jsonl in `out`; exit code 3 when some files failed.
