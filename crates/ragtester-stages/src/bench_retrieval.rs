@@ -17,12 +17,13 @@ use std::time::Instant;
 
 pub struct BenchArgs<'a> {
     pub beir: &'a Path,
-    pub retrievers: &'a [RetrieverKind],
+    /// bm25, dense, hybrid or hybrid-rerank, as named on the command line.
+    pub retrievers: &'a [String],
     pub embedder: &'a str,
     pub reranker: &'a str,
     pub k: usize,
-    /// Corpora of at least this many documents are searched through HNSW.
-    pub ann_threshold: usize,
+    /// Corpora of at least this many documents are searched through HNSW (default: the models' setting).
+    pub ann_threshold: Option<usize>,
     /// `chroma:URL`: dense vectors kept in a Chroma server instead of in-process.
     pub vector_store: Option<&'a str>,
     pub json: Option<&'a Path>,
@@ -71,6 +72,11 @@ pub fn retrieval(args: &BenchArgs<'_>, cx: &crate::StageContext<'_>) -> Result<V
     if args.k == 0 {
         bail!("--k must be at least 1");
     }
+    let retrievers = args
+        .retrievers
+        .iter()
+        .map(|r| RetrieverKind::parse(r))
+        .collect::<Result<Vec<_>>>()?;
     let started = Instant::now();
     let set = BeirSet::load(args.beir)?;
     events.info(format!(
@@ -90,7 +96,7 @@ pub fn retrieval(args: &BenchArgs<'_>, cx: &crate::StageContext<'_>) -> Result<V
         embedder: None,
     };
     let mut rows = Vec::new();
-    for kind in args.retrievers {
+    for kind in &retrievers {
         let (retriever, index_s) = indexes.retriever(*kind)?;
         let t = Instant::now();
         let mut scores: Vec<IrScores> = Vec::with_capacity(set.queries.len());
@@ -156,7 +162,10 @@ impl Indexes<'_> {
                 )?),
                 None => {
                     let settings = ragtester_retrieve::AnnSettings {
-                        threshold: self.args.ann_threshold,
+                        threshold: self
+                            .args
+                            .ann_threshold
+                            .unwrap_or(self.models.ann_settings().threshold),
                         cache: None,
                     };
                     let index = DenseIndex::build_with(&self.chunks, model, &settings)?;

@@ -49,6 +49,15 @@ impl<'a> StageContext<'a> {
         Ok(Self { budget, ..self })
     }
 
+    /// A cap on tokens alone (prompt plus reply), as `generate --budget-tokens` sets it.
+    pub fn with_token_budget(self, tokens: Option<u64>) -> Result<Self> {
+        let limits = RunSettings {
+            budget_tokens: tokens,
+            ..Default::default()
+        };
+        self.with_budget(&limits, &PriceTable::default())
+    }
+
     /// What a planned run runs with: the plan's model table and its budget.
     pub fn planned(self, plan: &crate::plan::RunPlan) -> Result<Self> {
         self.with_table(&plan.models)

@@ -56,7 +56,14 @@ pub async fn docgen(args: &DocgenRequest<'_>, cx: &StageContext<'_>) -> Result<V
     )
     .await?;
     let generator = if planted { "planted" } else { args.llm };
-    ragtester_docgen::write_documents(args.out, &docs, generator, args.format)
+    let written = ragtester_docgen::write_documents(args.out, &docs, generator, args.format)?;
+    let manifest = args.out.join(ragtester_core::generated::MANIFEST_FILE);
+    events.info(format!(
+        "wrote {} documents and {}",
+        written.len(),
+        manifest.display()
+    ));
+    Ok(written)
 }
 
 /// The writer a request leaves out (see [`ragtester_docgen::DEFAULT_WRITER`]).

@@ -30,6 +30,20 @@ impl PipelineOutcome {
     }
 }
 
+/// `ragtester test`: the whole pipeline the project file at `config` declares, over its `[corpus]`.
+pub async fn test_project(
+    config: &Path,
+    out: &Path,
+    cx: &StageContext<'_>,
+) -> Result<PipelineOutcome> {
+    let project = ProjectConfig::load(config)?;
+    let corpus = project
+        .corpus
+        .as_ref()
+        .with_context(|| format!("config file {} has no [corpus] paths", config.display()))?;
+    full_pipeline(&corpus.paths, &project, out, cx).await
+}
+
 /// ingest → generate → run → judge → report, from a project config, into `out` (cleared first): each stage's
 /// request built from the project, each reading what the one before wrote. The stages run under the
 /// project's model table and one budget for the whole command: generation spends from it first, the run

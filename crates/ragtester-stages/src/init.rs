@@ -52,7 +52,7 @@ pub struct Initialised {
 }
 
 impl Initialised {
-    /// What was found, in one line: documents per language and what can run models.
+    /// What was found — documents per language and what can run models — and the command to run next.
     pub fn summary(&self) -> String {
         let languages: Vec<String> = self
             .languages
@@ -82,9 +82,10 @@ impl Initialised {
             format!("found {}", found.join("; "))
         };
         format!(
-            "{} documents ({}); {reach}",
+            "{} documents ({}); {reach}\nnext: ragtester test --config {} --out run1",
             self.documents,
-            languages.join(", ")
+            languages.join(", "),
+            self.path.display()
         )
     }
 }

@@ -106,12 +106,7 @@ pub(crate) enum Command {
     Run(RunCli),
     /// Join the run directories of `run --shard K/N` into the run one unsharded `run` would write.
     #[command(
-        after_help = "Checks that the shards share one manifest and one N, that every K is present once, and that together
-they answer every cell exactly once; then judge and report the merged run as any other.
-
-Example:
-  for k in 1 2 3; do ragtester run --docs docs/ --suite suite.jsonl --out part$k --shard $k/3; done
-  ragtester merge part1 part2 part3 --out run1 && ragtester judge run1 && ragtester report run1"
+        after_help = "Checks that the shards share one manifest and one N, that every K is present once, and that together\nthey answer every cell exactly once; then judge and report the merged run as any other.\n\nExample:\n  for k in 1 2 3; do ragtester run --docs docs/ --suite suite.jsonl --out part$k --shard $k/3; done\n  ragtester merge part1 part2 part3 --out run1 && ragtester judge run1 && ragtester report run1"
     )]
     Merge {
         /// The shards' run directories.
@@ -197,12 +192,7 @@ pub(crate) enum BenchCommand {
     /// How an index scales: a synthetic corpus of any size indexed with BM25, exact dense search, HNSW or a
     /// Chroma server — build time, query latency P50/P95, memory.
     #[command(
-        after_help = "Each index in its own process gives its own peak memory (bench/million.sh runs them all).
-
-Examples:
-  ragtester bench index --chunks 1000000 --index bm25 --work bench-index
-  ragtester bench index --chunks 1000000 --index hnsw --json hnsw.json
-  ragtester bench index --chunks 100000 --index chroma:http://127.0.0.1:8000"
+        after_help = "Each index in its own process gives its own peak memory (bench/million.sh runs them all).\n\nExamples:\n  ragtester bench index --chunks 1000000 --index bm25 --work bench-index\n  ragtester bench index --chunks 1000000 --index hnsw --json hnsw.json\n  ragtester bench index --chunks 100000 --index chroma:http://127.0.0.1:8000"
     )]
     Index(IndexBenchCli),
 }

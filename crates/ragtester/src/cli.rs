@@ -5,10 +5,10 @@ use crate::args::{
     AuditCli, BenchCommand, Cli, Command, DocgenCli, GenerateCli, ImportCli, IndexBenchCli,
     IngestCli, InitCli, JudgeCli, OracleBenchCli, RetrievalBenchCli, RunCli,
 };
-use crate::exit::{EXIT_BUDGET, EXIT_THRESHOLD, partial_if};
-use anyhow::{Context, Result};
-use ragtester_core::config::{GenerationSettings, ProjectConfig};
-use ragtester_core::{ModelSettings, RetrieverKind, Sampling};
+use crate::exit::{EXIT_BUDGET, partial_if, threshold_if};
+use anyhow::Result;
+use ragtester_core::config::GenerationSettings;
+use ragtester_core::{ModelSettings, Sampling};
 use ragtester_stages::generate::parse_generators;
 use ragtester_stages::plan::{MatrixOverrides, PlanArgs};
 use ragtester_stages::{Events, Models, StageContext};
@@ -53,19 +53,25 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         Command::Report { run_dir, gates } => {
             let summary = ragtester_stages::report::report(&run_dir, events)?;
             print!("{}", ragtester_report::render_table(&summary));
-            Ok(gate_code(&summary, &gates.into()))
+            Ok(missed(&ragtester_report::check_gates(
+                &summary,
+                &gates.into(),
+            )))
         }
         Command::Merge { shards, out } => {
-            ragtester_stages::merge::merge(&shards, &out, events)?;
-            Ok(0)
+            ragtester_stages::merge::merge(&shards, &out, events).map(|_| 0)
         }
         Command::Diff(d) => {
             let diff = ragtester_stages::diff::diff(&d.before, &d.after, d.json.as_deref())?;
             print!("{}", ragtester_report::render_diff(&diff));
-            let regressed = d.fail_on_regression && !diff.regressions.is_empty();
-            Ok(if regressed { EXIT_THRESHOLD } else { 0 })
+            Ok(threshold_if(
+                d.fail_on_regression && !diff.regressions.is_empty(),
+            ))
         }
-        Command::Test { config, out } => test(&config, &out, cx).await,
+        Command::Test { config, out } => {
+            let outcome = ragtester_stages::full::test_project(&config, &out, cx).await?;
+            Ok(print_outcome(&outcome, &out))
+        }
         Command::Bench(BenchCommand::Retrieval(bench)) => bench_retrieval(bench, cx),
         Command::Bench(BenchCommand::Oracle(bench)) => bench_oracle(bench, cx).await,
         Command::Bench(BenchCommand::Index(bench)) => bench_index(bench, events),
@@ -122,10 +128,6 @@ async fn init(i: InitCli, cx: &StageContext<'_>) -> Result<u8> {
     let done = init(&request, cx).await?;
     eprintln!("{}", done.summary());
     println!("{}", done.path.display());
-    eprintln!(
-        "next: ragtester test --config {} --out run1",
-        done.path.display()
-    );
     Ok(partial_if(done.failed > 0))
 }
 
@@ -147,18 +149,6 @@ fn ingest(i: IngestCli, cx: &StageContext<'_>) -> Result<u8> {
     Ok(partial_if(ingested.failed > 0))
 }
 
-/// `test`: the whole pipeline a project file declares.
-async fn test(config: &Path, out: &Path, cx: &StageContext<'_>) -> Result<u8> {
-    let project = ProjectConfig::load(config)?;
-    let corpus = project
-        .corpus
-        .as_ref()
-        .with_context(|| format!("config file {} has no [corpus] paths", config.display()))?;
-    let full = ragtester_stages::full::full_pipeline;
-    let outcome = full(&corpus.paths, &project, out, cx).await?;
-    Ok(print_outcome(&outcome, out))
-}
-
 /// The matrix table and where the report is; exit code 3 when inputs, cells or verdicts were left out.
 fn print_outcome(outcome: &ragtester_stages::full::PipelineOutcome, out: &Path) -> u8 {
     println!();
@@ -171,13 +161,12 @@ fn print_outcome(outcome: &ragtester_stages::full::PipelineOutcome, out: &Path) 
     partial_if(outcome.partial())
 }
 
-/// Exit code 4 when a configuration misses a gate; each miss is printed.
-fn gate_code(summary: &ragtester_report::Summary, gates: &ragtester_report::Gates) -> u8 {
-    let misses = ragtester_report::check_gates(summary, gates);
-    for miss in &misses {
+/// Exit code 4 when a gate was missed; each miss is printed.
+fn missed(misses: &[String]) -> u8 {
+    for miss in misses {
         eprintln!("gate: {miss}");
     }
-    if misses.is_empty() { 0 } else { EXIT_THRESHOLD }
+    threshold_if(!misses.is_empty())
 }
 
 /// `generate`: ingest the documents, write the suite and its generation report.
@@ -198,11 +187,7 @@ async fn generate(g: GenerateCli, cx: &StageContext<'_>) -> Result<u8> {
         concurrency: g.concurrency,
         out: &g.out,
     };
-    let limits = ragtester_core::config::RunSettings {
-        budget_tokens: g.budget_tokens,
-        ..Default::default()
-    };
-    let cx = &(cx.clone()).with_budget(&limits, &Default::default())?;
+    let cx = &(cx.clone()).with_token_budget(g.budget_tokens)?;
     let outcome = ragtester_stages::generate::generate_request(&request, cx).await?;
     let cases = outcome.generated.cases.len();
     eprintln!("wrote {cases} cases to {}", g.out.display());
@@ -275,12 +260,6 @@ async fn docgen(args: DocgenCli, cx: &StageContext<'_>) -> Result<u8> {
     for path in &written {
         println!("{}", path.display());
     }
-    let manifest = args.out.join(ragtester_core::generated::MANIFEST_FILE);
-    eprintln!(
-        "wrote {} documents and {}",
-        written.len(),
-        manifest.display()
-    );
     Ok(0)
 }
 
@@ -299,10 +278,8 @@ async fn judge_run(judge: JudgeCli, cx: &StageContext<'_>) -> Result<u8> {
             prompts: judge.prompts.as_deref(),
             claims: ClaimChecker::parse(&judge.claims)?,
         },
-        pairwise: match judge.pairwise.as_slice() {
-            [a, b] => Some((a.as_str(), b.as_str())),
-            _ => None,
-        },
+        pairwise: (judge.pairwise.first().zip(judge.pairwise.get(1)))
+            .map(|(a, b)| (a.as_str(), b.as_str())),
     };
     let outcome = judge_request(&request, cx).await?;
     let mut errors = outcome.errors;
@@ -334,20 +311,13 @@ async fn audit_run(audit: AuditCli, cx: &StageContext<'_>) -> Result<u8> {
 
 /// `bench retrieval`: the retrievers on a BEIR data set.
 fn bench_retrieval(bench: RetrievalBenchCli, cx: &StageContext<'_>) -> Result<u8> {
-    let retrievers = bench
-        .retrievers
-        .iter()
-        .map(|r| RetrieverKind::parse(r))
-        .collect::<Result<Vec<_>>>()?;
     let args = ragtester_stages::bench_retrieval::BenchArgs {
         beir: &bench.beir,
-        retrievers: &retrievers,
+        retrievers: &bench.retrievers,
         embedder: &bench.embedder,
         reranker: &bench.reranker,
         k: bench.k,
-        ann_threshold: bench
-            .ann_threshold
-            .unwrap_or(cx.models().ann_settings().threshold),
+        ann_threshold: bench.ann_threshold,
         vector_store: bench.vector_store.as_deref(),
         json: bench.json.as_deref(),
     };
@@ -362,9 +332,6 @@ fn bench_retrieval(bench: RetrievalBenchCli, cx: &StageContext<'_>) -> Result<u8
 
 /// `bench index`: one index over a synthetic corpus.
 fn bench_index(bench: IndexBenchCli, events: &dyn Events) -> Result<u8> {
-    if let Some(work) = &bench.work {
-        std::fs::create_dir_all(work)?;
-    }
     let figures = tokio::task::block_in_place(|| {
         ragtester_stages::bench_index::index(
             &ragtester_stages::bench_index::IndexBenchArgs {
@@ -401,12 +368,5 @@ async fn bench_oracle(bench: OracleBenchCli, cx: &StageContext<'_>) -> Result<u8
     };
     let report = bench_request(&request, cx).await?;
     print!("{}", report.text);
-    for miss in &report.misses {
-        eprintln!("gate: {miss}");
-    }
-    Ok(if report.misses.is_empty() {
-        0
-    } else {
-        EXIT_THRESHOLD
-    })
+    Ok(missed(&report.misses))
 }

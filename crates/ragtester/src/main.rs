@@ -1,9 +1,6 @@
 //! The `ragtester` command line: the only crate that knows the terminal, argument parsing and exit codes.
-//! Each command is a thin wrapper over the stages of `ragtester-stages`, whose events `render.rs` draws.
-//!
-//! Exit codes: 0 success; 1 error (nothing usable was produced); 2 usage error; 3 partial success (some
-//! inputs failed and were reported, the rest was processed); 4 a `--fail-under` threshold was not met; 5 the
-//! budget was spent (a run to resume, a suite to generate again with a larger budget).
+//! Each command is a thin wrapper over the stages of `ragtester-stages`, whose events `render.rs` draws;
+//! `exit.rs` names the exit codes.
 
 mod args;
 mod cli;
@@ -11,6 +8,7 @@ mod exit;
 mod render;
 mod version;
 
+use anyhow::Context;
 use clap::Parser;
 use std::process::ExitCode;
 
@@ -45,14 +43,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    match runtime.block_on(cli::dispatch(cli)) {
+    let ran = tokio::runtime::Runtime::new()
+        .context("cannot start the async runtime")
+        .and_then(|runtime| runtime.block_on(cli::dispatch(cli)));
+    match ran {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("error: {}", ragtester_core::secrets::error_text(&e));

@@ -14,17 +14,3 @@ pub fn asked(args: &[String]) -> bool {
 pub fn text() -> String {
     ragtester_stages::about::about(env!("CARGO_PKG_VERSION"), env!("CARGO_PKG_LICENSE"))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_version_with_verbose_asks_for_the_long_text() {
-        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert!(asked(&args(&["--version", "--verbose"])));
-        assert!(asked(&args(&["-v", "-V"])));
-        assert!(!asked(&args(&["--version"])));
-        assert!(!asked(&args(&["run", "--version", "--verbose"])));
-    }
-}

@@ -70,6 +70,12 @@ fn the_long_version_names_the_licences() {
     ] {
         assert!(text.contains(expected), "{expected} missing from:\n{text}");
     }
+    // Short forms, either order; a plain --version is clap's one line.
+    let long = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+        .args(["-v", "-V"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(long.stdout).unwrap(), text);
     let short = Command::new(env!("CARGO_BIN_EXE_ragtester"))
         .arg("--version")
         .output()
