@@ -21,6 +21,17 @@ use ragtester_core::secrets::redact;
 use serde_json::Value;
 use std::time::Duration;
 
+/// A reqwest client builder with TLS ready: rustls over ring, installed as the process's provider the
+/// first time (reqwest is built without a provider of its own; building a client without one panics).
+pub fn client_builder() -> reqwest::ClientBuilder {
+    static PROVIDER: std::sync::Once = std::sync::Once::new();
+    PROVIDER.call_once(|| {
+        // Err only when another provider was installed first, which then serves as well.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+    reqwest::Client::builder()
+}
+
 pub struct HttpClient {
     client: reqwest::Client,
     policy: RetryPolicy,
@@ -104,7 +115,7 @@ impl HttpClient {
     }
 
     pub fn with_limits(policy: RetryPolicy, limits: ClientLimits) -> Result<Self> {
-        let client = reqwest::Client::builder()
+        let client = client_builder()
             .timeout(policy.timeout)
             .connect_timeout(policy.timeout.min(Duration::from_secs(10)))
             .build()
@@ -350,7 +361,7 @@ fn transport_error(e: &reqwest::Error, doing: &str) -> Attempt {
 /// limits: for probes such as "which models does this server have", where no answer is an answer.
 pub async fn get_json(url: &str, timeout: std::time::Duration) -> Result<Value> {
     let limits = Limits::process();
-    let client = reqwest::Client::builder().timeout(timeout).build()?;
+    let client = client_builder().timeout(timeout).build()?;
     let response = client
         .get(url)
         .send()

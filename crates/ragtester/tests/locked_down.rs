@@ -90,7 +90,7 @@ async fn forged_host_origin_and_missing_tokens_are_refused_and_write_nothing() {
     let base = server.base.as_str();
     let port = base.rsplit(':').next().unwrap();
     let csrf = server.csrf().await;
-    let plain = reqwest::Client::new();
+    let plain = ragtester_http::client_builder().build().unwrap();
     let forged = format!("attacker.example:{port}");
     let token = || ("x-ragtester-csrf", csrf.clone());
     let upload = ("POST", "/api/documents");
@@ -243,7 +243,7 @@ async fn an_allowed_host_is_served_and_others_still_refused() {
         &[],
         &["--allow-host", "rag.internal"],
     );
-    let client = reqwest::Client::new();
+    let client = ragtester_http::client_builder().build().unwrap();
     let at = |host: &str| {
         client
             .get(format!("{}/api/workspace", server.base))
@@ -265,7 +265,7 @@ async fn an_access_token_guards_every_request_and_opens_the_page_once() {
         "{}",
         server.printed
     );
-    let client = reqwest::Client::builder()
+    let client = ragtester_http::client_builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap();

@@ -65,7 +65,9 @@ pub fn serve(workspace: &Path, runs: &[&Path]) -> Server {
 impl Server {
     /// The session's CSRF token, read as a non-browser client reads it.
     pub async fn csrf(&self) -> String {
-        let session: serde_json::Value = reqwest::get(format!("{}/api/session", self.base))
+        let client = ragtester_http::client_builder().build().unwrap();
+        let session: serde_json::Value = (client.get(format!("{}/api/session", self.base)))
+            .send()
             .await
             .unwrap()
             .json()
@@ -78,7 +80,7 @@ impl Server {
     pub async fn client(&self) -> reqwest::Client {
         let mut headers = reqwest::header::HeaderMap::new();
         headers.insert("x-ragtester-csrf", self.csrf().await.parse().unwrap());
-        reqwest::Client::builder()
+        ragtester_http::client_builder()
             .default_headers(headers)
             .build()
             .unwrap()
