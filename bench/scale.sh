@@ -61,7 +61,8 @@ wall=$(grep -oE "^run: wall [0-9.]+" "$work/run.err" | grep -oE "[0-9.]+$")
 ideal=$(echo "scale=3; $calls * $latency / 1000 / $concurrency" | bc)
 echo "answers: $answers ($calls without error); ideal wall $ideal s; run/ideal $(echo "scale=3; $wall / $ideal" | bc)"
 
-measure judge "$bin" --no-cache judge "$work/run" --judge offline --claims off --quiet
+# Every rule metric and the lexical claim metrics, as the default judge makes them.
+measure judge "$bin" --no-cache judge "$work/run" --judge offline --quiet
 measure report "$bin" report "$work/run"
 
 # The web UI opening the run: the first results page, timed from the request (the run is loaded on it).

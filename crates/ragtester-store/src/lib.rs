@@ -249,17 +249,20 @@ impl RunStore {
     /// Commit one verdict of a judging session the moment it is made, so a killed `judge` resumes.
     /// A session names everything its verdicts depend on (answers, judges, samples, prompt).
     pub fn put_judged(&self, session: &str, verdict: &Verdict) -> Result<()> {
-        self.conn().execute(
+        // Serialised before the lock is taken, so judges on several threads only queue for the insert.
+        let json = serde_json::to_string(verdict)?;
+        let conn = self.conn();
+        let mut insert = conn.prepare_cached(
             "INSERT OR REPLACE INTO judged (session, case_id, config_id, judge, sample, json) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![
-                session,
-                verdict.case_id,
-                verdict.config_id,
-                verdict.judge,
-                verdict.sample,
-                serde_json::to_string(verdict)?
-            ],
         )?;
+        insert.execute(params![
+            session,
+            verdict.case_id,
+            verdict.config_id,
+            verdict.judge,
+            verdict.sample,
+            json
+        ])?;
         Ok(())
     }
 
