@@ -21,7 +21,7 @@ trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
 until "$python" -c "import socket; socket.create_connection(('127.0.0.1', $port))" 2>/dev/null; do sleep 0.2; done
 
 echo "== ragtester (in-process, candle)"
-"${CHAT_SPEED:-target/release/examples/chat_speed}" "$model" "$max_tokens" "$runs"
+"${CHAT_SPEED:-${CARGO_TARGET_DIR:-target}/release/examples/chat_speed}" "$model" "$max_tokens" "$runs"
 
 echo "== llama.cpp (llama-cpp-python server)"
 "$python" - "$port" "$max_tokens" "$runs" <<'PY'
