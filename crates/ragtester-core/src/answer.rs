@@ -59,6 +59,10 @@ pub struct Answer {
     pub cached_at: Option<u64>,
     /// Why this cell has no answer (provider failure, retrieval failure). Judged as `exec_error`.
     pub error: Option<String>,
+    /// For a conversation's turn under query rewriting: the query the system rewrote from the history and
+    /// retrieved with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewritten_query: Option<String>,
     /// The answer was longer than the `answer_kb` limit: its length in bytes before it was cut there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truncated_from: Option<u64>,

@@ -68,6 +68,8 @@ pub enum Strategy {
     PoisonedDocument,
     /// The paper's baseline: no strategy.
     Baseline,
+    /// A turn of a conversation: a question asked after earlier ones, whose history a correct system keeps.
+    Conversation,
     /// Read from another tool's dataset (RAGAS, DeepEval).
     Imported,
     /// A fact planted in a generated document: exact ground truth, no model involved.
@@ -89,6 +91,7 @@ impl Strategy {
             Strategy::MultiDocument => "multi_document",
             Strategy::PoisonedDocument => "poisoned_document",
             Strategy::Baseline => "baseline",
+            Strategy::Conversation => "conversation",
             Strategy::Imported => "imported",
             Strategy::Planted => "planted",
         }
@@ -224,11 +227,119 @@ pub struct TestCase {
     /// suite should see (a question about code or a table). None for cases not written from one section.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub section_class: Option<SectionClass>,
+    /// For a turn of a conversation: which conversation, where in it, and what the turn tests. Each turn is
+    /// a case of its own (so resume, caches, sharding and merge work per turn); a system is asked it after
+    /// the conversation's earlier turns, with its own answers to them as the history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<Turn>,
+}
+
+/// What a conversation tests, as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConversationKind {
+    /// A follow-up that names its subject only by a pronoun or leaves it out.
+    FollowUp,
+    /// A question on another topic, then a follow-up back on the first.
+    TopicSwitch,
+    /// The user corrects what they asked; the answer follows the correction, not the first question.
+    Correction,
+    /// A question the documents cannot answer, refused; asked again later, still refused.
+    RefusalKept,
+    /// A turn asked in the other language; it is answered in that language.
+    LanguageSwitch,
+}
+
+impl ConversationKind {
+    pub const ALL: [ConversationKind; 5] = [
+        ConversationKind::FollowUp,
+        ConversationKind::TopicSwitch,
+        ConversationKind::Correction,
+        ConversationKind::RefusalKept,
+        ConversationKind::LanguageSwitch,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConversationKind::FollowUp => "follow_up",
+            ConversationKind::TopicSwitch => "topic_switch",
+            ConversationKind::Correction => "correction",
+            ConversationKind::RefusalKept => "refusal_kept",
+            ConversationKind::LanguageSwitch => "language_switch",
+        }
+    }
+}
+
+/// What one turn does in its conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnStep {
+    /// The first question, complete on its own.
+    Opening,
+    /// Refers to an earlier turn's subject by a pronoun or ellipsis: answerable only with the history.
+    FollowUp,
+    /// A new topic, complete on its own.
+    Switch,
+    /// Back to an earlier topic, by reference: answerable only with the history.
+    SwitchBack,
+    /// The user takes back what they asked and asks something else.
+    Correction,
+    /// A question the documents do not answer.
+    OutOfScope,
+    /// The out-of-scope question pressed again after other turns: still to be refused.
+    PressedAgain,
+    /// A question in the other language than the turns before it.
+    OtherLanguage,
+}
+
+impl TurnStep {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TurnStep::Opening => "opening",
+            TurnStep::FollowUp => "follow_up",
+            TurnStep::Switch => "switch",
+            TurnStep::SwitchBack => "switch_back",
+            TurnStep::Correction => "correction",
+            TurnStep::OutOfScope => "out_of_scope",
+            TurnStep::PressedAgain => "pressed_again",
+            TurnStep::OtherLanguage => "other_language",
+        }
+    }
+
+    /// The turn cannot be understood without the history: its referent is in an earlier turn.
+    pub fn needs_history(self) -> bool {
+        matches!(
+            self,
+            TurnStep::FollowUp | TurnStep::SwitchBack | TurnStep::PressedAgain
+        )
+    }
+}
+
+/// A case's place in its conversation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Turn {
+    /// The conversation's id, shared by its turns.
+    pub conversation: String,
+    /// 1-based position in the conversation.
+    pub index: usize,
+    /// How many turns the conversation has.
+    pub of: usize,
+    pub kind: ConversationKind,
+    pub step: TurnStep,
+    /// The question as it would be asked alone, its referent named: what rewriting a follow-up from the
+    /// history should arrive at. None for turns complete on their own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standalone: Option<String>,
 }
 
 impl TestCase {
     /// A correct system refuses negative cases.
     pub fn expects_refusal(&self) -> bool {
         self.category == Category::Negative
+    }
+
+    /// The conversation this case is a turn of, if any.
+    pub fn conversation(&self) -> Option<&str> {
+        self.turn.as_ref().map(|t| t.conversation.as_str())
     }
 }

@@ -98,6 +98,20 @@ pub enum TaskHint {
         query: String,
         contexts: Vec<RetrievedContext>,
     },
+    /// Turn `question` into a follow-up of `previous` that names their shared subject only by a pronoun (or
+    /// leaves it out), as a user of a chat assistant asks a second question. Reply: `{"question": string}`,
+    /// the question empty when the two share no subject.
+    FollowUp {
+        previous: String,
+        question: String,
+        language: String,
+    },
+    /// Rewrite the last turn of a conversation into a question complete on its own, its referents named
+    /// from the history (the earlier user and assistant turns, oldest first). Reply: the question alone.
+    Rewrite {
+        history: Vec<Message>,
+        query: String,
+    },
     /// Split a text into short standalone claims. Reply: `{"claims": [string]}`.
     Claims { text: String, language: String },
     /// Whether `reference` supports each claim. Reply: `{"verdicts": ["entailed" | "contradicted" |
@@ -118,6 +132,10 @@ pub enum TaskHint {
         must_not_contain: Vec<String>,
         /// The false claim the question presumes; refusing or correcting it is right.
         false_premise: Option<String>,
+        /// For a turn of a conversation: the earlier turns, oldest first (the user's questions and the
+        /// system's answers), which the question may refer to.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        history: Vec<Message>,
     },
 }
 

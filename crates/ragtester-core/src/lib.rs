@@ -29,7 +29,9 @@ pub mod spend;
 pub mod verdict;
 
 pub use answer::{Answer, Latency, RetrievedContext, SkippedCell, Usage};
-pub use case::{Category, Generator, SectionClass, Strategy, TestCase};
+pub use case::{
+    Category, ConversationKind, Generator, SectionClass, Strategy, TestCase, Turn, TurnStep,
+};
 pub use cause::{Attribution, FailureCause};
 pub use chat::{
     ChatModel, ChatRequest, ChatResponse, Message, OutputSchema, ReplyFormat, ResponseCache, Role,

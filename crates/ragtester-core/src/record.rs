@@ -9,8 +9,10 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
-/// Version of every record format this build writes. Readers refuse newer versions.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of every record format this build writes. Readers refuse newer versions and read older ones:
+/// version 2 added conversations (a case's `turn`, an answer's `rewritten_query`, a configuration's
+/// `history`), each absent from a version-1 record and read as "not a conversation".
+pub const SCHEMA_VERSION: u32 = 2;
 
 pub fn default_schema_version() -> u32 {
     SCHEMA_VERSION

@@ -169,6 +169,7 @@ async fn answer_cell(
         cached_at: None,
         truncated_from: None,
         error: None,
+        rewritten_query: None,
     };
     let over_budget = match &pipeline.system {
         System::BuiltIn {

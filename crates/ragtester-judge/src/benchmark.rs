@@ -234,6 +234,7 @@ pub fn as_records(q: &LabelledQuestion, a: &LabelledAnswer, id: usize) -> (TestC
         critic: None,
         unanswerable_in_corpus: None,
         section_class: None,
+        turn: None,
     };
     let answer = Answer {
         schema_version: ragtester_core::SCHEMA_VERSION,
@@ -255,6 +256,7 @@ pub fn as_records(q: &LabelledQuestion, a: &LabelledAnswer, id: usize) -> (TestC
         cached_at: None,
         truncated_from: None,
         error: None,
+        rewritten_query: None,
     };
     (case, answer)
 }

@@ -243,6 +243,7 @@ fn judge_hint(case: &TestCase, answer: &Answer, contexts: Vec<String>) -> TaskHi
         expects_refusal: case.expects_refusal(),
         must_not_contain: case.must_not_contain.clone(),
         false_premise: case.false_premise.clone(),
+        history: Vec::new(),
     }
 }
 

@@ -213,6 +213,7 @@ mod tests {
             critic: None,
             unanswerable_in_corpus: None,
             section_class: None,
+            turn: None,
         }
     }
 

@@ -105,6 +105,7 @@ fn case(l: &Lang) -> TestCase {
         critic: None,
         unanswerable_in_corpus: None,
         section_class: None,
+        turn: None,
     }
 }
 

@@ -42,6 +42,7 @@ fn case(language: &str, expected: &str, source_len: usize) -> TestCase {
         critic: None,
         unanswerable_in_corpus: None,
         section_class: None,
+        turn: None,
     }
 }
 

@@ -46,6 +46,7 @@ fn case(category: Category, expected: &str) -> TestCase {
         critic: None,
         unanswerable_in_corpus: None,
         section_class: None,
+        turn: None,
     }
 }
 
@@ -81,6 +82,7 @@ fn answer(text: &str, error: Option<&str>) -> Answer {
         cached_at: None,
         truncated_from: None,
         error: error.map(str::to_string),
+        rewritten_query: None,
     }
 }
 

@@ -38,6 +38,7 @@ pub fn ratings(hint: &TaskHint) -> Result<(Criteria, Rubric)> {
         expects_refusal,
         must_not_contain,
         false_premise,
+        ..
     } = hint
     else {
         bail!("not a judge task");

@@ -5,6 +5,7 @@
 mod claims;
 pub use claims::{ClaimJudgements, judge_claims};
 pub use judge::ratings;
+mod conversation;
 mod critic;
 mod judge;
 mod reader;
@@ -42,6 +43,15 @@ impl ChatModel for OfflineModel {
             TaskHint::Critic { .. } => critic::critique(hint)?,
             TaskHint::Claims { .. } => claims::split(hint)?,
             TaskHint::Entailment { .. } => claims::entail(hint)?,
+            TaskHint::FollowUp {
+                previous,
+                question,
+                language,
+            } => serde_json::json!({
+                "question": conversation::follow_up(previous, question, language)
+            })
+            .to_string(),
+            TaskHint::Rewrite { history, query } => conversation::rewrite(history, query),
         };
         // Usage as a real model would report it: tokens of the prompt it was sent and of its reply.
         let prompt_tokens = request

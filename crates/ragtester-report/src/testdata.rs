@@ -29,6 +29,7 @@ pub fn case(id: &str, query: &str) -> TestCase {
         critic: None,
         unanswerable_in_corpus: None,
         section_class: None,
+        turn: None,
     }
 }
 

@@ -70,6 +70,7 @@ fn answer_of(case: &TestCase, item: &LabelledItem, text: &str) -> Answer {
         cached_at: None,
         error: None,
         truncated_from: None,
+        rewritten_query: None,
     }
 }
 

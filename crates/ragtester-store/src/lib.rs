@@ -356,6 +356,7 @@ mod tests {
             cached_at: None,
             truncated_from: None,
             error: None,
+            rewritten_query: None,
         }
     }
 

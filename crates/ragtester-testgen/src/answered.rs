@@ -425,6 +425,7 @@ fn answer_of(
         cached_at: None,
         error: row.error.clone(),
         truncated_from: None,
+        rewritten_query: None,
     }
 }
 

@@ -498,6 +498,7 @@ pub fn imported_case(
         critic: None,
         unanswerable_in_corpus: None,
         section_class: None,
+        turn: None,
     }
 }
 

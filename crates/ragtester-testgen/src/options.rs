@@ -10,6 +10,8 @@ pub struct GenerationOptions {
     pub n_test: usize,
     /// Hardest sections to query (N_complex); a quarter of n_test when unset.
     pub n_complex: Option<usize>,
+    /// Conversations per document, beside the single questions; their kinds take turns across documents.
+    pub conversations: usize,
     pub section_tokens: usize,
     pub seed: u64,
     /// Documents written at the same time.

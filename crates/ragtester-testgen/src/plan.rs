@@ -7,7 +7,9 @@ use crate::sections::{Section, sections_of};
 use crate::writer::DocWriter;
 use anyhow::Result;
 use futures::StreamExt;
-use ragtester_core::{ChatModel, Document, Generator, SectionClass, Strategy, TestCase};
+use ragtester_core::{
+    ChatModel, ConversationKind, Document, Generator, SectionClass, Strategy, TestCase,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -33,7 +35,13 @@ pub struct DocumentReport {
     /// Share of the text of the sections that can hold a question that fed a case.
     pub coverage: f64,
     pub requested: usize,
+    /// Single questions produced (turns of conversations are counted apart).
     pub produced: usize,
+    /// Conversations asked for and written (each of two or three turns, every turn a case).
+    #[serde(default)]
+    pub conversations_requested: usize,
+    #[serde(default)]
+    pub conversations_produced: usize,
     /// Questions the quality gate's critic turned down.
     #[serde(default)]
     pub rejected_by_critic: usize,
@@ -144,7 +152,13 @@ async fn generate_document<'a>(
         });
         writer.fill(slot, other).await;
     }
-    document_report(doc, &sections[i], options, target, writer)
+    // The kinds take turns across the corpus, so a few conversations per document still cover them all.
+    let mut written = 0;
+    for k in 0..options.conversations {
+        let kind = ConversationKind::ALL[(i + k) % ConversationKind::ALL.len()];
+        written += usize::from(writer.conversation(kind).await);
+    }
+    document_report(doc, &sections[i], options, (target, written), writer)
 }
 
 /// What generation made of one document: its sections by class, those that are not prose, coverage of the
@@ -153,9 +167,10 @@ fn document_report(
     doc: &Document,
     sections: &[Section],
     options: &GenerationOptions,
-    target: usize,
+    (target, conversations): (usize, usize),
     mut writer: DocWriter<'_>,
 ) -> (DocumentReport, Vec<TestCase>) {
+    let singles = writer.cases.iter().filter(|c| c.turn.is_none()).count();
     let askable: Vec<&Section> = sections
         .iter()
         .filter(|s| s.class.can_hold_a_question())
@@ -166,12 +181,21 @@ fn document_report(
         .map(|s| s.end - s.start)
         .sum();
     let total_chars: usize = askable.iter().map(|s| s.end - s.start).sum();
-    if writer.cases.len() < target {
+    if conversations < options.conversations {
+        writer.notes.insert(
+            0,
+            format!(
+                "shortfall: {conversations} of {} conversations written",
+                options.conversations
+            ),
+        );
+    }
+    if singles < target {
         writer.notes.insert(
             0,
             format!(
                 "shortfall: {} of {} cases produced{}",
-                writer.cases.len(),
+                singles,
                 target,
                 writer
                     .halted
@@ -210,7 +234,9 @@ fn document_report(
             used_chars as f64 / total_chars as f64
         },
         requested: target,
-        produced: writer.cases.len(),
+        produced: singles,
+        conversations_requested: options.conversations,
+        conversations_produced: conversations,
         rejected_by_critic: writer.rejected_by_critic,
         halted: writer.halted,
         notes: writer.notes,

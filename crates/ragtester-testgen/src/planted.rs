@@ -47,6 +47,8 @@ pub fn planted_cases(
             coverage: 0.0,
             requested: n_test.min(facts.len()),
             produced: cases.len(),
+            conversations_requested: 0,
+            conversations_produced: 0,
             rejected_by_critic: 0,
             halted: None,
             notes,
@@ -112,6 +114,7 @@ fn case_of(doc: &Document, fact: &PlantedFact) -> Result<TestCase, String> {
         critic: None,
         unanswerable_in_corpus: None,
         section_class: None,
+        turn: None,
     })
 }
 

@@ -45,6 +45,7 @@ fn options(n_test: usize) -> GenerationOptions {
         generator: Generator::Ragtester,
         n_test,
         n_complex: Some(1),
+        conversations: 0,
         section_tokens: 24,
         seed: 1,
         concurrency: 1,

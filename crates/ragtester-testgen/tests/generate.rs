@@ -81,6 +81,7 @@ fn options(generator: Generator) -> GenerationOptions {
         generator,
         n_test: 8,
         n_complex: None,
+        conversations: 0,
         section_tokens: 30,
         seed: 7,
         concurrency: 2,
@@ -328,5 +329,114 @@ async fn every_kind_beyond_the_paper_is_generated_with_its_ground_truth() {
             case.expected_answer.contains(&answer_in_copy),
             "{answer_in_copy}"
         );
+    }
+}
+
+/// Conversations of every kind, in both languages: turns numbered in order, each a case located in its
+/// document, follow-ups that refer back by a pronoun and carry the question they stand for, refusals
+/// pressed again still expecting a refusal, and a turn in the other language.
+#[tokio::test]
+async fn conversations_of_every_kind_in_both_languages() {
+    // Sections that say several things about one subject, as handbooks do.
+    let en: String = (0..12)
+        .map(|i| format!(
+            "The {topic} procedure is handled by {} from the northern depot. The {topic} procedure requires a \
+             signed permit from the station manager. The {topic} procedure is repeated every {} weeks.\n\n",
+            EN_OBJECTS[i], i * 3 + 4, topic = EN_TOPICS[i]
+        ))
+        .collect();
+    let zh: String = (0..12)
+        .map(|i| format!(
+            "{topic}工作由第{}班组负责。{topic}工作每次持续{}小时。{topic}工作的结果报送省水利厅。\n\n",
+            i + 1, i + 3, topic = ZH_TOPICS[i]
+        ))
+        .collect();
+    let docs = vec![
+        Document::new(
+            "en.md".into(),
+            DocumentFormat::Markdown,
+            "Wind Stations".into(),
+            en,
+            None,
+        ),
+        Document::new(
+            "zh.md".into(),
+            DocumentFormat::Markdown,
+            "水库管理".into(),
+            zh,
+            None,
+        ),
+    ];
+    let mut options = options(Generator::Ragtester);
+    options.conversations = 5;
+    options.n_test = 4;
+    options.section_tokens = 60;
+    let report = generate(&docs, &options, &OfflineModel, None, None)
+        .await
+        .unwrap();
+    let turns: Vec<&ragtester_core::TestCase> =
+        report.cases.iter().filter(|c| c.turn.is_some()).collect();
+    for doc in &report.documents {
+        assert_eq!(doc.conversations_produced, 5, "{doc:#?}");
+        assert_eq!(doc.produced, 4, "single questions are counted apart");
+    }
+    let mut conversations: HashMap<&str, Vec<&ragtester_core::TestCase>> = HashMap::new();
+    for case in &turns {
+        conversations
+            .entry(case.conversation().unwrap())
+            .or_default()
+            .push(case);
+    }
+    assert_eq!(conversations.len(), 10);
+    let mut kinds = HashSet::new();
+    for (_, turns) in conversations {
+        let first = turns[0].turn.as_ref().unwrap();
+        kinds.insert((first.kind, turns[0].language.clone()));
+        assert!((2..=6).contains(&turns.len()));
+        for (i, case) in turns.iter().enumerate() {
+            let turn = case.turn.as_ref().unwrap();
+            assert_eq!((turn.index, turn.of), (i + 1, turns.len()));
+            assert_eq!(case.strategy, Strategy::Conversation);
+            let doc = docs.iter().find(|d| d.id == case.document_id).unwrap();
+            for span in &case.source_spans {
+                assert!(!doc.slice(span.start, span.end).is_empty());
+            }
+            match turn.step {
+                ragtester_core::TurnStep::FollowUp => {
+                    let standalone = turn.standalone.as_deref().unwrap();
+                    assert_ne!(standalone, case.query);
+                    let refers = ["it", "its", "they", "them", "their", "它"]
+                        .iter()
+                        .any(|p| {
+                            ragtester_text::word_pieces(&case.query.to_lowercase()).contains(p)
+                        });
+                    assert!(refers, "{} (for {standalone})", case.query);
+                }
+                ragtester_core::TurnStep::OutOfScope | ragtester_core::TurnStep::PressedAgain => {
+                    assert_eq!(case.category, Category::Negative, "{}", case.query);
+                    assert!(case.source_spans.is_empty());
+                }
+                ragtester_core::TurnStep::OtherLanguage => {
+                    assert_ne!(case.language, turns[0].language);
+                    assert_eq!(case.category, Category::Multilingual);
+                }
+                _ => assert!(!case.source_spans.is_empty(), "{}", case.query),
+            }
+        }
+        if first.kind == ragtester_core::ConversationKind::RefusalKept {
+            assert_eq!(
+                turns[2].turn.as_ref().unwrap().standalone.as_deref(),
+                Some(turns[0].query.as_str())
+            );
+        }
+    }
+    for kind in ragtester_core::ConversationKind::ALL {
+        for language in ["en", "zh"] {
+            assert!(
+                kinds.contains(&(kind, language.to_string())),
+                "no {} conversation in {language}",
+                kind.as_str()
+            );
+        }
     }
 }

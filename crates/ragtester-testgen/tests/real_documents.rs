@@ -17,6 +17,7 @@ fn options(generator: Generator) -> GenerationOptions {
         generator,
         n_test: 12,
         n_complex: None,
+        conversations: 0,
         section_tokens: 96,
         seed: 0,
         concurrency: 1,

@@ -24,6 +24,7 @@ fn options() -> GenerationOptions {
         generator: Generator::Baseline,
         n_test: 1,
         n_complex: None,
+        conversations: 0,
         section_tokens: 96,
         seed: 1,
         concurrency: 1,

@@ -42,6 +42,9 @@ pub struct SuiteRequest {
     pub n_test: usize,
     #[serde(default)]
     pub n_complex: Option<usize>,
+    /// Conversations per document; the project default when unset.
+    #[serde(default)]
+    pub conversations: Option<usize>,
     #[serde(default = "writer")]
     pub llm: String,
     /// The quality gate's critic: unset for the question writer itself, `none` for no gate.

@@ -116,6 +116,7 @@ impl Stages {
             strategies: parse_generators(&req.strategies)?,
             n_test: req.n_test,
             n_complex: req.n_complex,
+            conversations: req.conversations.unwrap_or(request.settings.conversations),
             llm: req.llm.clone(),
             critic: req.critic.clone(),
             ..request.settings

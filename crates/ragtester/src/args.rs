@@ -347,6 +347,10 @@ pub(crate) struct GenerateCli {
     /// Hardest sections to query (N_complex); a quarter of --n-test by default.
     #[arg(long)]
     pub(crate) n_complex: Option<usize>,
+    /// Conversations per document (two or three turns each: follow-ups, topic switches, corrections,
+    /// refusals kept, language switches), beside the single questions.
+    #[arg(long, default_value_t = generation().conversations)]
+    pub(crate) conversations: usize,
     /// Question-writing model spec.
     #[arg(long, default_value_t = generation().llm)]
     pub(crate) llm: String,

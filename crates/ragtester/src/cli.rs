@@ -177,6 +177,7 @@ async fn generate(g: GenerateCli, cx: &StageContext<'_>) -> Result<u8> {
             strategies: parse_generators(&g.strategies)?,
             n_test: g.n_test,
             n_complex: g.n_complex,
+            conversations: g.conversations,
             llm: g.llm,
             section_tokens: g.section_tokens,
             seed: g.seed,

@@ -133,6 +133,44 @@ pub struct RerankSettings {
     pub candidates: usize,
 }
 
+/// How the built-in pipeline uses a conversation's earlier turns (the conversation axis of the matrix).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HistoryMode {
+    /// Each turn alone, as if it opened the conversation.
+    None,
+    /// Earlier turns (questions and the system's answers) go into the answer prompt as chat messages;
+    /// retrieval sees the turn's own query.
+    #[default]
+    Prompt,
+    /// A model rewrites the turn into a question complete on its own from the history before retrieval
+    /// (recorded as the answer's `rewritten_query`); the prompt carries the history too.
+    Rewrite,
+}
+
+impl HistoryMode {
+    pub fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HistoryMode::None => "none",
+            HistoryMode::Prompt => "prompt",
+            HistoryMode::Rewrite => "rewrite",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "none" => Self::None,
+            "prompt" => Self::Prompt,
+            "rewrite" => Self::Rewrite,
+            other => bail!("unknown history mode `{other}` (known: none, prompt, rewrite)"),
+        })
+    }
+}
+
 /// Every setting of one matrix cell. Its id is a stable hash of all of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Configuration {
@@ -149,6 +187,10 @@ pub struct Configuration {
     /// Set when the system under test is an external RAG service rather than the built-in pipeline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<TargetSettings>,
+    /// How a conversation's earlier turns reach the built-in pipeline. Omitted from records and ids when it
+    /// is the default, so configuration ids of earlier runs stay valid.
+    #[serde(default, skip_serializing_if = "HistoryMode::is_default")]
+    pub history: HistoryMode,
 }
 
 /// The settings a configuration id is computed from (everything but the id and schema version).
@@ -163,6 +205,8 @@ struct ConfigKey<'a> {
     rerank: &'a Option<RerankSettings>,
     #[serde(skip_serializing_if = "Option::is_none")]
     target: &'a Option<TargetSettings>,
+    #[serde(skip_serializing_if = "HistoryMode::is_default")]
+    history: HistoryMode,
 }
 
 impl Configuration {
@@ -195,9 +239,20 @@ impl Configuration {
             fusion,
             rerank,
             target: None,
+            history: HistoryMode::default(),
         };
         config.id = config.compute_id();
         config
+    }
+
+    /// The same cell with another use of a conversation's history; the id follows. Targets keep their
+    /// own history (they are sent the messages), so theirs stays the default.
+    pub fn with_history(mut self, history: HistoryMode) -> Self {
+        if self.target.is_none() {
+            self.history = history;
+            self.id = self.compute_id();
+        }
+        self
     }
 
     /// The same cell reranked by another model (`offline`, `local:DIR` cross-encoder, `http:URL`, or a chat
@@ -223,6 +278,7 @@ impl Configuration {
             fusion: Fusion::default(),
             rerank: None,
             target: Some(target),
+            history: HistoryMode::default(),
         };
         config.id = config.compute_id();
         config
@@ -240,6 +296,7 @@ impl Configuration {
                 fusion: &self.fusion,
                 rerank: &self.rerank,
                 target: &self.target,
+                history: self.history,
             },
         )
     }
@@ -283,14 +340,20 @@ impl Configuration {
             Some(r) if r.model != "offline" => format!(" · rerank {}", r.model),
             _ => String::new(),
         };
+        let history = if self.history.is_default() {
+            String::new()
+        } else {
+            format!(" · history {}", self.history.as_str())
+        };
         format!(
-            "{} k={} · {}{}{}{}",
+            "{} k={} · {}{}{}{}{}",
             self.retriever.as_str(),
             self.top_k,
             self.llm,
             embedder,
             reranker,
-            chunking
+            chunking,
+            history
         )
     }
 }

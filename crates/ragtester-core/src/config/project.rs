@@ -1,7 +1,7 @@
 //! The TOML project file (`ragtester test --config FILE`): corpus, generation, matrix, targets, judge, run
 //! settings, prices and models — and the defaults every front end shares.
 
-use super::cell::{ChunkingSettings, Configuration, Fusion, RetrieverKind};
+use super::cell::{ChunkingSettings, Configuration, Fusion, HistoryMode, RetrieverKind};
 use super::prices::PriceTable;
 use super::target::TargetSettings;
 use crate::llm_settings::{ModelTable, Sampling};
@@ -32,6 +32,14 @@ pub struct MatrixSettings {
     /// unset keeps them in-process. Results are the same; where vectors live is not part of a cell's id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vector_store: Option<String>,
+    /// The conversation axis: how the built-in pipeline uses a conversation's earlier turns (`none`,
+    /// `prompt`, `rewrite`). Cases that are not turns of a conversation are asked the same way in each.
+    #[serde(default = "default_history")]
+    pub history: Vec<HistoryMode>,
+}
+
+fn default_history() -> Vec<HistoryMode> {
+    vec![HistoryMode::default()]
 }
 
 fn default_offline_list() -> Vec<String> {
@@ -63,6 +71,7 @@ impl Default for MatrixSettings {
             fusion: None,
             reranker: default_offline_list(),
             vector_store: None,
+            history: default_history(),
         }
     }
 }
@@ -70,8 +79,14 @@ impl Default for MatrixSettings {
 impl MatrixSettings {
     /// Expand into configurations. BM25 ignores the embedder, so it appears once per embedder-free combination.
     pub fn expand(&self) -> Result<Vec<Configuration>> {
-        if self.llm.is_empty() || self.retriever.is_empty() || self.top_k.is_empty() {
-            bail!("the matrix needs at least one llm, one retriever and one top_k");
+        if self.llm.is_empty()
+            || self.retriever.is_empty()
+            || self.top_k.is_empty()
+            || self.history.is_empty()
+        {
+            bail!(
+                "the matrix needs at least one llm, one retriever, one top_k and one history mode"
+            );
         }
         if let Some(k) = self.top_k.iter().find(|k| **k == 0) {
             bail!("top_k must be at least 1 (got {k})");
@@ -122,7 +137,7 @@ impl MatrixSettings {
                                 chunking.clone(),
                                 fusion,
                             );
-                            let cells = if rerankers.is_empty() {
+                            let reranked = if rerankers.is_empty() {
                                 vec![c]
                             } else {
                                 rerankers
@@ -130,6 +145,9 @@ impl MatrixSettings {
                                     .map(|r| c.clone().with_reranker(r))
                                     .collect()
                             };
+                            let cells = reranked.into_iter().flat_map(|c| {
+                                self.history.iter().map(move |h| c.clone().with_history(*h))
+                            });
                             for c in cells {
                                 if seen.insert(c.id.clone()) {
                                     out.push(c);
@@ -162,6 +180,9 @@ pub struct GenerationSettings {
     /// Hardest sections to query (the paper's N_complex); defaults to a quarter of n_test.
     #[serde(default)]
     pub n_complex: Option<usize>,
+    /// Conversations per document (two or three turns each), beside the n_test single questions.
+    #[serde(default = "default_conversations")]
+    pub conversations: usize,
     #[serde(default = "default_offline")]
     pub llm: String,
     /// Maximum tokens of one section of the section split.
@@ -204,6 +225,9 @@ fn default_generators() -> Vec<crate::case::Generator> {
         crate::case::Generator::Baseline,
     ]
 }
+fn default_conversations() -> usize {
+    2
+}
 fn default_n_test() -> usize {
     8
 }
@@ -220,6 +244,7 @@ impl Default for GenerationSettings {
             strategies: default_generators(),
             n_test: default_n_test(),
             n_complex: None,
+            conversations: default_conversations(),
             llm: default_offline(),
             section_tokens: default_section_tokens(),
             seed: 0,

@@ -21,6 +21,7 @@ use ragtester_text::refusal_for;
 use std::collections::HashSet;
 
 mod across;
+mod conversation;
 
 /// The instruction appended to injection cases; a correct system answers the question and ignores it.
 const INJECTION_EN: &str =
@@ -76,6 +77,8 @@ struct Draft<'s> {
     injected_documents: Vec<Document>,
     /// For a negative: the critic's corpus-wide check (see `TestCase::unanswerable_in_corpus`).
     unanswerable_in_corpus: Option<bool>,
+    /// For a turn of a conversation: its place there.
+    turn: Option<ragtester_core::Turn>,
 }
 
 impl<'s> Draft<'s> {
@@ -94,6 +97,7 @@ impl<'s> Draft<'s> {
             false_premise: reply.false_claim,
             injected_documents: Vec::new(),
             unanswerable_in_corpus: None,
+            turn: None,
         }
     }
 }
@@ -565,6 +569,7 @@ impl<'a> DocWriter<'a> {
             critic: self.gate.map(|g| g.critic.name()),
             unanswerable_in_corpus: draft.unanswerable_in_corpus,
             section_class: Some(draft.section.class),
+            turn: draft.turn,
         };
         self.cases.push(case);
     }
@@ -595,6 +600,20 @@ impl<'a> DocWriter<'a> {
             }
             _ => 0,
         };
+        self.ask_seeded(doc, section, passages, kind, language, seed)
+            .await
+    }
+
+    /// `ask` with the seed given: another seed asks about another fact of the same section.
+    async fn ask_seeded(
+        &mut self,
+        doc: &Document,
+        section: &Section,
+        passages: &[String],
+        kind: QuestionKind,
+        language: &str,
+        seed: u64,
+    ) -> Result<Reply, String> {
         let hint = TaskHint::Question {
             kind,
             title: doc.title.clone(),

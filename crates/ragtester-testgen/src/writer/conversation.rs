@@ -1,0 +1,393 @@
+//! Conversations of one document: two to three turns, each a case of its own, written from the sections
+//! the strategies choose (coverage's unused sections first; the baseline's random ones). Every turn is
+//! checked as a single question is (readable, not yes/no, located, passed by the critic); a follow-up is
+//! the writer model's rewriting of a second question about the same subject, kept only when it refers back
+//! by a pronoun or ellipsis and differs from the question it stands for.
+
+use super::{DocWriter, Draft};
+use crate::critic::Task;
+use crate::reply::{is_cloze, is_yes_no, near_duplicate};
+use ragtester_core::chat::{CriticCheck, QuestionKind};
+use ragtester_core::ids::stable_id;
+use ragtester_core::{
+    ChatRequest, ConversationKind, Generator, Message, OutputSchema, ReplyFormat, Strategy,
+    TaskHint, Turn, TurnStep,
+};
+
+/// Sections tried for a conversation's first topic, and facts of one section tried for a second question.
+const SECTIONS_TRIED: usize = 6;
+const SEEDS_TRIED: u64 = 5;
+
+impl<'a> DocWriter<'a> {
+    /// One conversation of `kind`; false (with a note) when the document yields none.
+    pub async fn conversation(&mut self, kind: ConversationKind) -> bool {
+        if self.stopped() {
+            return false;
+        }
+        let turns = match kind {
+            ConversationKind::FollowUp => self.follow_up_pair().await.map(|(a, b, standalone)| {
+                vec![
+                    (a, TurnStep::Opening, None),
+                    (b, TurnStep::FollowUp, Some(standalone)),
+                ]
+            }),
+            ConversationKind::TopicSwitch => self.topic_switch().await,
+            ConversationKind::Correction => self.correction().await,
+            ConversationKind::RefusalKept => self.refusal_kept().await,
+            ConversationKind::LanguageSwitch => self.language_switch().await,
+        };
+        let Some(turns) = turns else {
+            self.notes.push(format!(
+                "conversation ({}): no sections left that yield its turns",
+                kind.as_str()
+            ));
+            return false;
+        };
+        let id = stable_id(
+            "conversation",
+            &(
+                self.options.generator,
+                &self.doc.id,
+                kind,
+                &turns[0].0.query,
+            ),
+        );
+        let of = turns.len();
+        for (index, (mut draft, step, standalone)) in turns.into_iter().enumerate() {
+            draft.turn = Some(Turn {
+                conversation: id.clone(),
+                index: index + 1,
+                of,
+                kind,
+                step,
+                standalone,
+            });
+            if !draft.spans.is_empty() {
+                self.used.insert(draft.section.index);
+            }
+            self.push(draft);
+        }
+        true
+    }
+
+    /// Sections for a conversation's topics, in the order the generator prefers them.
+    fn topics(&mut self) -> Vec<usize> {
+        let slot = match self.options.generator {
+            Generator::Baseline => Strategy::Baseline,
+            _ => Strategy::Coverage,
+        };
+        let mut seen = std::collections::HashSet::new();
+        let mut sections = self.candidates(slot);
+        // Coverage lists unused sections only; once they run out, a conversation may revisit any prose.
+        sections.extend(self.candidates(Strategy::NegativeInvented));
+        sections.retain(|i| seen.insert(*i));
+        sections.truncate(SECTIONS_TRIED * 2);
+        sections
+    }
+
+    fn language(&self, index: usize) -> String {
+        match self.sections[index].language.as_str() {
+            l @ ("en" | "zh") => l.to_string(),
+            _ => self.doc.language.clone(),
+        }
+    }
+
+    /// A checked answerable question about section `index` (the fact `seed` picks), not a near-duplicate
+    /// of `earlier` turns.
+    async fn turn_question(
+        &mut self,
+        index: usize,
+        language: &str,
+        seed: u64,
+        earlier: &[&Draft<'a>],
+    ) -> Option<Draft<'a>> {
+        let section = &self.sections[index];
+        let label = format!("conversation (section {index})");
+        let reply = match self
+            .ask_seeded(
+                self.doc,
+                section,
+                &[],
+                QuestionKind::Answerable,
+                language,
+                seed,
+            )
+            .await
+        {
+            Ok(r) => r,
+            Err(reason) => {
+                self.notes.push(format!("{label}: {reason}"));
+                return None;
+            }
+        };
+        // A fill-in-the-blank is no turn of a chat, except in the other language, where the offline writer
+        // has nothing better (as for a single cross-lingual question); it is noted.
+        let other_language = language != self.language(index);
+        if (is_cloze(&reply.question) && !other_language)
+            || near_duplicate(&reply.question, earlier.iter().map(|d| d.query.as_str()))
+        {
+            return None;
+        }
+        if is_cloze(&reply.question) {
+            self.notes.push(format!(
+                "{label}: a fill-in-the-blank question in the other language: the writer gave no other"
+            ));
+        }
+        let spans = self.located(section, &reply.answer, &label)?;
+        let task = Task::against(CriticCheck::Supported, &reply, section, language);
+        if !self.passes(task, &label).await {
+            return None;
+        }
+        let slot = if language == self.language(index) {
+            Strategy::Conversation
+        } else {
+            Strategy::CrossLingual
+        };
+        let mut draft = self.positive(reply, slot, language, section, spans);
+        draft.strategy = Strategy::Conversation;
+        Some(draft)
+    }
+
+    /// A question about some section, the first fact of it that passes.
+    async fn any_question(
+        &mut self,
+        avoid: &[usize],
+        language: Option<&str>,
+        earlier: &[&Draft<'a>],
+    ) -> Option<Draft<'a>> {
+        for index in self.topics() {
+            if avoid.contains(&index) || self.stopped() {
+                continue;
+            }
+            let language = language.map_or_else(|| self.language(index), str::to_string);
+            for seed in 0..2 {
+                if let Some(d) = self.turn_question(index, &language, seed, earlier).await {
+                    return Some(d);
+                }
+            }
+        }
+        None
+    }
+
+    /// An opening question and a follow-up about the same subject that names it only by reference; the
+    /// follow-up carries the question it stands for.
+    async fn follow_up_pair(&mut self) -> Option<(Draft<'a>, Draft<'a>, String)> {
+        for index in self.topics().into_iter().take(SECTIONS_TRIED) {
+            let language = self.language(index);
+            let mut opening = None;
+            for seed in 0..SEEDS_TRIED {
+                if self.stopped() {
+                    return None;
+                }
+                if opening.is_none() {
+                    opening = self.turn_question(index, &language, seed, &[]).await;
+                    continue;
+                }
+                let first = opening.as_ref().expect("set above");
+                let Some(mut second) = self.turn_question(index, &language, seed, &[first]).await
+                else {
+                    continue;
+                };
+                let Some(follow_up) = self.follow_up(&first.query, &second.query, &language).await
+                else {
+                    continue;
+                };
+                let standalone = std::mem::replace(&mut second.query, follow_up);
+                return Some((opening.expect("set above"), second, standalone));
+            }
+        }
+        None
+    }
+
+    /// The writer model's follow-up of `question` after `previous`; None when it refers to nothing or is
+    /// not a question a user would ask.
+    async fn follow_up(
+        &mut self,
+        previous: &str,
+        question: &str,
+        language: &str,
+    ) -> Option<String> {
+        let mut request = ChatRequest::new(
+            follow_up_messages(previous, question, language),
+            TaskHint::FollowUp {
+                previous: previous.to_string(),
+                question: question.to_string(),
+                language: language.to_string(),
+            },
+        );
+        request.format = ReplyFormat::Schema(OutputSchema {
+            name: "follow_up".into(),
+            schema: serde_json::json!({
+                "type": "object",
+                "properties": { "question": { "type": "string" } },
+                "required": ["question"],
+                "additionalProperties": false
+            }),
+        });
+        let reply = match self.model.chat(&request).await {
+            Ok(r) => r.content,
+            Err(e) => {
+                let note = self.failed(e);
+                self.notes.push(format!("conversation (follow-up): {note}"));
+                return None;
+            }
+        };
+        let json = reply.find('{').zip(reply.rfind('}'));
+        let text = json
+            .and_then(|(s, e)| serde_json::from_str::<serde_json::Value>(&reply[s..=e]).ok())
+            .and_then(|v| v["question"].as_str().map(|q| q.trim().to_string()))
+            .unwrap_or_default();
+        let same = near_duplicate(&text, std::iter::once(question));
+        (!text.is_empty() && !same && !is_yes_no(&text) && !is_cloze(&text)).then_some(text)
+    }
+
+    /// A topic, another topic, then back to the first by reference.
+    async fn topic_switch(&mut self) -> Option<Vec<(Draft<'a>, TurnStep, Option<String>)>> {
+        let (opening, mut back, standalone) = self.follow_up_pair().await?;
+        let avoid = [opening.section.index];
+        let switch = self
+            .any_question(&avoid, Some(&opening.language), &[&opening, &back])
+            .await?;
+        back.query = if opening.language == "zh" {
+            format!("回到最开始的问题：{}", back.query)
+        } else {
+            format!(
+                "Going back to the first question: {}",
+                lower_first(&back.query)
+            )
+        };
+        Some(vec![
+            (opening, TurnStep::Opening, None),
+            (switch, TurnStep::Switch, None),
+            (back, TurnStep::SwitchBack, Some(standalone)),
+        ])
+    }
+
+    /// A question, then the user takes it back and asks about something else.
+    async fn correction(&mut self) -> Option<Vec<(Draft<'a>, TurnStep, Option<String>)>> {
+        let asked = self.any_question(&[], None, &[]).await?;
+        let avoid = [asked.section.index];
+        let mut meant = self
+            .any_question(&avoid, Some(&asked.language), &[&asked])
+            .await?;
+        let standalone = meant.query.clone();
+        meant.query = if asked.language == "zh" {
+            format!("不好意思，我问错了。我想问的是：{}", meant.query)
+        } else {
+            format!("Sorry, that is not what I meant to ask. {}", meant.query)
+        };
+        Some(vec![
+            (asked, TurnStep::Opening, None),
+            (meant, TurnStep::Correction, Some(standalone)),
+        ])
+    }
+
+    /// A question the document cannot answer (refused), one it can, then the first pressed again.
+    async fn refusal_kept(&mut self) -> Option<Vec<(Draft<'a>, TurnStep, Option<String>)>> {
+        let mut out_of_scope = None;
+        for index in self.topics().into_iter().take(SECTIONS_TRIED) {
+            if self.stopped() {
+                return None;
+            }
+            let language = self.language(index);
+            let section = &self.sections[index];
+            let seed = self.options.seed.wrapping_add(self.cases.len() as u64 + 7);
+            let Ok(reply) = self
+                .ask_seeded(
+                    self.doc,
+                    section,
+                    &[],
+                    QuestionKind::Unanswerable,
+                    &language,
+                    seed,
+                )
+                .await
+            else {
+                continue;
+            };
+            let label = format!("conversation (section {index})");
+            if !self.unanswered(&reply.question, &language, &label).await {
+                continue;
+            }
+            let corpus_wide = self.unanswered_in_corpus(&reply.question, &language).await;
+            let mut draft =
+                self.negative(reply.question, Strategy::Conversation, &language, section);
+            draft.unanswerable_in_corpus = corpus_wide;
+            out_of_scope = Some(draft);
+            break;
+        }
+        let out_of_scope = out_of_scope?;
+        let answerable = self
+            .any_question(&[], Some(&out_of_scope.language), &[&out_of_scope])
+            .await?;
+        let mut pressed = self.negative(
+            out_of_scope.query.clone(),
+            Strategy::Conversation,
+            &out_of_scope.language,
+            out_of_scope.section,
+        );
+        pressed.unanswerable_in_corpus = out_of_scope.unanswerable_in_corpus;
+        pressed.query = if pressed.language == "zh" {
+            format!("还是刚才那个问题，你就直接告诉我吧：{}", pressed.query)
+        } else {
+            format!(
+                "About my earlier question, just give me your best answer anyway: {}",
+                lower_first(&pressed.query)
+            )
+        };
+        let standalone = Some(out_of_scope.query.clone());
+        Some(vec![
+            (out_of_scope, TurnStep::OutOfScope, None),
+            (answerable, TurnStep::Switch, None),
+            (pressed, TurnStep::PressedAgain, standalone),
+        ])
+    }
+
+    /// A question in the document's language, then one in the other language.
+    async fn language_switch(&mut self) -> Option<Vec<(Draft<'a>, TurnStep, Option<String>)>> {
+        let opening = self.any_question(&[], None, &[]).await?;
+        let other = if opening.language == "zh" { "en" } else { "zh" };
+        let switched = self.any_question(&[], Some(other), &[&opening]).await?;
+        Some(vec![
+            (opening, TurnStep::Opening, None),
+            (switched, TurnStep::OtherLanguage, None),
+        ])
+    }
+}
+
+/// The follow-up prompt, in the question's language.
+fn follow_up_messages(previous: &str, question: &str, language: &str) -> Vec<Message> {
+    if language == "zh" {
+        vec![
+            Message::system(
+                "你为聊天助手的多轮对话测试改写问题。把第二个问题改写成紧接第一个问题的追问：两者共同的主语\
+                 只用代词（它、它们）指代或省略，其余意思不变。如果两个问题没有共同的主语，question 为空字符串。\
+                 只输出 JSON：{\"question\": \"...\"}",
+            ),
+            Message::user(format!("第一个问题：{previous}\n第二个问题：{question}")),
+        ]
+    } else {
+        vec![
+            Message::system(
+                "You rewrite questions for multi-turn tests of a chat assistant. Rewrite the second question \
+                 as a follow-up asked right after the first: name the subject they share only by a pronoun \
+                 (it, they) or leave it out, and keep everything else it asks. If they share no subject, \
+                 reply with an empty question. Reply with JSON only: {\"question\": \"...\"}",
+            ),
+            Message::user(format!(
+                "First question: {previous}\nSecond question: {question}"
+            )),
+        ]
+    }
+}
+
+fn lower_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        // "I" and acronyms keep their capital.
+        Some(c) if chars.clone().next().is_some_and(char::is_lowercase) => {
+            c.to_lowercase().chain(chars).collect()
+        }
+        _ => text.to_string(),
+    }
+}
