@@ -38,7 +38,8 @@ pub use chat::{
     TaskHint,
 };
 pub use config::{
-    ChunkStrategy, ChunkingSettings, Configuration, Fusion, RerankSettings, RetrieverKind,
+    ChunkStrategy, ChunkingSettings, Configuration, Fusion, HistoryMode, RerankSettings,
+    RetrieverKind,
 };
 pub use document::{Chunk, Document, DocumentFormat, Page, SourceSpan};
 pub use embed::{EmbedKind, Embedder, EmbedderProfile, Reranker, TokenProfile};

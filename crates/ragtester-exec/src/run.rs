@@ -1,7 +1,7 @@
 //! The run loop: every (case, configuration) cell, bounded concurrency, each answer committed on completion.
 
 use crate::pipeline::{Pipeline, System};
-use crate::prompt::answer_messages;
+use crate::prompt::{answer_messages, rewrite_messages};
 use crate::shard::Shard;
 use anyhow::Result;
 use futures::StreamExt;
@@ -9,10 +9,13 @@ use ragtester_core::Limits;
 use ragtester_core::secrets::{error_text, redact};
 use ragtester_core::spend::BudgetExhausted;
 use ragtester_core::{
-    Answer, ChatRequest, Latency, RetrievedContext, SkippedCell, TaskHint, TestCase, Usage,
+    Answer, ChatRequest, HistoryMode, Latency, Message, RetrievedContext, Role, SkippedCell,
+    TaskHint, TestCase, Usage,
 };
+use ragtester_llm::TargetRequest;
 use ragtester_retrieve::Scope;
 use ragtester_store::RunStore;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::Semaphore;
@@ -55,9 +58,13 @@ pub async fn execute(
     progress: &(dyn Fn(&Counts) + Send + Sync + '_),
 ) -> Result<Counts> {
     let done = store.answered()?;
+    // A conversation's turns share a shard (its id decides), so one job holds the whole history.
     let pending: Vec<(usize, usize)> = (0..pipelines.len())
         .flat_map(|p| (0..cases.len()).map(move |c| (p, c)))
-        .filter(|&(p, c)| shard.is_none_or(|s| s.holds(&cases[c].id, &pipelines[p].config.id)))
+        .filter(|&(p, c)| {
+            let unit = cases[c].conversation().unwrap_or(&cases[c].id);
+            shard.is_none_or(|s| s.holds(unit, &pipelines[p].config.id))
+        })
         .filter(|&(p, c)| !done.contains(&(cases[c].id.clone(), pipelines[p].config.id.clone())))
         .filter(|&(p, c)| skip_reason(&pipelines[p], &cases[c]).is_none())
         .collect();
@@ -65,6 +72,7 @@ pub async fn execute(
         total: pending.len(),
         ..Counts::default()
     };
+    let units = conversation_units(&pending, cases, pipelines, store)?;
     let slots = Arc::new(Slots::new(concurrency));
     // Documents a case injects (a poisoned copy) are retrievable by that case alone.
     let hidden: Arc<Vec<String>> = Arc::new(
@@ -73,17 +81,22 @@ pub async fn execute(
             .flat_map(|c| c.injected_documents.iter().map(|d| d.id.clone()))
             .collect(),
     );
-    let mut stream = futures::stream::iter(pending)
-        .map(|(p, c)| {
-            let pipeline = pipelines[p].clone();
-            let case = cases[c].clone();
-            let slots = slots.clone();
-            let hidden = hidden.clone();
-            tokio::spawn(async move { answer_cell(&pipeline, &case, &hidden, &slots).await })
-        })
-        .buffer_unordered(concurrency.max(1) * 2);
-    while let Some(joined) = stream.next().await {
-        match joined.map_err(|e| anyhow::anyhow!("a cell task failed: {e}"))? {
+    // Each unit (a single case, or a conversation's pending turns in order) runs as a task; every turn's
+    // answer comes back here the moment it exists, to be committed before the next turn is asked.
+    let (sender, mut finished) = tokio::sync::mpsc::unbounded_channel::<Cell>();
+    let driver = tokio::spawn(
+        futures::stream::iter(units)
+            .map(move |unit| {
+                let slots = slots.clone();
+                let hidden = hidden.clone();
+                let sender = sender.clone();
+                tokio::spawn(async move { unit.run(&hidden, &slots, &sender).await })
+            })
+            .buffer_unordered(concurrency.max(1) * 2)
+            .collect::<Vec<_>>(),
+    );
+    while let Some(cell) = finished.recv().await {
+        match cell {
             Cell::Answered(answer) => {
                 store.put_answer(&answer)?;
                 counts.errors += usize::from(answer.error.is_some());
@@ -94,7 +107,111 @@ pub async fn execute(
         counts.done += 1;
         progress(&counts);
     }
+    for joined in driver
+        .await
+        .map_err(|e| anyhow::anyhow!("the run's driver failed: {e}"))?
+    {
+        joined.map_err(|e| anyhow::anyhow!("a cell task failed: {e}"))?;
+    }
     Ok(counts)
+}
+
+/// Cells that run one after another: a single case, or the pending turns of one conversation against one
+/// configuration, in turn order, with the history of the turns before them.
+struct Unit {
+    pipeline: Arc<Pipeline>,
+    cases: Vec<TestCase>,
+    /// The earlier turns already answered (a resumed run reads them from the store).
+    history: Vec<Message>,
+}
+
+impl Unit {
+    async fn run(
+        mut self,
+        hidden: &Arc<Vec<String>>,
+        slots: &Slots,
+        sender: &tokio::sync::mpsc::UnboundedSender<Cell>,
+    ) {
+        let mut cases = self.cases.into_iter();
+        while let Some(case) = cases.next() {
+            let cell = answer_cell(&self.pipeline, &case, &self.history, hidden, slots).await;
+            let over_budget = matches!(cell, Cell::OverBudget);
+            if let Cell::Answered(answer) = &cell {
+                remember_turn(&mut self.history, &case, answer);
+            }
+            let _ = sender.send(cell);
+            if over_budget {
+                // Later turns would be asked without this one: they wait for the resume too.
+                for _ in cases.by_ref() {
+                    let _ = sender.send(Cell::OverBudget);
+                }
+            }
+        }
+    }
+}
+
+/// A turn as the next one's history sees it: the question as asked, then the answer (none for a turn
+/// that failed).
+fn remember_turn(history: &mut Vec<Message>, case: &TestCase, answer: &Answer) {
+    history.push(Message::user(case.query.clone()));
+    if answer.error.is_none() {
+        history.push(Message {
+            role: Role::Assistant,
+            content: answer.answer.clone(),
+        });
+    }
+}
+
+/// The pending cells as units: singles alone, a conversation's turns together (in turn order, placed
+/// where its first pending turn was), each with the history of its turns the store already holds.
+fn conversation_units(
+    pending: &[(usize, usize)],
+    cases: &[TestCase],
+    pipelines: &[Arc<Pipeline>],
+    store: &RunStore,
+) -> Result<Vec<Unit>> {
+    let mut turns_of: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (c, case) in cases.iter().enumerate() {
+        if let Some(conversation) = case.conversation() {
+            turns_of.entry(conversation).or_default().push(c);
+        }
+    }
+    for turns in turns_of.values_mut() {
+        turns.sort_by_key(|&c| cases[c].turn.as_ref().map_or(0, |t| t.index));
+    }
+    let mut units: Vec<Unit> = Vec::new();
+    let mut unit_of: HashMap<(usize, &str), usize> = HashMap::new();
+    for &(p, c) in pending {
+        let Some(conversation) = cases[c].conversation() else {
+            units.push(Unit {
+                pipeline: pipelines[p].clone(),
+                cases: vec![cases[c].clone()],
+                history: Vec::new(),
+            });
+            continue;
+        };
+        if unit_of.contains_key(&(p, conversation)) {
+            continue;
+        }
+        unit_of.insert((p, conversation), units.len());
+        let mut unit = Unit {
+            pipeline: pipelines[p].clone(),
+            cases: Vec::new(),
+            history: Vec::new(),
+        };
+        let pending_here = |t: usize| pending.contains(&(p, t));
+        for &t in &turns_of[conversation] {
+            if pending_here(t) {
+                unit.cases.push(cases[t].clone());
+            } else if unit.cases.is_empty()
+                && let Some(answer) = store.answer(&cases[t].id, &pipelines[p].config.id)?
+            {
+                remember_turn(&mut unit.history, &cases[t], &answer);
+            }
+        }
+        units.push(unit);
+    }
+    Ok(units)
 }
 
 /// Why a case cannot be put fairly to a configuration's system, if it cannot. A negative case is
@@ -154,6 +271,7 @@ impl Slots {
 async fn answer_cell(
     pipeline: &Pipeline,
     case: &TestCase,
+    history: &[Message],
     hidden: &Arc<Vec<String>>,
     slots: &Slots,
 ) -> Cell {
@@ -182,6 +300,11 @@ async fn answer_cell(
                 case,
                 hidden: hidden.clone(),
                 top_k: pipeline.config.top_k,
+                history: match pipeline.config.history {
+                    HistoryMode::None => &[],
+                    HistoryMode::Prompt | HistoryMode::Rewrite => history,
+                },
+                rewrite: pipeline.config.history == HistoryMode::Rewrite,
             },
             chunks,
             retriever.clone(),
@@ -207,7 +330,15 @@ async fn answer_cell(
                 .expect("the semaphore is never closed");
             answer.latency.queue_ms = ms(waited);
             let called = Instant::now();
-            external(&mut answer, target.as_ref(), documents, &case.query).await;
+            let session = case.conversation().map(|conversation| {
+                ragtester_core::ids::stable_id("session", &(conversation, &pipeline.config.id))
+            });
+            let request = TargetRequest {
+                query: &case.query,
+                history,
+                session: session.as_deref(),
+            };
+            external(&mut answer, target.as_ref(), documents, &request).await;
             answer.latency.generation_ms = ms(called);
             false
         }
@@ -228,9 +359,9 @@ async fn external(
     answer: &mut Answer,
     target: &dyn ragtester_llm::RagTarget,
     documents: &[ragtester_core::Document],
-    query: &str,
+    request: &TargetRequest<'_>,
 ) {
-    match target.ask(query).await {
+    match target.ask(request).await {
         Ok(reply) => {
             answer.answer = reply.answer;
             answer.contexts = reply
@@ -250,11 +381,15 @@ async fn external(
 /// A model call was refused because the budget is spent.
 struct OverBudget;
 
-/// What one cell retrieves for: its case, the documents hidden from every other case, how many chunks.
+/// What one cell retrieves for: its case, the documents hidden from every other case, how many chunks,
+/// and the conversation's earlier turns as the configuration's history mode passes them on.
 struct Lookup<'a> {
     case: &'a TestCase,
     hidden: Arc<Vec<String>>,
     top_k: usize,
+    history: &'a [Message],
+    /// Rewrite the turn from the history before retrieval.
+    rewrite: bool,
 }
 
 /// Retrieve, then generate. Errors are recorded on the answer; only a budget refusal returns `Err`.
@@ -264,28 +399,37 @@ async fn built_in(
         case,
         hidden,
         top_k,
+        history,
+        rewrite,
     }: Lookup<'_>,
     chunks: &[ragtester_core::Chunk],
     retriever: std::sync::Arc<dyn ragtester_retrieve::Retriever>,
     model: &dyn ragtester_core::ChatModel,
     slots: &Slots,
 ) -> Result<(), OverBudget> {
+    let mut query = case.query.clone();
+    if rewrite && !history.is_empty() {
+        match rewritten(answer, model, history, &case.query, slots).await? {
+            Some(q) => query = q,
+            None => return Ok(()),
+        }
+    }
     let waited = Instant::now();
     let slot = slots
         .retrievals
         .acquire()
         .await
         .expect("the semaphore is never closed");
-    answer.latency.queue_ms = ms(waited);
+    answer.latency.queue_ms += ms(waited);
     let started = Instant::now();
     // Retrieval may run a model on the CPU (a query embedding, a cross-encoder): off the async workers.
-    let (query, restrict_to) = (case.query.clone(), case.restrict_to.clone());
+    let (asked, restrict_to) = (query.clone(), case.restrict_to.clone());
     let retrieved = tokio::task::spawn_blocking(move || {
         let scope = Scope {
             documents: &restrict_to,
             hidden: &hidden,
         };
-        retriever.retrieve(&query, top_k, scope)
+        retriever.retrieve(&asked, top_k, scope)
     })
     .await
     .unwrap_or_else(|e| Err(anyhow::anyhow!("the retrieval task failed: {e}")));
@@ -299,7 +443,7 @@ async fn built_in(
             return Ok(());
         }
     };
-    answer.latency.retrieval_ms = ms(started);
+    answer.latency.retrieval_ms += ms(started);
     answer.contexts = hits
         .iter()
         .enumerate()
@@ -317,9 +461,9 @@ async fn built_in(
         })
         .collect();
     let request = ChatRequest::new(
-        answer_messages(&case.query, &answer.contexts),
+        answer_messages(&query, &answer.contexts, history),
         TaskHint::Answer {
-            query: case.query.clone(),
+            query: query.clone(),
             contexts: answer.contexts.clone(),
         },
     );
@@ -334,7 +478,8 @@ async fn built_in(
     match model.chat(&request).await {
         Ok(response) => {
             answer.answer = response.content;
-            answer.usage = response.usage;
+            answer.usage.prompt_tokens += response.usage.prompt_tokens;
+            answer.usage.completion_tokens += response.usage.completion_tokens;
             answer.cached = response.cached;
             answer.cached_at = response.cached_at;
         }
@@ -349,6 +494,58 @@ async fn built_in(
     }
     answer.latency.generation_ms = ms(generation_started);
     Ok(())
+}
+
+/// The `rewrite` history mode's first step: the system's own model rewrites the turn to stand alone from the
+/// history. Its time counts as retrieval (it is the query's preparation) and its tokens as the cell's; the
+/// rewritten query is recorded. A failed rewrite is the cell's error (Ok(None)); a budget refusal, Err.
+async fn rewritten(
+    answer: &mut Answer,
+    model: &dyn ragtester_core::ChatModel,
+    history: &[Message],
+    query: &str,
+    slots: &Slots,
+) -> Result<Option<String>, OverBudget> {
+    let request = ChatRequest::new(
+        rewrite_messages(history, query),
+        TaskHint::Rewrite {
+            history: history.to_vec(),
+            query: query.to_string(),
+        },
+    );
+    let waited = Instant::now();
+    let _call = slots
+        .calls
+        .acquire()
+        .await
+        .expect("the semaphore is never closed");
+    answer.latency.queue_ms += ms(waited);
+    let started = Instant::now();
+    let reply = model.chat(&request).await;
+    answer.latency.retrieval_ms += ms(started);
+    match reply {
+        Ok(response) => {
+            answer.usage = response.usage;
+            let text = response.content.trim().to_string();
+            // A model that answers instead of rewriting, or says nothing, leaves the turn as asked.
+            let query = if text.is_empty() {
+                query.to_string()
+            } else {
+                text
+            };
+            answer.rewritten_query = Some(query.clone());
+            Ok(Some(query))
+        }
+        Err(e) if BudgetExhausted::caused(&e) => Err(OverBudget),
+        Err(e) => {
+            answer.error = Some(format!(
+                "query rewriting failed ({}): {}",
+                model.name(),
+                error_text(&e)
+            ));
+            Ok(None)
+        }
+    }
 }
 
 /// A context returned by an external service, placed in the corpus where its text occurs (whitespace runs
@@ -388,7 +585,7 @@ mod tests {
         fn name(&self) -> String {
             "silent".into()
         }
-        async fn ask(&self, _: &str) -> Result<ragtester_llm::TargetReply> {
+        async fn ask(&self, _: &TargetRequest<'_>) -> Result<ragtester_llm::TargetReply> {
             anyhow::bail!("never asked in this test")
         }
     }

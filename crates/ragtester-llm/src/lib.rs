@@ -17,5 +17,5 @@ pub mod structured;
 pub use embedders::HttpEmbedder;
 pub use ollama::OllamaChat;
 pub use openai::OpenAiChat;
-pub use rag_target::{RagTarget, TargetReply, target_for};
+pub use rag_target::{RagTarget, TargetReply, TargetRequest, target_for};
 pub use rerankers::{HttpReranker, LlmReranker};

@@ -3,6 +3,7 @@
 
 use anyhow::{Context, Result, anyhow, bail};
 use ragtester_core::Limits;
+use ragtester_core::Message;
 use ragtester_core::config::{CommandInput, TargetKind, TargetSettings};
 use ragtester_core::limits::exceeded;
 use ragtester_core::secrets::redact;
@@ -18,10 +19,41 @@ pub struct TargetReply {
     pub contexts: Vec<String>,
 }
 
+/// One question put to a target: the query, and for a turn of a conversation, the turns before it (the
+/// questions and the target's own answers, oldest first) and the session they belong to.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TargetRequest<'a> {
+    pub query: &'a str,
+    pub history: &'a [Message],
+    /// One id per conversation and configuration, for a service that keeps the history itself.
+    pub session: Option<&'a str>,
+}
+
+impl<'a> TargetRequest<'a> {
+    /// A question on its own.
+    pub fn single(query: &'a str) -> Self {
+        Self {
+            query,
+            ..Self::default()
+        }
+    }
+
+    /// The history and the query as OpenAI-style chat messages (`{"role", "content"}`), the query last.
+    pub fn messages(&self) -> Value {
+        let mut messages: Vec<Value> = self
+            .history
+            .iter()
+            .map(|m| serde_json::json!({ "role": m.role, "content": m.content }))
+            .collect();
+        messages.push(serde_json::json!({ "role": "user", "content": self.query }));
+        Value::Array(messages)
+    }
+}
+
 #[async_trait::async_trait]
 pub trait RagTarget: Send + Sync {
     fn name(&self) -> String;
-    async fn ask(&self, query: &str) -> Result<TargetReply>;
+    async fn ask(&self, request: &TargetRequest<'_>) -> Result<TargetReply>;
 }
 
 pub fn target_for(settings: &TargetSettings) -> Result<Arc<dyn RagTarget>> {
@@ -57,10 +89,21 @@ pub fn interpolate_env(text: &str) -> Result<String> {
     Ok(out)
 }
 
-/// The request body: the template with `{{query}}` replaced by the JSON-escaped query.
-pub fn render_body(template: &str, query: &str) -> Result<String> {
-    let escaped = serde_json::to_string(query)?;
-    let body = template.replace("{{query}}", &escaped[1..escaped.len() - 1]);
+/// The request body: the template with `{{query}}` replaced by the JSON-escaped query (inside a string),
+/// `{{session}}` by the conversation's session id (inside a string; empty for a single question) and
+/// `{{messages}}` by the history and the query as a JSON array of chat messages (a value of its own).
+pub fn render_body(template: &str, request: &TargetRequest<'_>) -> Result<String> {
+    let inside_string = |text: &str| -> Result<String> {
+        let escaped = serde_json::to_string(text)?;
+        Ok(escaped[1..escaped.len() - 1].to_string())
+    };
+    let body = template
+        .replace("{{query}}", &inside_string(request.query)?)
+        .replace(
+            "{{session}}",
+            &inside_string(request.session.unwrap_or(""))?,
+        )
+        .replace("{{messages}}", &request.messages().to_string());
     serde_json::from_str::<Value>(&body)
         .with_context(|| format!("the body template does not give valid JSON: {body}"))?;
     Ok(body)
@@ -150,16 +193,20 @@ impl RagTarget for HttpTarget {
         self.settings.name.clone()
     }
 
-    async fn ask(&self, query: &str) -> Result<TargetReply> {
+    async fn ask(&self, request: &TargetRequest<'_>) -> Result<TargetReply> {
         let template = self
             .settings
             .body
             .as_deref()
             .unwrap_or(r#"{"query": "{{query}}"}"#);
-        let body = render_body(template, query)?;
+        let body = render_body(template, request)?;
+        let mut headers = self.headers.clone();
+        if let (Some(name), Some(session)) = (&self.settings.session_header, request.session) {
+            headers.push((name.clone(), session.to_string()));
+        }
         let reply = self
             .http
-            .send_json(self.method.clone(), &self.url, &self.headers, Some(body))
+            .send_json(self.method.clone(), &self.url, &headers, Some(body))
             .await?;
         extract(&self.settings, &reply)
     }
@@ -175,7 +222,8 @@ impl RagTarget for CommandTarget {
         self.settings.name.clone()
     }
 
-    async fn ask(&self, query: &str) -> Result<TargetReply> {
+    async fn ask(&self, request: &TargetRequest<'_>) -> Result<TargetReply> {
+        let query = request.query;
         let argv = self.settings.command.as_deref().unwrap_or_default();
         let (program, args) = argv.split_first().ok_or_else(|| anyhow!("empty command"))?;
         let mut command = tokio::process::Command::new(program);
@@ -183,7 +231,11 @@ impl RagTarget for CommandTarget {
             .args(args)
             .kill_on_drop(true)
             .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
+            .stderr(std::process::Stdio::piped())
+            // A conversation's turn: the history and query as chat messages, and the session, for a
+            // command that keeps no state of its own between calls.
+            .env("RAGTESTER_MESSAGES", request.messages().to_string())
+            .env("RAGTESTER_SESSION", request.session.unwrap_or(""));
         match self.settings.input {
             CommandInput::Argument => {
                 command.arg(query).stdin(std::process::Stdio::null());
@@ -299,15 +351,20 @@ mod tests {
             contexts_pointer: Some("/data/docs".into()),
             context_text_pointer: Some("/text".into()),
             timeout_s: 5.0,
+            session_header: None,
         }
     }
 
     #[test]
     fn body_escapes_the_query() {
-        let body = render_body(r#"{"q": "{{query}}", "k": 3}"#, "say \"hi\"\n").unwrap();
+        let body = render_body(
+            r#"{"q": "{{query}}", "k": 3}"#,
+            &TargetRequest::single("say \"hi\"\n"),
+        )
+        .unwrap();
         let v: Value = serde_json::from_str(&body).unwrap();
         assert_eq!(v["q"], "say \"hi\"\n");
-        assert!(render_body(r#"{"q": {{query}}}"#, "x").is_err());
+        assert!(render_body(r#"{"q": {{query}}}"#, &TargetRequest::single("x")).is_err());
     }
 
     #[test]
@@ -351,7 +408,7 @@ mod tests {
             r#"read q; printf '{"data": {"answer": "got %s", "docs": ["ctx"]}}' "$q""#.into(),
         ]);
         let target = target_for(&s).unwrap();
-        let reply = target.ask("hello").await.unwrap();
+        let reply = target.ask(&TargetRequest::single("hello")).await.unwrap();
         assert_eq!(reply.answer, "got hello");
         assert_eq!(reply.contexts, vec!["ctx".to_string()]);
         s.command = Some(vec![
@@ -361,7 +418,7 @@ mod tests {
         ]);
         let err = target_for(&s)
             .unwrap()
-            .ask("x")
+            .ask(&TargetRequest::single("x"))
             .await
             .unwrap_err()
             .to_string();

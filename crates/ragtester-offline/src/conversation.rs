@@ -122,6 +122,10 @@ fn shared_phrase(pieces: &[&str], previous: &str, language: &str) -> Option<(usi
             if !previous.contains(text.as_str()) {
                 break;
             }
+            // Only a whole phrase: "card" of "the Glow card" would leave "the Glow it".
+            if !maximal(pieces, start) {
+                continue;
+            }
             let chars = text.chars().count();
             let long_enough = if language == "zh" {
                 chars >= 2
@@ -134,6 +138,18 @@ fn shared_phrase(pieces: &[&str], previous: &str, language: &str) -> Option<(usi
         }
     }
     best.map(|(s, e, _)| (s, e))
+}
+
+/// No content word right before the run: a modifier left behind would read "the Glow it". (After it,
+/// a content word is usually the question's verb, which a word list cannot tell from a head noun.)
+fn maximal(pieces: &[&str], start: usize) -> bool {
+    let left = match start {
+        0 => None,
+        1 => Some(pieces[0]),
+        s if is_space(pieces[s - 1]) => Some(pieces[s - 2]),
+        s => Some(pieces[s - 1]),
+    };
+    !left.is_some_and(is_content)
 }
 
 fn en_pronoun(pieces: &[&str], start: usize, end: usize) -> String {
@@ -255,6 +271,18 @@ mod tests {
         assert_eq!(
             follow_up("电池的保修期是多久？", "电池可以充电多少次？", "zh"),
             "它可以充电多少次？"
+        );
+    }
+
+    #[test]
+    fn only_a_whole_phrase_becomes_a_pronoun() {
+        assert_eq!(
+            follow_up(
+                "Where is the card sold?",
+                "What are loaded onto the Glow card?",
+                "en"
+            ),
+            ""
         );
     }
 

@@ -178,6 +178,8 @@ mod tests {
                 reasons: vec![evil.into()],
                 error: Some(evil.into()),
             }],
+            conversations: Vec::new(),
+            failed_conversations: Vec::new(),
         };
         let html = render_html(&summary).unwrap();
         assert!(!html.contains("<script"), "unescaped model output");

@@ -7,6 +7,7 @@
 
 mod cause;
 mod claims;
+mod conversations;
 mod corrected;
 mod csv_junit;
 mod diagnosis;
@@ -22,6 +23,7 @@ mod testdata;
 
 pub use cause::{attribution, failure_cause};
 pub use claims::ClaimSummary;
+pub use conversations::{ConversationSummary, FailedConversation, Rate, TurnRow};
 pub use csv_junit::{render_csv, render_junit, write_csv, write_junit};
 pub use diagnosis::{
     CauseRow, Diagnosis, Finding, FusionPair, RetrievalFigures, Severity, describe,

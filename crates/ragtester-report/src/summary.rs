@@ -229,6 +229,12 @@ pub struct Summary {
     /// Two configurations compared answer by answer (`judge --pairwise A B`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pairwise: Option<ragtester_core::oracle::PairwiseSummary>,
+    /// Conversations as units, per configuration (none when the suite has no conversational cases).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conversations: Vec<crate::conversations::ConversationSummary>,
+    /// Conversations a configuration failed, with their turns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_conversations: Vec<crate::conversations::FailedConversation>,
 }
 
 /// Cells that got no verdict: how many, and the reasons, most frequent first.
@@ -445,6 +451,15 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         embedders: inputs.embedder_profiles,
     });
     let (corrected, indistinguishable) = corrected(inputs.audit, &configs);
+    let (conversations, failed_conversations) = crate::conversations::conversations(
+        inputs.cases,
+        inputs.configs,
+        &index.answers,
+        &verdicts
+            .iter()
+            .map(|v| ((v.case_id.as_str(), v.config_id.as_str()), *v))
+            .collect(),
+    );
     Summary {
         schema_version: ragtester_core::SCHEMA_VERSION,
         heuristic,
@@ -478,6 +493,8 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         corrected,
         indistinguishable,
         pairwise: inputs.pairwise.cloned(),
+        conversations,
+        failed_conversations,
     }
 }
 

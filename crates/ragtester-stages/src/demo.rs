@@ -4,8 +4,8 @@ use crate::context::StageContext;
 use crate::events::Events;
 use crate::full::{PipelineOutcome, full_pipeline};
 use anyhow::{Context, Result};
-use ragtester_core::Generator;
 use ragtester_core::config::{MatrixSettings, ProjectConfig};
+use ragtester_core::{Generator, HistoryMode};
 use std::path::Path;
 
 /// The bundled test embedder, when `scripts/fetch-models.sh` has put it in the working directory.
@@ -83,6 +83,9 @@ pub async fn demo(args: DemoArgs<'_>, cx: &StageContext<'_>) -> Result<PipelineO
             top_k: vec![1, 3],
             embedder: embedders,
             reranker: rerankers,
+            // The conversation axis: each turn alone, with its history in the prompt, and rewritten from
+            // its history before retrieval.
+            history: vec![HistoryMode::None, HistoryMode::Prompt, HistoryMode::Rewrite],
             ..Default::default()
         }),
         ..Default::default()

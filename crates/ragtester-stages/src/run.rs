@@ -332,7 +332,7 @@ pub fn estimate(
     /// Tokens assumed for each reply: the extractive answers of the spec's rubric rarely need more.
     const REPLY_TOKENS: usize = 96;
     let frame = count_tokens(
-        &ragtester_exec::answer_messages("", &[])
+        &ragtester_exec::answer_messages("", &[], &[])
             .iter()
             .map(|m| m.content.as_str())
             .collect::<String>(),

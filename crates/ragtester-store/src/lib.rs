@@ -181,6 +181,18 @@ impl RunStore {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// One cell's answer, if it has one.
+    pub fn answer(&self, case_id: &str, config_id: &str) -> Result<Option<Answer>> {
+        let conn = self.conn();
+        let mut stmt =
+            conn.prepare_cached("SELECT json FROM answers WHERE case_id = ?1 AND config_id = ?2")?;
+        let mut rows = stmt.query(params![case_id, config_id])?;
+        Ok(match rows.next()? {
+            Some(row) => Some(serde_json::from_str(&row.get::<_, String>(0)?)?),
+            None => None,
+        })
+    }
+
     pub fn answers(&self) -> Result<Vec<Answer>> {
         self.all("SELECT json FROM answers ORDER BY config_id, case_id")
     }

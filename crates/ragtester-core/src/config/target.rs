@@ -60,6 +60,11 @@ pub struct TargetSettings {
     pub context_text_pointer: Option<String>,
     #[serde(default = "default_target_timeout")]
     pub timeout_s: f64,
+    /// For a service that keeps a conversation's history itself: the header that carries the session id,
+    /// one per conversation and configuration (`X-Session-Id`). Either way the body template may hold
+    /// `{{messages}}` (the history as chat messages) and `{{session}}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_header: Option<String>,
 }
 
 /// A header whose value is a credential: `Authorization`, cookies, anything naming a key, token or secret.
@@ -114,6 +119,7 @@ impl TargetSettings {
             contexts_pointer: None,
             context_text_pointer: None,
             timeout_s: default_target_timeout(),
+            session_header: None,
         }
     }
 

@@ -179,21 +179,36 @@ impl<'a> DocWriter<'a> {
                 if self.stopped() {
                     return None;
                 }
-                if opening.is_none() {
-                    opening = self.turn_question(index, &language, seed, &[]).await;
+                opening = self.turn_question(index, &language, seed, &[]).await;
+                if opening.is_some() {
+                    break;
+                }
+            }
+            let Some(first) = opening else { continue };
+            // The second question comes from the same section or the one after it (a subject often runs
+            // on), and may refer to what the first question or its answer named.
+            let previous = format!("{} {}", first.query, first.expected_answer);
+            let neighbours = [index, index + 1];
+            for next in neighbours.into_iter().filter(|&n| n < self.sections.len()) {
+                if self.sections[next].language != self.sections[index].language {
                     continue;
                 }
-                let first = opening.as_ref().expect("set above");
-                let Some(mut second) = self.turn_question(index, &language, seed, &[first]).await
-                else {
-                    continue;
-                };
-                let Some(follow_up) = self.follow_up(&first.query, &second.query, &language).await
-                else {
-                    continue;
-                };
-                let standalone = std::mem::replace(&mut second.query, follow_up);
-                return Some((opening.expect("set above"), second, standalone));
+                for seed in 0..SEEDS_TRIED {
+                    if self.stopped() {
+                        return None;
+                    }
+                    let Some(mut second) =
+                        self.turn_question(next, &language, seed, &[&first]).await
+                    else {
+                        continue;
+                    };
+                    let Some(follow_up) = self.follow_up(&previous, &second.query, &language).await
+                    else {
+                        continue;
+                    };
+                    let standalone = std::mem::replace(&mut second.query, follow_up);
+                    return Some((first, second, standalone));
+                }
             }
         }
         None

@@ -1,0 +1,169 @@
+//! Conversations as units: per configuration, how many conversations every turn of which passed, and the
+//! conversation-level checks — referent kept (follow-ups and returns to an earlier topic passed), refusal
+//! kept (an out-of-scope question pressed again still refused), correction followed, language switch
+//! followed — each over the turns of that step; and the failed conversations with their turns, for reading.
+
+use ragtester_core::{Answer, Configuration, TestCase, TurnStep, Verdict};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+
+/// One configuration's conversations.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConversationSummary {
+    pub config_id: String,
+    pub label: String,
+    pub conversations: usize,
+    /// Conversations whose every turn passed (a turn with no verdict is not a pass).
+    pub passed: usize,
+    pub pass_rate: Option<f64>,
+    /// Turns that name their subject only by reference (follow-ups, returns to an earlier topic): the
+    /// share that passed.
+    pub referent_kept: Rate,
+    /// Out-of-scope questions pressed again after other turns: the share still refused (passed).
+    pub refusal_kept: Rate,
+    /// Turns where the user corrected their question: the share answered as corrected.
+    pub correction_followed: Rate,
+    /// Turns in the other language: the share that passed (answered, in that language).
+    pub language_followed: Rate,
+    /// Per kind of conversation: conversations and those passed.
+    pub kinds: BTreeMap<String, Rate>,
+}
+
+/// `passed` of `of`, and their share when `of` > 0.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rate {
+    pub passed: usize,
+    pub of: usize,
+    pub rate: Option<f64>,
+}
+
+impl Rate {
+    fn add(&mut self, passed: bool) {
+        self.of += 1;
+        self.passed += usize::from(passed);
+        self.rate = Some(self.passed as f64 / self.of as f64);
+    }
+}
+
+/// A conversation one configuration failed, with its turns as asked and answered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailedConversation {
+    pub conversation: String,
+    pub config_id: String,
+    pub label: String,
+    pub kind: String,
+    pub turns: Vec<TurnRow>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TurnRow {
+    pub index: usize,
+    pub step: String,
+    pub query: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewritten_query: Option<String>,
+    pub answer: String,
+    /// None: no verdict (an error, or not asked).
+    pub passed: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+}
+
+/// Failed conversations listed in the summary (all of them count in the rates).
+const MAX_FAILED: usize = 20;
+
+/// The conversation summaries of every configuration with conversational cases, and the failed
+/// conversations (the first `MAX_FAILED`, in configuration then suite order).
+pub fn conversations(
+    cases: &[TestCase],
+    configs: &[Configuration],
+    answers: &HashMap<(&str, &str), &Answer>,
+    verdicts: &HashMap<(&str, &str), &Verdict>,
+) -> (Vec<ConversationSummary>, Vec<FailedConversation>) {
+    // Conversations in suite order, each with its turns in turn order.
+    let mut order: Vec<&str> = Vec::new();
+    let mut turns: HashMap<&str, Vec<&TestCase>> = HashMap::new();
+    for case in cases {
+        if let Some(id) = case.conversation() {
+            let entry = turns.entry(id).or_default();
+            if entry.is_empty() {
+                order.push(id);
+            }
+            entry.push(case);
+        }
+    }
+    if order.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    for list in turns.values_mut() {
+        list.sort_by_key(|c| c.turn.as_ref().map_or(0, |t| t.index));
+    }
+    let mut summaries = Vec::new();
+    let mut failed = Vec::new();
+    for config in configs {
+        let mut s = ConversationSummary {
+            config_id: config.id.clone(),
+            label: config.label(),
+            ..Default::default()
+        };
+        for id in &order {
+            let list = &turns[id];
+            let passed_turn = |case: &TestCase| {
+                verdicts
+                    .get(&(case.id.as_str(), config.id.as_str()))
+                    .and_then(|v| v.passed)
+            };
+            let all_passed = list.iter().all(|c| passed_turn(c) == Some(true));
+            s.conversations += 1;
+            s.passed += usize::from(all_passed);
+            let kind = list[0].turn.as_ref().map(|t| t.kind.as_str()).unwrap_or("");
+            s.kinds.entry(kind.to_string()).or_default().add(all_passed);
+            for case in list {
+                let passed = passed_turn(case) == Some(true);
+                match case.turn.as_ref().map(|t| t.step) {
+                    Some(TurnStep::FollowUp | TurnStep::SwitchBack) => s.referent_kept.add(passed),
+                    Some(TurnStep::PressedAgain) => s.refusal_kept.add(passed),
+                    Some(TurnStep::Correction) => s.correction_followed.add(passed),
+                    Some(TurnStep::OtherLanguage) => s.language_followed.add(passed),
+                    _ => {}
+                }
+            }
+            if !all_passed && failed.len() < MAX_FAILED {
+                failed.push(FailedConversation {
+                    conversation: id.to_string(),
+                    config_id: config.id.clone(),
+                    label: s.label.clone(),
+                    kind: kind.to_string(),
+                    turns: list
+                        .iter()
+                        .map(|case| {
+                            let key = (case.id.as_str(), config.id.as_str());
+                            let answer = answers.get(&key);
+                            let verdict = verdicts.get(&key);
+                            TurnRow {
+                                index: case.turn.as_ref().map_or(0, |t| t.index),
+                                step: case
+                                    .turn
+                                    .as_ref()
+                                    .map_or("", |t| t.step.as_str())
+                                    .to_string(),
+                                query: case.query.clone(),
+                                rewritten_query: answer.and_then(|a| a.rewritten_query.clone()),
+                                answer: answer
+                                    .map(|a| a.error.clone().unwrap_or_else(|| a.answer.clone()))
+                                    .unwrap_or_default(),
+                                passed: verdict.and_then(|v| v.passed),
+                                cause: verdict
+                                    .and_then(|v| v.attribution.as_ref())
+                                    .map(|a| a.cause.as_str().to_string()),
+                            }
+                        })
+                        .collect(),
+                });
+            }
+        }
+        s.pass_rate = (s.conversations > 0).then(|| s.passed as f64 / s.conversations as f64);
+        summaries.push(s);
+    }
+    (summaries, failed)
+}
