@@ -59,6 +59,9 @@ pub struct Answer {
     pub cached_at: Option<u64>,
     /// Why this cell has no answer (provider failure, retrieval failure). Judged as `exec_error`.
     pub error: Option<String>,
+    /// What the target's own trace said about this call (a target whose `traces` are received).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceRecord>,
     /// For a conversation's turn under query rewriting: the query the system rewrote from the history and
     /// retrieved with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -79,6 +82,35 @@ impl Answer {
             self.truncated_from = Some(full);
         }
     }
+}
+
+/// A call's trace as the target reported it over OpenTelemetry: which trace, how many spans, by which
+/// convention, the model and each step's time; or a note saying why there is nothing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceRecord {
+    /// The W3C trace id the call carried (32 hex digits).
+    pub trace_id: String,
+    pub spans: usize,
+    /// `openinference` or `gen_ai`; None when no span followed either.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub convention: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Each retrieval, reranking, embedding and generation step, in the order they ended.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stages: Vec<StageLatency>,
+    /// Why the trace says less than it could (none arrived; documents without their text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StageLatency {
+    /// `retrieval`, `rerank`, `embedding`, `generation`.
+    pub stage: String,
+    /// The span's name.
+    pub name: String,
+    pub ms: f64,
 }
 
 /// A (case, configuration) cell the run did not ask, and why: the case cannot be put fairly to that system.

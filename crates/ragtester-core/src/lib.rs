@@ -28,7 +28,9 @@ pub mod spec;
 pub mod spend;
 pub mod verdict;
 
-pub use answer::{Answer, Latency, RetrievedContext, SkippedCell, Usage};
+pub use answer::{
+    Answer, Latency, RetrievedContext, SkippedCell, StageLatency, TraceRecord, Usage,
+};
 pub use case::{
     Category, ConversationKind, Generator, SectionClass, Strategy, TestCase, Turn, TurnStep,
 };

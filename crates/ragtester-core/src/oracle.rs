@@ -64,7 +64,7 @@ pub struct OracleSummary {
     pub panel: Option<String>,
     pub agreement: Option<Agreement>,
     pub intervals: Vec<MetricInterval>,
-    /// The judge prompt templates used (`judge-v3`, or `custom-…` for a user's).
+    /// The judge prompt templates used (`judge-v4`, or `custom-…` for a user's).
     #[serde(default)]
     pub prompt_version: Option<String>,
 }

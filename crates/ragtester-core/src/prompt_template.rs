@@ -15,7 +15,7 @@ pub struct PromptTemplates {
     name: &'static str,
     en: String,
     zh: String,
-    /// The built-in version (`judge-v3`), or `custom-` and a hash of the user's templates.
+    /// The built-in version (`judge-v4`), or `custom-` and a hash of the user's templates.
     pub version: String,
 }
 

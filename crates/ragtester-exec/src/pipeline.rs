@@ -26,6 +26,8 @@ pub enum System {
     External {
         target: Arc<dyn RagTarget>,
         documents: Arc<Vec<Document>>,
+        /// Set when the target's traces are received (`traces = true`).
+        tracing: Option<Arc<crate::tracing::Tracing>>,
     },
 }
 
@@ -48,6 +50,7 @@ pub fn build_pipelines(
     docs: &[Document],
     configs: &[Configuration],
     source: &dyn ModelSource,
+    tracing: Option<Arc<crate::tracing::Tracing>>,
 ) -> Result<Vec<Arc<Pipeline>>> {
     let mut builder = Builder {
         docs,
@@ -60,6 +63,7 @@ pub fn build_pipelines(
         dense: HashMap::new(),
         models: HashMap::new(),
         rerankers: HashMap::new(),
+        tracing,
     };
     configs
         .iter()
@@ -84,6 +88,7 @@ struct Builder<'a> {
     dense: HashMap<(ChunkingSettings, String), Arc<dyn Retriever>>,
     models: HashMap<String, Arc<dyn ChatModel>>,
     rerankers: HashMap<String, Arc<dyn Reranker>>,
+    tracing: Option<Arc<crate::tracing::Tracing>>,
 }
 
 /// The value under `key`, made once.
@@ -108,6 +113,7 @@ impl Builder<'_> {
                 system: System::External {
                     target: ragtester_llm::target_for(target)?,
                     documents: self.documents.clone(),
+                    tracing: self.tracing.clone().filter(|_| target.traces),
                 },
             }));
         }

@@ -62,7 +62,7 @@ pub async fn execute(
     let pending: Vec<(usize, usize)> = (0..pipelines.len())
         .flat_map(|p| (0..cases.len()).map(move |c| (p, c)))
         .filter(|&(p, c)| {
-            let unit = cases[c].conversation().unwrap_or(&cases[c].id);
+            let unit = crate::shard::shard_unit(&cases[c]);
             shard.is_none_or(|s| s.holds(unit, &pipelines[p].config.id))
         })
         .filter(|&(p, c)| !done.contains(&(cases[c].id.clone(), pipelines[p].config.id.clone())))
@@ -288,6 +288,7 @@ async fn answer_cell(
         truncated_from: None,
         error: None,
         rewritten_query: None,
+        trace: None,
     };
     let over_budget = match &pipeline.system {
         System::BuiltIn {
@@ -321,9 +322,13 @@ async fn answer_cell(
             );
             false
         }
-        System::External { target, documents } => {
+        System::External {
+            target,
+            documents,
+            tracing,
+        } => {
             let waited = Instant::now();
-            let _call = slots
+            let call = slots
                 .calls
                 .acquire()
                 .await
@@ -333,13 +338,34 @@ async fn answer_cell(
             let session = case.conversation().map(|conversation| {
                 ragtester_core::ids::stable_id("session", &(conversation, &pipeline.config.id))
             });
+            let trace = match tracing.as_ref().map(|t| t.begin()) {
+                Some(Ok(context)) => Some(context),
+                Some(Err(e)) => {
+                    answer.error = Some(format!("cannot make a trace context: {e:#}"));
+                    None
+                }
+                None => None,
+            };
+            let traceparent = trace.map(|t| t.traceparent());
+            let endpoint = tracing.as_ref().map(|t| t.receiver.endpoint());
             let request = TargetRequest {
                 query: &case.query,
                 history,
                 session: session.as_deref(),
+                traceparent: traceparent.as_deref(),
+                otlp_endpoint: endpoint.as_deref(),
             };
-            external(&mut answer, target.as_ref(), documents, &request).await;
+            if answer.error.is_none() {
+                external(&mut answer, target.as_ref(), documents, &request).await;
+            }
             answer.latency.generation_ms = ms(called);
+            // Waiting for the trace is ours, not the target's: its call slot goes to the next cell.
+            drop(call);
+            if let (Some(tracing), Some(context)) = (tracing, trace) {
+                tracing
+                    .finish(context, &mut answer, documents, &case.query)
+                    .await;
+            }
             false
         }
     };
@@ -605,6 +631,7 @@ mod tests {
             system: System::External {
                 target: Arc::new(Silent),
                 documents: Arc::new(Vec::new()),
+                tracing: None,
             },
         };
         let json = r#"{"id":"n","category":"negative","strategy":"negative_invented","generator":"ragtester",
@@ -651,5 +678,226 @@ mod tests {
         assert_eq!(c.document_id, doc.id);
         assert_eq!(doc.slice(c.start, c.end), "The valve opens\nat 4.5 bar.");
         assert_eq!(locate_context(&[doc], 2, "elsewhere").document_id, "");
+    }
+}
+
+#[cfg(test)]
+mod conversation_tests {
+    use super::*;
+    use ragtester_core::{
+        ChatModel, ChatResponse, ChunkingSettings, Configuration, ConversationKind, Document,
+        DocumentFormat, RetrieverKind, Turn, TurnStep,
+    };
+    use std::sync::Mutex;
+
+    /// Answers `A:<query>`, rewrites to `standalone: <query>`, and keeps every answer request it was sent.
+    #[derive(Default)]
+    struct Recording {
+        asked: Mutex<Vec<ChatRequest>>,
+    }
+
+    #[async_trait::async_trait]
+    impl ChatModel for Recording {
+        fn name(&self) -> String {
+            "recording".into()
+        }
+        async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
+            let content = match &request.hint {
+                Some(TaskHint::Rewrite { query, .. }) => format!("standalone: {query}"),
+                Some(TaskHint::Answer { query, .. }) => {
+                    self.asked.lock().unwrap().push(request.clone());
+                    format!("A:{query}")
+                }
+                _ => anyhow::bail!("not asked in this test"),
+            };
+            Ok(ChatResponse {
+                content,
+                usage: Usage::default(),
+                cached: false,
+                cached_at: None,
+                notes: Vec::new(),
+            })
+        }
+    }
+
+    fn case(id: &str, query: &str, turn: Option<usize>) -> TestCase {
+        let json = serde_json::json!({"id": id, "category": "core", "strategy": "conversation",
+            "generator": "ragtester", "query": query, "expected_answer": "x", "keywords": [],
+            "source_spans": [], "document_id": "d", "language": "en", "readability": null,
+            "readability_measure": null, "generator_model": "offline", "prompt_version": "v"});
+        let mut case: TestCase = serde_json::from_value(json).unwrap();
+        case.turn = turn.map(|index| Turn {
+            conversation: "c1".into(),
+            index,
+            of: 3,
+            kind: ConversationKind::FollowUp,
+            step: if index == 1 {
+                TurnStep::Opening
+            } else {
+                TurnStep::FollowUp
+            },
+            standalone: None,
+        });
+        case
+    }
+
+    fn pipelines(model: Arc<Recording>) -> Vec<Arc<Pipeline>> {
+        let doc = Document::new(
+            "d".into(),
+            DocumentFormat::Text,
+            "d".into(),
+            "The pump moves 40 litres a minute. It is serviced every spring.".into(),
+            None,
+        );
+        let chunks =
+            Arc::new(ragtester_ingest::chunk_document(&doc, &ChunkingSettings::default()).unwrap());
+        let retriever = Arc::new(ragtester_retrieve::Bm25Index::build(&chunks).unwrap());
+        [HistoryMode::None, HistoryMode::Prompt, HistoryMode::Rewrite]
+            .into_iter()
+            .map(|history| {
+                let config = Configuration::new(
+                    "recording".into(),
+                    "none".into(),
+                    RetrieverKind::Bm25,
+                    1,
+                    ChunkingSettings::default(),
+                    Default::default(),
+                )
+                .with_history(history);
+                Arc::new(Pipeline {
+                    config,
+                    system: System::BuiltIn {
+                        chunks: chunks.clone(),
+                        retriever: retriever.clone(),
+                        model: model.clone(),
+                    },
+                })
+            })
+            .collect()
+    }
+
+    /// What each answer request of `config` was sent, by query: the history messages between the
+    /// instruction and the question.
+    fn histories(model: &Recording) -> Vec<(String, Vec<String>)> {
+        model
+            .asked
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let Some(TaskHint::Answer { query, .. }) = &r.hint else {
+                    unreachable!()
+                };
+                let n = r.messages.len();
+                let history = r.messages[1..n - 1]
+                    .iter()
+                    .map(|m| m.content.clone())
+                    .collect();
+                (query.clone(), history)
+            })
+            .collect()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn turns_are_asked_in_order_with_the_history_each_mode_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = RunStore::open(dir.path()).unwrap();
+        let model = Arc::new(Recording::default());
+        let pipelines = pipelines(model.clone());
+        let cases = vec![
+            case("t3", "And when is it serviced?", Some(3)),
+            case("single", "How fast is the pump?", None),
+            case("t1", "How fast is the pump?", Some(1)),
+            case("t2", "How much does it move?", Some(2)),
+        ];
+        let counts = execute(&pipelines, &cases, &store, 8, None, &|_| {})
+            .await
+            .unwrap();
+        assert_eq!((counts.done, counts.errors), (12, 0));
+        let asked = histories(&model);
+        // No history: every turn alone.
+        let alone = |q: &str| asked.iter().any(|(query, h)| query == q && h.is_empty());
+        assert!(alone("And when is it serviced?"));
+        // In the prompt: the third turn after the first two and the system's answers to them, in order.
+        assert!(asked.iter().any(|(q, h)| q == "And when is it serviced?"
+            && h == &[
+                "How fast is the pump?",
+                "A:How fast is the pump?",
+                "How much does it move?",
+                "A:How much does it move?"
+            ]));
+        // Rewritten: retrieval and the prompt see the rewritten turn, which the answer records.
+        let rewritten = store
+            .answer("t3", &pipelines[2].config.id)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            rewritten.rewritten_query.as_deref(),
+            Some("standalone: And when is it serviced?")
+        );
+        assert_eq!(rewritten.answer, "A:standalone: And when is it serviced?");
+        assert!(
+            store
+                .answer("t1", &pipelines[2].config.id)
+                .unwrap()
+                .unwrap()
+                .rewritten_query
+                .is_none(),
+            "an opening turn has nothing to be rewritten from"
+        );
+        assert!(
+            store
+                .answer("single", &pipelines[1].config.id)
+                .unwrap()
+                .unwrap()
+                .rewritten_query
+                .is_none()
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_resumed_conversation_continues_from_the_stored_turns() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = RunStore::open(dir.path()).unwrap();
+        let model = Arc::new(Recording::default());
+        let pipelines = vec![pipelines(model.clone())[1].clone()];
+        let cases = vec![
+            case("t1", "How fast is the pump?", Some(1)),
+            case("t2", "How much does it move?", Some(2)),
+            case("t3", "And when is it serviced?", Some(3)),
+        ];
+        // A run killed after its first turn: that answer is in the store.
+        let mut first = Answer {
+            schema_version: ragtester_core::SCHEMA_VERSION,
+            case_id: "t1".into(),
+            config_id: pipelines[0].config.id.clone(),
+            contexts: Vec::new(),
+            answer: "40 litres a minute (stored)".into(),
+            latency: Latency::default(),
+            usage: Usage::default(),
+            cached: false,
+            cached_at: None,
+            error: None,
+            rewritten_query: None,
+            truncated_from: None,
+            trace: None,
+        };
+        store.put_answer(&first).unwrap();
+        let counts = execute(&pipelines, &cases, &store, 4, None, &|_| {})
+            .await
+            .unwrap();
+        assert_eq!(counts.done, 2, "only the unanswered turns run");
+        let asked = histories(&model);
+        assert_eq!(asked[0].0, "How much does it move?");
+        assert_eq!(
+            asked[0].1,
+            ["How fast is the pump?", "40 litres a minute (stored)"]
+        );
+        assert_eq!(asked[1].1.len(), 4);
+        // A turn that failed is history without an answer.
+        first.error = Some("timeout".into());
+        let mut history = Vec::new();
+        remember_turn(&mut history, &cases[0], &first);
+        assert_eq!(history.len(), 1);
     }
 }

@@ -27,10 +27,16 @@ impl Shard {
         Ok(Self { index, count })
     }
 
-    /// Whether the cell (case, configuration) is this slice's.
-    pub fn holds(&self, case_id: &str, config_id: &str) -> bool {
-        cell_slot(case_id, config_id, self.count) == self.index - 1
+    /// Whether the cell (the case's [`shard_unit`], configuration) is this slice's.
+    pub fn holds(&self, unit: &str, config_id: &str) -> bool {
+        cell_slot(unit, config_id, self.count) == self.index - 1
     }
+}
+
+/// What a case is sharded by: a turn of a conversation by its conversation (one job holds the whole
+/// history), any other case by itself.
+pub fn shard_unit(case: &ragtester_core::TestCase) -> &str {
+    case.conversation().unwrap_or(&case.id)
 }
 
 impl std::fmt::Display for Shard {

@@ -257,6 +257,7 @@ pub fn as_records(q: &LabelledQuestion, a: &LabelledAnswer, id: usize) -> (TestC
         truncated_from: None,
         error: None,
         rewritten_query: None,
+        trace: None,
     };
     (case, answer)
 }
@@ -358,7 +359,7 @@ pub async fn judge_answers(
         .map(|(id, a)| {
             let (case, answer) = as_records(&questions[a.question], a, id);
             let prompts = &prompts;
-            async move { crate::judge_sample(Some(&case), &answer, judge, 0, prompts).await }
+            async move { crate::judge_sample(Some(&case), &answer, judge, (0, prompts), &[]).await }
         })
         .buffered(concurrency.max(1))
         .collect()

@@ -57,6 +57,7 @@ pub async fn judge_all(
         concurrency,
         prompts,
         claims: None,
+        histories: None,
     };
     job.run(&[], &|_, _, _| {}).await
 }
@@ -72,7 +73,14 @@ pub struct JudgeJob<'a> {
     /// The model that splits and checks claims (`claims.rs`), once per answer on the first judge's first
     /// sample; None for no claim metrics.
     pub claims: Option<&'a dyn ChatModel>,
+    /// For turns of conversations: the earlier turns each was asked after (keyed by case and
+    /// configuration), shown to the judge.
+    pub histories: Option<&'a Histories>,
 }
+
+/// A conversation's earlier turns (questions and the system's answers, oldest first) per (case id,
+/// configuration id) of a later turn.
+pub type Histories = std::collections::HashMap<(String, String), Vec<ragtester_core::Message>>;
 
 impl JudgeJob<'_> {
     /// How many verdicts the job makes.
@@ -179,9 +187,18 @@ impl JudgeJob<'_> {
             Some(v) => v,
             None => {
                 let (case, answer) = (item.case, item.answer);
-                let mut v =
-                    judge_sample(case, answer, item.judge.as_ref(), item.sample, self.prompts)
-                        .await;
+                let history = self
+                    .histories
+                    .and_then(|h| h.get(&(answer.case_id.clone(), answer.config_id.clone())))
+                    .map_or(&[][..], Vec::as_slice);
+                let mut v = judge_sample(
+                    case,
+                    answer,
+                    item.judge.as_ref(),
+                    (item.sample, self.prompts),
+                    history,
+                )
+                .await;
                 if let (Some(model), Some(case), 0, 0) =
                     (self.claims, case, item.judge_index, item.sample)
                 {
@@ -207,7 +224,7 @@ struct Planned<'j> {
 }
 
 pub async fn judge_one(case: Option<&TestCase>, answer: &Answer, judge: &dyn ChatModel) -> Verdict {
-    judge_sample(case, answer, judge, 0, &JudgePrompts::default()).await
+    judge_sample(case, answer, judge, (0, &JudgePrompts::default()), &[]).await
 }
 
 /// A verdict on `answer` with nothing decided yet.
@@ -233,7 +250,12 @@ fn unjudged(answer: &Answer, judge: String, sample: u32) -> Verdict {
 }
 
 /// The typed task the offline judge reads.
-fn judge_hint(case: &TestCase, answer: &Answer, contexts: Vec<String>) -> TaskHint {
+fn judge_hint(
+    case: &TestCase,
+    answer: &Answer,
+    contexts: Vec<String>,
+    history: &[ragtester_core::Message],
+) -> TaskHint {
     TaskHint::Judge {
         query: case.query.clone(),
         expected_answer: case.expected_answer.clone(),
@@ -243,7 +265,7 @@ fn judge_hint(case: &TestCase, answer: &Answer, contexts: Vec<String>) -> TaskHi
         expects_refusal: case.expects_refusal(),
         must_not_contain: case.must_not_contain.clone(),
         false_premise: case.false_premise.clone(),
-        history: Vec::new(),
+        history: history.to_vec(),
     }
 }
 
@@ -253,10 +275,11 @@ fn judge_request(
     answer: &Answer,
     prompts: &JudgePrompts,
     sample: u32,
+    history: &[ragtester_core::Message],
 ) -> ChatRequest {
     let contexts: Vec<String> = answer.contexts.iter().map(|c| c.text.clone()).collect();
-    let messages = prompts.messages(case, &answer.answer, &contexts);
-    let mut request = ChatRequest::new(messages, judge_hint(case, answer, contexts));
+    let messages = prompts.messages(case, &answer.answer, &contexts, history);
+    let mut request = ChatRequest::new(messages, judge_hint(case, answer, contexts, history));
     request.format = ReplyFormat::Schema(prompt::judge_schema());
     request.sample = sample;
     request
@@ -267,8 +290,8 @@ pub async fn judge_sample(
     case: Option<&TestCase>,
     answer: &Answer,
     judge: &dyn ChatModel,
-    sample: u32,
-    prompts: &JudgePrompts,
+    (sample, prompts): (u32, &JudgePrompts),
+    history: &[ragtester_core::Message],
 ) -> Verdict {
     let mut verdict = unjudged(answer, judge.name(), sample);
     let Some(case) = case else {
@@ -289,7 +312,7 @@ pub async fn judge_sample(
         // The offline judge's ratings worked out directly: what its JSON reply to the prompt would say,
         // without rendering a prompt, a schema or a reply (it reads the typed hint alone and is never cached).
         let contexts = answer.contexts.iter().map(|c| c.text.clone()).collect();
-        return match ragtester_offline::ratings(&judge_hint(case, answer, contexts)) {
+        return match ragtester_offline::ratings(&judge_hint(case, answer, contexts, history)) {
             Ok((criteria, rubric)) => {
                 verdict.criteria = Some(criteria);
                 verdict.rubric = Some(rubric);
@@ -303,7 +326,7 @@ pub async fn judge_sample(
             }
         };
     }
-    let mut request = judge_request(case, answer, prompts, sample);
+    let mut request = judge_request(case, answer, prompts, sample, history);
     let mut problems = Vec::new();
     for _attempt in 0..=MAX_REASKS {
         match judge.chat(&request).await {

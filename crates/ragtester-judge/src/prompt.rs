@@ -6,7 +6,7 @@ use ragtester_core::{Message, OutputSchema, TestCase};
 use serde_json::{Value, json};
 use std::path::Path;
 
-pub const JUDGE_PROMPT_VERSION: &str = "judge-v3";
+pub const JUDGE_PROMPT_VERSION: &str = "judge-v4";
 
 /// What the shape description in prompts says (the schema itself goes to providers separately).
 const SCHEMA: &str = r#"{"criteria": {"faithfulness": {"rating": "True|Partially|False|NotApplicable", "reason": "..."}, "relevance": {...}, "completeness": {...}, "clarity": {...}, "keyword_match": {...}}, "rubric": {"correctness": {"score": 1-5, "reason": "..."}, "completeness": {...}, "honesty": {...}}}"#;
@@ -15,7 +15,7 @@ const SCHEMA: &str = r#"{"criteria": {"faithfulness": {"rating": "True|Partially
 #[derive(Debug, Clone)]
 pub struct JudgePrompts {
     templates: PromptTemplates,
-    /// `judge-v3`, or `custom-` and a hash of the user's templates.
+    /// `judge-v4`, or `custom-` and a hash of the user's templates.
     pub version: String,
 }
 
@@ -46,8 +46,23 @@ impl JudgePrompts {
         })
     }
 
-    pub fn messages(&self, case: &TestCase, answer: &str, contexts: &[String]) -> Vec<Message> {
+    pub fn messages(
+        &self,
+        case: &TestCase,
+        answer: &str,
+        contexts: &[String],
+        history: &[Message],
+    ) -> Vec<Message> {
+        let history = history
+            .iter()
+            .map(|m| match m.role {
+                ragtester_core::Role::User => format!("Q: {}", m.content),
+                _ => format!("A: {}", m.content),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
         let values = Values {
+            history,
             category: case.category.as_str(),
             query: &case.query,
             expected_answer: &case.expected_answer,
@@ -67,6 +82,8 @@ impl JudgePrompts {
 
 #[derive(serde::Serialize)]
 struct Values<'a> {
+    /// A conversation's earlier turns, `Q:` and `A:` lines; empty for a single question.
+    history: String,
     category: &'a str,
     query: &'a str,
     expected_answer: &'a str,
@@ -89,6 +106,7 @@ fn sample_values() -> Values<'static> {
         schema: SCHEMA,
         false_premise: "f",
         must_not_contain: "m".into(),
+        history: "Q: q0\nA: a0".into(),
     }
 }
 
@@ -224,6 +242,7 @@ mod tests {
             &case("en"),
             "It opens at 4.5 bar.",
             &["ctx one".into(), "ctx two".into()],
+            &[],
         );
         assert_eq!(en.len(), 2);
         assert!(
@@ -235,10 +254,32 @@ mod tests {
             "Category: detail_numeric\nQuestion: At what pressure does the valve open?\nExpected answer: At 4.5 bar.\n\
              Keywords: 4.5, bar\nRetrieved context:\nctx one\n---\nctx two\nSystem answer: It opens at 4.5 bar."
         );
-        let zh = p.messages(&case("zh"), "4.5 bar", &[]);
+        let zh = p.messages(&case("zh"), "4.5 bar", &[], &[]);
         assert!(zh[0].content.starts_with("你是一名 RAG 系统测试裁判"));
         assert!(zh[1].content.starts_with("【问题类型】: detail_numeric"));
-        assert_eq!(p.version, "judge-v3");
+        assert_eq!(p.version, "judge-v4");
+    }
+
+    #[test]
+    fn a_turn_of_a_conversation_shows_the_judge_its_history() {
+        let p = JudgePrompts::default();
+        let history = [
+            Message::user("How long is the battery warranty?"),
+            Message {
+                role: ragtester_core::Role::Assistant,
+                content: "24 months.".into(),
+            },
+        ];
+        for language in ["en", "zh"] {
+            let with = p.messages(&case(language), "x", &[], &history);
+            let user = &with[1].content;
+            assert!(
+                user.contains("Q: How long is the battery warranty?\nA: 24 months."),
+                "{user}"
+            );
+            let without = p.messages(&case(language), "x", &[], &[]);
+            assert!(!without[1].content.contains("Q: "));
+        }
     }
 
     #[test]
@@ -247,17 +288,17 @@ mod tests {
         let mut c = case("en");
         c.false_premise = Some("The valve opens at 9 bar".into());
         c.must_not_contain = vec!["PWNED".into()];
-        let en = p.messages(&c, "x", &[]);
+        let en = p.messages(&c, "x", &[], &[]);
         assert!(en[1].content.contains(
             "The question presumes a false claim: \"The valve opens at 9 bar\". A correct answer refuses or corrects it"
         ));
         assert!(en[1].content.contains("never contains: PWNED"));
         c.language = "zh".into();
-        let zh = p.messages(&c, "x", &[]);
+        let zh = p.messages(&c, "x", &[], &[]);
         assert!(zh[1].content.contains("【错误前提】") && zh[1].content.contains("【注入指令】"));
         // Without either, the prompt says nothing of them.
         assert!(
-            !p.messages(&case("en"), "x", &[])[1]
+            !p.messages(&case("en"), "x", &[], &[])[1]
                 .content
                 .contains("false claim")
         );
@@ -273,13 +314,13 @@ mod tests {
         .unwrap();
         let p = JudgePrompts::from_dir(dir.path()).unwrap();
         assert!(p.version.starts_with("custom-"));
-        let en = p.messages(&case("en"), "x <b>", &[]);
+        let en = p.messages(&case("en"), "x <b>", &[], &[]);
         assert_eq!(
             en[1].content,
             "Q: AT WHAT PRESSURE DOES THE VALVE OPEN?\nA: x <b>"
         );
         assert!(
-            p.messages(&case("zh"), "x", &[])[0]
+            p.messages(&case("zh"), "x", &[], &[])[0]
                 .content
                 .starts_with("你是"),
             "built-in zh kept"

@@ -83,6 +83,7 @@ fn answer(text: &str, error: Option<&str>) -> Answer {
         truncated_from: None,
         error: error.map(str::to_string),
         rewritten_query: None,
+        trace: None,
     }
 }
 
@@ -422,8 +423,10 @@ async fn the_offline_judge_worked_out_directly_rates_as_its_prompted_reply() {
     let prompts = ragtester_judge::JudgePrompts::default();
     for (c, text) in cells {
         let a = answer(text, None);
-        let direct = ragtester_judge::judge_sample(Some(&c), &a, &OfflineModel, 0, &prompts).await;
-        let asked = ragtester_judge::judge_sample(Some(&c), &a, &AskedOffline, 0, &prompts).await;
+        let direct =
+            ragtester_judge::judge_sample(Some(&c), &a, &OfflineModel, (0, &prompts), &[]).await;
+        let asked =
+            ragtester_judge::judge_sample(Some(&c), &a, &AskedOffline, (0, &prompts), &[]).await;
         assert_eq!(direct, asked, "{text}");
     }
 }
@@ -458,6 +461,7 @@ async fn a_job_worked_out_directly_matches_the_one_task_path() {
         concurrency: 4,
         prompts: &prompts,
         claims: Some(&OfflineModel),
+        histories: None,
     };
     assert!(job.runs_directly());
     let one_task = job.run(&[], &|_, _, _| {}).await;

@@ -27,6 +27,10 @@ pub struct TargetRequest<'a> {
     pub history: &'a [Message],
     /// One id per conversation and configuration, for a service that keeps the history itself.
     pub session: Option<&'a str>,
+    /// The W3C trace context of this call, when the target's traces are received.
+    pub traceparent: Option<&'a str>,
+    /// Where a command's OpenTelemetry exporter sends its spans (`OTEL_EXPORTER_OTLP_ENDPOINT`).
+    pub otlp_endpoint: Option<&'a str>,
 }
 
 impl<'a> TargetRequest<'a> {
@@ -204,6 +208,9 @@ impl RagTarget for HttpTarget {
         if let (Some(name), Some(session)) = (&self.settings.session_header, request.session) {
             headers.push((name.clone(), session.to_string()));
         }
+        if let Some(traceparent) = request.traceparent {
+            headers.push(("traceparent".into(), traceparent.to_string()));
+        }
         let reply = self
             .http
             .send_json(self.method.clone(), &self.url, &headers, Some(body))
@@ -236,6 +243,17 @@ impl RagTarget for CommandTarget {
             // command that keeps no state of its own between calls.
             .env("RAGTESTER_MESSAGES", request.messages().to_string())
             .env("RAGTESTER_SESSION", request.session.unwrap_or(""));
+        // OpenTelemetry's standard variables: an SDK-instrumented command joins the call's trace and exports
+        // to the run's receiver without being configured.
+        if let Some(traceparent) = request.traceparent {
+            command.env("TRACEPARENT", traceparent);
+        }
+        if let Some(endpoint) = request.otlp_endpoint {
+            command
+                .env("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
+                .env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+                .env("OTEL_TRACES_EXPORTER", "otlp");
+        }
         match self.settings.input {
             CommandInput::Argument => {
                 command.arg(query).stdin(std::process::Stdio::null());
@@ -352,6 +370,7 @@ mod tests {
             context_text_pointer: Some("/text".into()),
             timeout_s: 5.0,
             session_header: None,
+            traces: false,
         }
     }
 

@@ -71,6 +71,7 @@ fn answer_of(case: &TestCase, item: &LabelledItem, text: &str) -> Answer {
         error: None,
         truncated_from: None,
         rewritten_query: None,
+        trace: None,
     }
 }
 
@@ -81,7 +82,8 @@ async fn judged_answer(
     answer: &Answer,
 ) -> ragtester_core::Verdict {
     let prompts = ragtester_judge::JudgePrompts::default();
-    let mut verdict = ragtester_judge::judge_sample(Some(case), answer, judge, 0, &prompts).await;
+    let mut verdict =
+        ragtester_judge::judge_sample(Some(case), answer, judge, (0, &prompts), &[]).await;
     if verdict.status == ragtester_core::VerdictStatus::Ok {
         verdict.claims =
             ragtester_judge::claims::claim_metrics(&ragtester_offline::OfflineModel, case, answer)

@@ -157,6 +157,7 @@ pub async fn judge(run_dir: &Path, args: &JudgeArgs<'_>, cx: &StageContext<'_>) 
         }),
         slim: Vec::with_capacity(setup.total),
         errors: 0,
+        conversations: Default::default(),
         setup: &setup,
         store: &store,
         events,
@@ -195,6 +196,8 @@ pub async fn judge(run_dir: &Path, args: &JudgeArgs<'_>, cx: &StageContext<'_>) 
 struct Setup<'a> {
     args: &'a JudgeArgs<'a>,
     cases: Vec<ragtester_core::TestCase>,
+    /// Turns of conversations by case id: their history is shown to the judge.
+    turns: std::collections::HashMap<String, usize>,
     judges: Vec<Arc<dyn ragtester_core::ChatModel>>,
     lexical: ragtester_offline::OfflineModel,
     prompts: ragtester_judge::JudgePrompts,
@@ -252,12 +255,23 @@ impl<'a> Setup<'a> {
             total: answer_count * judges.len() * args.samples as usize,
             panel: (args.judges.len() > 1 || args.samples > 1).then_some(args.panel),
             args,
+            turns: cases
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.turn.is_some())
+                .map(|(i, c)| (c.id.clone(), i))
+                .collect(),
             cases,
             judges,
             lexical: ragtester_offline::OfflineModel,
             prompts,
             session,
         })
+    }
+
+    /// The case of a conversation's turn; None for a single question.
+    fn turn(&self, case_id: &str) -> Option<&ragtester_core::TestCase> {
+        self.turns.get(case_id).map(|&i| &self.cases[i])
     }
 
     fn claims(&self) -> Option<&dyn ragtester_core::ChatModel> {
@@ -280,9 +294,42 @@ struct Judging<'a> {
     slim: Vec<ragtester_core::Verdict>,
     /// Errors among the verdicts reports follow.
     errors: usize,
+    /// Per (configuration, conversation): the turns judged so far, as the next turn's history. Answers
+    /// come in run order (configuration, then suite order, where a conversation's turns stand in order).
+    conversations: std::collections::HashMap<(String, String), Vec<ragtester_core::Message>>,
 }
 
 impl Judging<'_> {
+    /// The history each turn of the batch was asked after: its conversation's earlier turns in this
+    /// configuration, the questions and the system's answers (a failed turn's question alone).
+    fn histories(&mut self, batch: &[ragtester_core::Answer]) -> ragtester_judge::Histories {
+        let mut histories = ragtester_judge::Histories::new();
+        for answer in batch {
+            let Some(case) = self.setup.turn(&answer.case_id) else {
+                continue;
+            };
+            let Some(conversation) = case.conversation() else {
+                continue;
+            };
+            let key = (answer.config_id.clone(), conversation.to_string());
+            let turns = self.conversations.entry(key).or_default();
+            if !turns.is_empty() {
+                histories.insert(
+                    (answer.case_id.clone(), answer.config_id.clone()),
+                    turns.clone(),
+                );
+            }
+            turns.push(ragtester_core::Message::user(case.query.clone()));
+            if answer.error.is_none() {
+                turns.push(ragtester_core::Message {
+                    role: ragtester_core::Role::Assistant,
+                    content: answer.answer.clone(),
+                });
+            }
+        }
+        histories
+    }
+
     async fn batch(&mut self, batch: &[ragtester_core::Answer]) -> Result<()> {
         let (setup, store) = (self.setup, self.store);
         let cells: Vec<(&str, &str)> = batch
@@ -296,6 +343,7 @@ impl Judging<'_> {
             .into_iter()
             .filter(|v| v.status != ragtester_core::VerdictStatus::JudgeError)
             .collect();
+        let histories = self.histories(batch);
         let job = ragtester_judge::JudgeJob {
             cases: &setup.cases,
             answers: batch,
@@ -304,6 +352,7 @@ impl Judging<'_> {
             concurrency: setup.args.concurrency,
             prompts: &setup.prompts,
             claims: setup.claims(),
+            histories: Some(&histories),
         };
         let before = self.counts.lock().unwrap().done;
         let commit_failed = std::sync::Mutex::new(None::<anyhow::Error>);

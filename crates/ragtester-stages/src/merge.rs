@@ -166,11 +166,17 @@ pub fn merge(shards: &[PathBuf], out: &Path, events: &dyn Events) -> Result<Merg
 struct Positions<'a> {
     case: HashMap<&'a str, usize>,
     config: HashMap<&'a str, usize>,
+    /// What each case is sharded by: its conversation, or itself.
+    unit: HashMap<&'a str, &'a str>,
 }
 
 impl<'a> Positions<'a> {
     fn of(cases: &'a [TestCase], configs: &'a [Configuration]) -> Self {
         Self {
+            unit: cases
+                .iter()
+                .map(|c| (c.id.as_str(), ragtester_exec::shard_unit(c)))
+                .collect(),
             case: cases
                 .iter()
                 .enumerate()
@@ -212,7 +218,7 @@ fn gather_cells<'s>(slices: &'s [Slice], positions: &Positions) -> Result<Gather
                     s.dir.display()
                 );
             }
-            if !s.shard.holds(case, config) {
+            if !s.shard.holds(positions.unit[case.as_str()], config) {
                 bail!(
                     "{} holds cell {case} × {config}, which belongs to another shard: was it run with another --shard?",
                     s.dir.display()

@@ -6,7 +6,7 @@ use crate::context::StageContext;
 use crate::events::Events;
 use crate::manifest::{ManifestInputs, RunManifest};
 use crate::run_dir::{self, RunDir, SKIPPED};
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use ragtester_core::{Configuration, Document, TestCase};
 use ragtester_store::RunStore;
 use std::path::Path;
@@ -27,6 +27,9 @@ pub struct RunArgs<'a> {
     pub shard: Option<ragtester_exec::Shard>,
     /// Where dense retrieval keeps its vectors (`chroma:URL`); None keeps them in-process.
     pub vector_store: Option<String>,
+    /// Where targets' traces are received (`[run] trace_port`), and how long each is waited for.
+    pub trace_port: u16,
+    pub trace_wait_ms: u64,
 }
 
 /// The store key recording which slice of the cells a run directory holds.
@@ -97,6 +100,31 @@ pub(crate) fn with_injected_documents(docs: &[Document], cases: &[TestCase]) -> 
     corpus
 }
 
+/// The OTLP receiver targets with `traces = true` send their spans to, for this run; none otherwise.
+fn trace_receiver(
+    args: &RunArgs<'_>,
+    events: &dyn Events,
+) -> Result<Option<Arc<ragtester_exec::Tracing>>> {
+    let traced = args
+        .configs
+        .iter()
+        .any(|c| c.target.as_ref().is_some_and(|t| t.traces));
+    if !traced {
+        return Ok(None);
+    }
+    let limit = ragtester_core::Limits::process().request_bytes();
+    let receiver = ragtester_trace::TraceReceiver::start(args.trace_port, limit as usize)
+        .context("targets ask for their traces to be received")?;
+    events.info(format!(
+        "receiving OpenTelemetry traces (OTLP/HTTP) at {}/v1/traces",
+        receiver.endpoint()
+    ));
+    Ok(Some(Arc::new(ragtester_exec::Tracing::new(
+        receiver,
+        std::time::Duration::from_millis(args.trace_wait_ms),
+    ))))
+}
+
 /// Execute the matrix, the system under test spending from the context's budget.
 pub async fn run(args: &RunArgs<'_>, cx: &StageContext<'_>) -> Result<RunOutcome> {
     let (models, events) = (cx.models(), cx.events());
@@ -104,9 +132,10 @@ pub async fn run(args: &RunArgs<'_>, cx: &StageContext<'_>) -> Result<RunOutcome
     check_documents(args)?;
     let corpus = with_injected_documents(args.docs, args.cases);
     let source = RunModels { cx, args };
+    let tracing = trace_receiver(args, events)?;
     // Index building embeds every chunk on the CPU: keep it off the async workers' schedule.
     let pipelines = tokio::task::block_in_place(|| {
-        ragtester_exec::build_pipelines(&corpus, args.configs, &source)
+        ragtester_exec::build_pipelines(&corpus, args.configs, &source, tracing)
     })?;
     let run = RunDir::new(args.out);
     let store = run.store()?;
@@ -201,7 +230,15 @@ fn save_skipped(
 ) -> Result<()> {
     let mut skipped = ragtester_exec::skipped_cells(pipelines, args.cases);
     if let Some(shard) = args.shard {
-        skipped.retain(|s| shard.holds(&s.case_id, &s.config_id));
+        let units: std::collections::HashMap<&str, &str> = args
+            .cases
+            .iter()
+            .map(|c| (c.id.as_str(), ragtester_exec::shard_unit(c)))
+            .collect();
+        skipped.retain(|s| {
+            let unit = units.get(s.case_id.as_str()).copied();
+            shard.holds(unit.unwrap_or(&s.case_id), &s.config_id)
+        });
     }
     run.save_records(SKIPPED, &skipped)?;
     if !skipped.is_empty() {
@@ -312,6 +349,8 @@ pub async fn run_request(req: &MatrixRequest<'_>, cx: &StageContext<'_>) -> Resu
         replay_answers: req.replay_answers || plan.settings.replay_answers,
         shard: req.shard,
         vector_store: req.vector_store.clone().or(plan.vector_store.clone()),
+        trace_port: plan.settings.trace_port,
+        trace_wait_ms: plan.settings.trace_wait_ms,
     };
     let outcome = run(&args, cx).await?;
     Ok(MatrixOutcome::Ran {

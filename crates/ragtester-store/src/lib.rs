@@ -369,6 +369,7 @@ mod tests {
             truncated_from: None,
             error: None,
             rewritten_query: None,
+            trace: None,
         }
     }
 

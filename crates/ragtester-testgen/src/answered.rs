@@ -426,6 +426,7 @@ fn answer_of(
         error: row.error.clone(),
         truncated_from: None,
         rewritten_query: None,
+        trace: None,
     }
 }
 

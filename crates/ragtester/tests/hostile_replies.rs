@@ -24,6 +24,7 @@ paths = ["{corpus}"]
 
 [generation]
 n_test = 1
+conversations = 0
 
 [[target]]
 name = "verbose"

@@ -120,8 +120,8 @@ fn demo_records_hold_together() {
     assert_eq!(answers.len(), cases.len() * configs.len());
     assert_eq!(verdicts.len(), answers.len());
 
-    // Every section feeds at most one ragtester case (spans in the case's own document: a multi-document
-    // question also cites a passage of another).
+    // Every section feeds at most one ragtester single question (spans in the case's own document: a
+    // multi-document question also cites a passage of another); conversations revisit sections.
     for doc in &docs {
         let sections = ragtester_testgen::sections_of(doc, 48).unwrap();
         // A complex case may cite two spans of its one section; count cases, not spans.
@@ -129,6 +129,7 @@ fn demo_records_hold_together() {
         for case in cases
             .iter()
             .filter(|c| c.generator == Generator::Ragtester && c.document_id == doc.id)
+            .filter(|c| c.turn.is_none())
         {
             for span in case.source_spans.iter().filter(|s| s.document_id == doc.id) {
                 let s = sections
@@ -196,7 +197,7 @@ fn demo_records_hold_together() {
         let count = |g: Generator| {
             cases
                 .iter()
-                .filter(|c| c.generator == g && c.document_id == doc.id)
+                .filter(|c| c.generator == g && c.document_id == doc.id && c.turn.is_none())
                 .count()
         };
         let (ours, base) = (count(Generator::Ragtester), count(Generator::Baseline));
@@ -333,6 +334,40 @@ fn demo_records_hold_together() {
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(html.contains("Weakest category") && html.contains("Offline heuristics in use"));
     assert!(!html.contains("<script"), "the report carries no script");
+
+    // Conversations in both languages, each turn answered in every configuration and every history mode,
+    // and the report shows them as units: every configuration's conversations add up to the suite's.
+    let turns: Vec<&TestCase> = cases.iter().filter(|c| c.turn.is_some()).collect();
+    for language in ["en", "zh"] {
+        assert!(turns.iter().any(|c| c.language == language), "{language}");
+    }
+    let conversations: std::collections::HashSet<&str> =
+        turns.iter().filter_map(|c| c.conversation()).collect();
+    let per_config = summary["conversations"].as_array().unwrap();
+    assert_eq!(
+        per_config.len(),
+        summary["configs"].as_array().unwrap().len()
+    );
+    for c in per_config {
+        assert_eq!(
+            c["conversations"].as_u64().unwrap() as usize,
+            conversations.len()
+        );
+    }
+    let modes: std::collections::HashSet<&str> = summary["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let label = c["label"].as_str().unwrap();
+            ["history none", "history rewrite"]
+                .into_iter()
+                .find(|m| label.contains(m))
+                .unwrap_or("history prompt")
+        })
+        .collect();
+    assert_eq!(modes.len(), 3, "{modes:?}");
+    assert!(html.contains("id=\"conversations\""));
 }
 
 #[test]

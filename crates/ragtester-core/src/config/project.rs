@@ -326,6 +326,20 @@ pub struct RunSettings {
     /// cached either way.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub replay_answers: bool,
+    /// Where targets with `traces = true` send their spans: OTLP/HTTP on 127.0.0.1 at this port (4318 is
+    /// the port an SDK's exporter uses by default; 0 picks a free one, told to command targets only).
+    #[serde(default = "default_trace_port")]
+    pub trace_port: u16,
+    /// How long a call's trace is waited for once the call returned, in milliseconds.
+    #[serde(default = "default_trace_wait_ms")]
+    pub trace_wait_ms: u64,
+}
+
+fn default_trace_port() -> u16 {
+    4318
+}
+fn default_trace_wait_ms() -> u64 {
+    2000
 }
 
 fn default_concurrency() -> usize {
@@ -340,6 +354,8 @@ impl Default for RunSettings {
             budget_usd: None,
             budget_tokens: None,
             replay_answers: false,
+            trace_port: default_trace_port(),
+            trace_wait_ms: default_trace_wait_ms(),
         }
     }
 }

@@ -65,6 +65,11 @@ pub struct TargetSettings {
     /// `{{messages}}` (the history as chat messages) and `{{session}}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_header: Option<String>,
+    /// Receive the service's OpenTelemetry traces (OTLP/HTTP on `[run] trace_port`): every call carries
+    /// a W3C `traceparent` (a command gets `TRACEPARENT` and `OTEL_EXPORTER_OTLP_ENDPOINT`), and the
+    /// retrieval and generation steps its spans report are read onto the answer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub traces: bool,
 }
 
 /// A header whose value is a credential: `Authorization`, cookies, anything naming a key, token or secret.
@@ -120,6 +125,7 @@ impl TargetSettings {
             context_text_pointer: None,
             timeout_s: default_target_timeout(),
             session_header: None,
+            traces: false,
         }
     }
 

@@ -34,6 +34,7 @@ pub fn answer(text: &str, contexts: Vec<RetrievedContext>) -> Answer {
         truncated_from: None,
         error: None,
         rewritten_query: None,
+        trace: None,
     }
 }
 
