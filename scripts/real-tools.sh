@@ -4,6 +4,8 @@
 #   llama-cpp-python[server]  llama.cpp's OpenAI-compatible server; PyPI ships it as source only, so it is
 #                             compiled once (about 6 minutes on two cores) and the wheel kept
 #   ragas, deepeval           the peers' own dataset readers and writers
+#   opentelemetry-sdk and its OTLP/HTTP exporter
+#                             the instrumented sample target of the trace tests
 #   chromadb                  Chroma's server (`chroma run`), in an environment of its own (chroma-venv:
 #                             its pins do not mix with the peers'), for the vector-store tests
 # Versions are pinned in scripts/real-tools.constraints.txt. The environment and the wheel live in
@@ -22,7 +24,7 @@ python="$tools/venv/bin/python"
 constraints="$(pwd)/scripts/real-tools.constraints.txt"
 stamp="$tools/venv/.constraints"
 if [ -x "$python" ] && cmp -s "$constraints" "$stamp" \
-  && "$python" -c 'import llama_cpp.server, ragas, deepeval' 2>/dev/null; then
+  && "$python" -c 'import llama_cpp.server, ragas, deepeval, opentelemetry.exporter.otlp.proto.http' 2>/dev/null; then
   echo "$python"
   exit 0
 fi
@@ -41,6 +43,7 @@ fi
 rm -rf "$tools/venv"
 python3 -m venv "$tools/venv"
 "$python" -m pip install --quiet --disable-pip-version-check --find-links "$tools/wheels" \
-  -c "$constraints" 'llama-cpp-python[server]' ragas deepeval 'langchain-community<0.4' >&2
+  -c "$constraints" 'llama-cpp-python[server]' ragas deepeval 'langchain-community<0.4' \
+  opentelemetry-sdk opentelemetry-exporter-otlp-proto-http >&2
 cp "$constraints" "$stamp"
 echo "$python"

@@ -456,3 +456,207 @@ fn ragas_and_deepeval_files_round_trip_field_by_field() {
         }
     }
 }
+
+/// More of the pump's manual: paragraphs that say several things about one part, as conversations need.
+const PUMP_PARTS: &str = "The relief valve is made of brass. The relief valve is tested every spring by the \
+site technician.\n\n\
+The inlet strainer has a mesh of 0.5 millimetres. The inlet strainer is cleaned with fresh water after \
+every flood.\n\n\
+The shaft seal is a ceramic ring. The shaft seal lasts about 2,000 operating hours in clean water.\n\n\
+The pressure gauge reads up to 10 bar. The pressure gauge is mounted above the outlet flange.\n\n\
+The control box holds the motor starter. The control box is rated IP55 against dust and water.\n";
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The instrumented sample service (`real_tools/traced_target.py`, the OpenTelemetry Python SDK and its
+/// OTLP/HTTP exporter), exporting to `trace_port`; stopped when dropped.
+struct TracedTarget {
+    child: Child,
+    base: String,
+}
+
+impl TracedTarget {
+    fn start(python: &Path, corpus: &Path, trace_port: u16) -> Self {
+        let port = free_port();
+        let child = Command::new(python)
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real_tools/traced_target.py"))
+            .arg(port.to_string())
+            .arg(corpus)
+            .env(
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                format!("http://127.0.0.1:{trace_port}"),
+            )
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("the sample target starts");
+        let started = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(started.elapsed() < Duration::from_secs(30), "target not up");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Self {
+            child,
+            base: format!("http://127.0.0.1:{port}"),
+        }
+    }
+}
+
+impl Drop for TracedTarget {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A service instrumented with the real OpenTelemetry SDK reports its retrieval in spans alone: what those
+/// spans give (hit rate, MRR, attribution) equals what the same service's returned passages give, cell
+/// by cell; conversations reach it turn by turn in one session each; a target that sends no trace still
+/// runs, its answers noting why they have none.
+#[test]
+fn an_instrumented_target_is_scored_from_its_own_spans() {
+    let Some(python) = tools_python() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let corpus = docs.join("pump.md");
+    std::fs::write(&corpus, format!("{PUMP_NOTES}\n{PUMP_PARTS}")).unwrap();
+    let trace_port = free_port();
+    let target = TracedTarget::start(&python, &corpus, trace_port);
+    let config = tmp.path().join("project.toml");
+    // The same service three ways: passages in the reply; passages in its spans alone; no spans.
+    let target_row = |name: &str, path: &str, traces: bool| {
+        let contexts = if traces {
+            ""
+        } else {
+            "contexts_pointer = \"/contexts\"\n"
+        };
+        format!(
+            "[[target]]\nname = \"{name}\"\ntype = \"http\"\nurl = \"{}/{path}\"\n\
+             body = '{{\"query\": \"{{{{query}}}}\", \"messages\": {{{{messages}}}}}}'\n\
+             answer_pointer = \"/answer\"\n{contexts}\
+             session_header = \"X-Session-Id\"\ntraces = {traces}\n\n",
+            target.base
+        )
+    };
+    std::fs::write(
+        &config,
+        format!(
+            "[corpus]\npaths = [\"{}\"]\n\n[generation]\nn_test = 4\nconversations = 2\n\n\
+             [run]\ntrace_port = {trace_port}\ntrace_wait_ms = 3000\n\n{}{}{}",
+            docs.display(),
+            target_row("returned", "with-contexts", false),
+            target_row("traced", "traced", true),
+            target_row("silent", "silent", true),
+        ),
+    )
+    .unwrap();
+    let run = tmp.path().join("run");
+    let out = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+        .args(["test", "--config"])
+        .arg(&config)
+        .arg("--out")
+        .arg(&run)
+        .env("RAGTESTER_CACHE_DIR", tmp.path().join("cache"))
+        .output()
+        .unwrap();
+    succeeded(&out, "ragtester test against the traced target");
+    let configs: Vec<ragtester_core::Configuration> =
+        read_jsonl(&run.join("configs.jsonl")).unwrap();
+    let id = |name: &str| {
+        configs
+            .iter()
+            .find(|c| c.target.as_ref().is_some_and(|t| t.name == name))
+            .unwrap()
+            .id
+            .clone()
+    };
+    let (returned, traced, silent) = (id("returned"), id("traced"), id("silent"));
+    let answers: Vec<Answer> = read_jsonl(&run.join("answers.jsonl")).unwrap();
+    let verdicts: Vec<Verdict> = read_jsonl(&run.join("verdicts.jsonl")).unwrap();
+    let cases: Vec<TestCase> = read_jsonl(&run.join("suite.jsonl")).unwrap();
+    let mut compared = 0;
+    for case in &cases {
+        let of = |config: &str| {
+            verdicts
+                .iter()
+                .find(|v| v.case_id == case.id && v.config_id == config)
+        };
+        let (Some(a), Some(b)) = (of(&returned), of(&traced)) else {
+            continue;
+        };
+        let answer = answers
+            .iter()
+            .find(|x| x.case_id == case.id && x.config_id == traced)
+            .unwrap();
+        let trace = answer
+            .trace
+            .as_ref()
+            .expect("a traced call records its trace");
+        assert!(trace.spans >= 3, "{trace:?}");
+        assert_eq!(trace.convention.as_deref(), Some("openinference"));
+        assert_eq!(trace.model.as_deref(), Some("extractive-first-sentence"));
+        assert!(answer.usage.completion_tokens > 0);
+        assert!(!answer.contexts.is_empty() && !answer.contexts[0].document_id.is_empty());
+        assert_eq!(a.metrics.hit, b.metrics.hit, "{}", case.query);
+        assert_eq!(a.metrics.reciprocal_rank, b.metrics.reciprocal_rank);
+        assert_eq!(a.passed, b.passed, "{}", case.query);
+        assert_eq!(
+            a.attribution.as_ref().map(|x| x.cause),
+            b.attribution.as_ref().map(|x| x.cause)
+        );
+        compared += 1;
+    }
+    assert!(compared >= 4, "{compared} cells compared");
+    // The silent target ran; each answer says it came without a trace.
+    let quiet: Vec<&Answer> = answers.iter().filter(|a| a.config_id == silent).collect();
+    assert!(!quiet.is_empty());
+    for a in quiet {
+        assert!(a.error.is_none());
+        let note = a.trace.as_ref().and_then(|t| t.note.as_deref()).unwrap();
+        assert!(note.contains("no trace"), "{note}");
+    }
+    // Each conversation reached the service in one session per target, its turns in order (those a
+    // service can be fairly asked: skipped cells are never sent).
+    let sessions: Value = ureq_get(&format!("{}/sessions", target.base));
+    let skipped: Vec<ragtester_core::SkippedCell> =
+        read_jsonl(&run.join("skipped.jsonl")).unwrap_or_default();
+    let turns: Vec<&TestCase> = cases
+        .iter()
+        .filter(|c| c.turn.is_some() && !skipped.iter().any(|s| s.case_id == c.id))
+        .collect();
+    assert!(!turns.is_empty());
+    let conversations: std::collections::BTreeSet<&str> =
+        turns.iter().filter_map(|c| c.conversation()).collect();
+    let sessions = sessions.as_object().unwrap();
+    for conversation in conversations {
+        let mut asked: Vec<&TestCase> = turns
+            .iter()
+            .copied()
+            .filter(|c| c.conversation() == Some(conversation))
+            .collect();
+        asked.sort_by_key(|c| c.turn.as_ref().unwrap().index);
+        let queries: Vec<Value> = asked.iter().map(|c| json!(c.query)).collect();
+        let matching = sessions
+            .values()
+            .filter(|s| s.as_array().unwrap() == &queries)
+            .count();
+        assert_eq!(matching, 3, "one session per target for {conversation}");
+    }
+}
+
+fn ureq_get(url: &str) -> Value {
+    let body = Command::new("python3")
+        .args(["-c", "import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())"])
+        .arg(url)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&body.stdout).unwrap()
+}

@@ -1,0 +1,99 @@
+"""A RAG service instrumented with the OpenTelemetry Python SDK, as a user's would be: it retrieves the
+two paragraphs of a Markdown file sharing most words with the question, answers with the first sentence
+of the best one, and reports both steps as OpenInference spans through the SDK's OTLP/HTTP exporter
+(which reads OTEL_EXPORTER_OTLP_ENDPOINT). It joins the caller's trace from the `traceparent` header.
+
+  python traced_target.py PORT CORPUS.md
+
+Paths: POST /with-contexts returns the passages in its reply and is not traced by the caller;
+POST /traced returns the answer alone (the passages are only in its spans); POST /silent sends no span.
+Conversations: the `X-Session-Id` header names a session whose questions are kept in order, listed by
+GET /sessions.
+"""
+import json
+import re
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from opentelemetry import propagate, trace
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+port, corpus = int(sys.argv[1]), sys.argv[2]
+paragraphs = [p.strip() for p in open(corpus, encoding="utf-8").read().split("\n\n")]
+paragraphs = [p for p in paragraphs if p and not p.startswith("#")]
+
+provider = TracerProvider(resource=Resource.create({"service.name": "traced-target"}))
+# Spans are exported as each ends, so a call's trace is complete when its reply is.
+provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter()))
+tracer = provider.get_tracer("traced-target")
+
+sessions = {}
+lock = threading.Lock()
+
+
+def words(text):
+    return set(re.findall(r"\w+", text.lower()))
+
+
+def retrieve(query):
+    scored = [(len(words(query) & words(p)), -i, p) for i, p in enumerate(paragraphs)]
+    scored.sort(reverse=True)
+    return [(p, float(score), f"p{-neg}") for score, neg, p in scored[:2]]
+
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def reply(self, body):
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        with lock:
+            self.reply(sessions)
+
+    def do_POST(self):
+        request = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        query = request["query"]
+        session = self.headers.get("X-Session-Id")
+        if session:
+            with lock:
+                sessions.setdefault(session, []).append(query)
+        if self.path == "/silent":
+            passages = retrieve(query)
+            self.reply({"answer": passages[0][0].split(". ")[0] + "."})
+            return
+        parent = propagate.extract(dict(self.headers))
+        with tracer.start_as_current_span("rag", context=parent) as rag:
+            rag.set_attribute("openinference.span.kind", "CHAIN")
+            rag.set_attribute("input.value", query)
+            with tracer.start_as_current_span("retrieve") as span:
+                span.set_attribute("openinference.span.kind", "RETRIEVER")
+                span.set_attribute("input.value", query)
+                passages = retrieve(query)
+                for i, (text, score, pid) in enumerate(passages):
+                    span.set_attribute(f"retrieval.documents.{i}.document.id", pid)
+                    span.set_attribute(f"retrieval.documents.{i}.document.score", score)
+                    span.set_attribute(f"retrieval.documents.{i}.document.content", text)
+            with tracer.start_as_current_span("generate") as span:
+                span.set_attribute("openinference.span.kind", "LLM")
+                span.set_attribute("llm.model_name", "extractive-first-sentence")
+                answer = passages[0][0].split(". ")[0] + "."
+                span.set_attribute("llm.token_count.prompt", len(query.split()) + sum(len(p[0].split()) for p in passages))
+                span.set_attribute("llm.token_count.completion", len(answer.split()))
+        body = {"answer": answer}
+        if self.path == "/with-contexts":
+            body["contexts"] = [p[0] for p in passages]
+        self.reply(body)
+
+
+ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
