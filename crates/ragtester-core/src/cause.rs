@@ -33,10 +33,15 @@ pub enum FailureCause {
     /// The answer was judged wrong for another reason (off the question, unclear).
     #[serde(alias = "generation")]
     OffTarget,
+    /// A turn that names its subject only by reference failed because the referent was lost: retrieval
+    /// missed what the earlier turn named, or the system refused what the history makes answerable.
+    LostContext,
+    /// The answer contradicts what the system said earlier in the same conversation.
+    ContradictsEarlier,
 }
 
 impl FailureCause {
-    pub const ALL: [FailureCause; 12] = [
+    pub const ALL: [FailureCause; 14] = [
         FailureCause::ProviderError,
         FailureCause::JudgeError,
         FailureCause::InjectionFollowed,
@@ -49,6 +54,8 @@ impl FailureCause {
         FailureCause::Unfaithful,
         FailureCause::Incomplete,
         FailureCause::OffTarget,
+        FailureCause::LostContext,
+        FailureCause::ContradictsEarlier,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -65,6 +72,8 @@ impl FailureCause {
             FailureCause::Unfaithful => "unfaithful",
             FailureCause::Incomplete => "incomplete",
             FailureCause::OffTarget => "off_target",
+            FailureCause::LostContext => "lost_context",
+            FailureCause::ContradictsEarlier => "contradicts_earlier",
         }
     }
 
@@ -117,6 +126,12 @@ impl FailureCause {
             }
             FailureCause::OffTarget => {
                 "read the judge's reasons on these cases: the answer missed the question's point; a stronger generator or a clearer prompt usually helps"
+            }
+            FailureCause::LostContext => {
+                "rewrite each follow-up from the conversation before retrieval (history mode `rewrite`), and keep the earlier turns in the prompt"
+            }
+            FailureCause::ContradictsEarlier => {
+                "keep the conversation's earlier answers in the prompt and tell the model to stay consistent with them, or to say plainly what it corrects"
             }
         }
     }

@@ -55,7 +55,10 @@ impl Tracing {
         } else {
             self.wait
         };
-        let spans = self.receiver.collect(context.trace_id, wait, QUIET).await;
+        let spans = self
+            .receiver
+            .collect((context.trace_id, context.span_id), wait, QUIET)
+            .await;
         let mut record = TraceRecord {
             trace_id: context.trace_id_hex(),
             spans: spans.len(),

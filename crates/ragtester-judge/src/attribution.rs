@@ -4,8 +4,8 @@
 //! chunking, ranking); the judge's criteria decide between the generation causes.
 
 use ragtester_core::{
-    Answer, Attribution, FailureCause, Rating, RetrievedContext, SourceSpan, TestCase, Verdict,
-    VerdictStatus,
+    Answer, Attribution, FailureCause, Rating, RetrievedContext, SourceSpan, TestCase, TurnStep,
+    Verdict, VerdictStatus,
 };
 use ragtester_text::{keyword_recall, terms};
 use std::collections::{HashMap, HashSet};
@@ -17,6 +17,80 @@ const HOLDS: f64 = 0.8;
 /// The cause of a failed or errored verdict; None for a pass. `answer` is the cell's answer when the run
 /// has it (an errored cell's error text, a failed cell's passages).
 pub fn attribute(
+    case: &TestCase,
+    answer: Option<&Answer>,
+    verdict: &Verdict,
+) -> Option<Attribution> {
+    attribute_alone(case, answer, verdict).map(|a| lost_context(case, answer, a))
+}
+
+/// A follow-up (or a return to an earlier topic) names its subject only by reference: when it failed
+/// because retrieval missed, the answer refused or went off the point, the referent is what was lost.
+fn lost_context(case: &TestCase, answer: Option<&Answer>, found: Attribution) -> Attribution {
+    let Some(turn) = case
+        .turn
+        .as_ref()
+        .filter(|t| matches!(t.step, TurnStep::FollowUp | TurnStep::SwitchBack))
+    else {
+        return found;
+    };
+    if !matches!(
+        found.cause,
+        FailureCause::RetrievalMiss | FailureCause::OverRefusal | FailureCause::OffTarget
+    ) {
+        return found;
+    }
+    let stands_for = turn.standalone.as_deref().map_or(String::new(), |s| {
+        format!(" (it stands for «{}»)", clip(s, 100))
+    });
+    let asked = answer
+        .and_then(|a| a.rewritten_query.as_deref())
+        .map_or(String::new(), |q| {
+            format!("; the system rewrote it as «{}»", clip(q, 100))
+        });
+    Attribution {
+        cause: FailureCause::LostContext,
+        evidence: format!(
+            "a {} that names its subject only by reference{stands_for}{asked}: {}",
+            turn.step.as_str().replace('_', " "),
+            found.evidence
+        ),
+    }
+}
+
+/// A failed turn whose answer contradicts one of the system's earlier answers in the conversation (a
+/// changed figure, or a negation of the same statement); rule causes found first stay.
+pub fn contradiction(
+    history: &[ragtester_core::Message],
+    answer: &Answer,
+    found: Option<&Attribution>,
+) -> Option<Attribution> {
+    if found.is_some_and(|a| {
+        matches!(
+            a.cause,
+            FailureCause::ProviderError
+                | FailureCause::JudgeError
+                | FailureCause::InjectionFollowed
+                | FailureCause::LanguageMismatch
+        )
+    }) {
+        return None;
+    }
+    let earlier = history
+        .iter()
+        .filter(|m| m.role == ragtester_core::Role::Assistant)
+        .find(|m| ragtester_text::contradicts(&m.content, &answer.answer))?;
+    Some(Attribution {
+        cause: FailureCause::ContradictsEarlier,
+        evidence: format!(
+            "«{}» contradicts the earlier answer «{}»",
+            clip(&answer.answer, 100),
+            clip(&earlier.content, 100)
+        ),
+    })
+}
+
+fn attribute_alone(
     case: &TestCase,
     answer: Option<&Answer>,
     verdict: &Verdict,
@@ -364,8 +438,14 @@ fn clip(text: &str, max: usize) -> String {
     }
 }
 
-/// Set the attribution of every verdict whose cell failed or errored.
-pub fn attribute_all(cases: &[TestCase], answers: &[Answer], verdicts: &mut [Verdict]) {
+/// Set the attribution of every verdict whose cell failed or errored; a failed turn of a conversation
+/// whose answer contradicts an earlier one (`histories`) is attributed to that.
+pub fn attribute_all(
+    cases: &[TestCase],
+    answers: &[Answer],
+    verdicts: &mut [Verdict],
+    histories: Option<&crate::Histories>,
+) {
     let cases: HashMap<&str, &TestCase> = cases.iter().map(|c| (c.id.as_str(), c)).collect();
     let answers: HashMap<(&str, &str), &Answer> = answers
         .iter()
@@ -379,5 +459,14 @@ pub fn attribute_all(cases: &[TestCase], answers: &[Answer], verdicts: &mut [Ver
             .get(&(v.case_id.as_str(), v.config_id.as_str()))
             .copied();
         v.attribution = attribute(case, answer, v);
+        if v.passed == Some(false)
+            && let (Some(answer), Some(history)) = (
+                answer,
+                histories.and_then(|h| h.get(&(v.case_id.clone(), v.config_id.clone()))),
+            )
+            && let Some(contradiction) = contradiction(history, answer, v.attribution.as_ref())
+        {
+            v.attribution = Some(contradiction);
+        }
     }
 }

@@ -338,3 +338,47 @@ fn without_passages_retrieval_is_said_to_be_unchecked() {
         assert!(evidence.contains("could not be checked"), "{evidence}");
     });
 }
+
+/// A follow-up that names its subject by reference and misses it is a lost context, the question it
+/// stands for in the evidence; a turn whose answer changes what the system said earlier contradicts it.
+#[test]
+fn conversations_lose_their_referent_or_contradict_themselves() {
+    use ragtester_core::{ConversationKind, Message, Role, Turn, TurnStep};
+    each_language(|l| {
+        let mut c = case(l);
+        c.turn = Some(Turn {
+            conversation: "c".into(),
+            index: 2,
+            of: 2,
+            kind: ConversationKind::FollowUp,
+            step: TurnStep::FollowUp,
+            standalone: Some(l.query.into()),
+        });
+        let a = answer(l.refusal, vec![ctx(1, "other", 0, l.distractor)]);
+        let (got, evidence) = cause(&c, &a, ALL_TRUE);
+        assert_eq!(got, FailureCause::LostContext, "{}", l.code);
+        assert!(evidence.contains(l.query), "{evidence}");
+        // An opening turn misses as a single question does.
+        c.turn.as_mut().unwrap().step = TurnStep::Opening;
+        assert_eq!(cause(&c, &a, ALL_TRUE).0, FailureCause::RetrievalMiss);
+    });
+    let mut c = case(&EN);
+    c.turn = None;
+    let changed = answer(
+        "The relief valve opens at 6 bar.",
+        vec![ctx(1, "other", 0, EN.distractor)],
+    );
+    let history = [
+        Message::user("At what pressure does the relief valve open?"),
+        Message {
+            role: Role::Assistant,
+            content: "The relief valve opens at 4.5 bar.".into(),
+        },
+    ];
+    let found = ragtester_judge::attribution::contradiction(&history, &changed, None)
+        .expect("a changed figure contradicts");
+    assert_eq!(found.cause, FailureCause::ContradictsEarlier);
+    assert!(found.evidence.contains("4.5 bar"), "{}", found.evidence);
+    let same = answer("The relief valve opens at 4.5 bar.", vec![]);
+    assert!(ragtester_judge::attribution::contradiction(&history, &same, None).is_none());
+}

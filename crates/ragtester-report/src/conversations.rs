@@ -1,7 +1,8 @@
 //! Conversations as units: per configuration, how many conversations every turn of which passed, and the
 //! conversation-level checks — referent kept (follow-ups and returns to an earlier topic passed), refusal
 //! kept (an out-of-scope question pressed again still refused), correction followed, language switch
-//! followed — each over the turns of that step; and the failed conversations with their turns, for reading.
+//! followed — each over the turns of that step, and consistency (no answer contradicting an earlier one)
+//! over the conversations; and the failed conversations with their turns, for reading.
 
 use ragtester_core::{Answer, Configuration, TestCase, TurnStep, Verdict};
 use serde::{Deserialize, Serialize};
@@ -25,6 +26,9 @@ pub struct ConversationSummary {
     pub correction_followed: Rate,
     /// Turns in the other language: the share that passed (answered, in that language).
     pub language_followed: Rate,
+    /// Conversations in which no answer contradicts an earlier one (a changed figure, a negated
+    /// statement: `ragtester_text::contradicts`).
+    pub consistent: Rate,
     /// Per kind of conversation: conversations and those passed.
     pub kinds: BTreeMap<String, Rate>,
 }
@@ -114,6 +118,18 @@ pub fn conversations(
                     .and_then(|v| v.passed)
             };
             let all_passed = list.iter().all(|c| passed_turn(c) == Some(true));
+            let said: Vec<&str> = list
+                .iter()
+                .filter_map(|c| answers.get(&(c.id.as_str(), config.id.as_str())))
+                .filter(|a| a.error.is_none() && !a.answer.trim().is_empty())
+                .map(|a| a.answer.as_str())
+                .collect();
+            let contradicted = said.iter().enumerate().any(|(i, later)| {
+                said[..i]
+                    .iter()
+                    .any(|earlier| ragtester_text::contradicts(earlier, later))
+            });
+            s.consistent.add(!contradicted);
             s.conversations += 1;
             s.passed += usize::from(all_passed);
             let kind = list[0].turn.as_ref().map(|t| t.kind.as_str()).unwrap_or("");

@@ -41,7 +41,7 @@ pub fn render_csv(inputs: &ReportInputs<'_>) -> Result<String> {
 }
 
 /// The CSV's columns, in order.
-const CSV_COLUMNS: [&str; 34] = [
+const CSV_COLUMNS: [&str; 38] = [
     "case_id",
     "config_id",
     "configuration",
@@ -76,6 +76,11 @@ const CSV_COLUMNS: [&str; 34] = [
     "expected_answer",
     "answer",
     "error",
+    // A turn of a conversation: which, where, what it does, and the query the system rewrote it into.
+    "conversation",
+    "turn",
+    "turn_step",
+    "rewritten_query",
 ];
 
 /// `render_csv` streamed into `out`, row by row: a large run's CSV is never held whole.
@@ -134,6 +139,15 @@ pub fn write_csv(inputs: &ReportInputs<'_>, out: impl std::io::Write) -> Result<
             case.expected_answer.as_str(),
             answer.map_or("", |a| a.answer.as_str()),
             v.error.as_deref().unwrap_or(""),
+            case.conversation().unwrap_or(""),
+            &case
+                .turn
+                .as_ref()
+                .map_or(String::new(), |t| format!("{}/{}", t.index, t.of)),
+            case.turn.as_ref().map_or("", |t| t.step.as_str()),
+            answer
+                .and_then(|a| a.rewritten_query.as_deref())
+                .unwrap_or(""),
         ])?;
     }
     w.flush()?;
@@ -223,7 +237,20 @@ fn write_testcase<W: std::io::Write>(
     answer: Option<&Answer>,
     label: &str,
 ) -> std::io::Result<()> {
-    let name = xml_safe(&format!("[{}] {}", case.category.as_str(), case.query));
+    // A conversation's turn is named as one: the conversation, the turn's place, then the question.
+    let turn = case.turn.as_ref().map_or(String::new(), |t| {
+        format!(
+            "[conversation {} turn {}/{}] ",
+            &t.conversation[..t.conversation.len().min(8)],
+            t.index,
+            t.of
+        )
+    });
+    let name = xml_safe(&format!(
+        "{turn}[{}] {}",
+        case.category.as_str(),
+        case.query
+    ));
     let element = w
         .create_element("testcase")
         .with_attribute(("name", name.as_str()))

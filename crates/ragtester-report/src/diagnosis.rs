@@ -180,6 +180,12 @@ pub fn describe(cause: FailureCause) -> &'static str {
         }
         FailureCause::Incomplete => "the answer leaves out part of the expected answer",
         FailureCause::OffTarget => "the answer was judged off the question or unclear",
+        FailureCause::LostContext => {
+            "a follow-up lost what it refers to: retrieval or the answer missed the earlier turn's subject"
+        }
+        FailureCause::ContradictsEarlier => {
+            "the answer contradicts what the system said earlier in the conversation"
+        }
     }
 }
 

@@ -379,8 +379,14 @@ impl Judging<'_> {
             None => Vec::new(),
         };
         self.slim.extend(raw.iter().map(slim_verdict));
-        ragtester_judge::attribution::attribute_all(&setup.cases, batch, &mut panel_verdicts);
-        ragtester_judge::attribution::attribute_all(&setup.cases, batch, &mut raw);
+        for verdicts in [&mut panel_verdicts, &mut raw] {
+            ragtester_judge::attribution::attribute_all(
+                &setup.cases,
+                batch,
+                verdicts,
+                Some(&histories),
+            );
+        }
         // Reports follow the panel's verdicts when there is a panel, else the one judge's.
         let followed = if setup.panel.is_some() {
             &panel_verdicts

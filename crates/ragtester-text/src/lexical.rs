@@ -419,6 +419,36 @@ pub fn negated(text: &str) -> bool {
         || lower.chars().any(|c| CHINESE.contains(&c))
 }
 
+/// Whether `later` contradicts `earlier`, two statements by one speaker: about the same thing (most of
+/// their words shared) but one negated and the other not, or giving different numbers. A lexical signal —
+/// it sees "24 months" against "12 months" and "is covered" against "is not covered", not paraphrase.
+pub fn contradicts(earlier: &str, later: &str) -> bool {
+    let numbers = |t: &str| -> std::collections::BTreeSet<String> {
+        terms(t)
+            .into_iter()
+            .filter(|w| {
+                w.chars().all(|c| c.is_ascii_digit() || c == '.')
+                    && w.chars().any(|c| c.is_ascii_digit())
+            })
+            .collect()
+    };
+    let words = |t: &str| -> String {
+        terms(t)
+            .into_iter()
+            .filter(|w| !w.chars().any(|c| c.is_ascii_digit()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let Some(same_words) = term_f1(&words(earlier), &words(later)) else {
+        return false;
+    };
+    if same_words < 0.6 {
+        return false;
+    }
+    let (a, b) = (numbers(earlier), numbers(later));
+    (negated(earlier) != negated(later)) || (!a.is_empty() && !b.is_empty() && a.is_disjoint(&b))
+}
+
 /// F1 of two texts' [`terms`] (stemmed words, CJK bigrams), counted with multiplicity; None when either has
 /// no term.
 pub fn term_f1(a: &str, b: &str) -> Option<f64> {
@@ -529,6 +559,32 @@ pub fn words(text: &str) -> Vec<String> {
         .map(|w| w.trim().to_lowercase())
         .filter(|w| w.chars().any(char::is_alphanumeric) && !is_stop_word(w))
         .collect()
+}
+
+#[cfg(test)]
+mod contradiction_tests {
+    use super::contradicts;
+
+    #[test]
+    fn a_changed_number_or_a_negation_of_the_same_statement_contradicts() {
+        assert!(contradicts(
+            "The battery is covered for 24 months.",
+            "The battery is covered for 12 months."
+        ));
+        assert!(contradicts(
+            "Water damage is covered by the warranty.",
+            "Water damage is not covered by the warranty."
+        ));
+        assert!(contradicts("电池保修期为24个月。", "电池保修期为12个月。"));
+        assert!(!contradicts(
+            "The battery is covered for 24 months.",
+            "The charger is sold separately in every shop."
+        ));
+        assert!(!contradicts(
+            "The battery is covered for 24 months.",
+            "Yes, the battery is covered for 24 months."
+        ));
+    }
 }
 
 #[cfg(test)]

@@ -92,10 +92,17 @@ impl TraceReceiver {
         self.shared.inbox.lock().expect("never poisoned").ignored
     }
 
-    /// The spans of `trace_id`, once the trace has gone `quiet` (no span for that long) after its first
-    /// span, or when `wait` has passed since the call — whichever comes first; the trace is then forgotten.
-    /// Empty when the target sent nothing within `wait`.
-    pub async fn collect(&self, trace_id: [u8; 16], wait: Duration, quiet: Duration) -> Vec<Span> {
+    /// The spans of `trace_id`, once the trace is complete — the span the service made as the direct child
+    /// of `parent` (the caller's span, which ends after everything the call did) has arrived, or, for a
+    /// service that does not continue the caller's span, the trace has gone `quiet` after its first span —
+    /// or when `wait` has passed, whichever comes first; the trace is then forgotten. Empty when the
+    /// target sent nothing within `wait`.
+    pub async fn collect(
+        &self,
+        (trace_id, parent): ([u8; 16], [u8; 8]),
+        wait: Duration,
+        quiet: Duration,
+    ) -> Vec<Span> {
         use tokio::time::{Instant, timeout_at};
         let deadline = Instant::now() + wait;
         let (mut count, mut changed) = (0, Instant::now());
@@ -107,6 +114,9 @@ impl TraceReceiver {
             let now_count = self.count(&trace_id);
             if now_count != count {
                 (count, changed) = (now_count, Instant::now());
+            }
+            if count > 0 && self.has_child_of(&trace_id, &parent) {
+                break;
             }
             let until = if count == 0 {
                 deadline
@@ -121,6 +131,14 @@ impl TraceReceiver {
         }
         let mut inbox = self.shared.inbox.lock().expect("never poisoned");
         inbox.awaited.remove(&trace_id).unwrap_or_default()
+    }
+
+    fn has_child_of(&self, trace_id: &[u8; 16], parent: &[u8; 8]) -> bool {
+        let inbox = self.shared.inbox.lock().expect("never poisoned");
+        inbox
+            .awaited
+            .get(trace_id)
+            .is_some_and(|spans| spans.iter().any(|s| s.parent_span_id == parent))
     }
 
     fn count(&self, trace_id: &[u8; 16]) -> usize {
@@ -246,7 +264,11 @@ mod tests {
             .unwrap();
         assert_eq!(reply.status(), 200, "{}", reply.text().await.unwrap());
         let spans = receiver
-            .collect(mine, Duration::from_secs(2), Duration::from_millis(50))
+            .collect(
+                (mine, [0; 8]),
+                Duration::from_secs(2),
+                Duration::from_millis(50),
+            )
             .await;
         let names: Vec<&str> = spans.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["retrieve", "generate", "rerank"]);
@@ -269,12 +291,64 @@ mod tests {
         let started = std::time::Instant::now();
         let spans = receiver
             .collect(
-                [3; 16],
+                ([3; 16], [1; 8]),
                 Duration::from_millis(200),
                 Duration::from_millis(50),
             )
             .await;
         assert!(spans.is_empty());
         assert!(started.elapsed() >= Duration::from_millis(200));
+    }
+}
+
+#[cfg(test)]
+mod completion_tests {
+    use super::*;
+    use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans};
+
+    /// The service's span under the caller's ends the call: the trace is handed over at once, not after
+    /// a quiet period.
+    #[tokio::test]
+    async fn the_caller_s_child_span_completes_the_trace() {
+        let receiver = TraceReceiver::start(0, 1 << 20).unwrap();
+        let (trace, parent) = ([5u8; 16], [8u8; 8]);
+        receiver.expect(trace);
+        let root = Span {
+            trace_id: trace.to_vec(),
+            span_id: vec![1; 8],
+            parent_span_id: parent.to_vec(),
+            name: "rag".into(),
+            ..Default::default()
+        };
+        let body = ExportTraceServiceRequest {
+            resource_spans: vec![ResourceSpans {
+                scope_spans: vec![ScopeSpans {
+                    spans: vec![root],
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+        };
+        let http = ragtester_http::client_builder().build().unwrap();
+        http.post(format!("{}/v1/traces", receiver.endpoint()))
+            .header("content-type", "application/x-protobuf")
+            .body(body.encode_to_vec())
+            .send()
+            .await
+            .unwrap();
+        let started = std::time::Instant::now();
+        let spans = receiver
+            .collect(
+                (trace, parent),
+                Duration::from_secs(5),
+                Duration::from_secs(3),
+            )
+            .await;
+        assert_eq!(spans.len(), 1);
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            started.elapsed()
+        );
     }
 }
