@@ -207,6 +207,16 @@ async function main() {
     assert.ok((await page.textContent('#detail')).includes('Verdicts'));
     if (shots) await page.screenshot({ path: path.join(shots, 'ui-case.png') });
     await page.click('#detail .close');
+    // A conversation's turn is marked in the table and read with its whole conversation.
+    await page.selectOption('#filters [name=outcome]', '');
+    await page.selectOption('#filters [name=strategy]', 'conversation');
+    await page.waitForSelector('#result-table tbody tr .tag.turn');
+    await page.click('#result-table tbody tr:has(.tag.turn)');
+    await page.waitForSelector('#detail:not([hidden]) #detail-conversation li');
+    assert.ok(await page.locator('#detail-conversation li').count() >= 2, 'every turn of the conversation');
+    assert.equal(await page.locator('#detail-conversation li.current').count(), 1);
+    await page.click('#detail .close');
+    await page.selectOption('#filters [name=strategy]', '');
 
     step('compare and audit');
     await page.click('nav button[data-tab=compare]');

@@ -4,7 +4,7 @@
 
 use crate::paired::paired_tests;
 use crate::summary::primary_verdicts;
-use ragtester_core::{Configuration, Verdict, VerdictStatus};
+use ragtester_core::{Configuration, TestCase, Verdict, VerdictStatus};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
@@ -60,6 +60,21 @@ pub struct RunDiff {
     pub only_before: usize,
     pub only_after: usize,
     pub configs: Vec<ConfigDelta>,
+    /// Conversations, as units, whose every-turn-passed state changed in a configuration.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conversations: Vec<ConversationChange>,
+}
+
+/// A conversation that passed as a whole in one run and not in the other, with the turns that changed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConversationChange {
+    pub conversation: String,
+    pub config_id: String,
+    pub kind: String,
+    pub passed_before: bool,
+    pub passed_after: bool,
+    /// 1-based places of the turns whose outcome changed.
+    pub changed_turns: Vec<usize>,
 }
 
 /// Passed over every cell: a cell with no verdict counts against the rate, as in the report's gates.
@@ -73,8 +88,10 @@ fn pass_rate(verdicts: &[&Verdict]) -> Option<f64> {
     })
 }
 
-/// Compare run `before` with run `after` (each: its configurations and the first judge's verdicts).
+/// Compare run `before` with run `after` (each: its configurations and the first judge's verdicts);
+/// `cases` (the suite) groups a conversation's turns into one unit.
 pub fn diff_runs(
+    cases: &[TestCase],
     before: (&[Configuration], &[Verdict]),
     after: (&[Configuration], &[Verdict]),
 ) -> RunDiff {
@@ -94,6 +111,7 @@ pub fn diff_runs(
         only_before: bi.keys().filter(|k| !ai.contains_key(*k)).count(),
         only_after: ai.keys().filter(|k| !bi.contains_key(*k)).count(),
         configs: vec![],
+        conversations: conversation_changes(cases, &bi, &ai),
     };
     let mut keys: Vec<&(String, String)> = bi.keys().filter(|k| ai.contains_key(*k)).collect();
     keys.sort();
@@ -140,6 +158,57 @@ pub fn diff_runs(
     diff
 }
 
+/// Conversations whose every-turn-passed state differs between the runs, per configuration both ran.
+fn conversation_changes(
+    cases: &[TestCase],
+    before: &HashMap<(String, String), Outcome>,
+    after: &HashMap<(String, String), Outcome>,
+) -> Vec<ConversationChange> {
+    let mut turns: BTreeMap<&str, Vec<&TestCase>> = BTreeMap::new();
+    for case in cases {
+        if let Some(id) = case.conversation() {
+            turns.entry(id).or_default().push(case);
+        }
+    }
+    let configs: std::collections::BTreeSet<&str> = before
+        .keys()
+        .filter(|k| after.contains_key(*k))
+        .map(|k| k.1.as_str())
+        .collect();
+    let mut out = Vec::new();
+    for (id, list) in &mut turns {
+        list.sort_by_key(|c| c.turn.as_ref().map_or(0, |t| t.index));
+        for config in &configs {
+            let key = |c: &TestCase| (c.id.clone(), config.to_string());
+            let passed = |index: &HashMap<(String, String), Outcome>| {
+                list.iter()
+                    .all(|c| index.get(&key(c)) == Some(&Outcome::Passed))
+            };
+            let (was, is) = (passed(before), passed(after));
+            if was == is {
+                continue;
+            }
+            out.push(ConversationChange {
+                conversation: id.to_string(),
+                config_id: config.to_string(),
+                kind: list[0]
+                    .turn
+                    .as_ref()
+                    .map_or("", |t| t.kind.as_str())
+                    .to_string(),
+                passed_before: was,
+                passed_after: is,
+                changed_turns: list
+                    .iter()
+                    .filter(|c| before.get(&key(c)) != after.get(&key(c)))
+                    .filter_map(|c| c.turn.as_ref().map(|t| t.index))
+                    .collect(),
+            });
+        }
+    }
+    out
+}
+
 pub fn render_diff(diff: &RunDiff) -> String {
     let pct = |x: Option<f64>| x.map_or("–".to_string(), |v| format!("{:.1}%", v * 100.0));
     let mut out = String::new();
@@ -184,6 +253,22 @@ pub fn render_diff(diff: &RunDiff) -> String {
             out,
             "regressed: case {} in configuration {}",
             c.case_id, c.config_id
+        );
+    }
+    for c in &diff.conversations {
+        let turns: Vec<String> = c.changed_turns.iter().map(usize::to_string).collect();
+        let _ = writeln!(
+            out,
+            "conversation {} ({}) in configuration {}: {} (turns {} changed)",
+            c.conversation,
+            c.kind.replace('_', " "),
+            c.config_id,
+            if c.passed_after {
+                "now passes whole"
+            } else {
+                "no longer passes whole"
+            },
+            turns.join(", ")
         );
     }
     out
@@ -233,7 +318,7 @@ mod tests {
             v("c", None),
             v("e", Some(true)),
         ];
-        let d = diff_runs((&[], &before), (&[], &after));
+        let d = diff_runs(&[], (&[], &before), (&[], &after));
         // "c" passed and now errors: that is a regression too.
         let regressed: Vec<(&str, Outcome)> = d
             .regressions
@@ -247,6 +332,36 @@ mod tests {
         assert!(render_diff(&d).contains("2 regressions, 1 fixes, 0 error changes"));
         // The error counts against the pass rate after: 2 of 4 cells passed, not 2 of 3.
         assert_eq!(pass_rate(&after.iter().collect::<Vec<_>>()), Some(0.5));
+    }
+
+    #[test]
+    fn a_conversation_that_no_longer_passes_whole_is_one_change_naming_its_turns() {
+        let turn = |id: &str, index: usize| {
+            let mut c = crate::testdata::case(id, "q?");
+            c.turn = Some(ragtester_core::Turn {
+                conversation: "talk".into(),
+                index,
+                of: 2,
+                kind: ragtester_core::ConversationKind::FollowUp,
+                step: ragtester_core::TurnStep::Opening,
+                standalone: None,
+            });
+            c
+        };
+        let cases = vec![turn("t1", 1), turn("t2", 2)];
+        let before = vec![v("t1", Some(true)), v("t2", Some(true))];
+        let after = vec![v("t1", Some(true)), v("t2", Some(false))];
+        let d = diff_runs(&cases, (&[], &before), (&[], &after));
+        assert_eq!(d.conversations.len(), 1);
+        let c = &d.conversations[0];
+        assert_eq!((c.passed_before, c.passed_after), (true, false));
+        assert_eq!(c.changed_turns, [2]);
+        assert!(render_diff(&d).contains("conversation talk (follow up)"));
+        assert!(
+            diff_runs(&cases, (&[], &before), (&[], &before))
+                .conversations
+                .is_empty()
+        );
     }
 
     #[test]

@@ -10,7 +10,9 @@ pub fn diff(before: &Path, after: &Path, json: Option<&Path>) -> Result<RunDiff>
     let (before, after) = (RunDir::new(before), RunDir::new(after));
     let (b_configs, b_verdicts) = (before.configs()?, before.verdicts()?);
     let (a_configs, a_verdicts) = (after.configs()?, after.verdicts()?);
-    let diff = ragtester_report::diff_runs((&b_configs, &b_verdicts), (&a_configs, &a_verdicts));
+    let cases = after.cases()?;
+    let diff =
+        ragtester_report::diff_runs(&cases, (&b_configs, &b_verdicts), (&a_configs, &a_verdicts));
     if let Some(path) = json {
         ragtester_core::record::write_atomic(
             path,

@@ -325,7 +325,9 @@ async function loadPage() {
   },
   el('td', { class: `outcome-${r.outcome}` }, r.outcome), el('td', {}, r.cause ? r.cause.replaceAll('_', ' ') : ''),
   el('td', {}, r.category), el('td', {}, r.strategy), el('td', {}, r.config), el('td', {}, num(r.score)),
-  el('td', {}, num(r.latency_ms, 0)), el('td', {}, r.query), el('td', { class: 'answer' }, r.answer))));
+  el('td', {}, num(r.latency_ms, 0)),
+  el('td', {}, r.turn ? el('span', { class: 'tag turn' }, `turn ${r.turn}`) : '', r.turn ? ' ' : '', r.query),
+  el('td', { class: 'answer' }, r.answer))));
 }
 
 // Keywords marked in a text by splitting it: the pieces stay text nodes.
@@ -357,6 +359,14 @@ async function showDetail(caseId, configId) {
     el('p', {}, el('span', { class: `outcome-${d.outcome}` }, d.outcome), d.cause ? ` · ${d.cause.replaceAll('_', ' ')}` : '', ` · ${d.config_label}`),
   ];
   if (d.evidence) parts.push(el('p', { class: 'hint', id: 'detail-evidence' }, `Why: ${d.evidence}`));
+  if (d.conversation?.length) {
+    // A turn is read with its conversation: every turn as this configuration answered it, this one marked.
+    parts.push(el('h4', {}, `Conversation (${d.conversation.length} turns)`), el('ol', { id: 'detail-conversation' },
+      ...d.conversation.map((t) => el('li', { class: t.case_id === c.id ? 'current' : '' },
+        el('span', { class: `outcome-${t.outcome}` }, t.outcome), ` ${t.step.replaceAll('_', ' ')}: `, t.query,
+        t.rewritten_query && t.rewritten_query !== t.query ? el('div', { class: 'hint' }, `rewritten: ${t.rewritten_query}`) : '',
+        el('div', { class: 'answer' }, `→ ${t.answer ?? '(not asked)'}`)))));
+  }
   if (d.advice) parts.push(el('p', { class: 'hint', id: 'detail-advice' }, `What to change: ${d.advice}`));
   parts.push(
     el('h4', {}, 'Query'), el('div', { class: 'text', id: 'detail-query' }, c.query),

@@ -415,7 +415,11 @@ pub async fn compare(State(s): Shared, Query(q): Query<ComparePair>) -> ApiResul
     if a.verdicts.is_empty() || b.verdicts.is_empty() {
         return Err(ApiError::bad("both runs must be judged to be compared"));
     }
-    let diff = ragtester_report::diff_runs((&a.configs, &a.verdicts), (&b.configs, &b.verdicts));
+    let diff = ragtester_report::diff_runs(
+        &b.cases,
+        (&a.configs, &a.verdicts),
+        (&b.configs, &b.verdicts),
+    );
     Ok(Json(json!(diff)))
 }
 

@@ -83,6 +83,21 @@ pub struct RowView {
     pub latency_ms: Option<f64>,
     pub query: String,
     pub answer: String,
+    /// For a turn of a conversation: `2/3 follow up`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turn: Option<String>,
+}
+
+/// One turn of the conversation a cell belongs to, as the same configuration answered it.
+#[derive(Debug, Serialize)]
+pub struct TurnView<'a> {
+    pub case_id: &'a str,
+    pub index: usize,
+    pub step: &'static str,
+    pub query: &'a str,
+    pub rewritten_query: Option<&'a str>,
+    pub answer: Option<&'a str>,
+    pub outcome: Outcome,
 }
 
 #[derive(Debug, Serialize)]
@@ -121,6 +136,8 @@ pub struct CellDetail<'a> {
     pub advice: Option<&'static str>,
     /// Every judge's verdicts on the cell, the one reports follow first.
     pub verdicts: Vec<&'a Verdict>,
+    /// For a turn: its conversation's turns in order, as this configuration answered them.
+    pub conversation: Vec<TurnView<'a>>,
 }
 
 pub const MAX_PER_PAGE: usize = 500;
@@ -311,6 +328,9 @@ impl RunIndex {
                     latency_ms: latency(r),
                     query: snippet(&case.query, 160),
                     answer: snippet(answer.map_or("", |a| a.answer.as_str()), 200),
+                    turn: case.turn.as_ref().map(|t| {
+                        format!("{}/{} {}", t.index, t.of, t.step.as_str().replace('_', " "))
+                    }),
                 }
             })
             .collect();
@@ -401,6 +421,36 @@ impl RunIndex {
             }),
             advice: row.cause.map(FailureCause::advice),
             verdicts,
+            conversation: self.conversation(case, row.config),
         })
+    }
+
+    /// The turns of `case`'s conversation against configuration `config`, in order; empty for a single
+    /// question.
+    fn conversation(&self, case: &TestCase, config: usize) -> Vec<TurnView<'_>> {
+        let Some(id) = case.conversation() else {
+            return Vec::new();
+        };
+        let mut turns: Vec<TurnView<'_>> = self
+            .rows
+            .iter()
+            .filter(|r| r.config == config && self.cases[r.case].conversation() == Some(id))
+            .filter_map(|r| {
+                let c = &self.cases[r.case];
+                let turn = c.turn.as_ref()?;
+                let answer = r.answer.map(|a| &self.answers[a]);
+                Some(TurnView {
+                    case_id: &c.id,
+                    index: turn.index,
+                    step: turn.step.as_str(),
+                    query: &c.query,
+                    rewritten_query: answer.and_then(|a| a.rewritten_query.as_deref()),
+                    answer: answer.map(|a| a.error.as_deref().unwrap_or(&a.answer)),
+                    outcome: r.outcome,
+                })
+            })
+            .collect();
+        turns.sort_by_key(|t| t.index);
+        turns
     }
 }
