@@ -256,6 +256,21 @@ struct Slots {
 }
 
 impl Slots {
+    /// A permit of `semaphore`, the wait for it added to the cell's queueing time (ours, never the
+    /// system's latency).
+    async fn take<'s>(
+        semaphore: &'s Semaphore,
+        queue_ms: &mut f64,
+    ) -> tokio::sync::SemaphorePermit<'s> {
+        let waited = Instant::now();
+        let permit = semaphore
+            .acquire()
+            .await
+            .expect("the semaphore is never closed");
+        *queue_ms += ms(waited);
+        permit
+    }
+
     fn new(concurrency: usize) -> Self {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         // Retrieval is CPU work, or an HTTP call for remote embedders, rerankers and vector stores: more
@@ -327,13 +342,7 @@ async fn answer_cell(
             documents,
             tracing,
         } => {
-            let waited = Instant::now();
-            let call = slots
-                .calls
-                .acquire()
-                .await
-                .expect("the semaphore is never closed");
-            answer.latency.queue_ms = ms(waited);
+            let call = Slots::take(&slots.calls, &mut answer.latency.queue_ms).await;
             let called = Instant::now();
             let session = case.conversation().map(|conversation| {
                 ragtester_core::ids::stable_id("session", &(conversation, &pipeline.config.id))
@@ -440,13 +449,7 @@ async fn built_in(
             None => return Ok(()),
         }
     }
-    let waited = Instant::now();
-    let slot = slots
-        .retrievals
-        .acquire()
-        .await
-        .expect("the semaphore is never closed");
-    answer.latency.queue_ms += ms(waited);
+    let slot = Slots::take(&slots.retrievals, &mut answer.latency.queue_ms).await;
     let started = Instant::now();
     // Retrieval may run a model on the CPU (a query embedding, a cross-encoder): off the async workers.
     let (asked, restrict_to) = (query.clone(), case.restrict_to.clone());
@@ -493,13 +496,7 @@ async fn built_in(
             contexts: answer.contexts.clone(),
         },
     );
-    let waited = Instant::now();
-    let _call = slots
-        .calls
-        .acquire()
-        .await
-        .expect("the semaphore is never closed");
-    answer.latency.queue_ms += ms(waited);
+    let _call = Slots::take(&slots.calls, &mut answer.latency.queue_ms).await;
     let generation_started = Instant::now();
     match model.chat(&request).await {
         Ok(response) => {
@@ -539,13 +536,7 @@ async fn rewritten(
             query: query.to_string(),
         },
     );
-    let waited = Instant::now();
-    let _call = slots
-        .calls
-        .acquire()
-        .await
-        .expect("the semaphore is never closed");
-    answer.latency.queue_ms += ms(waited);
+    let _call = Slots::take(&slots.calls, &mut answer.latency.queue_ms).await;
     let started = Instant::now();
     let reply = model.chat(&request).await;
     answer.latency.retrieval_ms += ms(started);

@@ -85,6 +85,14 @@ pub struct ConfigSummary {
     /// reply, no error), without the time a cell waited for a call slot in our engine.
     pub latency_p50_ms: Option<f64>,
     pub latency_p95_ms: Option<f64>,
+    /// Median time of each step over the live answers that have it: the built-in pipeline's retrieval
+    /// (with query rewriting) and generation; a traced target's retrieval, rerank, embedding and generation
+    /// steps as its spans report them; an untraced target's whole call as generation.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub stage_p50_ms: BTreeMap<String, f64>,
+    /// For a target whose traces are received: how many calls came with a trace, of how many.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traced: Option<(usize, usize)>,
     /// Answers the latency figures are over.
     #[serde(default)]
     pub live_answers: usize,
@@ -594,6 +602,42 @@ struct LatencyFigures {
     replayed_share: Option<f64>,
     replayed_since: Option<u64>,
     note: Option<String>,
+    stages: BTreeMap<String, f64>,
+    traced: Option<(usize, usize)>,
+}
+
+/// Each step's median over the answers that have it (a traced answer's steps summed per answer).
+fn stage_medians(live: &[&&Answer]) -> BTreeMap<String, f64> {
+    let mut times: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for a in live {
+        match a.trace.as_ref().filter(|t| !t.stages.is_empty()) {
+            Some(trace) => {
+                let mut per: BTreeMap<&str, f64> = BTreeMap::new();
+                for s in &trace.stages {
+                    *per.entry(s.stage.as_str()).or_default() += s.ms;
+                }
+                for (stage, ms) in per {
+                    times.entry(stage.to_string()).or_default().push(ms);
+                }
+            }
+            None => {
+                if a.latency.retrieval_ms > 0.0 {
+                    times
+                        .entry("retrieval".into())
+                        .or_default()
+                        .push(a.latency.retrieval_ms);
+                }
+                times
+                    .entry("generation".into())
+                    .or_default()
+                    .push(a.latency.generation_ms);
+            }
+        }
+    }
+    times
+        .into_iter()
+        .filter_map(|(stage, ms)| Some((stage, percentile(&ms, 50.0)?)))
+        .collect()
 }
 
 fn latency_figures(answered: &[&Answer]) -> LatencyFigures {
@@ -617,7 +661,18 @@ fn latency_figures(answered: &[&Answer]) -> LatencyFigures {
     } else {
         None
     };
+    let traced = answered.iter().any(|a| a.trace.is_some()).then(|| {
+        let with = answered
+            .iter()
+            .filter(|a| a.trace.as_ref().is_some_and(|t| t.spans > 0));
+        (
+            with.count(),
+            answered.iter().filter(|a| a.trace.is_some()).count(),
+        )
+    });
     LatencyFigures {
+        stages: stage_medians(&live),
+        traced,
         p50: percentile(&latencies, 50.0),
         p95: percentile(&latencies, 95.0),
         live: live.len(),
@@ -728,6 +783,8 @@ fn config_summary(
         criteria: criteria_means(&vs),
         latency_p50_ms: latency.p50,
         latency_p95_ms: latency.p95,
+        stage_p50_ms: latency.stages,
+        traced: latency.traced,
         live_answers: latency.live,
         replayed_answers: latency.replayed,
         replayed_share: latency.replayed_share,

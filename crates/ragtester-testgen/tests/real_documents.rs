@@ -152,3 +152,50 @@ async fn questions_come_from_prose_in_a_readers_words() {
             .any(|n| n.class == SectionClass::TableOfContents)
     );
 }
+
+/// Conversations from a real PDF: every kind the manual yields is written from prose, its follow-ups refer
+/// back by a pronoun, and every turn with a source is located in the manual.
+#[tokio::test]
+async fn conversations_are_written_from_a_real_manual() {
+    let docs = vec![r_faq()];
+    let mut options = options(Generator::Ragtester);
+    options.conversations = 5;
+    let report = generate(&docs, &options, &OfflineModel, None, None)
+        .await
+        .unwrap();
+    let turns: Vec<&ragtester_core::TestCase> =
+        report.cases.iter().filter(|c| c.turn.is_some()).collect();
+    let conversations: std::collections::HashSet<&str> =
+        turns.iter().filter_map(|c| c.conversation()).collect();
+    assert!(
+        conversations.len() >= 3,
+        "{} conversations: {:?}",
+        conversations.len(),
+        report.documents[0].notes
+    );
+    for case in &turns {
+        assert_eq!(
+            case.section_class,
+            Some(SectionClass::Prose),
+            "{}",
+            case.query
+        );
+        for span in &case.source_spans {
+            assert!(!docs[0].slice(span.start, span.end).trim().is_empty());
+        }
+        let turn = case.turn.as_ref().unwrap();
+        if turn.step == ragtester_core::TurnStep::FollowUp {
+            let pieces = ragtester_text::word_pieces(&case.query.to_lowercase())
+                .into_iter()
+                .map(str::to_string)
+                .collect::<Vec<_>>();
+            assert!(
+                ["it", "its", "they", "them", "their"]
+                    .iter()
+                    .any(|p| pieces.iter().any(|w| w == p)),
+                "{}",
+                case.query
+            );
+        }
+    }
+}

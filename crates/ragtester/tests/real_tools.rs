@@ -615,6 +615,28 @@ fn an_instrumented_target_is_scored_from_its_own_spans() {
         compared += 1;
     }
     assert!(compared >= 4, "{compared} cells compared");
+    // The report gives the traced target's steps their own medians, from its spans.
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(run.join("summary.json")).unwrap()).unwrap();
+    let of = |id: &str| {
+        summary["configs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    let traced_summary = of(&traced);
+    for stage in ["retrieval", "generation"] {
+        assert!(
+            traced_summary["stage_p50_ms"][stage].as_f64().is_some(),
+            "{traced_summary}"
+        );
+    }
+    let calls = traced_summary["traced"][1].as_u64().unwrap();
+    assert_eq!(traced_summary["traced"][0].as_u64(), Some(calls));
+    assert_eq!(of(&silent)["traced"][0].as_u64(), Some(0));
     // The silent target ran; each answer says it came without a trace.
     let quiet: Vec<&Answer> = answers.iter().filter(|a| a.config_id == silent).collect();
     assert!(!quiet.is_empty());

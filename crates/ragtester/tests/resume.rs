@@ -17,6 +17,9 @@ fn killed_run_resumes_to_the_same_records() {
     server.set_latency(Duration::from_millis(120));
     let tmp = tempfile::tempdir().unwrap();
     let suite = suite(tmp.path());
+    // Conversations among the cases: their turns resume in order, each with the history the store holds.
+    let cases: Vec<ragtester_core::TestCase> = ragtester_core::read_jsonl(&suite).unwrap();
+    assert!(cases.iter().any(|c| c.turn.is_some()));
 
     let whole = tmp.path().join("whole");
     run_ok(&run_args(&suite, &whole), &server.openai_base());
@@ -147,7 +150,8 @@ fn a_killed_judge_resumes_without_judging_twice() {
 fn judge_errors_are_asked_again_when_the_judge_is_run_again() {
     let server = ScriptedServer::start_in_background();
     let tmp = tempfile::tempdir().unwrap();
-    let suite = suite(tmp.path());
+    // Single questions: every judge call of the first pass fails at the timeout, so cells cost time.
+    let suite = suite_with(tmp.path(), &["--conversations", "0"]);
     let run = tmp.path().join("run");
     run_ok(&run_args(&suite, &run), &server.openai_base());
     let cache = tempfile::tempdir().unwrap();

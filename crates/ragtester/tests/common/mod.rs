@@ -35,6 +35,11 @@ pub fn succeeds(command: &mut Command) -> std::process::Output {
 }
 
 pub fn suite(dir: &Path) -> PathBuf {
+    suite_with(dir, &[])
+}
+
+/// `suite` with more `generate` flags (`--conversations 0` for single questions only).
+pub fn suite_with(dir: &Path, flags: &[&str]) -> PathBuf {
     let suite = dir.join("suite.jsonl");
     let out = bin()
         .args([
@@ -46,6 +51,7 @@ pub fn suite(dir: &Path) -> PathBuf {
             "--n-test",
             "4",
         ])
+        .args(flags)
         .output()
         .unwrap();
     assert!(
