@@ -248,15 +248,19 @@ pub enum ConversationKind {
     RefusalKept,
     /// A turn asked in the other language; it is answered in that language.
     LanguageSwitch,
+    /// Two figures asked one after the other, then which is larger: answerable only from both earlier
+    /// answers.
+    Comparison,
 }
 
 impl ConversationKind {
-    pub const ALL: [ConversationKind; 5] = [
+    pub const ALL: [ConversationKind; 6] = [
         ConversationKind::FollowUp,
         ConversationKind::TopicSwitch,
         ConversationKind::Correction,
         ConversationKind::RefusalKept,
         ConversationKind::LanguageSwitch,
+        ConversationKind::Comparison,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -266,6 +270,7 @@ impl ConversationKind {
             ConversationKind::Correction => "correction",
             ConversationKind::RefusalKept => "refusal_kept",
             ConversationKind::LanguageSwitch => "language_switch",
+            ConversationKind::Comparison => "comparison",
         }
     }
 }
@@ -290,6 +295,8 @@ pub enum TurnStep {
     PressedAgain,
     /// A question in the other language than the turns before it.
     OtherLanguage,
+    /// Compares what earlier answers said ("which of the two is larger?").
+    Compare,
 }
 
 impl TurnStep {
@@ -303,6 +310,7 @@ impl TurnStep {
             TurnStep::OutOfScope => "out_of_scope",
             TurnStep::PressedAgain => "pressed_again",
             TurnStep::OtherLanguage => "other_language",
+            TurnStep::Compare => "compare",
         }
     }
 
@@ -310,7 +318,7 @@ impl TurnStep {
     pub fn needs_history(self) -> bool {
         matches!(
             self,
-            TurnStep::FollowUp | TurnStep::SwitchBack | TurnStep::PressedAgain
+            TurnStep::FollowUp | TurnStep::SwitchBack | TurnStep::PressedAgain | TurnStep::Compare
         )
     }
 }

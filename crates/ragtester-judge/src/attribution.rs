@@ -27,11 +27,12 @@ pub fn attribute(
 /// A follow-up (or a return to an earlier topic) names its subject only by reference: when it failed
 /// because retrieval missed, the answer refused or went off the point, the referent is what was lost.
 fn lost_context(case: &TestCase, answer: Option<&Answer>, found: Attribution) -> Attribution {
-    let Some(turn) = case
-        .turn
-        .as_ref()
-        .filter(|t| matches!(t.step, TurnStep::FollowUp | TurnStep::SwitchBack))
-    else {
+    let Some(turn) = case.turn.as_ref().filter(|t| {
+        matches!(
+            t.step,
+            TurnStep::FollowUp | TurnStep::SwitchBack | TurnStep::Compare
+        )
+    }) else {
         return found;
     };
     if !matches!(

@@ -17,8 +17,8 @@ pub struct ConversationSummary {
     /// Conversations whose every turn passed (a turn with no verdict is not a pass).
     pub passed: usize,
     pub pass_rate: Option<f64>,
-    /// Turns that name their subject only by reference (follow-ups, returns to an earlier topic): the
-    /// share that passed.
+    /// Turns that name their subject only by reference (follow-ups, returns to an earlier topic,
+    /// comparisons of earlier answers): the share that passed.
     pub referent_kept: Rate,
     /// Out-of-scope questions pressed again after other turns: the share still refused (passed).
     pub refusal_kept: Rate,
@@ -137,7 +137,9 @@ pub fn conversations(
             for case in list {
                 let passed = passed_turn(case) == Some(true);
                 match case.turn.as_ref().map(|t| t.step) {
-                    Some(TurnStep::FollowUp | TurnStep::SwitchBack) => s.referent_kept.add(passed),
+                    Some(TurnStep::FollowUp | TurnStep::SwitchBack | TurnStep::Compare) => {
+                        s.referent_kept.add(passed)
+                    }
                     Some(TurnStep::PressedAgain) => s.refusal_kept.add(passed),
                     Some(TurnStep::Correction) => s.correction_followed.add(passed),
                     Some(TurnStep::OtherLanguage) => s.language_followed.add(passed),

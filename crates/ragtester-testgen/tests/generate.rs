@@ -368,7 +368,7 @@ async fn conversations_of_every_kind_in_both_languages() {
         ),
     ];
     let mut options = options(Generator::Ragtester);
-    options.conversations = 5;
+    options.conversations = 6;
     options.n_test = 4;
     options.section_tokens = 60;
     let report = generate(&docs, &options, &OfflineModel, None, None)
@@ -377,7 +377,7 @@ async fn conversations_of_every_kind_in_both_languages() {
     let turns: Vec<&ragtester_core::TestCase> =
         report.cases.iter().filter(|c| c.turn.is_some()).collect();
     for doc in &report.documents {
-        assert_eq!(doc.conversations_produced, 5, "{doc:#?}");
+        assert_eq!(doc.conversations_produced, 6, "{doc:#?}");
         assert_eq!(doc.produced, 4, "single questions are counted apart");
     }
     let mut conversations: HashMap<&str, Vec<&ragtester_core::TestCase>> = HashMap::new();
@@ -387,7 +387,7 @@ async fn conversations_of_every_kind_in_both_languages() {
             .or_default()
             .push(case);
     }
-    assert_eq!(conversations.len(), 10);
+    assert_eq!(conversations.len(), 12);
     let mut kinds = HashSet::new();
     for (_, turns) in conversations {
         let first = turns[0].turn.as_ref().unwrap();
@@ -422,6 +422,18 @@ async fn conversations_of_every_kind_in_both_languages() {
                 }
                 _ => assert!(!case.source_spans.is_empty(), "{}", case.query),
             }
+        }
+        if first.kind == ragtester_core::ConversationKind::Comparison {
+            // Which of two figures is larger, worked out from the two answers it cites.
+            let compare = turns[2];
+            assert!(
+                compare.expected_answer.contains(" is larger than ")
+                    || compare.expected_answer.contains("大于"),
+                "{}",
+                compare.expected_answer
+            );
+            assert!(compare.source_spans.len() >= 2);
+            assert_eq!(compare.category, Category::Inference);
         }
         if first.kind == ragtester_core::ConversationKind::RefusalKept {
             assert_eq!(

@@ -35,6 +35,7 @@ impl<'a> DocWriter<'a> {
             ConversationKind::Correction => self.correction().await,
             ConversationKind::RefusalKept => self.refusal_kept().await,
             ConversationKind::LanguageSwitch => self.language_switch().await,
+            ConversationKind::Comparison => self.comparison().await,
         };
         let Some(turns) = turns else {
             self.notes.push(format!(
@@ -370,6 +371,137 @@ impl<'a> DocWriter<'a> {
     }
 }
 
+impl<'a> DocWriter<'a> {
+    /// Two figures in one unit from two sections, then which is larger. The expected answer is worked out
+    /// here from the two located answers, never asked of the writer; its spans are both answers' spans.
+    async fn comparison(&mut self) -> Option<Vec<(Draft<'a>, TurnStep, Option<String>)>> {
+        let mut found: Vec<(Draft<'a>, Figure)> = Vec::new();
+        for index in self.topics() {
+            if found.len() == 2 || self.stopped() {
+                break;
+            }
+            if found.iter().any(|(d, _)| d.section.index == index) {
+                continue;
+            }
+            let language = self.language(index);
+            if found.first().is_some_and(|(d, _)| d.language != language) {
+                continue;
+            }
+            for seed in 0..SEEDS_TRIED {
+                let earlier: Vec<&Draft<'a>> = found.iter().map(|(d, _)| d).collect();
+                let Some(draft) = self.turn_question(index, &language, seed, &earlier).await else {
+                    continue;
+                };
+                let Some(figure) = Figure::of(&draft.expected_answer) else {
+                    continue;
+                };
+                let fits = found.first().is_none_or(|(_, f)| {
+                    f.unit.eq_ignore_ascii_case(&figure.unit) && f.value != figure.value
+                });
+                if fits {
+                    found.push((draft, figure));
+                    break;
+                }
+            }
+        }
+        let [(first, a), (second, b)]: [(Draft<'a>, Figure); 2] = found.try_into().ok()?;
+        let zh = first.language == "zh";
+        let (larger, smaller) = if a.value > b.value {
+            (&a, &b)
+        } else {
+            (&b, &a)
+        };
+        let mut compare = Draft::new(
+            crate::reply::Reply {
+                question: if zh {
+                    "这两个数值哪个更大？".into()
+                } else {
+                    "Which of those two figures is larger?".into()
+                },
+                answer: if zh {
+                    format!("{}大于{}。", larger.text, smaller.text)
+                } else {
+                    format!("{} is larger than {}.", larger.text, smaller.text)
+                },
+                keywords: vec![larger.number.clone()],
+                false_claim: None,
+            },
+            Strategy::Conversation,
+            &first.language,
+            first.section,
+        );
+        compare.category = ragtester_core::Category::Inference;
+        compare.spans = first.spans.iter().chain(&second.spans).cloned().collect();
+        let standalone = if zh {
+            format!(
+                "“{}”和“{}”的答案，哪个数值更大？",
+                first.query, second.query
+            )
+        } else {
+            format!(
+                "Which is larger: the answer to \"{}\" or the answer to \"{}\"?",
+                first.query, second.query
+            )
+        };
+        Some(vec![
+            (first, TurnStep::Opening, None),
+            (second, TurnStep::Switch, None),
+            (compare, TurnStep::Compare, Some(standalone)),
+        ])
+    }
+}
+
+/// A figure an answer states: the number, as written and as a value, and the unit after it.
+#[derive(Debug, Clone, PartialEq)]
+struct Figure {
+    number: String,
+    value: f64,
+    unit: String,
+    /// The number and its unit as the answer writes them (`4.5 bar`, `24个月`).
+    text: String,
+}
+
+impl Figure {
+    /// The first number of `answer` with a unit right after it; None for a bare number or none.
+    fn of(answer: &str) -> Option<Self> {
+        let chars: Vec<char> = answer.chars().collect();
+        let start = chars.iter().position(|c| c.is_ascii_digit())?;
+        let mut end = start;
+        while end < chars.len()
+            && (chars[end].is_ascii_digit() || chars[end] == '.' || chars[end] == ',')
+        {
+            end += 1;
+        }
+        let number: String = chars[start..end].iter().collect::<String>();
+        let number = number.trim_end_matches(['.', ',']).to_string();
+        let value: f64 = number.replace(',', "").parse().ok()?;
+        let rest: String = chars[start + number.chars().count()..].iter().collect();
+        let after = rest.trim_start();
+        let unit: String = if after.starts_with(|c: char| ragtester_text::is_cjk(c)) {
+            after
+                .chars()
+                .take_while(|c| ragtester_text::is_cjk(*c))
+                .take(2)
+                .collect()
+        } else {
+            after
+                .chars()
+                .take_while(|c| c.is_alphabetic() || *c == '%')
+                .collect()
+        };
+        if unit.is_empty() {
+            return None;
+        }
+        let gap = if rest.starts_with(' ') { " " } else { "" };
+        Some(Self {
+            text: format!("{number}{gap}{unit}"),
+            number,
+            value,
+            unit,
+        })
+    }
+}
+
 /// The follow-up prompt, in the question's language.
 fn follow_up_messages(previous: &str, question: &str, language: &str) -> Vec<Message> {
     if language == "zh" {
@@ -404,5 +536,31 @@ fn lower_first(text: &str) -> String {
             c.to_lowercase().chain(chars).collect()
         }
         _ => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Figure;
+
+    #[test]
+    fn a_figure_is_a_number_with_its_unit() {
+        let f = Figure::of("The relief valve opens at 4.5 bar.").unwrap();
+        assert_eq!(
+            (f.number.as_str(), f.value, f.unit.as_str()),
+            ("4.5", 4.5, "bar")
+        );
+        assert_eq!(f.text, "4.5 bar");
+        let f = Figure::of("保修期为24个月。").unwrap();
+        assert_eq!(
+            (f.value, f.unit.as_str(), f.text.as_str()),
+            (24.0, "个月", "24个月")
+        );
+        assert_eq!(
+            Figure::of("1,200 revolutions per minute").unwrap().value,
+            1200.0
+        );
+        assert!(Figure::of("Chapter 3").is_none());
+        assert!(Figure::of("no figure").is_none());
     }
 }
