@@ -179,6 +179,7 @@ fn conversation_units(
     for turns in turns_of.values_mut() {
         turns.sort_by_key(|&c| cases[c].turn.as_ref().map_or(0, |t| t.index));
     }
+    let pending_set: std::collections::HashSet<(usize, usize)> = pending.iter().copied().collect();
     let mut units: Vec<Unit> = Vec::new();
     let mut unit_of: HashMap<(usize, &str), usize> = HashMap::new();
     for &(p, c) in pending {
@@ -199,7 +200,7 @@ fn conversation_units(
             cases: Vec::new(),
             history: Vec::new(),
         };
-        let pending_here = |t: usize| pending.contains(&(p, t));
+        let pending_here = |t: usize| pending_set.contains(&(p, t));
         for &t in &turns_of[conversation] {
             if pending_here(t) {
                 unit.cases.push(cases[t].clone());
@@ -681,10 +682,12 @@ mod conversation_tests {
     };
     use std::sync::Mutex;
 
-    /// Answers `A:<query>`, rewrites to `standalone: <query>`, and keeps every answer request it was sent.
+    /// Answers `A:<query>`, rewrites to `standalone: <query>` (or fails to, when `fail_rewrites`), and
+    /// keeps every answer request it was sent.
     #[derive(Default)]
     struct Recording {
         asked: Mutex<Vec<ChatRequest>>,
+        fail_rewrites: bool,
     }
 
     #[async_trait::async_trait]
@@ -694,6 +697,9 @@ mod conversation_tests {
         }
         async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
             let content = match &request.hint {
+                Some(TaskHint::Rewrite { .. }) if self.fail_rewrites => {
+                    anyhow::bail!("503 from the rewriting model")
+                }
                 Some(TaskHint::Rewrite { query, .. }) => format!("standalone: {query}"),
                 Some(TaskHint::Answer { query, .. }) => {
                     self.asked.lock().unwrap().push(request.clone());
@@ -842,6 +848,50 @@ mod conversation_tests {
                 .unwrap()
                 .unwrap()
                 .rewritten_query
+                .is_none()
+        );
+    }
+
+    /// A rewrite that fails is the turn's recorded error (never a pass, never an answer to the raw turn);
+    /// the next turn is still asked, with the failed turn's question and no answer in its history.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_failed_rewrite_is_the_turn_s_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = RunStore::open(dir.path()).unwrap();
+        let model = Arc::new(Recording {
+            fail_rewrites: true,
+            ..Default::default()
+        });
+        let pipelines = vec![pipelines(model.clone())[2].clone()];
+        let cases = vec![
+            case("t1", "How fast is the pump?", Some(1)),
+            case("t2", "How much does it move?", Some(2)),
+            case("t3", "And when is it serviced?", Some(3)),
+        ];
+        let counts = execute(&pipelines, &cases, &store, 2, None, &|_| {})
+            .await
+            .unwrap();
+        assert_eq!((counts.done, counts.errors), (3, 2));
+        let second = store
+            .answer("t2", &pipelines[0].config.id)
+            .unwrap()
+            .unwrap();
+        assert!(second.answer.is_empty());
+        assert!(
+            second
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("query rewriting failed"),
+            "{:?}",
+            second.error
+        );
+        assert!(
+            store
+                .answer("t1", &pipelines[0].config.id)
+                .unwrap()
+                .unwrap()
+                .error
                 .is_none()
         );
     }

@@ -83,6 +83,7 @@ pub fn conversations(
     configs: &[Configuration],
     answers: &HashMap<(&str, &str), &Answer>,
     verdicts: &HashMap<(&str, &str), &Verdict>,
+    skipped: &std::collections::HashSet<(&str, &str)>,
 ) -> (Vec<ConversationSummary>, Vec<FailedConversation>) {
     // Conversations in suite order, each with its turns in turn order.
     let mut order: Vec<&str> = Vec::new();
@@ -111,7 +112,16 @@ pub fn conversations(
             ..Default::default()
         };
         for id in &order {
-            let list = &turns[id];
+            // A turn the run could not fairly put to this system (skipped, with its reason) is neither a
+            // pass nor a fail of the conversation; the others are judged as asked.
+            let list: Vec<&TestCase> = turns[id]
+                .iter()
+                .copied()
+                .filter(|c| !skipped.contains(&(c.id.as_str(), config.id.as_str())))
+                .collect();
+            if list.is_empty() {
+                continue;
+            }
             let passed_turn = |case: &TestCase| {
                 verdicts
                     .get(&(case.id.as_str(), config.id.as_str()))
@@ -134,7 +144,7 @@ pub fn conversations(
             s.passed += usize::from(all_passed);
             let kind = list[0].turn.as_ref().map(|t| t.kind.as_str()).unwrap_or("");
             s.kinds.entry(kind.to_string()).or_default().add(all_passed);
-            for case in list {
+            for case in &list {
                 let passed = passed_turn(case) == Some(true);
                 match case.turn.as_ref().map(|t| t.step) {
                     Some(TurnStep::FollowUp | TurnStep::SwitchBack | TurnStep::Compare) => {

@@ -467,6 +467,11 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
             .iter()
             .map(|v| ((v.case_id.as_str(), v.config_id.as_str()), *v))
             .collect(),
+        &inputs
+            .skipped
+            .iter()
+            .map(|s| (s.case_id.as_str(), s.config_id.as_str()))
+            .collect(),
     );
     Summary {
         schema_version: ragtester_core::SCHEMA_VERSION,

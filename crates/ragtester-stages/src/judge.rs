@@ -312,12 +312,18 @@ impl Judging<'_> {
                 continue;
             };
             let key = (answer.config_id.clone(), conversation.to_string());
-            let turns = self.conversations.entry(key).or_default();
+            let last = case.turn.as_ref().is_some_and(|t| t.index >= t.of);
+            let turns = self.conversations.entry(key.clone()).or_default();
             if !turns.is_empty() {
                 histories.insert(
                     (answer.case_id.clone(), answer.config_id.clone()),
                     turns.clone(),
                 );
+            }
+            if last {
+                // Nothing comes after the last turn: its history is not held for the rest of the run.
+                self.conversations.remove(&key);
+                continue;
             }
             turns.push(ragtester_core::Message::user(case.query.clone()));
             if answer.error.is_none() {

@@ -21,6 +21,8 @@ pub struct MatrixOverrides {
     /// `paragraph`, `fixed`, `headings`.
     pub chunkers: Vec<String>,
     pub chunk_overlap: usize,
+    /// `none`, `prompt`, `rewrite`: how a conversation's earlier turns reach the built-in pipeline.
+    pub history: Vec<String>,
 }
 
 impl MatrixOverrides {
@@ -33,6 +35,7 @@ impl MatrixOverrides {
             && self.chunk_tokens.is_empty()
             && self.chunkers.is_empty()
             && self.chunk_overlap == 0
+            && self.history.is_empty()
     }
 
     /// Replace each axis that is given.
@@ -50,6 +53,9 @@ impl MatrixOverrides {
         }
         if !self.top_k.is_empty() {
             matrix.top_k = self.top_k.clone();
+        }
+        if !self.history.is_empty() {
+            matrix.history = parse_all(&self.history, ragtester_core::HistoryMode::parse)?;
         }
         if !self.chunk_tokens.is_empty() || !self.chunkers.is_empty() || self.chunk_overlap > 0 {
             matrix.chunking = self.chunkings()?;

@@ -451,6 +451,10 @@ pub(crate) struct RunCli {
     /// Tokens shared by consecutive chunks.
     #[arg(long = "chunk-overlap", default_value_t = 0)]
     pub(crate) chunk_overlap: usize,
+    /// How a conversation's earlier turns reach the built-in pipeline: none, prompt (chat messages in the
+    /// answer prompt; the default) or rewrite (the turn rewritten from them before retrieval); repeatable.
+    #[arg(long = "history")]
+    pub(crate) history: Vec<String>,
     /// TOML file whose [matrix] (and [run]) sections declare the configurations.
     #[arg(long)]
     pub(crate) config: Option<PathBuf>,

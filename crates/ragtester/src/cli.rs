@@ -216,6 +216,7 @@ async fn run_matrix(run: RunCli, cx: &StageContext<'_>) -> Result<u8> {
             chunk_tokens: run.chunk_tokens,
             chunkers: run.chunkers,
             chunk_overlap: run.chunk_overlap,
+            history: run.history,
         },
         concurrency: run.concurrency,
         budget_usd: run.budget_usd,
