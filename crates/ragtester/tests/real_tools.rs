@@ -482,12 +482,14 @@ struct TracedTarget {
 }
 
 impl TracedTarget {
-    fn start(python: &Path, corpus: &Path, trace_port: u16) -> Self {
+    /// The sample service on a free port; `replay` names the passages and answers `/replay` serves.
+    fn start(python: &Path, corpus: &Path, trace_port: u16, replay: Option<&Path>) -> Self {
         let port = free_port();
         let child = Command::new(python)
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real_tools/traced_target.py"))
             .arg(port.to_string())
             .arg(corpus)
+            .args(replay)
             .env(
                 "OTEL_EXPORTER_OTLP_ENDPOINT",
                 format!("http://127.0.0.1:{trace_port}"),
@@ -529,7 +531,7 @@ fn an_instrumented_target_is_scored_from_its_own_spans() {
     let corpus = docs.join("pump.md");
     std::fs::write(&corpus, format!("{PUMP_NOTES}\n{PUMP_PARTS}")).unwrap();
     let trace_port = free_port();
-    let target = TracedTarget::start(&python, &corpus, trace_port);
+    let target = TracedTarget::start(&python, &corpus, trace_port, None);
     let config = tmp.path().join("project.toml");
     // The same service three ways: passages in the reply; passages in its spans alone; no spans.
     let target_row = |name: &str, path: &str, traces: bool| {
@@ -671,6 +673,132 @@ fn an_instrumented_target_is_scored_from_its_own_spans() {
             .filter(|s| s.as_array().unwrap() == &queries)
             .count();
         assert_eq!(matching, 3, "one session per target for {conversation}");
+    }
+}
+
+/// A service whose retriever is ragtester's own (its passages and answers replayed from an in-process run,
+/// reported only in spans the real OpenTelemetry SDK exports) scores from those spans exactly as the
+/// in-process configuration did: every rule metric (hit, reciprocal rank, nDCG, recall, precision, keyword
+/// recall), the verdict and the failure's attribution, cell by cell, and the same hit rate and MRR.
+#[test]
+fn spans_of_our_own_retriever_score_as_it_does_in_process() {
+    let Some(python) = tools_python() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let corpus = docs.join("pump.md");
+    std::fs::write(&corpus, format!("{PUMP_NOTES}\n{PUMP_PARTS}")).unwrap();
+    let project = |body: &str| {
+        format!(
+            "[corpus]\npaths = [\"{}\"]\n\n[generation]\nn_test = 6\nconversations = 0\n\n{body}",
+            docs.display()
+        )
+    };
+    let test = |name: &str, config: String, out: &Path| {
+        let file = tmp.path().join(format!("{name}.toml"));
+        std::fs::write(&file, config).unwrap();
+        let done = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+            .args(["test", "--config"])
+            .arg(&file)
+            .arg("--out")
+            .arg(out)
+            .env("RAGTESTER_CACHE_DIR", tmp.path().join("cache"))
+            .output()
+            .unwrap();
+        succeeded(&done, name);
+    };
+    let inner = tmp.path().join("inner");
+    test(
+        "in-process",
+        project(
+            "[matrix]\nllm = [\"offline\"]\nembedder = [\"hash\"]\nretriever = [\"bm25\"]\ntop_k = [2]\n\
+             chunking = [{ max_tokens = 48, overlap_tokens = 0 }]\n",
+        ),
+        &inner,
+    );
+    let configs: Vec<ragtester_core::Configuration> =
+        read_jsonl(&inner.join("configs.jsonl")).unwrap();
+    assert_eq!(configs.len(), 1, "{configs:?}");
+    let answers: Vec<Answer> = read_jsonl(&inner.join("answers.jsonl")).unwrap();
+    let cases: Vec<TestCase> = read_jsonl(&inner.join("suite.jsonl")).unwrap();
+    let query = |id: &str| &cases.iter().find(|c| c.id == id).unwrap().query;
+    let replay: serde_json::Map<String, Value> = answers
+        .iter()
+        .map(|a| {
+            assert!(a.error.is_none(), "{a:?}");
+            let passages: Vec<Value> = a
+                .contexts
+                .iter()
+                .map(|c| json!({"id": c.chunk_id, "score": c.score, "text": c.text}))
+                .collect();
+            (
+                query(&a.case_id).clone(),
+                json!({"answer": a.answer, "passages": passages}),
+            )
+        })
+        .collect();
+    let replay_file = tmp.path().join("replay.json");
+    std::fs::write(&replay_file, Value::Object(replay).to_string()).unwrap();
+    let trace_port = free_port();
+    let target = TracedTarget::start(&python, &corpus, trace_port, Some(&replay_file));
+    let outer = tmp.path().join("outer");
+    test(
+        "traced",
+        project(&format!(
+            "[run]\ntrace_port = {trace_port}\ntrace_wait_ms = 3000\n\n[[target]]\nname = \"replayed\"\n\
+             type = \"http\"\nurl = \"{}/replay\"\nbody = '{{\"query\": \"{{{{query}}}}\"}}'\n\
+             answer_pointer = \"/answer\"\ntraces = true\n",
+            target.base
+        )),
+        &outer,
+    );
+    let verdicts =
+        |run: &Path| -> Vec<Verdict> { read_jsonl(&run.join("verdicts.jsonl")).unwrap() };
+    let (inside, outside) = (verdicts(&inner), verdicts(&outer));
+    assert_eq!(inside.len(), answers.len());
+    assert_eq!(
+        outside.len(),
+        inside.len(),
+        "the same suite, every case answered"
+    );
+    let traced: Vec<Answer> = read_jsonl(&outer.join("answers.jsonl")).unwrap();
+    let mut hits = 0;
+    for a in &inside {
+        let b = outside
+            .iter()
+            .find(|b| query(&b.case_id) == query(&a.case_id))
+            .expect("the traced run asked the same question");
+        let answer = traced.iter().find(|x| x.case_id == b.case_id).unwrap();
+        assert!(
+            answer.trace.as_ref().is_some_and(|t| t.spans >= 3),
+            "{answer:?}"
+        );
+        assert_eq!(a.metrics, b.metrics, "{}", query(&a.case_id));
+        assert_eq!(a.passed, b.passed, "{}", query(&a.case_id));
+        assert_eq!(
+            a.attribution.as_ref().map(|x| x.cause),
+            b.attribution.as_ref().map(|x| x.cause),
+            "{}",
+            query(&a.case_id)
+        );
+        hits += usize::from(a.metrics.hit == Some(true));
+    }
+    assert!(
+        hits > 0 && inside.len() >= 4,
+        "{hits} hits in {} cells",
+        inside.len()
+    );
+    let summary = |run: &Path| -> Value {
+        let s: Value =
+            serde_json::from_slice(&std::fs::read(run.join("summary.json")).unwrap()).unwrap();
+        s["configs"][0].clone()
+    };
+    let (a, b) = (summary(&inner), summary(&outer));
+    for figure in ["hit_rate", "mrr", "pass_rate"] {
+        assert_eq!(a[figure], b[figure], "{figure}: {a} against {b}");
+        assert!(a[figure].is_number(), "{figure}: {a}");
     }
 }
 

@@ -3,10 +3,13 @@ two paragraphs of a Markdown file sharing most words with the question, answers 
 of the best one, and reports both steps as OpenInference spans through the SDK's OTLP/HTTP exporter
 (which reads OTEL_EXPORTER_OTLP_ENDPOINT). It joins the caller's trace from the `traceparent` header.
 
-  python traced_target.py PORT CORPUS.md
+  python traced_target.py PORT CORPUS.md [REPLAY.json]
 
 Paths: POST /with-contexts returns the passages in its reply and is not traced by the caller;
 POST /traced returns the answer alone (the passages are only in its spans); POST /silent sends no span.
+POST /replay answers as /traced but with another retriever's passages and answer, read per question from
+REPLAY.json ({"question": {"answer": "...", "passages": [{"id", "score", "text"}]}}): a service whose
+retriever is the one ragtester runs in-process.
 Conversations: the `X-Session-Id` header names a session whose questions are kept in order, listed by
 GET /sessions.
 """
@@ -23,6 +26,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 port, corpus = int(sys.argv[1]), sys.argv[2]
+replay = json.load(open(sys.argv[3], encoding="utf-8")) if len(sys.argv) > 3 else {}
 paragraphs = [p.strip() for p in open(corpus, encoding="utf-8").read().split("\n\n")]
 paragraphs = [p for p in paragraphs if p and not p.startswith("#")]
 
@@ -39,7 +43,9 @@ def words(text):
     return set(re.findall(r"\w+", text.lower()))
 
 
-def retrieve(query):
+def retrieve(query, replaying=False):
+    if replaying:
+        return [(p["text"], p["score"], p["id"]) for p in replay[query]["passages"]]
     scored = [(len(words(query) & words(p)), -i, p) for i, p in enumerate(paragraphs)]
     scored.sort(reverse=True)
     return [(p, float(score), f"p{-neg}") for score, neg, p in scored[:2]]
@@ -79,7 +85,7 @@ class Handler(BaseHTTPRequestHandler):
             with tracer.start_as_current_span("retrieve") as span:
                 span.set_attribute("openinference.span.kind", "RETRIEVER")
                 span.set_attribute("input.value", query)
-                passages = retrieve(query)
+                passages = retrieve(query, self.path == "/replay")
                 for i, (text, score, pid) in enumerate(passages):
                     span.set_attribute(f"retrieval.documents.{i}.document.id", pid)
                     span.set_attribute(f"retrieval.documents.{i}.document.score", score)
@@ -87,7 +93,7 @@ class Handler(BaseHTTPRequestHandler):
             with tracer.start_as_current_span("generate") as span:
                 span.set_attribute("openinference.span.kind", "LLM")
                 span.set_attribute("llm.model_name", "extractive-first-sentence")
-                answer = passages[0][0].split(". ")[0] + "."
+                answer = replay[query]["answer"] if self.path == "/replay" else passages[0][0].split(". ")[0] + "."
                 span.set_attribute("llm.token_count.prompt", len(query.split()) + sum(len(p[0].split()) for p in passages))
                 span.set_attribute("llm.token_count.completion", len(answer.split()))
         body = {"answer": answer}
