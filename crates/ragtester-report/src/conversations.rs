@@ -13,8 +13,14 @@ use std::collections::{BTreeMap, HashMap};
 pub struct ConversationSummary {
     pub config_id: String,
     pub label: String,
+    /// Conversations every turn of which was put to this system.
     pub conversations: usize,
-    /// Conversations whose every turn passed (a turn with no verdict is not a pass).
+    /// Conversations with a turn the run could not fairly put to this system (skipped, with its reason):
+    /// neither passed nor failed whole, since the system never had the whole conversation. Their asked
+    /// turns still count in the per-step rates.
+    #[serde(default)]
+    pub incomplete: usize,
+    /// Of `conversations`, those whose every turn passed (a turn with no verdict is not a pass).
     pub passed: usize,
     pub pass_rate: Option<f64>,
     /// Turns that name their subject only by reference (follow-ups, returns to an earlier topic,
@@ -113,7 +119,7 @@ pub fn conversations(
         };
         for id in &order {
             // A turn the run could not fairly put to this system (skipped, with its reason) is neither a
-            // pass nor a fail of the conversation; the others are judged as asked.
+            // pass nor a fail; its conversation is incomplete, and its other turns are judged as asked.
             let list: Vec<&TestCase> = turns[id]
                 .iter()
                 .copied()
@@ -122,6 +128,7 @@ pub fn conversations(
             if list.is_empty() {
                 continue;
             }
+            let complete = list.len() == turns[id].len();
             let passed_turn = |case: &TestCase| {
                 verdicts
                     .get(&(case.id.as_str(), config.id.as_str()))
@@ -140,10 +147,14 @@ pub fn conversations(
                     .any(|earlier| ragtester_text::contradicts(earlier, later))
             });
             s.consistent.add(!contradicted);
-            s.conversations += 1;
-            s.passed += usize::from(all_passed);
             let kind = list[0].turn.as_ref().map(|t| t.kind.as_str()).unwrap_or("");
-            s.kinds.entry(kind.to_string()).or_default().add(all_passed);
+            if complete {
+                s.conversations += 1;
+                s.passed += usize::from(all_passed);
+                s.kinds.entry(kind.to_string()).or_default().add(all_passed);
+            } else {
+                s.incomplete += 1;
+            }
             for case in &list {
                 let passed = passed_turn(case) == Some(true);
                 match case.turn.as_ref().map(|t| t.step) {
@@ -156,7 +167,7 @@ pub fn conversations(
                     _ => {}
                 }
             }
-            if !all_passed && failed.len() < MAX_FAILED {
+            if complete && !all_passed && failed.len() < MAX_FAILED {
                 failed.push(FailedConversation {
                     conversation: id.to_string(),
                     config_id: config.id.clone(),
@@ -194,4 +205,46 @@ pub fn conversations(
         summaries.push(s);
     }
     (summaries, failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testdata::{config, turn, verdict};
+    use ragtester_core::VerdictStatus;
+    use std::collections::HashSet;
+
+    #[test]
+    fn a_conversation_with_a_skipped_turn_is_incomplete_never_passed() {
+        let cases = [
+            turn("a1", "a", 1, 2),
+            turn("a2", "a", 2, 2),
+            turn("b1", "b", 1, 2),
+            turn("b2", "b", 2, 2),
+            turn("c1", "c", 1, 2),
+            turn("c2", "c", 2, 2),
+        ];
+        let configs = [config()];
+        let id = configs[0].id.as_str();
+        let verdicts: Vec<Verdict> = [("a1", true), ("a2", true), ("b1", true), ("c1", true)]
+            .iter()
+            .chain(&[("c2", false)])
+            .map(|(case, passed)| verdict(case, id, Some(*passed), VerdictStatus::Ok))
+            .collect();
+        let by_cell = verdicts
+            .iter()
+            .map(|v| ((v.case_id.as_str(), v.config_id.as_str()), v))
+            .collect();
+        let skipped: HashSet<(&str, &str)> = [("b2", id)].into();
+        let (summaries, failed) =
+            conversations(&cases, &configs, &HashMap::new(), &by_cell, &skipped);
+        let s = &summaries[0];
+        assert_eq!((s.conversations, s.incomplete, s.passed), (2, 1, 1));
+        assert_eq!(s.pass_rate, Some(0.5));
+        assert_eq!(s.kinds["follow_up"].of, 2);
+        // The asked turns of the incomplete conversation still count per step; the skipped one does not.
+        assert_eq!((s.referent_kept.passed, s.referent_kept.of), (1, 2));
+        assert_eq!(failed.len(), 1);
+        assert_eq!(failed[0].conversation, "c");
+    }
 }

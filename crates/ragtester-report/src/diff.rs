@@ -336,18 +336,7 @@ mod tests {
 
     #[test]
     fn a_conversation_that_no_longer_passes_whole_is_one_change_naming_its_turns() {
-        let turn = |id: &str, index: usize| {
-            let mut c = crate::testdata::case(id, "q?");
-            c.turn = Some(ragtester_core::Turn {
-                conversation: "talk".into(),
-                index,
-                of: 2,
-                kind: ragtester_core::ConversationKind::FollowUp,
-                step: ragtester_core::TurnStep::Opening,
-                standalone: None,
-            });
-            c
-        };
+        let turn = |id: &str, index| crate::testdata::turn(id, "talk", index, 2);
         let cases = vec![turn("t1", 1), turn("t2", 2)];
         let before = vec![v("t1", Some(true)), v("t2", Some(true))];
         let after = vec![v("t1", Some(true)), v("t2", Some(false))];

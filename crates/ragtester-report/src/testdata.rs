@@ -33,6 +33,24 @@ pub fn case(id: &str, query: &str) -> TestCase {
     }
 }
 
+/// Turn `index` of `of` of the follow-up conversation `conversation`.
+pub fn turn(id: &str, conversation: &str, index: usize, of: usize) -> TestCase {
+    let mut c = case(id, "q?");
+    c.turn = Some(ragtester_core::Turn {
+        conversation: conversation.into(),
+        index,
+        of,
+        kind: ragtester_core::ConversationKind::FollowUp,
+        step: if index == 1 {
+            ragtester_core::TurnStep::Opening
+        } else {
+            ragtester_core::TurnStep::FollowUp
+        },
+        standalone: None,
+    });
+    c
+}
+
 pub fn verdict(case: &str, config: &str, passed: Option<bool>, status: VerdictStatus) -> Verdict {
     let c = |r| Criterion {
         rating: r,
