@@ -7,8 +7,10 @@ use crate::events::Events;
 use crate::manifest::{ManifestInputs, RunManifest};
 use crate::run_dir::{self, RunDir, SKIPPED};
 use anyhow::{Context, Result, bail};
-use ragtester_core::{Configuration, Document, TestCase};
+use ragtester_core::{Configuration, Document, HistoryMode, TestCase};
 use ragtester_store::RunStore;
+use ragtester_text::tokens::count_tokens;
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -359,30 +361,45 @@ pub async fn run_request(req: &MatrixRequest<'_>, cx: &StageContext<'_>) -> Resu
     })
 }
 
+/// Tokens assumed for each reply: the extractive answers of the spec's rubric rarely need more.
+const REPLY_TOKENS: usize = 96;
+/// Tokens assumed for a rewritten question (the `rewrite` history mode's reply).
+const REWRITE_REPLY_TOKENS: usize = 48;
+
 /// What a run would cost, before it runs: cells, and prompt tokens estimated from the query, the answer
-/// prompt and top-k chunks of the configured size, plus an allowance for the reply.
+/// prompt and top-k chunks of the configured size, plus an allowance for the reply; a conversation's later
+/// turns add its earlier turns (each question and a reply's allowance) to the prompt when the history is in
+/// it, or a rewriting call of their own when it is rewritten.
 pub fn estimate(
     cases: &[TestCase],
     configs: &[Configuration],
     prices: &ragtester_core::config::PriceTable,
     run: &ragtester_core::config::RunSettings,
 ) -> String {
-    use ragtester_text::tokens::count_tokens;
-    /// Tokens assumed for each reply: the extractive answers of the spec's rubric rarely need more.
-    const REPLY_TOKENS: usize = 96;
-    let frame = count_tokens(
-        &ragtester_exec::answer_messages("", &[], &[])
-            .iter()
-            .map(|m| m.content.as_str())
-            .collect::<String>(),
-    );
+    let frame = prompt_tokens(&ragtester_exec::answer_messages("", &[], &[]));
+    let rewrite_frame = prompt_tokens(&ragtester_exec::rewrite_messages(&[], ""));
     let queries: usize = cases.iter().map(|c| count_tokens(&c.query)).sum();
+    let history = history_tokens(cases);
+    let later_turns = cases
+        .iter()
+        .filter(|c| c.turn.as_ref().is_some_and(|t| t.index > 1))
+        .count();
     let mut out = String::new();
     let (mut all_prompt, mut all_reply, mut all_cost) = (0usize, 0usize, None::<f64>);
     for c in configs {
         let per_case_context = c.top_k * c.chunking.max_tokens;
-        let prompt = queries + cases.len() * (frame + per_case_context);
-        let reply = cases.len() * REPLY_TOKENS;
+        let mut prompt = queries + cases.len() * (frame + per_case_context);
+        let mut reply = cases.len() * REPLY_TOKENS;
+        let mut rewrites = String::new();
+        match c.history {
+            HistoryMode::None => {}
+            HistoryMode::Prompt => prompt += history,
+            HistoryMode::Rewrite => {
+                prompt += history + later_turns * rewrite_frame;
+                reply += later_turns * REWRITE_REPLY_TOKENS;
+                rewrites = format!("  (with {later_turns} rewriting calls)");
+            }
+        }
         all_prompt += prompt;
         all_reply += reply;
         let cost = prices
@@ -392,7 +409,7 @@ pub fn estimate(
             all_cost = Some(all_cost.unwrap_or(0.0) + x);
         }
         out.push_str(&format!(
-            "{:<44} {:>6} cells  ~{:>9} prompt tokens  ~{:>8} reply tokens  {}\n",
+            "{:<44} {:>6} cells  ~{:>9} prompt tokens  ~{:>8} reply tokens  {}{rewrites}\n",
             c.label(),
             cases.len(),
             prompt,
@@ -431,6 +448,38 @@ pub fn estimate(
     out
 }
 
+fn prompt_tokens(messages: &[ragtester_core::Message]) -> usize {
+    count_tokens(
+        &messages
+            .iter()
+            .map(|m| m.content.as_str())
+            .collect::<String>(),
+    )
+}
+
+/// The earlier turns every later turn of a conversation carries: each earlier question and a reply's
+/// allowance, summed over the suite's turns.
+fn history_tokens(cases: &[TestCase]) -> usize {
+    let mut turns: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+    for case in cases {
+        if let (Some(id), Some(turn)) = (case.conversation(), case.turn.as_ref()) {
+            let entry = turns.entry(id).or_default();
+            entry.push((turn.index, count_tokens(&case.query)));
+        }
+    }
+    turns
+        .values()
+        .flat_map(|list| {
+            list.iter().map(|&(index, _)| {
+                list.iter()
+                    .filter(|&&(earlier, _)| earlier < index)
+                    .map(|&(_, tokens)| tokens + REPLY_TOKENS)
+                    .sum::<usize>()
+            })
+        })
+        .sum()
+}
+
 /// The registry as a run's pipelines see it: chat models as the system under test (the run's sampling,
 /// budget and replay choice), embedders and rerankers from the registry, graphs in its index cache.
 struct RunModels<'a> {
@@ -455,5 +504,97 @@ impl ragtester_exec::ModelSource for RunModels<'_> {
     }
     fn vector_store(&self) -> Option<String> {
         self.args.vector_store.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ragtester_core::{
+        Category, ConversationKind, Generator, RetrieverKind, Strategy, Turn, TurnStep,
+    };
+
+    fn case(id: &str, query: &str, turn: Option<(usize, usize)>) -> TestCase {
+        TestCase {
+            schema_version: ragtester_core::SCHEMA_VERSION,
+            id: id.into(),
+            category: Category::Core,
+            strategy: Strategy::Coverage,
+            generator: Generator::Ragtester,
+            query: query.into(),
+            expected_answer: "e".into(),
+            keywords: vec![],
+            source_spans: vec![],
+            document_id: "d".into(),
+            restrict_to: vec![],
+            must_not_contain: vec![],
+            language: "en".into(),
+            readability: None,
+            readability_measure: None,
+            generator_model: "offline".into(),
+            prompt_version: "v".into(),
+            false_premise: None,
+            injected_documents: Vec::new(),
+            critic: None,
+            unanswerable_in_corpus: None,
+            section_class: None,
+            turn: turn.map(|(index, of)| Turn {
+                conversation: "talk".into(),
+                index,
+                of,
+                kind: ConversationKind::FollowUp,
+                step: TurnStep::FollowUp,
+                standalone: None,
+            }),
+        }
+    }
+
+    /// The prompt and reply tokens of each configuration's line of the estimate.
+    fn tokens(line: &str) -> (usize, usize) {
+        let numbers: Vec<usize> = line
+            .split('~')
+            .skip(1)
+            .map(|part| part.trim().split(' ').next().unwrap().parse().unwrap())
+            .collect();
+        (numbers[0], numbers[1])
+    }
+
+    #[test]
+    fn the_estimate_counts_history_in_the_prompt_and_rewriting_calls() {
+        let cases = [
+            case("single", "What is the maximum pressure of the pump?", None),
+            case("t1", "Who designed the Harbor pump?", Some((1, 3))),
+            case("t2", "When did they design it?", Some((2, 3))),
+            case("t3", "And where?", Some((3, 3))),
+        ];
+        let config = |history| {
+            Configuration::new(
+                "offline".into(),
+                "none".into(),
+                RetrieverKind::Bm25,
+                3,
+                Default::default(),
+                Default::default(),
+            )
+            .with_history(history)
+        };
+        let configs = [
+            config(HistoryMode::None),
+            config(HistoryMode::Prompt),
+            config(HistoryMode::Rewrite),
+        ];
+        let text = estimate(&cases, &configs, &Default::default(), &Default::default());
+        let lines: Vec<&str> = text.lines().take(3).collect();
+        let [none, prompt, rewrite] = [0, 1, 2].map(|i| tokens(lines[i]));
+        // Turn 2 carries turn 1 (a question and a reply's allowance); turn 3 carries both.
+        let earlier = |q: &str| count_tokens(q) + REPLY_TOKENS;
+        let history =
+            earlier(&cases[1].query) + (earlier(&cases[1].query) + earlier(&cases[2].query));
+        assert_eq!(prompt.0 - none.0, history, "{text}");
+        assert_eq!(prompt.1, none.1);
+        assert!(rewrite.0 > prompt.0, "{text}");
+        assert_eq!(rewrite.1 - none.1, 2 * REWRITE_REPLY_TOKENS, "{text}");
+        assert!(lines[2].contains("with 2 rewriting calls"), "{text}");
+        assert!(!lines[1].contains("rewriting"), "{text}");
     }
 }
