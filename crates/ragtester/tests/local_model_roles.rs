@@ -173,3 +173,111 @@ fn a_local_model_that_cannot_reply_in_json_is_reported_not_trusted() {
         );
     }
 }
+
+/// The `rewrite` history mode with a real model as the system's own: the follow-up turn is rewritten by
+/// SmolLM2 before retrieval, the rewriting recorded on the turn (and its time counted as retrieval), the
+/// opening turn left as asked; both answered.
+#[test]
+fn a_local_model_rewrites_a_follow_up_before_retrieval() {
+    let model = format!("local:{}", smollm2().display());
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(
+        docs.join("pump.md"),
+        "# Pump notes\n\nThe Harbor P-200 pump has a maximum pressure of 4.5 bar.\n\n\
+         The Harbor P-200 pump was designed in 2019 by the Harbor engineering team in Rotterdam.\n",
+    )
+    .unwrap();
+    let (d, single, suite, run) = (
+        docs.to_str().unwrap(),
+        tmp.path().join("single.jsonl"),
+        tmp.path().join("suite.jsonl"),
+        tmp.path().join("run"),
+    );
+    let cache = tmp.path().join("cache");
+    let generate = [
+        "generate",
+        "--docs",
+        d,
+        "--out",
+        single.to_str().unwrap(),
+        "--strategy",
+        "baseline",
+        "--n-test",
+        "1",
+    ];
+    assert_eq!(ragtester(&generate, &cache), 0);
+    // One written case made into a two-turn conversation whose second turn names the pump only as "it".
+    let written: Vec<serde_json::Value> = read_jsonl(&single).unwrap();
+    let turn = |id: &str, query: &str, index: usize, step: &str| {
+        let mut case = written[0].clone();
+        case["id"] = id.into();
+        case["query"] = query.into();
+        case["turn"] = serde_json::json!({"conversation": "talk", "index": index, "of": 2,
+            "kind": "follow_up", "step": step, "standalone": null});
+        serde_json::to_string(&case).unwrap()
+    };
+    std::fs::write(
+        &suite,
+        format!(
+            "{}\n{}\n",
+            turn(
+                "talk-1",
+                "What is the maximum pressure of the Harbor P-200 pump?",
+                1,
+                "opening"
+            ),
+            turn("talk-2", "Who designed it?", 2, "follow_up")
+        ),
+    )
+    .unwrap();
+    let ran = ragtester(
+        &[
+            "run",
+            "--docs",
+            d,
+            "--suite",
+            suite.to_str().unwrap(),
+            "--out",
+            run.to_str().unwrap(),
+            "--llm",
+            &model,
+            "--retriever",
+            "bm25",
+            "--top-k",
+            "1",
+            "--history",
+            "rewrite",
+            "--max-tokens",
+            "24",
+        ],
+        &cache,
+    );
+    assert_eq!(ran, 0);
+    let answers: Vec<Answer> = read_jsonl(&run.join("answers.jsonl")).unwrap();
+    let of = |id: &str| answers.iter().find(|a| a.case_id == id).unwrap();
+    let (opening, follow_up) = (of("talk-1"), of("talk-2"));
+    for a in [opening, follow_up] {
+        assert!(a.error.is_none(), "{:?}", a.error);
+        assert!(!a.answer.trim().is_empty(), "{a:?}");
+    }
+    assert_eq!(
+        opening.rewritten_query, None,
+        "nothing to rewrite before the first turn"
+    );
+    let rewritten = follow_up
+        .rewritten_query
+        .as_deref()
+        .expect("the follow-up's rewriting is recorded");
+    assert!(
+        !rewritten.trim().is_empty() && rewritten != "Who designed it?",
+        "{rewritten:?}"
+    );
+    assert!(follow_up.latency.retrieval_ms > 0.0);
+    assert!(
+        follow_up.usage.completion_tokens >= 1,
+        "{:?}",
+        follow_up.usage
+    );
+}
