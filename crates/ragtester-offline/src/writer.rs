@@ -105,7 +105,7 @@ pub fn write_question(hint: &TaskHint) -> Result<String> {
         QuestionKind::Complex | QuestionKind::Answerable => {
             return faq_question(section, zh, 1)
                 .or_else(|| asked_by_a_user(&facts, *seed as usize, zh))
-                .map_or_else(|| single_fact(first, zh), Ok);
+                .map_or_else(|| single_fact(first, zh, &why_cloze(&facts, zh)), Ok);
         }
     };
     Ok(reply.to_string())
@@ -209,9 +209,26 @@ fn is_term(word: &str) -> bool {
     }
 }
 
+/// Why the section could only be asked as a fill-in-the-blank, said in the reply (`cloze_reason`) so the
+/// suite report can give it.
+fn why_cloze(facts: &[String], zh: bool) -> String {
+    if facts.iter().all(|f| is_zh_text(f) != zh) {
+        "the question must be in the other language than the section, and the offline writer does not \
+         translate"
+            .to_string()
+    } else {
+        format!(
+            "none of the section's {} fact sentences has a structure the offline writer turns into a \
+             question (a question it answers, a definition, a figure with its subject, an agent, a date, a \
+             place); a model as the writer (--llm) asks it properly",
+            facts.len()
+        )
+    }
+}
+
 /// The last resort, a cloze: a question answered by one sentence: a blanked figure when it has one, else what it says about its terms.
 /// Positive questions do not name the document: users do not, and retrieval has to find the right one.
-fn single_fact(sentence: &str, zh: bool) -> Result<String> {
+fn single_fact(sentence: &str, zh: bool, why: &str) -> Result<String> {
     let keys = salient(sentence);
     if let Some(number) = first_number(sentence) {
         let blanked = sentence.replacen(&number, "____", 1);
@@ -223,7 +240,9 @@ fn single_fact(sentence: &str, zh: bool) -> Result<String> {
         let mut keywords = vec![number];
         keywords.extend(keys.into_iter().take(2));
         return Ok(
-            json!({ "question": question, "answer": sentence, "keywords": keywords }).to_string(),
+            json!({ "question": question, "answer": sentence, "keywords": keywords,
+            "cloze_reason": why })
+            .to_string(),
         );
     }
     // No figure: blank out the sentence's most specific word.
@@ -239,7 +258,11 @@ fn single_fact(sentence: &str, zh: bool) -> Result<String> {
         format!("Which word fills the blank in: \"{blanked}\"?")
     };
     let keywords: Vec<String> = keys.into_iter().take(3).collect();
-    Ok(json!({ "question": question, "answer": sentence, "keywords": keywords }).to_string())
+    Ok(
+        json!({ "question": question, "answer": sentence, "keywords": keywords,
+        "cloze_reason": why })
+        .to_string(),
+    )
 }
 
 /// A question worded from the sentence itself but asking what it does not give: the figure before the
@@ -606,6 +629,11 @@ mod tests {
             "What figure fills the blank in: \"Please keep at least ____ spare filters in stock at all times.\"?"
         );
         assert_eq!(v["keywords"][0], "2");
+        let why = v["cloze_reason"].as_str().unwrap();
+        assert!(
+            why.contains("none of the section's 1 fact sentences"),
+            "{why}"
+        );
     }
 
     #[test]
@@ -630,6 +658,8 @@ mod tests {
         let q = v["question"].as_str().unwrap();
         assert!(q.starts_with("下面这句话中空缺的词语是什么"), "{q}");
         assert!(q.contains("____"), "{q}");
+        let why = v["cloze_reason"].as_str().unwrap();
+        assert!(why.contains("does not translate"), "{why}");
     }
 
     #[test]

@@ -14,6 +14,9 @@ pub(crate) struct Reply {
     /// False-premise questions: the claim the question presumes.
     #[serde(default)]
     pub false_claim: Option<String>,
+    /// A fill-in-the-blank's reason, when its writer says why the section could only be asked that way.
+    #[serde(default)]
+    pub cloze_reason: Option<String>,
 }
 
 /// The first JSON object in a reply, tolerating code fences and text around it.

@@ -247,6 +247,40 @@ async fn too_small_a_document_reports_a_shortfall() {
     assert!(d.notes[0].starts_with("shortfall"), "{:?}", d.notes);
 }
 
+/// A section the offline writer can only ask as a fill-in-the-blank: the question is kept as the last
+/// resort, and the suite report says which section and why.
+#[tokio::test]
+async fn a_fill_in_the_blank_is_reported_with_its_reason() {
+    let docs = vec![Document::new(
+        "filters.md".into(),
+        DocumentFormat::Markdown,
+        "Filters".into(),
+        "Please keep at least 2 spare filters in stock at all times.".into(),
+        None,
+    )];
+    let mut opts = options(Generator::Baseline);
+    opts.n_test = 1;
+    let report = generate(&docs, &opts, &OfflineModel, None, None)
+        .await
+        .unwrap();
+    let d = &report.documents[0];
+    assert_eq!(d.produced, 1, "{:?}", d.notes);
+    assert!(
+        report.cases[0].query.contains("____"),
+        "{:?}",
+        report.cases[0]
+    );
+    let note = d
+        .notes
+        .iter()
+        .find(|n| n.contains("asked as a fill-in-the-blank"))
+        .unwrap_or_else(|| panic!("{:?}", d.notes));
+    assert!(
+        note.contains("has a structure the offline writer turns into a question"),
+        "{note}"
+    );
+}
+
 #[tokio::test]
 async fn every_kind_beyond_the_paper_is_generated_with_its_ground_truth() {
     let docs = corpus();

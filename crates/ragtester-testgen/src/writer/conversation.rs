@@ -425,6 +425,7 @@ impl<'a> DocWriter<'a> {
                 },
                 keywords: vec![larger.number.clone()],
                 false_claim: None,
+                cloze_reason: None,
             },
             Strategy::Conversation,
             &first.language,

@@ -322,11 +322,16 @@ impl<'a> DocWriter<'a> {
             if self.stopped() {
                 return false;
             }
+            let why = reply.cloze_reason.clone();
             if self.accept(slot, index, reply, &language).await {
-                self.note(
-                    slot,
-                    "a fill-in-the-blank question: no section left gave a question a user would ask",
+                let mut note = format!(
+                    "section {index} asked as a fill-in-the-blank: no section left gave a question a user \
+                     would ask"
                 );
+                if let Some(why) = why {
+                    note.push_str(&format!(" ({why})"));
+                }
+                self.note(slot, &note);
                 return true;
             }
         }
@@ -452,6 +457,7 @@ impl<'a> DocWriter<'a> {
             answer: refusal_for(language).to_string(),
             keywords: Vec::new(),
             false_claim: None,
+            cloze_reason: None,
         };
         let mut draft = Draft::new(reply, strategy, language, section);
         draft.category = Category::Negative;
