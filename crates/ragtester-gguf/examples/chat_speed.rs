@@ -1,5 +1,8 @@
 //! Decoding speed of a local GGUF chat model: one fixed question about a passage, greedy, a fixed number of
-//! reply tokens. Usage: chat_speed MODEL.gguf [MAX_TOKENS] [RUNS]
+//! reply tokens. Usage: chat_speed MODEL.gguf [MAX_TOKENS] [RUNS | stdin]
+//!
+//! With `stdin` in place of RUNS it runs the prompt of each run number read from standard input, one a
+//! line, as it arrives (flushing each result): bench/local_speed.sh alternates it with llama.cpp that way.
 //!
 //! Run `i` opens its system message with "Run i." so no two prompts share more than a few tokens: a server
 //! that reuses a cached prompt prefix (bench/local_speed.sh sends llama.cpp the same messages) processes
@@ -14,7 +17,11 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let max_tokens: u32 = args.get(2).map_or(64, |s| s.parse().unwrap());
-    let runs: usize = args.get(3).map_or(3, |s| s.parse().unwrap());
+    let from_stdin = args.get(3).is_some_and(|s| s == "stdin");
+    let runs: usize = match args.get(3) {
+        Some(s) if !from_stdin => s.parse()?,
+        _ => 3,
+    };
     let t = Instant::now();
     let model = ragtester_gguf::LocalChat::load(std::path::Path::new(&args[1]))?;
     println!("loaded in {:.2} s", t.elapsed().as_secs_f64());
@@ -52,6 +59,14 @@ async fn main() -> anyhow::Result<()> {
             anyhow::Ok(())
         }
     };
+    if from_stdin {
+        use std::io::{BufRead, Write};
+        for line in std::io::stdin().lock().lines() {
+            time(ask(line?.trim().parse()?)).await?;
+            std::io::stdout().flush()?;
+        }
+        return Ok(());
+    }
     for run in 1..=runs {
         time(ask(run)).await?;
     }
