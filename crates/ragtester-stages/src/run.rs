@@ -368,8 +368,8 @@ const REWRITE_REPLY_TOKENS: usize = 48;
 
 /// What a run would cost, before it runs: cells, and prompt tokens estimated from the query, the answer
 /// prompt and top-k chunks of the configured size, plus an allowance for the reply; a conversation's later
-/// turns add its earlier turns (each question and a reply's allowance) to the prompt when the history is in
-/// it, or a rewriting call of their own when it is rewritten.
+/// turns add its earlier turns (each question and a reply's allowance) to the answer prompt when the history
+/// is in it, and with `rewrite` a rewriting call of their own (the history and the turn) as well.
 pub fn estimate(
     cases: &[TestCase],
     configs: &[Configuration],
@@ -380,10 +380,12 @@ pub fn estimate(
     let rewrite_frame = prompt_tokens(&ragtester_exec::rewrite_messages(&[], ""));
     let queries: usize = cases.iter().map(|c| count_tokens(&c.query)).sum();
     let history = history_tokens(cases);
-    let later_turns = cases
+    let later: Vec<&TestCase> = cases
         .iter()
         .filter(|c| c.turn.as_ref().is_some_and(|t| t.index > 1))
-        .count();
+        .collect();
+    let later_turns = later.len();
+    let later_queries: usize = later.iter().map(|c| count_tokens(&c.query)).sum();
     let mut out = String::new();
     let (mut all_prompt, mut all_reply, mut all_cost) = (0usize, 0usize, None::<f64>);
     for c in configs {
@@ -394,8 +396,9 @@ pub fn estimate(
         match c.history {
             HistoryMode::None => {}
             HistoryMode::Prompt => prompt += history,
+            // The rewriting call sees the history and the turn; the answer prompt still has the history.
             HistoryMode::Rewrite => {
-                prompt += history + later_turns * rewrite_frame;
+                prompt += 2 * history + later_turns * rewrite_frame + later_queries;
                 reply += later_turns * REWRITE_REPLY_TOKENS;
                 rewrites = format!("  (with {later_turns} rewriting calls)");
             }
@@ -592,7 +595,13 @@ mod tests {
             earlier(&cases[1].query) + (earlier(&cases[1].query) + earlier(&cases[2].query));
         assert_eq!(prompt.0 - none.0, history, "{text}");
         assert_eq!(prompt.1, none.1);
-        assert!(rewrite.0 > prompt.0, "{text}");
+        let rewrite_frame = prompt_tokens(&ragtester_exec::rewrite_messages(&[], ""));
+        let later_queries = count_tokens(&cases[2].query) + count_tokens(&cases[3].query);
+        assert_eq!(
+            rewrite.0 - prompt.0,
+            history + 2 * rewrite_frame + later_queries,
+            "{text}"
+        );
         assert_eq!(rewrite.1 - none.1, 2 * REWRITE_REPLY_TOKENS, "{text}");
         assert!(lines[2].contains("with 2 rewriting calls"), "{text}");
         assert!(!lines[1].contains("rewriting"), "{text}");
