@@ -476,6 +476,15 @@ fn free_port() -> u16 {
 
 /// The instrumented sample service (`real_tools/traced_target.py`, the OpenTelemetry Python SDK and its
 /// OTLP/HTTP exporter), exporting to `trace_port`; stopped when dropped.
+/// `DIR/docs/pump.md`, the pump notes and parts list the traced sample service reads: (folder, file).
+fn pump_corpus(dir: &Path) -> (PathBuf, PathBuf) {
+    let docs = dir.join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let corpus = docs.join("pump.md");
+    std::fs::write(&corpus, format!("{PUMP_NOTES}\n{PUMP_PARTS}")).unwrap();
+    (docs, corpus)
+}
+
 struct TracedTarget {
     child: Child,
     base: String,
@@ -526,10 +535,7 @@ fn an_instrumented_target_is_scored_from_its_own_spans() {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let docs = tmp.path().join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
-    let corpus = docs.join("pump.md");
-    std::fs::write(&corpus, format!("{PUMP_NOTES}\n{PUMP_PARTS}")).unwrap();
+    let (docs, corpus) = pump_corpus(tmp.path());
     let trace_port = free_port();
     let target = TracedTarget::start(&python, &corpus, trace_port, None);
     let config = tmp.path().join("project.toml");
@@ -686,10 +692,7 @@ fn spans_of_our_own_retriever_score_as_it_does_in_process() {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let docs = tmp.path().join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
-    let corpus = docs.join("pump.md");
-    std::fs::write(&corpus, format!("{PUMP_NOTES}\n{PUMP_PARTS}")).unwrap();
+    let (docs, corpus) = pump_corpus(tmp.path());
     let project = |body: &str| {
         format!(
             "[corpus]\npaths = [\"{}\"]\n\n[generation]\nn_test = 6\nconversations = 0\n\n{body}",
