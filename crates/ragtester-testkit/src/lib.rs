@@ -72,6 +72,8 @@ struct Shared {
     latency_ms: Mutex<u64>,
     /// Share of unscripted requests (in percent) that fail: a fixed rotation of 429, 500 and a stall.
     fail_percent: Mutex<u64>,
+    /// Every unscripted request answers 503 at once: a provider in an outage, with no stall to wait out.
+    outage: Mutex<bool>,
     requests: Mutex<u64>,
 }
 
@@ -147,6 +149,11 @@ impl ScriptedServer {
         *self.shared.fail_percent.lock().unwrap() = percent.min(100);
     }
 
+    /// Start or end an outage: while it lasts, every unscripted request answers 503 at once.
+    pub fn set_outage(&self, down: bool) {
+        *self.shared.outage.lock().unwrap() = down;
+    }
+
     pub fn seen(&self) -> Vec<Seen> {
         self.shared.seen.lock().unwrap().clone()
     }
@@ -200,9 +207,12 @@ async fn next_reply(
     }
 }
 
-/// Deterministic failure injection: request n fails when (n·37 mod 100) < fail_percent, as 429 (with
+/// An outage's 503, else deterministic failure injection: request n fails when (n·37 mod 100) < fail_percent, as 429 (with
 /// Retry-After 0), 500, or a 30-second stall in turn.
 async fn injected_failure(shared: &Shared) -> Option<Reply> {
+    if *shared.outage.lock().unwrap() {
+        return Some(Reply::status(503, r#"{"error":"outage"}"#));
+    }
     let percent = *shared.fail_percent.lock().unwrap();
     if percent == 0 {
         return None;

@@ -150,7 +150,8 @@ fn a_killed_judge_resumes_without_judging_twice() {
 fn judge_errors_are_asked_again_when_the_judge_is_run_again() {
     let server = ScriptedServer::start_in_background();
     let tmp = tempfile::tempdir().unwrap();
-    // Single questions: every judge call of the first pass fails at the timeout, so cells cost time.
+    // Single questions. Every judge call of the first pass meets an outage (503 at once: stalls or 429s
+    // would cut the judge's concurrency to one and make the test wait minutes on timeouts).
     let suite = suite_with(tmp.path(), &["--conversations", "0"]);
     let run = tmp.path().join("run");
     run_ok(&run_args(&suite, &run), &server.openai_base());
@@ -173,7 +174,7 @@ fn judge_errors_are_asked_again_when_the_judge_is_run_again() {
             .output()
             .unwrap()
     };
-    server.set_fail_percent(100);
+    server.set_outage(true);
     let out = judge("1");
     assert_eq!(
         out.status.code(),
@@ -188,7 +189,7 @@ fn judge_errors_are_asked_again_when_the_judge_is_run_again() {
             .all(|v| v.status == VerdictStatus::JudgeError)
     );
 
-    server.set_fail_percent(0);
+    server.set_outage(false);
     let out = judge("3");
     assert!(
         out.status.success(),
