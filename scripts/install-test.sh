@@ -29,8 +29,12 @@ wheel="$(PROFILE=dev CARGO_TARGET_DIR="$target_dir" scripts/wheel.sh "$work/whee
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install --quiet --disable-pip-version-check --no-index "$wheel"
 [ -x "$work/venv/bin/ragtester" ] || { echo "install test: the wheel put no ragtester on the venv's PATH" >&2; exit 1; }
-demo wheel "$work/venv/bin/ragtester"
 
 # cargo install from the checkout (the README's documented command, with --debug for the test profile).
 cargo install --quiet --debug --locked --path crates/ragtester --root "$work/cargo" --target-dir "$target_dir"
+
+# The two demos side by side, one a core; either failing fails the test.
+demo wheel "$work/venv/bin/ragtester" &
+wheel_demo=$!
 demo cargo "$work/cargo/bin/ragtester"
+wait "$wheel_demo"

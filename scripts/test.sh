@@ -18,11 +18,19 @@ fi
 RAGTESTER_TOOLS_PYTHON="$(tail -n 1 "$tools_log")"
 RAGTESTER_REQUIRE_REAL_TOOLS=1
 export RAGTESTER_TOOLS_PYTHON RAGTESTER_REQUIRE_REAL_TOOLS
-cargo test --workspace --locked
+# cargo-nextest, where installed, runs the test binaries side by side
+# (.config/nextest.toml); plain `cargo test` where it is missing. The workspace has no doc tests, which
+# nextest does not run.
+if cargo nextest --version >/dev/null 2>&1; then
+  cargo nextest run --workspace --locked --profile ci
+else
+  cargo test --workspace --locked
+fi
 if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
   echo "the web UI tests need Chromium: apt-get install chromium (or set CHROMIUM to its path)" >&2
   exit 1
 fi
+# The binary the test build made (the same features: nothing compiles again).
 cargo build --locked -p ragtester
 target_dir="${CARGO_TARGET_DIR:-target}"
 (cd web-tests && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent)

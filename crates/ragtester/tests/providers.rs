@@ -12,7 +12,7 @@ use std::time::Duration;
 #[test]
 fn provider_failures_are_recorded_errors_not_lost_cells() {
     let tmp = tempfile::tempdir().unwrap();
-    let suite = suite(tmp.path());
+    let suite = small_suite(tmp.path());
     let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/v1", dead.local_addr().unwrap());
     drop(dead); // Nothing listens there now: every connection is refused.
@@ -273,7 +273,7 @@ fn latency_is_the_systems_whatever_the_concurrency() {
     let server = ScriptedServer::start_in_background();
     server.set_latency(Duration::from_millis(200));
     let tmp = tempfile::tempdir().unwrap();
-    let suite = suite(tmp.path());
+    let suite = small_suite(tmp.path());
     for concurrency in ["1", "8"] {
         let out_dir = tmp.path().join(format!("c{concurrency}"));
         let mut args = run_args(&suite, &out_dir);

@@ -34,13 +34,37 @@ pub fn succeeds(command: &mut Command) -> std::process::Output {
     out
 }
 
+/// A suite of the sample corpus with every category and one conversation per document (48 cases): big
+/// enough for a run to be killed part-way, small enough that a run against a slow server stays short.
 pub fn suite(dir: &Path) -> PathBuf {
-    suite_with(dir, &[])
+    suite_with(dir, &["--n-test", "1", "--conversations", "1"])
 }
 
-/// `suite` with more `generate` flags (`--conversations 0` for single questions only).
+/// One single question per sample document (eight): for tests whose cells wait (latency, retries),
+/// where every cell costs wall time.
+pub fn small_suite(dir: &Path) -> PathBuf {
+    suite_with(
+        dir,
+        &[
+            "--strategy",
+            "ragtester",
+            "--n-test",
+            "1",
+            "--conversations",
+            "0",
+        ],
+    )
+}
+
+/// A suite of the sample corpus with these `generate` flags (`--conversations 0` for single questions
+/// only), four cases per document and strategy unless they say otherwise.
 pub fn suite_with(dir: &Path, flags: &[&str]) -> PathBuf {
     let suite = dir.join("suite.jsonl");
+    let n_test: &[&str] = if flags.contains(&"--n-test") {
+        &[]
+    } else {
+        &["--n-test", "4"]
+    };
     let out = bin()
         .args([
             "generate",
@@ -48,9 +72,8 @@ pub fn suite_with(dir: &Path, flags: &[&str]) -> PathBuf {
             corpus().to_str().unwrap(),
             "--out",
             suite.to_str().unwrap(),
-            "--n-test",
-            "4",
         ])
+        .args(n_test)
         .args(flags)
         .output()
         .unwrap();
