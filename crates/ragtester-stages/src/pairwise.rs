@@ -14,17 +14,21 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-/// A configuration named by id, id prefix, imported system or target name, or label.
+/// A configuration named by id, imported system or target name, label, or id prefix. A name that is a
+/// whole id, name or label wins over id prefixes: a system imported as `a` is not made ambiguous by
+/// another configuration whose id happens to start with `a`.
 fn find<'a>(configs: &'a [Configuration], name: &str) -> Result<&'a Configuration> {
-    let matches: Vec<&Configuration> = configs
+    let exact: Vec<&Configuration> = configs
         .iter()
         .filter(|c| {
-            c.id == name
-                || c.id.starts_with(name)
-                || c.target.as_ref().is_some_and(|t| t.name == name)
-                || c.label() == name
+            c.id == name || c.target.as_ref().is_some_and(|t| t.name == name) || c.label() == name
         })
         .collect();
+    let matches = if exact.is_empty() {
+        configs.iter().filter(|c| c.id.starts_with(name)).collect()
+    } else {
+        exact
+    };
     match matches.as_slice() {
         [one] => Ok(one),
         [] => bail!(
@@ -249,4 +253,37 @@ pub fn render(s: &PairwiseSummary) -> String {
         row(&mut out, &format!("language {k}"), t);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ragtester_core::config::TargetSettings;
+
+    fn imported(name: &str, id: &str) -> Configuration {
+        let mut config = Configuration::for_target(TargetSettings::imported(name, "answers.jsonl"));
+        config.id = id.to_string();
+        config
+    }
+
+    #[test]
+    fn a_whole_name_wins_over_id_prefixes() {
+        // `b`'s id starts with `a`, as one id in sixteen does by chance.
+        let configs = [
+            imported("a", "3f00"),
+            imported("b", "a9e1"),
+            imported("c", "a9f2"),
+        ];
+        assert_eq!(find(&configs, "a").unwrap().id, "3f00");
+        assert_eq!(find(&configs, "b").unwrap().id, "a9e1");
+        assert_eq!(find(&configs, "a9e").unwrap().id, "a9e1");
+        assert_eq!(find(&configs, "target c (imported)").unwrap().id, "a9f2");
+        let ambiguous = find(&configs, "a9").unwrap_err().to_string();
+        assert!(
+            ambiguous.contains("names several configurations"),
+            "{ambiguous}"
+        );
+        let unknown = find(&configs, "d").unwrap_err().to_string();
+        assert!(unknown.contains("no configuration `d`"), "{unknown}");
+    }
 }
