@@ -30,7 +30,8 @@ if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
   echo "the web UI tests need Chromium: apt-get install chromium (or set CHROMIUM to its path)" >&2
   exit 1
 fi
-# The binary the test build made (the same features: nothing compiles again).
+# The binary as users build it. Its dependencies have the test build's features, so of all the workspace
+# only the `ragtester` crate compiles again (about 20 s); the wheel and cargo install below reuse it.
 cargo build --locked -p ragtester
 target_dir="${CARGO_TARGET_DIR:-target}"
 (cd web-tests && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent)
