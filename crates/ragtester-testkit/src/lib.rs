@@ -207,8 +207,8 @@ async fn next_reply(
     }
 }
 
-/// An outage's 503, else deterministic failure injection: request n fails when (n·37 mod 100) < fail_percent, as 429 (with
-/// Retry-After 0), 500, or a 30-second stall in turn.
+/// An outage's 503, else deterministic failure injection: request n fails when (n·37 mod 100) <
+/// fail_percent, as 429 (with Retry-After 0), 500, or a 30-second stall in turn.
 async fn injected_failure(shared: &Shared) -> Option<Reply> {
     if *shared.outage.lock().unwrap() {
         return Some(Reply::status(503, r#"{"error":"outage"}"#));
