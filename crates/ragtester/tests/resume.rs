@@ -152,7 +152,7 @@ fn judge_errors_are_asked_again_when_the_judge_is_run_again() {
     let tmp = tempfile::tempdir().unwrap();
     // Single questions. Every judge call of the first pass meets an outage (503 at once: stalls or 429s
     // would cut the judge's concurrency to one and make the test wait minutes on timeouts).
-    let suite = suite_with(tmp.path(), &["--conversations", "0"]);
+    let suite = suite_with(tmp.path(), &["--n-test", "4", "--conversations", "0"]);
     let run = tmp.path().join("run");
     run_ok(&run_args(&suite, &run), &server.openai_base());
     let cache = tempfile::tempdir().unwrap();

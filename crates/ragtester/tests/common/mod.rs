@@ -56,15 +56,10 @@ pub fn small_suite(dir: &Path) -> PathBuf {
     )
 }
 
-/// A suite of the sample corpus with these `generate` flags (`--conversations 0` for single questions
-/// only), four cases per document and strategy unless they say otherwise.
+/// A suite of the sample corpus with these `generate` flags (`--n-test`, `--conversations 0` for single
+/// questions only, …).
 pub fn suite_with(dir: &Path, flags: &[&str]) -> PathBuf {
     let suite = dir.join("suite.jsonl");
-    let n_test: &[&str] = if flags.contains(&"--n-test") {
-        &[]
-    } else {
-        &["--n-test", "4"]
-    };
     let out = bin()
         .args([
             "generate",
@@ -73,7 +68,6 @@ pub fn suite_with(dir: &Path, flags: &[&str]) -> PathBuf {
             "--out",
             suite.to_str().unwrap(),
         ])
-        .args(n_test)
         .args(flags)
         .output()
         .unwrap();
