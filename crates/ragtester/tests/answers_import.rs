@@ -2,6 +2,8 @@
 //! logs — become a run directory that `judge`, `report`, `diff` and `export` treat like any other; a run
 //! exported and imported back gets the same verdicts from the same judge.
 
+mod common;
+
 use ragtester_core::{Configuration, Verdict, read_jsonl};
 use std::collections::HashMap;
 use std::path::Path;
@@ -46,7 +48,7 @@ fn a_run_exported_and_imported_back_gets_the_same_verdicts() {
     let tmp = tempfile::tempdir().unwrap();
     let demo = tmp.path().join("demo");
     let d = demo.to_str().unwrap();
-    ok(&["demo", "--out", d]);
+    common::demo_copy(&demo);
     ok(&["judge", d]);
     let corpus = demo.join("corpus");
     let configs: Vec<Configuration> = read_jsonl(&demo.join("configs.jsonl")).unwrap();

@@ -1,5 +1,7 @@
 //! The whole pipeline through the real binary, in temporary directories, asserting on the records.
 
+mod common;
+
 use ragtester_core::{
     Answer, Category, Configuration, Document, Generator, TestCase, Verdict, VerdictStatus,
     read_jsonl,
@@ -26,9 +28,7 @@ fn demo(dir: &Path) {
 
 #[test]
 fn demo_records_hold_together() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("run");
-    demo(&dir);
+    let dir = common::shared_demo();
     let docs: Vec<Document> = read_jsonl(&dir.join("documents.jsonl")).unwrap();
     let cases: Vec<TestCase> = read_jsonl(&dir.join("suite.jsonl")).unwrap();
     let configs: Vec<Configuration> = read_jsonl(&dir.join("configs.jsonl")).unwrap();
@@ -373,8 +373,8 @@ fn demo_records_hold_together() {
 #[test]
 fn configuration_ids_and_suites_are_stable_across_runs() {
     let tmp = tempfile::tempdir().unwrap();
-    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
-    demo(&a);
+    // The shared demo run against a fresh one.
+    let (a, b) = (common::shared_demo(), tmp.path().join("b"));
     demo(&b);
     let ca: Vec<Configuration> = read_jsonl(&a.join("configs.jsonl")).unwrap();
     let cb: Vec<Configuration> = read_jsonl(&b.join("configs.jsonl")).unwrap();
@@ -644,7 +644,7 @@ fn example_config_files_are_valid() {
 fn audits_label_a_cochran_sample_by_hand_or_by_judges() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
-    demo(&dir);
+    common::demo_copy(&dir);
     let d = dir.to_str().unwrap();
     let verdicts: Vec<Verdict> = read_jsonl(&dir.join("verdicts.jsonl")).unwrap();
     let failures = verdicts.iter().filter(|v| v.passed == Some(false)).count();
@@ -721,7 +721,7 @@ fn audits_label_a_cochran_sample_by_hand_or_by_judges() {
 fn suites_travel_to_ragas_and_deepeval_and_back() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
-    demo(&dir);
+    common::demo_copy(&dir);
     let d = dir.to_str().unwrap();
     let corpus = dir.join("corpus");
     let configs: Vec<Configuration> = read_jsonl(&dir.join("configs.jsonl")).unwrap();

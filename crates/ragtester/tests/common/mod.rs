@@ -1,10 +1,12 @@
-//! Helpers the binary's tests against the scripted server share: the sample corpus, the binary, a suite and
-//! a run's arguments, answers compared without their timings.
+//! Helpers the binary's tests share: the sample corpus, the binary, a suite and a run's arguments against the
+//! scripted server, answers compared without their timings, and one demo run for the tests that read one.
 #![allow(dead_code)] // each test file uses its own subset
 
 use ragtester_core::{Answer, read_jsonl};
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::UNIX_EPOCH;
 
 pub fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/corpus")
@@ -124,4 +126,61 @@ pub fn comparable(dir: &Path) -> Vec<Cell> {
         .collect();
     v.sort();
     v
+}
+
+/// The demo's run directory, made once per build of the binary and shared by every test that reads a demo
+/// run: the demo is the slowest thing these tests do (about half a minute in the debug binary), and its
+/// records are the same run after run (`configuration_ids_and_suites_are_stable_across_runs` holds it to
+/// that against a fresh demo). A test that writes into a run works on a copy (`demo_copy`). The test
+/// processes (nextest runs each test in its own) take turns through a lock file; a directory is used
+/// only once its demo finished, and one left by an older binary is removed.
+pub fn shared_demo() -> PathBuf {
+    let exe = Path::new(env!("CARGO_BIN_EXE_ragtester"));
+    let meta = fs::metadata(exe).unwrap();
+    let built = meta.modified().unwrap().duration_since(UNIX_EPOCH).unwrap();
+    let stamp = format!("{}-{}", meta.len(), built.as_nanos());
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("shared-demo");
+    fs::create_dir_all(&root).unwrap();
+    let lock = fs::File::create(root.join("lock")).unwrap();
+    lock.lock().unwrap();
+    let dir = root.join(&stamp);
+    if !dir.join("finished").exists() {
+        for entry in fs::read_dir(&root).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                fs::remove_dir_all(&path).unwrap();
+            }
+        }
+        let out = bin()
+            .args(["demo", "--out", dir.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "demo failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        fs::write(dir.join("finished"), "").unwrap();
+    }
+    dir
+}
+
+/// A copy of the shared demo run at `dest`, for a test that judges, audits or reports into it. The
+/// documents' sources still name the shared run's corpus, which no test writes to.
+pub fn demo_copy(dest: &Path) {
+    copy_tree(&shared_demo(), dest);
+    fs::remove_file(dest.join("finished")).unwrap();
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), target).unwrap();
+        }
+    }
 }
