@@ -62,21 +62,16 @@ pub fn small_suite(dir: &Path) -> PathBuf {
 /// questions only, …).
 pub fn suite_with(dir: &Path, flags: &[&str]) -> PathBuf {
     let suite = dir.join("suite.jsonl");
-    let out = bin()
-        .args([
-            "generate",
-            "--docs",
-            corpus().to_str().unwrap(),
-            "--out",
-            suite.to_str().unwrap(),
-        ])
-        .args(flags)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeds(
+        bin()
+            .args([
+                "generate",
+                "--docs",
+                corpus().to_str().unwrap(),
+                "--out",
+                suite.to_str().unwrap(),
+            ])
+            .args(flags),
     );
     suite
 }
@@ -151,15 +146,7 @@ pub fn shared_demo() -> PathBuf {
                 fs::remove_dir_all(&path).unwrap();
             }
         }
-        let out = bin()
-            .args(["demo", "--out", dir.to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "demo failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeds(bin().args(["demo", "--out", dir.to_str().unwrap()]));
         fs::write(dir.join("finished"), "").unwrap();
     }
     dir
