@@ -21,11 +21,6 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-fn demo(dir: &Path) {
-    let out = ragtester(&["demo", "--out", dir.to_str().unwrap()]);
-    assert!(out.status.success(), "demo failed: {}", stderr(&out));
-}
-
 #[test]
 fn demo_records_hold_together() {
     let dir = common::shared_demo();
@@ -375,7 +370,7 @@ fn configuration_ids_and_suites_are_stable_across_runs() {
     let tmp = tempfile::tempdir().unwrap();
     // The shared demo run against a fresh one.
     let (a, b) = (common::shared_demo(), tmp.path().join("b"));
-    demo(&b);
+    common::run_demo(&b);
     let ca: Vec<Configuration> = read_jsonl(&a.join("configs.jsonl")).unwrap();
     let cb: Vec<Configuration> = read_jsonl(&b.join("configs.jsonl")).unwrap();
     assert_eq!(

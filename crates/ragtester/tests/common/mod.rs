@@ -123,6 +123,11 @@ pub fn comparable(dir: &Path) -> Vec<Cell> {
     v
 }
 
+/// Run the demo into `dir` and insist that it succeeds.
+pub fn run_demo(dir: &Path) {
+    succeeds(bin().args(["demo", "--out", dir.to_str().unwrap()]));
+}
+
 /// The demo's run directory, made once per build of the binary and shared by every test that reads a demo
 /// run: the demo is the slowest thing these tests do (about half a minute in the debug binary), and its
 /// records are the same run after run (`configuration_ids_and_suites_are_stable_across_runs` holds it to
@@ -146,7 +151,7 @@ pub fn shared_demo() -> PathBuf {
                 fs::remove_dir_all(&path).unwrap();
             }
         }
-        succeeds(bin().args(["demo", "--out", dir.to_str().unwrap()]));
+        run_demo(&dir);
         fs::write(dir.join("finished"), "").unwrap();
     }
     dir
