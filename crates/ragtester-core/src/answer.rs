@@ -28,6 +28,21 @@ pub struct Latency {
     pub queue_ms: f64,
 }
 
+impl Latency {
+    /// Whether every time is a finite number of milliseconds, none negative: what a record from another
+    /// tool must show before its times enter percentiles.
+    pub fn is_valid(&self) -> bool {
+        [
+            self.retrieval_ms,
+            self.generation_ms,
+            self.total_ms,
+            self.queue_ms,
+        ]
+        .iter()
+        .all(|ms| ms.is_finite() && *ms >= 0.0)
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Usage {
     pub prompt_tokens: u64,
@@ -35,8 +50,18 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// Prompt and reply tokens together; counts from another tool's records may be anything, so the sum
+    /// stops at `u64::MAX` rather than wrapping.
     pub fn total(&self) -> u64 {
-        self.prompt_tokens + self.completion_tokens
+        self.prompt_tokens.saturating_add(self.completion_tokens)
+    }
+
+    /// Both counts added to this one's, saturating.
+    pub fn add(&mut self, other: Usage) {
+        self.prompt_tokens = self.prompt_tokens.saturating_add(other.prompt_tokens);
+        self.completion_tokens = self
+            .completion_tokens
+            .saturating_add(other.completion_tokens);
     }
 }
 

@@ -26,6 +26,7 @@ pub mod secrets;
 pub mod settings;
 pub mod spec;
 pub mod spend;
+pub mod spreadsheet;
 pub mod verdict;
 
 pub use answer::{

@@ -36,6 +36,35 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     writer.finish()
 }
 
+/// Write bytes to a new file at `path`, never replacing anything there: a file, a folder or a symbolic link
+/// (which is not followed) under that name fails the write with [`std::io::ErrorKind::AlreadyExists`]. The
+/// bytes go to a hidden temporary file in the same folder first, so a failed write leaves nothing.
+pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut file = new_file_beside(path)?;
+    file.write_all(bytes)?;
+    persist_new(file, path)
+}
+
+/// A hidden temporary file in `path`'s folder, for [`persist_new`] to move to `path` once written (a stream
+/// too large to hold in memory, say); dropped unpersisted, it is removed.
+pub fn new_file_beside(path: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    tempfile::Builder::new()
+        .prefix(".")
+        .suffix(".partial")
+        .tempfile_in(dir)
+}
+
+/// Sync `file` and give it the name `path`, unless that name is taken (`AlreadyExists`; `file` is removed).
+pub fn persist_new(file: tempfile::NamedTempFile, path: &Path) -> std::io::Result<()> {
+    file.as_file().sync_all()?;
+    file.persist_noclobber(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// A file written under a temporary sibling name and renamed into place by `finish`, so records can be
 /// streamed into it one at a time; dropped unfinished, it leaves the previous file (or none) in place.
 pub struct AtomicWriter {
@@ -195,6 +224,39 @@ impl<T: DeserializeOwned> Iterator for JsonlReader<T> {
 mod tests {
     use super::*;
     use serde::Deserialize;
+
+    #[test]
+    fn a_new_file_never_replaces_a_file_or_writes_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let kept = dir.path().join("kept.md");
+        std::fs::write(&kept, "the user's own").unwrap();
+        let err = write_new(&kept, b"replacement").unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), "the user's own");
+        #[cfg(unix)]
+        {
+            let outside = tempfile::tempdir().unwrap();
+            let private = outside.path().join("private.txt");
+            std::fs::write(&private, "secret").unwrap();
+            let link = dir.path().join("link.md");
+            std::os::unix::fs::symlink(&private, &link).unwrap();
+            let dangling = dir.path().join("dangling.md");
+            std::os::unix::fs::symlink(outside.path().join("none"), &dangling).unwrap();
+            for through in [&link, &dangling] {
+                let err = write_new(through, b"planted").unwrap_err();
+                assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists, "{through:?}");
+            }
+            assert_eq!(std::fs::read_to_string(&private).unwrap(), "secret");
+            assert!(!outside.path().join("none").exists());
+        }
+        write_new(&dir.path().join("new.md"), b"fresh").unwrap();
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".partial"))
+            .collect();
+        assert!(left.is_empty(), "temporary files left: {left:?}");
+    }
 
     #[derive(Serialize, Deserialize, PartialEq, Debug)]
     struct R {

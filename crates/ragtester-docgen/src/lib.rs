@@ -222,6 +222,34 @@ fn encode(doc: &GeneratedDoc, format: OutputFormat, index: u64) -> Result<Vec<u8
 /// Write the documents into `dir` as `STEM.md` or `STEM.pdf` (never overwriting another file: a number is
 /// added) and record them in `dir/docgen.json`. Every document is encoded before any is written, so a
 /// rendering failure leaves the folder as it was. Returns the paths written.
+/// Write `bytes` as `STEM.EXT` in `dir`, or `STEM-2.EXT`, `STEM-3.EXT`… when the name is taken: nothing
+/// there is replaced, and no symbolic link is written through (the name is claimed atomically).
+fn write_under_free_name(
+    dir: &Path,
+    stem: &str,
+    ext: &str,
+    bytes: &[u8],
+) -> Result<(String, PathBuf)> {
+    for n in 1.. {
+        let name = if n == 1 {
+            format!("{stem}.{ext}")
+        } else {
+            format!("{stem}-{n}.{ext}")
+        };
+        let path = dir.join(&name);
+        match ragtester_core::record::write_new(&path, bytes) {
+            Ok(()) => return Ok((name, path)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(
+                    anyhow::Error::from(e).context(format!("cannot write {}", path.display()))
+                );
+            }
+        }
+    }
+    unreachable!("an unbounded range ends only by returning")
+}
+
 pub fn write_documents(
     dir: &Path,
     docs: &[GeneratedDoc],
@@ -239,14 +267,7 @@ pub fn write_documents(
     let ext = format.extension();
     for (doc, bytes) in docs.iter().zip(&encoded) {
         let stem = file_stem(&doc.title);
-        let mut name = format!("{stem}.{ext}");
-        let mut n = 2;
-        while dir.join(&name).exists() || paths.iter().any(|p: &PathBuf| p.ends_with(&name)) {
-            name = format!("{stem}-{n}.{ext}");
-            n += 1;
-        }
-        let path = dir.join(&name);
-        ragtester_core::record::write_atomic(&path, bytes)?;
+        let (name, path) = write_under_free_name(dir, &stem, ext, bytes)?;
         if format != OutputFormat::Markdown {
             // The source stays beside the PDF, hidden from folder ingestion.
             let source = dir.join(".markdown").join(format!("{name}.md"));

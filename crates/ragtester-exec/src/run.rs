@@ -502,8 +502,7 @@ async fn built_in(
     match model.chat(&request).await {
         Ok(response) => {
             answer.answer = response.content;
-            answer.usage.prompt_tokens += response.usage.prompt_tokens;
-            answer.usage.completion_tokens += response.usage.completion_tokens;
+            answer.usage.add(response.usage);
             answer.cached = response.cached;
             answer.cached_at = response.cached_at;
         }

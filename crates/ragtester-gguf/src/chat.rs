@@ -152,10 +152,32 @@ impl ChatModel for LocalChat {
     }
 }
 
+/// What a GGUF file begins with.
+const GGUF_SIGNATURE: &[u8; 4] = b"GGUF";
+
+/// A candle error as a sentence: without the backtrace candle attaches when backtraces are on, which says
+/// nothing to a user and fills the terminal.
+fn candle_message(e: candle_core::Error) -> String {
+    match e {
+        candle_core::Error::WithBacktrace { inner, .. } => candle_message(*inner),
+        other => other.to_string(),
+    }
+}
+
 fn load(path: &Path) -> Result<Loaded> {
+    use std::io::{Read, Seek};
     let mut file = std::fs::File::open(path).context("cannot open file")?;
+    // Checked before the parser sees the file: its error would quote the file's first bytes, and a spec
+    // may name any file (`local:/etc/passwd`).
+    let mut signature = [0u8; 4];
+    file.read_exact(&mut signature)
+        .context("not a GGUF model file: cannot read its first bytes")?;
+    if &signature != GGUF_SIGNATURE {
+        anyhow::bail!("not a GGUF model file (it does not begin with the GGUF signature)");
+    }
+    file.rewind().context("cannot read file")?;
     let content = gguf_file::Content::read(&mut file)
-        .map_err(|e| anyhow!("not a readable GGUF file: {e}"))?;
+        .map_err(|e| anyhow!("not a readable GGUF file: {}", candle_message(e)))?;
     let text = |key: &str| {
         content
             .metadata
@@ -217,7 +239,7 @@ fn load(path: &Path) -> Result<Loaded> {
         Some(gguf) => {
             let mut reader = std::io::Cursor::new(gguf);
             let content = gguf_file::Content::read(&mut reader)
-                .map_err(|e| anyhow!("re-quantized model unreadable: {e}"))?;
+                .map_err(|e| anyhow!("re-quantized model unreadable: {}", candle_message(e)))?;
             build_weights(&arch, content, &mut reader, &device)?
         }
         None => build_weights(&arch, content, &mut file, &device)?,

@@ -36,6 +36,9 @@ pub struct IngestOptions {
     /// What a file may make the loaders read: its size, a DOCX's archive, a PDF's pages and objects, the
     /// decoded text, nesting. A file over one fails with a message naming the limit.
     pub limits: Limits,
+    /// Read what a symbolic link inside a walked folder leads to outside it. Off by default: a link to a
+    /// private file elsewhere would land its text in the records; such a link is skipped and named.
+    pub follow_symlinks: bool,
 }
 
 impl Default for IngestOptions {
@@ -43,6 +46,7 @@ impl Default for IngestOptions {
         Self {
             strip_running_lines: true,
             limits: Limits::process(),
+            follow_symlinks: false,
         }
     }
 }
@@ -107,10 +111,27 @@ pub fn ingest_inputs(inputs: &[Input], options: &IngestOptions) -> IngestReport 
             });
             continue;
         }
+        // Links inside the folder are followed while they stay in it; the path given is the user's word.
+        let root = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+        let mut outside = Vec::new();
         let mut files: Vec<PathBuf> = walkdir::WalkDir::new(path)
             .follow_links(true)
             .into_iter()
-            .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'))
+            .filter_entry(|e| {
+                if e.depth() > 0 && e.file_name().to_string_lossy().starts_with('.') {
+                    return false;
+                }
+                if e.depth() == 0 || !e.path_is_symlink() || options.follow_symlinks {
+                    return true;
+                }
+                match std::fs::canonicalize(e.path()) {
+                    Ok(target) if target.starts_with(&root) => true,
+                    target => {
+                        outside.push((e.path().to_path_buf(), target.ok()));
+                        false
+                    }
+                }
+            })
             .filter_map(|e| match e {
                 Ok(e) if e.file_type().is_file() => Some(e.into_path()),
                 Ok(_) => None,
@@ -123,6 +144,16 @@ pub fn ingest_inputs(inputs: &[Input], options: &IngestOptions) -> IngestReport 
                 }
             })
             .collect();
+        for (link, target) in outside {
+            let to = target.map_or_else(|| "nowhere".into(), |t| t.display().to_string());
+            report.warnings.push(Failure {
+                path: link,
+                error: format!(
+                    "skipped: a symbolic link that leads outside {} (to {to}); pass --follow-symlinks to read it",
+                    path.display()
+                ),
+            });
+        }
         files.sort();
         let walked = path.is_dir();
         for file in files {
@@ -409,6 +440,79 @@ fn html_to_text(bytes: &[u8], fallback_title: &str, limits: &Limits) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn links_out_of_the_folder_are_skipped_and_named_unless_followed() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(
+            outside.path().join("private.md"),
+            "# Salaries\n\nAlice earns 9,000.",
+        )
+        .unwrap();
+        std::fs::create_dir(outside.path().join("secrets")).unwrap();
+        std::fs::write(
+            outside.path().join("secrets/keys.md"),
+            "# Keys\n\nsk-live-123",
+        )
+        .unwrap();
+        let docs = tempfile::tempdir().unwrap();
+        std::fs::write(
+            docs.path().join("manual.md"),
+            "# Pump\n\nIt runs at 4.5 bar.",
+        )
+        .unwrap();
+        std::fs::create_dir(docs.path().join("sub")).unwrap();
+        std::fs::write(
+            docs.path().join("sub/inner.md"),
+            "# Valve\n\nIt opens at 6 bar.",
+        )
+        .unwrap();
+        let link =
+            |to: &Path, name: &str| std::os::unix::fs::symlink(to, docs.path().join(name)).unwrap();
+        link(&outside.path().join("private.md"), "notes.md");
+        link(&outside.path().join("secrets"), "more");
+        link(&docs.path().join("sub/inner.md"), "inside.md");
+        let report = ingest_paths(&[docs.path().to_path_buf()]);
+        let texts: Vec<&str> = report.documents.iter().map(|d| d.text.as_str()).collect();
+        assert!(
+            texts
+                .iter()
+                .all(|t| !t.contains("Alice") && !t.contains("sk-live")),
+            "{texts:?}"
+        );
+        assert!(texts.iter().any(|t| t.contains("4.5 bar")));
+        let skipped: Vec<String> = report
+            .warnings
+            .iter()
+            .map(|w| format!("{}: {}", w.path.display(), w.error))
+            .collect();
+        assert_eq!(skipped.len(), 2, "{skipped:?}");
+        assert!(
+            skipped
+                .iter()
+                .any(|w| w.contains("notes.md") && w.contains("--follow-symlinks")),
+            "{skipped:?}"
+        );
+        assert!(skipped.iter().any(|w| w.contains("more")), "{skipped:?}");
+        // A link that stays inside is read (its text once: it repeats sub/inner.md).
+        assert_eq!(report.duplicates.len(), 1, "{:?}", report.duplicates);
+        let followed = ingest_paths_with(
+            &[docs.path().to_path_buf()],
+            &IngestOptions {
+                follow_symlinks: true,
+                ..IngestOptions::default()
+            },
+        );
+        assert!(followed.documents.iter().any(|d| d.text.contains("Alice")));
+        assert!(
+            followed
+                .documents
+                .iter()
+                .any(|d| d.text.contains("sk-live"))
+        );
+        assert!(followed.warnings.is_empty(), "{:?}", followed.warnings);
+    }
 
     fn write(dir: &Path, name: &str, content: &[u8]) -> PathBuf {
         let p = dir.join(name);

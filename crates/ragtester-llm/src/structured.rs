@@ -239,8 +239,7 @@ impl Retried {
         response_of: fn(&serde_json::Value) -> anyhow::Result<ragtester_core::ChatResponse>,
     ) {
         if let Ok(first) = response_of(&self.first) {
-            response.usage.prompt_tokens += first.usage.prompt_tokens;
-            response.usage.completion_tokens += first.usage.completion_tokens;
+            response.usage.add(first.usage);
         }
         response.notes.push(self.note);
     }

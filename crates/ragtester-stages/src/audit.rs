@@ -151,7 +151,7 @@ fn write_sheet(
                 .collect::<Vec<_>>()
                 .join("\n---\n")
         });
-        w.write_record([
+        w.write_record(ragtester_core::spreadsheet::inert_row([
             v.case_id.as_str(),
             v.config_id.as_str(),
             case.map_or("", |c| c.category.as_str()),
@@ -161,7 +161,7 @@ fn write_sheet(
             context.as_str(),
             reasons.as_str(),
             "",
-        ])?;
+        ]))?;
     }
     let bytes = w.into_inner().context("cannot write the audit sheet")?;
     ragtester_core::record::write_atomic(path, &bytes)
@@ -170,6 +170,7 @@ fn write_sheet(
 /// Labels for the sample from a filled-in sheet, matched by (case, configuration). Rows of cells not in the
 /// sample are ignored; a label that is not true/false is an error naming its row.
 fn read_labels(file: &Path, sample: &[&Verdict]) -> Result<Vec<Option<bool>>> {
+    use ragtester_core::spreadsheet::restore;
     let mut reader = csv::Reader::from_path(file)
         .with_context(|| format!("cannot read labels {}", file.display()))?;
     let headers = reader.headers()?.clone();
@@ -196,8 +197,8 @@ fn read_labels(file: &Path, sample: &[&Verdict]) -> Result<Vec<Option<bool>>> {
         })?;
         given.insert(
             (
-                record.get(case).unwrap_or("").to_string(),
-                record.get(config).unwrap_or("").to_string(),
+                restore(record.get(case).unwrap_or("")).into_owned(),
+                restore(record.get(config).unwrap_or("")).into_owned(),
             ),
             value,
         );

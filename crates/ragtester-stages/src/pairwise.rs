@@ -35,7 +35,11 @@ fn find<'a>(configs: &'a [Configuration], name: &str) -> Result<&'a Configuratio
             "no configuration `{name}` in this run (it has: {})",
             configs
                 .iter()
-                .map(|c| format!("{} = {}", &c.id[..c.id.len().min(12)], c.label()))
+                .map(|c| format!(
+                    "{} = {}",
+                    c.id.chars().take(12).collect::<String>(),
+                    c.label()
+                ))
                 .collect::<Vec<_>>()
                 .join("; ")
         ),

@@ -12,7 +12,7 @@ use crate::interop::{Shape, imported_case, list_cell, locate_spans};
 pub use crate::row_meta::{ContextPlace, META_KEY, RowMeta};
 use anyhow::{Context, Result};
 use ragtester_core::ids::stable_id;
-use ragtester_core::{Answer, Document, Latency, RetrievedContext, TestCase, Usage};
+use ragtester_core::{Answer, Document, Latency, Limits, RetrievedContext, TestCase, Usage};
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -54,6 +54,8 @@ pub struct AnsweredRow {
     pub latency_ms: Option<f64>,
     pub usage: Usage,
     pub meta: Option<RowMeta>,
+    /// The answer was longer than `answer_kb` and cut there: its length in bytes before the cut.
+    pub truncated_from: Option<u64>,
 }
 
 /// A file's rows: the usable ones, and `place: why` for each one that is not.
@@ -195,25 +197,57 @@ fn contexts_of(value: &Value, shape: Shape) -> Result<Vec<RowContext>, String> {
         .collect()
 }
 
-/// Token counts under any of the names tools write them: `usage.{prompt,completion}_tokens`, the same at
-/// the top level, or DeepEval's `input_token_count` / `output_token_count`.
-fn usage_of(row: &Map<String, Value>) -> Usage {
-    let usage = row.get("usage").and_then(Value::as_object);
-    let count = |names: &[&str]| {
-        names
-            .iter()
-            .find_map(|n| {
-                usage
-                    .and_then(|u| u.get(*n))
-                    .or_else(|| row.get(*n))
-                    .and_then(Value::as_u64)
-            })
-            .unwrap_or(0)
+/// A number as JSON gives it or as a CSV cell spells it; `Ok(None)` when absent or blank.
+fn number_of(name: &str, value: Option<&Value>) -> Result<Option<f64>, String> {
+    let parsed = match value {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::String(s)) if s.trim().is_empty() => return Ok(None),
+        Some(Value::Number(n)) => n.as_f64(),
+        Some(Value::String(s)) => s.trim().parse::<f64>().ok(),
+        Some(_) => None,
     };
-    Usage {
-        prompt_tokens: count(&["prompt_tokens", "input_tokens", "input_token_count"]),
-        completion_tokens: count(&["completion_tokens", "output_tokens", "output_token_count"]),
+    match parsed {
+        Some(x) if x.is_finite() && x >= 0.0 => Ok(Some(x)),
+        _ => Err(format!("`{name}` is negative or not a number")),
     }
+}
+
+/// The row's latency in milliseconds, from `latency_ms` or `latency_s`.
+fn latency_of(row: &Map<String, Value>) -> Result<Option<f64>, String> {
+    match number_of("latency_ms", row.get("latency_ms"))? {
+        Some(ms) => Ok(Some(ms)),
+        None => Ok(number_of("latency_s", row.get("latency_s"))?.map(|s| s * 1e3)),
+    }
+}
+
+/// Token counts under any of the names tools write them: `usage.{prompt,completion}_tokens`, the same at
+/// the top level, or DeepEval's `input_token_count` / `output_token_count`. A count must be a whole number,
+/// not negative; one beyond `u64` stops there.
+fn usage_of(row: &Map<String, Value>) -> Result<Usage, String> {
+    let usage = row.get("usage").and_then(Value::as_object);
+    let count = |names: &[&str]| -> Result<u64, String> {
+        let Some((name, value)) = names.iter().find_map(|n| {
+            usage
+                .and_then(|u| u.get(*n))
+                .or_else(|| row.get(*n))
+                .map(|v| (*n, v))
+        }) else {
+            return Ok(0);
+        };
+        match number_of(name, Some(value))? {
+            None => Ok(0),
+            Some(x) if x.fract() == 0.0 => Ok(if x >= u64::MAX as f64 {
+                u64::MAX
+            } else {
+                x as u64
+            }),
+            Some(_) => Err(format!("`{name}` is not a whole number of tokens")),
+        }
+    };
+    Ok(Usage {
+        prompt_tokens: count(&["prompt_tokens", "input_tokens", "input_token_count"])?,
+        completion_tokens: count(&["completion_tokens", "output_tokens", "output_token_count"])?,
+    })
 }
 
 /// ragtester's metadata on a row it exported (an object, or its JSON text in a CSV cell); None when absent
@@ -265,14 +299,23 @@ fn answered_row(row: &Map<String, Value>, shape: Shape) -> Result<AnsweredRow, S
         .into_iter()
         .map(|c| c.text)
         .collect();
-    let latency_ms = row.get("latency_ms").and_then(Value::as_f64).or_else(|| {
-        row.get("latency_s")
-            .and_then(Value::as_f64)
-            .map(|s| s * 1e3)
-    });
-    if latency_ms.is_some_and(|l| !l.is_finite() || l < 0.0) {
-        return Err("the latency is negative or not a number".into());
+    let latency_ms = latency_of(row)?;
+    let meta = meta_of(row);
+    // Our own metadata is another tool's input by the time it comes back: checked like the row's fields.
+    if meta.as_ref().is_some_and(|m| !m.latency.is_valid()) {
+        return Err(
+            "its `ragtester` metadata gives a latency that is negative or not a number".into(),
+        );
     }
+    // The same cut as a live answer gets (`answer_kb`), so an imported answer costs no more to judge.
+    let mut answer = answer;
+    let full = answer.len() as u64;
+    let max = usize::try_from(Limits::process().answer_bytes()).unwrap_or(usize::MAX);
+    let cut = ragtester_core::limits::truncate_to(&answer, max).map(str::len);
+    let truncated_from = cut.map(|cut| {
+        answer.truncate(cut);
+        full
+    });
     Ok(AnsweredRow {
         place: String::new(),
         query,
@@ -282,8 +325,9 @@ fn answered_row(row: &Map<String, Value>, shape: Shape) -> Result<AnsweredRow, S
         error,
         contexts,
         latency_ms,
-        usage: usage_of(row),
-        meta: meta_of(row),
+        usage: usage_of(row)?,
+        meta,
+        truncated_from,
     })
 }
 
@@ -353,6 +397,12 @@ pub fn answered_records(
             continue;
         }
         seen.insert(case.id.clone(), row.place.clone());
+        if let Some(full) = row.truncated_from {
+            out.notes.push(format!(
+                "{}: the answer ({full} bytes) was cut at the answer_kb limit (raise it with --limit answer_kb=N)",
+                row.place
+            ));
+        }
         out.answers.push(answer_of(
             row,
             &case.id,
@@ -424,7 +474,7 @@ fn answer_of(
         cached: false,
         cached_at: None,
         error: row.error.clone(),
-        truncated_from: None,
+        truncated_from: row.truncated_from,
         rewritten_query: None,
         trace: None,
     }
@@ -511,6 +561,91 @@ mod tests {
     }
 
     #[test]
+    fn hostile_numbers_and_long_answers_obey_the_same_limits_as_live_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        // A CSV's latency and token columns are read; a bad one names its row.
+        let csv = write(
+            dir.path(),
+            "logs.csv",
+            "query,answer,reference,latency_ms,prompt_tokens\n\
+             When?,At 4.5 bar.,At 4.5 bar.,812.5,120\n\
+             Why?,Because.,Because.,-1e300,3\n\
+             Who?,Nobody.,Nobody.,12,-4\n",
+        );
+        let file = read_answered(&csv).unwrap();
+        assert_eq!(file.rows.len(), 1, "{:?}", file.rejected);
+        assert_eq!(file.rows[0].latency_ms, Some(812.5));
+        assert_eq!(file.rows[0].usage.prompt_tokens, 120);
+        assert!(
+            file.rejected[0].starts_with("row 3: `latency_ms` is negative"),
+            "{:?}",
+            file.rejected
+        );
+        assert!(
+            file.rejected[1].starts_with("row 4: `prompt_tokens`"),
+            "{:?}",
+            file.rejected
+        );
+        // Metadata's latency is checked like the row's; token counts beyond u64 stop there, and sums saturate.
+        let meta = serde_json::json!({"ragtester": {"case": serde_json::to_value(crate::interop::imported_case(
+            "When?".into(), "At 4.5 bar.".into(), Vec::new(), "answers")).unwrap(),
+            "contexts": [], "latency": {"retrieval_ms": 0.0, "generation_ms": 0.0, "total_ms": -1e300},
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1}}});
+        let mut row = meta.as_object().unwrap().clone();
+        for (k, v) in [
+            ("query", "When?"),
+            ("answer", "At 4.5 bar."),
+            ("reference", "At 4.5 bar."),
+        ] {
+            row.insert(k.into(), v.into());
+        }
+        let huge = serde_json::json!({"query": "How many?", "answer": "Many.", "reference": "Many.",
+            "usage": {"prompt_tokens": 18446744073709551615u64, "completion_tokens": 18446744073709551615u64}});
+        let long = "答".repeat(200_000);
+        let text = format!(
+            "{}\n{}\n{}\n",
+            serde_json::Value::Object(row),
+            huge,
+            serde_json::json!({"query": "Long?", "answer": long, "reference": "Short."})
+        );
+        let file = parse_answered(
+            &text,
+            crate::interop::FileFormat::JsonLines,
+            Path::new("x.jsonl"),
+        )
+        .unwrap();
+        assert!(
+            file.rejected[0].starts_with("line 1: its `ragtester` metadata"),
+            "{:?}",
+            file.rejected
+        );
+        assert_eq!(file.rows[0].usage.total(), u64::MAX);
+        let cut = &file.rows[1];
+        let max = Limits::process().answer_bytes() as usize;
+        assert!(
+            cut.answer.len() <= max && cut.answer.len() > max - 4,
+            "{}",
+            cut.answer.len()
+        );
+        assert_eq!(cut.truncated_from, Some(long.len() as u64));
+        let records = answered_records(
+            &file.rows,
+            "cfg",
+            &[],
+            &ragtester_core::document::TextLocator::new(&[]),
+        );
+        assert_eq!(records.answers[1].truncated_from, Some(long.len() as u64));
+        assert!(
+            records
+                .notes
+                .iter()
+                .any(|n| n.contains("cut at the answer_kb limit")),
+            "{:?}",
+            records.notes
+        );
+    }
+
+    #[test]
     fn records_locate_passages_and_keep_one_answer_per_question() {
         let d = doc();
         let docs = std::slice::from_ref(&d);
@@ -529,6 +664,7 @@ mod tests {
             latency_ms: Some(40.0),
             usage: Usage::default(),
             meta: None,
+            truncated_from: None,
         };
         let records = answered_records(
             &[row("line 1", "4.5 bar"), row("line 2", "5 bar")],

@@ -160,7 +160,8 @@ pub fn write_rows(
                     .iter()
                     .map(|c| csv_cell(&r[c], shape))
                     .collect::<Result<Vec<_>>>()?;
-                w.write_record(cells)?;
+                // Inert in a spreadsheet (a leading `=` is shown, not run); our reader undoes it.
+                w.write_record(ragtester_core::spreadsheet::inert_row(&cells))?;
             }
             w.into_inner().context("cannot write CSV")
         }
@@ -275,6 +276,8 @@ fn read_csv(path: &std::path::Path, text: &str, shape: Shape) -> Result<Vec<Map<
         let record = record.with_context(|| format!("{}: row {}", path.display(), i + 2))?;
         let mut m = Map::new();
         for (h, cell) in headers.iter().zip(record.iter()) {
+            // A cell we exported was made inert for spreadsheets; take that back.
+            let cell = &*ragtester_core::spreadsheet::restore(cell);
             let is_list = h == reference_contexts || h == retrieved_contexts;
             let value = if is_list {
                 list_cell(cell, shape)

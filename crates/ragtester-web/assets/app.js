@@ -171,7 +171,8 @@ function wireForms() {
   }));
   $('#samples').addEventListener('click', guard(async () => {
     const r = await post('/api/documents/samples', {});
-    notice(`Added ${r.written} sample documents.`, true);
+    const kept = r.skipped.length ? ` Kept your own ${r.skipped.join(', ')} (a document of that name exists).` : '';
+    notice(`Added ${r.written} sample documents.${kept}`, !kept);
     await refresh();
   }));
   $('#docgen-form').addEventListener('submit', guard(async (ev) => {

@@ -3,6 +3,7 @@
 use crate::jobs::{DocgenRequest, JudgeRequest, RunRequest, SuiteRequest};
 use crate::results::{Filter, RunIndex};
 use crate::{AppState, audit_sheet};
+use anyhow::Context;
 use axum::Json;
 use axum::extract::{Multipart, Path as UrlPath, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -93,8 +94,10 @@ pub async fn workspace(State(s): Shared) -> ApiResult<Json<Value>> {
 }
 
 /// Multipart upload of documents (field name free). Each file is named by its last path component, checked;
-/// refused ones are listed with the reason, the others saved — once the whole request has arrived, so a
-/// request cut off or over `request_mb` keeps nothing.
+/// refused ones are listed with the reason (a name the workspace has already, or uses itself), the others
+/// saved. Each file streams to a hidden temporary file under the size limit and takes its name only once
+/// the whole request has arrived, so a request cut off or over `request_mb` keeps nothing, and nothing
+/// already there is replaced.
 pub async fn upload(State(s): Shared, mut form: Multipart) -> ApiResult<Json<Value>> {
     let mut accepted = Vec::new();
     let mut refused = Vec::new();
@@ -111,52 +114,90 @@ pub async fn upload(State(s): Shared, mut form: Multipart) -> ApiResult<Json<Val
     };
     let multipart =
         |e: axum::extract::multipart::MultipartError| too_large(e.status(), e.body_text());
+    let docs = s.workspace.docs_dir();
     while let Some(mut field) = form.next_field().await.map_err(multipart)? {
         let sent = field.file_name().unwrap_or_default().to_string();
-        let name = match crate::workspace::upload_name(&sent) {
+        let name = crate::workspace::upload_name(&sent).and_then(|n| {
+            s.workspace.check_new_document(&n)?;
+            if accepted.iter().any(|(a, _)| *a == n) {
+                anyhow::bail!("`{n}` comes twice in this upload");
+            }
+            Ok(n)
+        });
+        let name = match name {
             Ok(n) => n,
             Err(e) => {
                 refused.push(json!({ "name": sent, "error": format!("{e:#}") }));
                 continue;
             }
         };
-        let Some(bytes) = read_capped(&mut field, s.limits.file_bytes())
+        let file = ragtester_core::record::new_file_beside(&docs.join(&name))
+            .with_context(|| format!("cannot write into {}", docs.display()))?;
+        let Some(file) = stream_capped(&mut field, file, s.limits.file_bytes())
             .await
-            .map_err(multipart)?
+            .map_err(|e| match e {
+                Streamed::Request(e) => multipart(e),
+                Streamed::Disk(e) => {
+                    ApiError::from(anyhow::Error::from(e).context("cannot store the upload"))
+                }
+            })?
         else {
             let error =
                 ragtester_core::limits::exceeded("file_mb", s.limits.file_mb, "the file is larger");
             refused.push(json!({ "name": sent, "error": error }));
             continue;
         };
-        accepted.push((name, bytes));
+        accepted.push((name, file));
     }
     let mut saved = Vec::new();
-    for (name, bytes) in accepted {
-        ragtester_core::record::write_atomic(&s.workspace.docs_dir().join(&name), &bytes)?;
-        saved.push(name);
+    for (name, file) in accepted {
+        match ragtester_core::record::persist_new(file, &docs.join(&name)) {
+            Ok(()) => saved.push(name),
+            // Taken while this request arrived (another upload, a job).
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let error = crate::workspace::taken(&name);
+                refused.push(json!({ "name": name, "error": error }));
+            }
+            Err(e) => {
+                return Err(anyhow::Error::from(e)
+                    .context("cannot store the upload")
+                    .into());
+            }
+        }
     }
     Ok(Json(json!({ "saved": saved, "refused": refused })))
 }
 
-/// A multipart field's bytes, read chunk by chunk; `None` once they pass `max` (the rest is skipped).
-async fn read_capped(
-    field: &mut axum::extract::multipart::Field<'_>,
-    max: u64,
-) -> Result<Option<Vec<u8>>, axum::extract::multipart::MultipartError> {
-    let mut bytes = Vec::new();
-    while let Some(chunk) = field.chunk().await? {
-        if (bytes.len() + chunk.len()) as u64 > max {
-            return Ok(None);
-        }
-        bytes.extend_from_slice(&chunk);
-    }
-    Ok(Some(bytes))
+/// Why streaming an upload stopped: the request (cut off, over `request_mb`) or the disk.
+enum Streamed {
+    Request(axum::extract::multipart::MultipartError),
+    Disk(std::io::Error),
 }
 
+/// A multipart field streamed into `file` chunk by chunk, never held whole; `None` once it passes `max`
+/// bytes (the file is dropped, so removed, and the rest of the field skipped).
+async fn stream_capped(
+    field: &mut axum::extract::multipart::Field<'_>,
+    mut file: tempfile::NamedTempFile,
+    max: u64,
+) -> Result<Option<tempfile::NamedTempFile>, Streamed> {
+    use std::io::Write;
+    let mut written = 0u64;
+    while let Some(chunk) = field.chunk().await.map_err(Streamed::Request)? {
+        written += chunk.len() as u64;
+        if written > max {
+            return Ok(None);
+        }
+        file.write_all(&chunk).map_err(Streamed::Disk)?;
+    }
+    Ok(Some(file))
+}
+
+/// The bundled samples, each under its own name; a name the workspace has already is kept as it is and
+/// listed as skipped.
 pub async fn samples(State(s): Shared) -> ApiResult<Json<Value>> {
-    let n = s.stages.write_samples(&s.workspace.docs_dir())?;
-    Ok(Json(json!({ "written": n })))
+    let (written, skipped) = s.stages.write_samples(&s.workspace.docs_dir())?;
+    Ok(Json(json!({ "written": written, "skipped": skipped })))
 }
 
 fn started(id: usize) -> Json<Value> {
@@ -187,6 +228,17 @@ pub async fn docgen(State(s): Shared, Json(req): Json<DocgenRequest>) -> ApiResu
 
 pub async fn suite(State(s): Shared, Json(req): Json<SuiteRequest>) -> ApiResult<Json<Value>> {
     let out = s.workspace.suite_path(&req.name).map_err(ApiError::bad)?;
+    claim(&s, &format!("suite:{}", req.name))?;
+    // Suites are never overwritten, as runs are not.
+    if std::fs::symlink_metadata(&out).is_ok() {
+        return Err(ApiError(
+            StatusCode::CONFLICT,
+            format!(
+                "a suite named `{}` exists already: choose another name",
+                req.name
+            ),
+        ));
+    }
     let docs = s
         .workspace
         .document_paths(&req.documents)
@@ -196,7 +248,6 @@ pub async fn suite(State(s): Shared, Json(req): Json<SuiteRequest>) -> ApiResult
             "choose at least one strategy and at least one test per document",
         ));
     }
-    claim(&s, &format!("suite:{}", req.name))?;
     // The run needs exactly the documents the suite was written from.
     let names: Vec<String> = docs
         .iter()
@@ -385,19 +436,32 @@ pub async fn cell(
     Ok(Json(json!(detail)).into_response())
 }
 
-/// The run's single-file report, as `ragtester report` wrote it (every model output escaped there).
+/// How a run's report.html is served: as data, never as this UI's page. `sandbox` gives it an opaque
+/// origin (no cookie, no same-origin request, no storage of this UI), and it may run no script at all — ours
+/// has none — submit no form and load nothing but its own inline styles and images.
+pub const REPORT_CSP: &str = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; \
+                              script-src 'none'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'";
+
+/// The run's single-file report, as `ragtester report` wrote it (every model output escaped there) — or as
+/// anyone wrote it, for a run directory from elsewhere: read up to `file_mb`, only from inside the run
+/// directory, and served under [`REPORT_CSP`].
 pub async fn report(State(s): Shared, UrlPath(name): UrlPath<String>) -> ApiResult<Response> {
     let (dir, _) = s.workspace.run_dir(&name).map_err(ApiError::not_found)?;
-    let html = std::fs::read(RunDir::new(&dir).file(run_dir::REPORT_HTML))
-        .map_err(|_| ApiError::not_found(format!("`{name}` has no report yet: judge it first")))?;
+    let max = s.limits.file_bytes();
+    let html = tokio::task::spawn_blocking(move || {
+        crate::served::read_bounded(&dir, run_dir::REPORT_HTML, max, "file_mb")
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!(e))?
+    .map_err(ApiError::bad)?
+    .ok_or_else(|| ApiError::not_found(format!("`{name}` has no report yet: judge it first")))?;
     let mut r = ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response();
-    // The report is self-contained; it may run its own inline code but reach nothing.
-    r.headers_mut().insert(
+    let headers = r.headers_mut();
+    headers.insert(
         header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(
-            "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:",
-        ),
+        HeaderValue::from_static(REPORT_CSP),
     );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     Ok(r)
 }
 
@@ -429,6 +493,7 @@ fn run_path(s: &AppState, name: &str) -> ApiResult<PathBuf> {
 
 pub async fn audit(State(s): Shared, UrlPath(name): UrlPath<String>) -> ApiResult<Json<Value>> {
     let dir = run_path(&s, &name)?;
+    crate::served::check_run(&dir).map_err(ApiError::bad)?;
     let run = RunDir::new(&dir);
     let sheet = audit_sheet::read(&run.file(run_dir::AUDIT_SHEET))?;
     let summary = run.audit()?;

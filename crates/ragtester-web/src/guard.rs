@@ -4,8 +4,12 @@
 //!    literal when bound to all interfaces), and names given with `--allow-host`. A page on another site
 //!    that rebinds its DNS name to 127.0.0.1 still sends its own name in `Host`, and is refused
 //!    (Ollama's CVE-2024-28224; Jupyter and Vite check the same way).
-//! 2. **Access token**, when one is set (always when bound beyond loopback): `Authorization: Bearer`, the
-//!    `ragtester_token` cookie, or `?token=` once (which sets the cookie). Compared in constant time.
+//! 2. **Access token**, on every address (as Jupyter does: on a shared machine every local account reaches
+//!    loopback): `?token=` in the address, `Authorization: Bearer`, or the session cookie that a browser
+//!    opening the address receives. The cookie is named for this server's port (two servers never take each
+//!    other's) and holds a per-start session secret, not the token; a browser's navigation with `?token=` is
+//!    redirected to the same address without it, so it leaves the address bar. The address's token wins over
+//!    an old cookie. Compared in constant time.
 //! 3. **State-changing requests** (anything but GET and HEAD) must come from this UI's own page: a browser's
 //!    `Sec-Fetch-Site` of `same-origin` or none, an `Origin` equal to this server's own (or no `Origin`, as
 //!    non-browser clients send), the per-session CSRF token in `x-ragtester-csrf`, and a JSON or multipart
@@ -26,8 +30,8 @@ use subtle::ConstantTimeEq;
 
 /// The header the page sends its CSRF token in.
 pub const CSRF_HEADER: &str = "x-ragtester-csrf";
-/// The cookie that carries the access token after `?token=` opened the page.
-pub const TOKEN_COOKIE: &str = "ragtester_token";
+/// The start of the session cookie's name; the server's port completes it (`ragtester_8765`).
+pub const COOKIE_PREFIX: &str = "ragtester_";
 
 pub struct Guard {
     /// Host names (lower case, IPv6 without brackets) a request may name.
@@ -35,7 +39,12 @@ pub struct Guard {
     /// Bound to all interfaces: any IP literal is this server (an IP literal cannot be rebound).
     any_ip: bool,
     csrf: String,
-    access_token: Option<String>,
+    access_token: String,
+    /// What the session cookie holds: random per start, so a cookie outlives neither the server nor a
+    /// change of token, and the token itself never sits in the browser's cookie store.
+    session: String,
+    /// The session cookie's name, with this server's port in it.
+    cookie: String,
 }
 
 /// 32 random bytes from the operating system, as hex.
@@ -45,9 +54,12 @@ pub fn random_token() -> anyhow::Result<String> {
     Ok(hex::encode(bytes))
 }
 
+/// The shortest access token accepted: a guessable token guards nothing.
+pub const MIN_TOKEN_CHARS: usize = 16;
+
 impl Guard {
-    /// A guard for a server bound to `bound`, also answering to `extra_hosts`. Bound beyond loopback, an
-    /// access token is required: `access_token`, or a random one when none is given.
+    /// A guard for a server listening on `bound` (its real port), also answering to `extra_hosts`. Every
+    /// request needs the access token: `access_token`, or a random one when none is given.
     pub fn new(
         bound: SocketAddr,
         extra_hosts: &[String],
@@ -57,23 +69,20 @@ impl Guard {
         hosts.push(bound.ip().to_string());
         hosts.extend(extra_hosts.iter().map(|h| normalise_host(h)));
         let access_token = match access_token {
-            Some(t) if t.len() < 16 => {
-                anyhow::bail!(
-                    "--token must be at least 16 characters (a guessable token guards nothing)"
-                )
+            Some(t) => {
+                check_token(&t)?;
+                t
             }
-            Some(t) => Some(t),
-            None if !bound.ip().is_loopback() => Some(random_token()?),
-            None => None,
+            None => random_token()?,
         };
-        if let Some(token) = &access_token {
-            ragtester_core::secrets::remember(token);
-        }
+        ragtester_core::secrets::remember(&access_token);
         Ok(Self {
             hosts,
             any_ip: bound.ip().is_unspecified(),
             csrf: random_token()?,
             access_token,
+            session: random_token()?,
+            cookie: format!("{COOKIE_PREFIX}{}", bound.port()),
         })
     }
 
@@ -81,8 +90,13 @@ impl Guard {
         &self.csrf
     }
 
-    pub fn access_token(&self) -> Option<&str> {
-        self.access_token.as_deref()
+    pub fn access_token(&self) -> &str {
+        &self.access_token
+    }
+
+    /// The session cookie's name (with the port).
+    pub fn cookie_name(&self) -> &str {
+        &self.cookie
     }
 
     fn host_allowed(&self, host: &str) -> bool {
@@ -122,13 +136,47 @@ fn header(headers: &HeaderMap, name: impl header::AsHeaderName) -> Option<&str> 
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-/// The access token a request presents, and whether it came in the query (then it becomes a cookie).
-fn presented_token(request: &Request) -> Option<(String, bool)> {
+/// A token a user may choose: long enough not to be guessed, and plain enough to sit in an address.
+pub fn check_token(token: &str) -> anyhow::Result<()> {
+    if token.chars().count() < MIN_TOKEN_CHARS {
+        anyhow::bail!(
+            "the access token must be at least {MIN_TOKEN_CHARS} characters (a guessable token guards nothing)"
+        );
+    }
+    if !token
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-._~".contains(c))
+    {
+        anyhow::bail!(
+            "the access token may hold letters, digits and - . _ ~ only (it travels in an address and a header)"
+        );
+    }
+    Ok(())
+}
+
+/// What a request presents as its credential, in the order it is looked for: the address's token wins over
+/// an old cookie, so the printed address always opens the UI.
+enum Credential {
+    Query(String),
+    Bearer(String),
+    Cookie(String),
+    Nothing,
+}
+
+fn credential(request: &Request, cookie_name: &str) -> Credential {
     let headers = request.headers();
+    let in_query = request.uri().query().and_then(|q| {
+        q.split('&')
+            .find_map(|pair| pair.strip_prefix("token="))
+            .map(str::to_string)
+    });
+    if let Some(token) = in_query {
+        return Credential::Query(token);
+    }
     if let Some(bearer) =
         header(headers, header::AUTHORIZATION).and_then(|a| a.strip_prefix("Bearer "))
     {
-        return Some((bearer.trim().to_string(), false));
+        return Credential::Bearer(bearer.trim().to_string());
     }
     for cookies in headers.get_all(header::COOKIE) {
         let Ok(cookies) = cookies.to_str() else {
@@ -136,17 +184,77 @@ fn presented_token(request: &Request) -> Option<(String, bool)> {
         };
         for cookie in cookies.split(';') {
             if let Some((name, value)) = cookie.trim().split_once('=')
-                && name == TOKEN_COOKIE
+                && name == cookie_name
             {
-                return Some((value.to_string(), false));
+                return Credential::Cookie(value.to_string());
             }
         }
     }
-    let query = request.uri().query()?;
-    query
+    Credential::Nothing
+}
+
+/// A browser opening a page (not a script's request): only then is `?token=` traded for a cookie and taken
+/// out of the address.
+fn is_navigation(request: &Request) -> bool {
+    let headers = request.headers();
+    matches!(*request.method(), Method::GET | Method::HEAD)
+        && (header(headers, "sec-fetch-mode") == Some("navigate")
+            || header(headers, header::ACCEPT).is_some_and(|a| a.contains("text/html")))
+}
+
+/// The request's own path and query without its `token=` pairs: where a navigation is sent once its token
+/// has become a cookie.
+fn without_token(request: &Request) -> String {
+    let uri = request.uri();
+    let rest: Vec<&str> = uri
+        .query()
+        .unwrap_or("")
         .split('&')
-        .find_map(|pair| pair.strip_prefix("token="))
-        .map(|t| (t.to_string(), true))
+        .filter(|p| !p.is_empty() && !p.starts_with("token="))
+        .collect();
+    if rest.is_empty() {
+        uri.path().to_string()
+    } else {
+        format!("{}?{}", uri.path(), rest.join("&"))
+    }
+}
+
+/// What becomes of a request's credential.
+enum Admission {
+    Pass,
+    /// A browser's navigation with the right `?token=`: sent on to the same address without it.
+    Redirect(String),
+    Refuse(String),
+}
+
+fn admit(guard: &Guard, request: &Request) -> Admission {
+    match credential(request, &guard.cookie) {
+        Credential::Query(token) if equal(&token, &guard.access_token) => {
+            if is_navigation(request) {
+                Admission::Redirect(without_token(request))
+            } else {
+                Admission::Pass
+            }
+        }
+        Credential::Query(_) => Admission::Refuse(
+            "the access token in the address is wrong: open the address `ragtester serve` printed".into(),
+        ),
+        Credential::Bearer(token) if equal(&token, &guard.access_token) => {
+            Admission::Pass
+        }
+        Credential::Bearer(_) => Admission::Refuse("the access token is wrong".into()),
+        Credential::Cookie(session) if equal(&session, &guard.session) => {
+            Admission::Pass
+        }
+        Credential::Cookie(_) => Admission::Refuse(
+            "the session cookie is from an earlier start of this server: open the address              `ragtester serve` printed (…/?token=…) again"
+                .into(),
+        ),
+        Credential::Nothing => Admission::Refuse(
+            "this UI needs its access token: open the address `ragtester serve` printed              (…/?token=…), or send `Authorization: Bearer TOKEN`"
+                .into(),
+        ),
+    }
 }
 
 /// Why a state-changing request is not this UI's own page speaking, if it is not.
@@ -207,25 +315,27 @@ pub async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next
              start `ragtester serve --allow-host NAME` to serve it under another name"
         ));
     }
-    let mut set_cookie = None;
-    if let Some(expected) = &guard.access_token {
-        match presented_token(&request) {
-            Some((token, from_query)) if equal(&token, expected) => {
-                if from_query {
-                    set_cookie = Some(format!(
-                        "{TOKEN_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"
-                    ));
-                }
+    let session_cookie = format!(
+        "{}={}; HttpOnly; SameSite=Strict; Path=/",
+        guard.cookie, guard.session
+    );
+    match admit(&guard, &request) {
+        Admission::Refuse(why) => return refuse(why),
+        Admission::Redirect(to) => {
+            let mut response = StatusCode::SEE_OTHER.into_response();
+            let headers = response.headers_mut();
+            if let (Ok(to), Ok(cookie)) = (
+                HeaderValue::from_str(&to),
+                HeaderValue::from_str(&session_cookie),
+            ) {
+                headers.insert(header::LOCATION, to);
+                headers.insert(header::SET_COOKIE, cookie);
             }
-            Some(_) => return refuse("the access token is wrong".into()),
-            None => {
-                return refuse(
-                    "this UI needs its access token: open the address `ragtester serve` printed \
-                     (…/?token=…), or send `Authorization: Bearer TOKEN`"
-                        .into(),
-                );
-            }
+            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            headers.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+            return response;
         }
+        Admission::Pass => {}
     }
     if !matches!(*request.method(), Method::GET | Method::HEAD)
         && let Some(why) = foreign_write(&guard, request.headers(), &host)
@@ -241,9 +351,6 @@ pub async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next
         ("x-frame-options", "SAMEORIGIN"),
     ] {
         headers.insert(name, HeaderValue::from_static(value));
-    }
-    if let Some(cookie) = set_cookie.and_then(|c| HeaderValue::from_str(&c).ok()) {
-        headers.insert(header::SET_COOKIE, cookie);
     }
     response
 }
@@ -285,14 +392,82 @@ mod tests {
     }
 
     #[test]
-    fn beyond_loopback_a_token_is_made_and_short_tokens_are_refused() {
-        assert!(guard("127.0.0.1:1", &[], None).access_token().is_none());
-        let token = guard("0.0.0.0:1", &[], None)
-            .access_token()
-            .unwrap()
-            .to_string();
-        assert_eq!(token.len(), 64);
-        assert_ne!(token, guard("0.0.0.0:1", &[], None).access_token().unwrap());
-        assert!(Guard::new("127.0.0.1:1".parse().unwrap(), &[], Some("short".into())).is_err());
+    fn every_address_gets_a_token_and_weak_ones_are_refused() {
+        let loopback = guard("127.0.0.1:8765", &[], None);
+        assert_eq!(loopback.access_token().len(), 64);
+        assert_eq!(loopback.cookie_name(), "ragtester_8765");
+        assert_ne!(
+            loopback.access_token(),
+            guard("127.0.0.1:8765", &[], None).access_token()
+        );
+        assert_ne!(
+            loopback.session, loopback.access_token,
+            "the cookie is not the token"
+        );
+        for bad in ["short", "sixteen chars ok?", "0123456789abcdef\n"] {
+            assert!(
+                Guard::new("127.0.0.1:1".parse().unwrap(), &[], Some(bad.into())).is_err(),
+                "{bad:?}"
+            );
+        }
+        guard("127.0.0.1:1", &[], Some("my-own_token.0123~"));
+    }
+
+    fn request(uri: &str, headers: &[(&str, &str)]) -> Request {
+        let mut r = Request::builder().uri(uri);
+        for (k, v) in headers {
+            r = r.header(*k, *v);
+        }
+        r.body(axum::body::Body::empty()).unwrap()
+    }
+
+    #[test]
+    fn the_address_token_wins_and_a_navigation_leaves_it_behind() {
+        let g = guard("127.0.0.1:8765", &[], Some("right-token-0123456789"));
+        let cookie = format!("ragtester_8765={}", g.session);
+        let stale = "ragtester_8765=from-an-earlier-start";
+        let navigate = ("sec-fetch-mode", "navigate");
+        let pass = |r: &Request| matches!(admit(&g, r), Admission::Pass);
+        // The printed address, in a browser: redirected without the token, even over a stale cookie.
+        for extra in [None, Some(("cookie", stale))] {
+            let mut headers = vec![navigate];
+            headers.extend(extra);
+            match admit(&g, &request("/?token=right-token-0123456789&x=1", &headers)) {
+                Admission::Redirect(to) => assert_eq!(to, "/?x=1"),
+                _ => panic!("not redirected"),
+            }
+        }
+        assert!(pass(&request(
+            "/api/workspace?token=right-token-0123456789",
+            &[]
+        )));
+        assert!(pass(&request("/", &[("cookie", &cookie)])));
+        assert!(pass(&request(
+            "/",
+            &[("authorization", "Bearer right-token-0123456789")]
+        )));
+        // Another port's cookie is not this server's; a stale one of this port is named as such.
+        let other_port = format!("ragtester_9999={}", g.session);
+        for (r, why) in [
+            (
+                request("/", &[("cookie", &other_port)]),
+                "needs its access token",
+            ),
+            (request("/", &[("cookie", stale)]), "earlier start"),
+            (
+                request("/?token=wrong-token-0123456789", &[navigate]),
+                "in the address is wrong",
+            ),
+            (
+                request("/", &[("authorization", "Bearer nope")]),
+                "is wrong",
+            ),
+            (request("/api/session", &[]), "needs its access token"),
+        ] {
+            match admit(&g, &r) {
+                Admission::Refuse(text) => assert!(text.contains(why), "{text}"),
+                _ => panic!("{} admitted", r.uri()),
+            }
+        }
     }
 }

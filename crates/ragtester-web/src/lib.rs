@@ -12,6 +12,7 @@ pub mod audit_sheet;
 pub mod guard;
 pub mod jobs;
 pub mod results;
+pub mod served;
 mod stages;
 pub mod workspace;
 
@@ -51,6 +52,8 @@ const WATCHED: [&str; 5] = [
 
 impl RunCache {
     pub async fn get(&self, dir: &Path) -> Result<Arc<RunIndex>> {
+        // A run directory is data from anywhere: its files are read only where they really are in it.
+        served::check_run(dir)?;
         let stamp: Stamp = WATCHED
             .iter()
             .map(|f| {
@@ -124,37 +127,46 @@ pub fn router(state: Arc<AppState>) -> Router {
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
 }
 
-/// Serve until the process is stopped. Prints the address it listens on (port 0 picks a free one).
-/// With an access token the address is printed once with it, as Jupyter does; it appears nowhere else.
+/// Who may reach the UI: other names it answers to (a reverse proxy's), and the access token (a random
+/// one when `None`).
+pub struct Access {
+    pub allow_hosts: Vec<String>,
+    pub token: Option<String>,
+}
+
 /// `ragtester serve`: the UI over a workspace folder (and read-only runs), its jobs sharing `models`.
+/// Serves until the process is stopped. Prints the address it listens on once, with its access token, as
+/// Jupyter does (port 0 picks a free one); the token appears nowhere else.
 pub async fn serve_workspace(
     addr: SocketAddr,
-    guard: Guard,
+    access: Access,
     workspace: &std::path::Path,
     runs: &[std::path::PathBuf],
     models: ragtester_stages::Models,
 ) -> Result<()> {
+    if let Some(token) = &access.token {
+        guard::check_token(token)?;
+    }
+    let workspace_state = Workspace::open(workspace, runs)?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))?;
+    let local = listener.local_addr()?;
+    // The cookie is named for the real port, known once bound.
+    let guard = Guard::new(local, &access.allow_hosts, access.token)?;
     let state = AppState {
-        workspace: Workspace::open(workspace, runs)?,
+        workspace: workspace_state,
         jobs: Default::default(),
         stages: Arc::new(Stages { models }),
         runs: Default::default(),
         guard: Arc::new(guard),
         limits: ragtester_core::Limits::process(),
     };
-    eprintln!("workspace: {}", workspace.display());
-    serve(addr, state).await
-}
-
-pub async fn serve(addr: SocketAddr, state: AppState) -> Result<()> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("cannot listen on {addr}"))?;
-    let local = listener.local_addr()?;
-    match state.guard.access_token() {
-        Some(token) => println!("ragtester UI on http://{local}/?token={token}"),
-        None => println!("ragtester UI on http://{local}/"),
-    }
+    tracing::info!("workspace: {}", workspace.display());
+    println!(
+        "ragtester UI on http://{local}/?token={}",
+        state.guard.access_token()
+    );
     axum::serve(listener, router(Arc::new(state)))
         .await
         .context("the server stopped")

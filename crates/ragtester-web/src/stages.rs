@@ -46,20 +46,36 @@ async fn judge_and_report(
 }
 
 impl Stages {
-    /// Write the bundled sample documents into `dir`.
-    pub fn write_samples(&self, dir: &Path) -> Result<usize> {
+    /// Write the bundled sample documents into `dir`: how many were written, and the names kept as they
+    /// were because the workspace has something under them already (never replaced, never written through
+    /// a symbolic link).
+    pub fn write_samples(&self, dir: &Path) -> Result<(usize, Vec<String>)> {
         let staging = tempfile::tempdir()?;
         let corpus = ragtester_stages::bundled::write_corpus(staging.path())?;
-        let mut n = 0;
-        for entry in std::fs::read_dir(&corpus)? {
-            let path = entry?.path();
-            if let Some(name) = path.file_name() {
-                std::fs::copy(&path, dir.join(name))
-                    .with_context(|| format!("cannot copy {}", path.display()))?;
-                n += 1;
+        let mut written = 0;
+        let mut skipped = Vec::new();
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(&corpus)?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<std::io::Result<_>>()?;
+        entries.sort();
+        for path in entries {
+            let Some(name) = path.file_name() else {
+                continue;
+            };
+            let bytes =
+                std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+            match ragtester_core::record::write_new(&dir.join(name), &bytes) {
+                Ok(()) => written += 1,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    skipped.push(name.to_string_lossy().into_owned());
+                }
+                Err(e) => {
+                    return Err(anyhow::Error::from(e)
+                        .context(format!("cannot write {}", dir.join(name).display())));
+                }
             }
         }
-        Ok(n)
+        Ok((written, skipped))
     }
 
     pub async fn generate_documents(

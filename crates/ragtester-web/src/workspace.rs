@@ -48,6 +48,25 @@ pub fn check_name(name: &str) -> Result<()> {
     Ok(())
 }
 
+/// Why a document name cannot be written: something has it already.
+pub fn taken(name: &str) -> String {
+    format!(
+        "a document named `{name}` exists already: rename the file, or delete the old one from the workspace first"
+    )
+}
+
+/// Create `dir` (and its parents) readable by this account only: a workspace holds private documents and
+/// results, and other accounts of the machine must not read them from disk either.
+fn create_private_dir(dir: &Path) -> Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
+        .create(dir)
+        .with_context(|| format!("cannot create {}", dir.display()))
+}
+
 /// The file name an upload is stored under: its last path component (browsers may send `C:\x\a.pdf` or
 /// `../../a.pdf`), checked with [`check_name`].
 pub fn upload_name(sent: &str) -> Result<String> {
@@ -59,8 +78,17 @@ pub fn upload_name(sent: &str) -> Result<String> {
 impl Workspace {
     pub fn open(root: &Path, extra_runs: &[PathBuf]) -> Result<Self> {
         for sub in ["docs", "suites", "runs"] {
-            std::fs::create_dir_all(root.join(sub))
-                .with_context(|| format!("cannot create {}", root.join(sub).display()))?;
+            create_private_dir(&root.join(sub))?;
+        }
+        #[cfg(unix)]
+        if let Ok(meta) = std::fs::metadata(root) {
+            use std::os::unix::fs::PermissionsExt;
+            if meta.permissions().mode() & 0o077 != 0 {
+                tracing::warn!(
+                    "{} can be read by other accounts of this machine (chmod 700 it to keep its documents and results private)",
+                    root.display()
+                );
+            }
         }
         let mut named: Vec<(String, PathBuf)> = Vec::new();
         for dir in extra_runs {
@@ -92,6 +120,22 @@ impl Workspace {
 
     pub fn docs_dir(&self) -> PathBuf {
         self.root.join("docs")
+    }
+
+    /// Whether a document may be written under `name`: a name the workspace uses itself (the generated
+    /// documents' manifest) is refused, and so is any name that something has already — a document, a
+    /// folder, a symbolic link, which is never written through.
+    pub fn check_new_document(&self, name: &str) -> Result<()> {
+        check_name(name)?;
+        if name.eq_ignore_ascii_case(ragtester_core::generated::MANIFEST_FILE) {
+            bail!(
+                "`{name}` is the workspace's own record of generated documents: upload the file under another name"
+            );
+        }
+        if std::fs::symlink_metadata(self.docs_dir().join(name)).is_ok() {
+            bail!(taken(name));
+        }
+        Ok(())
     }
 
     pub fn documents(&self) -> Result<Vec<FileEntry>> {
@@ -167,7 +211,8 @@ impl Workspace {
     pub fn new_run_dir(&self, name: &str) -> Result<PathBuf> {
         check_name(name)?;
         let dir = self.root.join("runs").join(name);
-        if dir.exists() || self.extra_runs.iter().any(|(n, _)| n == name) {
+        if std::fs::symlink_metadata(&dir).is_ok() || self.extra_runs.iter().any(|(n, _)| n == name)
+        {
             bail!("a run named `{name}` exists already: choose another name");
         }
         Ok(dir)
@@ -239,6 +284,31 @@ mod tests {
         assert!(upload_name("../..").is_err());
         assert!(upload_name("dir/").is_err());
         assert!(upload_name("..\\.bashrc").is_err());
+    }
+
+    #[test]
+    fn documents_are_never_overwritten_nor_the_manifest_replaced() {
+        let root = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(&root.path().join("ws"), &[]).unwrap();
+        std::fs::write(ws.docs_dir().join("manual.md"), "mine").unwrap();
+        let err = ws.check_new_document("manual.md").unwrap_err().to_string();
+        assert!(err.contains("`manual.md` exists already"), "{err}");
+        for reserved in ["docgen.json", "DOCGEN.json"] {
+            let err = ws.check_new_document(reserved).unwrap_err().to_string();
+            assert!(err.contains("own record"), "{err}");
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("/nonexistent/x", ws.docs_dir().join("link.md")).unwrap();
+            assert!(ws.check_new_document("link.md").is_err());
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(ws.docs_dir())
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o077, 0, "docs/ is {mode:o}");
+        }
+        ws.check_new_document("other.md").unwrap();
     }
 
     #[test]

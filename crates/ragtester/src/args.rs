@@ -580,17 +580,21 @@ pub(crate) struct ImportCli {
 
 #[derive(Args)]
 pub(crate) struct ServeCli {
-    /// Address to listen on; loopback by default. Beyond loopback an access token is required (printed
-    /// once in the address, or set with --token).
+    /// Address to listen on; loopback by default. Every address requires the access token (a random one,
+    /// printed once in the address, or your own from RAGTESTER_TOKEN or --token-file).
     #[arg(long, default_value = "127.0.0.1:8765")]
     pub(crate) addr: std::net::SocketAddr,
     /// Another name the UI may be reached under (a reverse proxy's); the loopback names and the bound
     /// address are always served, any other `Host` is refused. Repeatable.
     #[arg(long = "allow-host")]
     pub(crate) allow_hosts: Vec<String>,
-    /// Require this access token (at least 16 characters), also on loopback; by default a random one
-    /// when bound beyond loopback, none on loopback.
-    #[arg(long, env = "RAGTESTER_TOKEN", hide_env_values = true)]
+    /// Read the access token (at least 16 characters) from this file, kept readable by you alone. The
+    /// environment variable RAGTESTER_TOKEN does the same; without either a random token is made.
+    #[arg(long, conflicts_with = "token")]
+    pub(crate) token_file: Option<PathBuf>,
+    /// The access token itself. Discouraged: every account of the machine can read a command line
+    /// (/proc/PID/cmdline); use RAGTESTER_TOKEN or --token-file.
+    #[arg(long, hide = true)]
     pub(crate) token: Option<String>,
     /// Folder holding the UI's documents, suites and runs.
     #[arg(long, default_value = "ragtester-workspace")]
@@ -637,4 +641,8 @@ pub(crate) struct IngestCli {
     /// Larger files fail with a message instead of being read (the same as --limit file_mb=N; 256 by default).
     #[arg(long)]
     pub(crate) max_file_mb: Option<u64>,
+    /// Read files that symbolic links in a folder lead to outside it (by default such a link is skipped and
+    /// named: it could land a private file's text in the records).
+    #[arg(long)]
+    pub(crate) follow_symlinks: bool,
 }

@@ -3,10 +3,10 @@
 
 use crate::args::{
     AuditCli, BenchCommand, Cli, Command, DocgenCli, GenerateCli, ImportCli, IndexBenchCli,
-    IngestCli, InitCli, JudgeCli, OracleBenchCli, RetrievalBenchCli, RunCli,
+    IngestCli, InitCli, JudgeCli, OracleBenchCli, RetrievalBenchCli, RunCli, ServeCli,
 };
 use crate::exit::{EXIT_BUDGET, partial_if, threshold_if};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use ragtester_core::config::GenerationSettings;
 use ragtester_core::{ModelSettings, Sampling};
 use ragtester_stages::generate::parse_generators;
@@ -77,9 +77,13 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         Command::Bench(BenchCommand::Index(bench)) => bench_index(bench, events),
         Command::Docgen(args) => docgen(args, cx).await,
         Command::Serve(sv) => {
-            let guard = ragtester_web::Guard::new(sv.addr, &sv.allow_hosts, sv.token)?;
+            let access = ragtester_web::Access {
+                token: serve_token(&sv, events)?,
+                allow_hosts: sv.allow_hosts,
+            };
+            eprintln!("workspace: {}", sv.workspace.display());
             let serve = ragtester_web::serve_workspace;
-            serve(sv.addr, guard, &sv.workspace, &sv.runs, models.clone()).await?;
+            serve(sv.addr, access, &sv.workspace, &sv.runs, models.clone()).await?;
             Ok(0)
         }
         Command::Init(i) => init(i, cx).await,
@@ -93,6 +97,38 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             Ok(print_outcome(&outcome, &d.out))
         }
     }
+}
+
+/// The access token `serve` is to require, from where the user keeps it: a file (`--token-file`), the
+/// environment (`RAGTESTER_TOKEN`), or, with a warning, the command line; `None` makes a random one.
+fn serve_token(sv: &ServeCli, events: &dyn Events) -> Result<Option<String>> {
+    if let Some(file) = &sv.token_file {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read the token file {}", file.display()))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(file)?.permissions().mode();
+            if mode & 0o077 != 0 {
+                events.warning(format!(
+                    "{} can be read by other accounts of this machine (chmod 600 it)",
+                    file.display()
+                ));
+            }
+        }
+        return Ok(Some(text.trim().to_string()));
+    }
+    if let Some(token) = &sv.token {
+        events.warning(
+            "--token is visible to every account of this machine in the process list: \
+             give the token in RAGTESTER_TOKEN or --token-file instead",
+        );
+        return Ok(Some(token.clone()));
+    }
+    Ok(std::env::var("RAGTESTER_TOKEN")
+        .ok()
+        .filter(|t| !t.trim().is_empty())
+        .map(|t| t.trim().to_string()))
 }
 
 /// `import`: another tool's dataset as a suite, or answered records as a run; exit code 3 when rows were
@@ -140,6 +176,7 @@ fn ingest(i: IngestCli, cx: &StageContext<'_>) -> Result<u8> {
         options: ragtester_ingest::IngestOptions {
             strip_running_lines: !i.keep_running_lines,
             limits,
+            follow_symlinks: i.follow_symlinks,
         },
         out: &i.out,
     };

@@ -90,7 +90,8 @@ async fn forged_host_origin_and_missing_tokens_are_refused_and_write_nothing() {
     let base = server.base.as_str();
     let port = base.rsplit(':').next().unwrap();
     let csrf = server.csrf().await;
-    let plain = ragtester_http::client_builder().build().unwrap();
+    // The access token alone: what remains to refuse is whether the request is this UI's own page.
+    let plain = server.authorised();
     let forged = format!("attacker.example:{port}");
     let token = || ("x-ragtester-csrf", csrf.clone());
     let upload = ("POST", "/api/documents");
@@ -243,7 +244,7 @@ async fn an_allowed_host_is_served_and_others_still_refused() {
         &[],
         &["--allow-host", "rag.internal"],
     );
-    let client = ragtester_http::client_builder().build().unwrap();
+    let client = server.authorised();
     let at = |host: &str| {
         client
             .get(format!("{}/api/workspace", server.base))
@@ -258,22 +259,29 @@ async fn an_allowed_host_is_served_and_others_still_refused() {
 async fn an_access_token_guards_every_request_and_opens_the_page_once() {
     let tmp = tempfile::tempdir().unwrap();
     let token = "sentinel-access-token-0123456789";
-    let server = serve_with(&tmp.path().join("ws"), &[], &["--token", token]);
+    let token_file = tmp.path().join("token");
+    std::fs::write(&token_file, format!("{token}\n")).unwrap();
+    let file = token_file.to_str().unwrap();
+    let server = serve_with(&tmp.path().join("ws"), &[], &["--token-file", file]);
     let base = &server.base;
     assert!(
         server.printed.ends_with(&format!("/?token={token}")),
         "{}",
         server.printed
     );
+    let port = base.rsplit(':').next().unwrap();
     let client = ragtester_http::client_builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap();
-    refused(
-        client.get(format!("{base}/")).send().await.unwrap(),
-        "access token",
-    )
-    .await;
+    // Nothing without the token: not the page, not the CSRF token, not the workspace.
+    for path in ["/", "/api/session", "/api/workspace", "/assets/app.js"] {
+        refused(
+            client.get(format!("{base}{path}")).send().await.unwrap(),
+            "access token",
+        )
+        .await;
+    }
     refused(
         client
             .get(format!("{base}/api/session"))
@@ -291,22 +299,49 @@ async fn an_access_token_guards_every_request_and_opens_the_page_once() {
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
-    // The printed address opens the page and leaves a cookie that carries the token from then on.
-    let r = client.get(&server.printed).send().await.unwrap();
-    assert_eq!(r.status(), StatusCode::OK);
+    // The printed address, opened by a browser over an old cookie of an earlier start: sent on to the
+    // address without the token, with a fresh cookie named for this port.
+    let r = client
+        .get(&server.printed)
+        .header("sec-fetch-mode", "navigate")
+        .header("cookie", format!("ragtester_{port}=from-an-earlier-start"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert_eq!(r.headers()["location"], "/");
     let cookie = r.headers()["set-cookie"].to_str().unwrap().to_string();
+    assert!(
+        cookie.starts_with(&format!("ragtester_{port}=")),
+        "{cookie}"
+    );
     assert!(
         cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
         "{cookie}"
     );
+    assert!(
+        !cookie.contains(token),
+        "the cookie carries the token itself: {cookie}"
+    );
     let pair = cookie.split(';').next().unwrap().to_string();
     let r = client
-        .get(format!("{base}/api/workspace"))
+        .get(format!("{base}/"))
         .header("cookie", &pair)
         .send()
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
+    // Without the address's token, the old cookie is refused with a reason a person can act on.
+    refused(
+        client
+            .get(format!("{base}/"))
+            .header("cookie", format!("ragtester_{port}=from-an-earlier-start"))
+            .send()
+            .await
+            .unwrap(),
+        "earlier start",
+    )
+    .await;
     // The token does not excuse a write from the CSRF token.
     refused(
         client

@@ -1,5 +1,6 @@
-//! `ragtester serve` as the UI tests start it: a server on a free loopback port, and a client that presents
-//! the session's CSRF token as the page does.
+//! `ragtester serve` as the UI tests start it: a server on a free loopback port, and clients that present
+//! its access token (as a script does, `Authorization: Bearer`) and the session's CSRF token as the page
+//! does.
 #![allow(dead_code)] // each test file uses its own subset
 
 use std::io::{BufRead, BufReader};
@@ -8,10 +9,12 @@ use std::process::{Child, Command, Stdio};
 
 pub struct Server {
     child: Child,
-    /// `http://127.0.0.1:PORT`, without the token a token-guarded server printed.
+    /// `http://127.0.0.1:PORT`, without the token the server printed.
     pub base: String,
-    /// The whole address the server printed (with `?token=` when it requires one).
+    /// The whole address the server printed, `…/?token=TOKEN`.
     pub printed: String,
+    /// The access token in that address.
+    pub token: String,
 }
 
 impl Drop for Server {
@@ -23,12 +26,19 @@ impl Drop for Server {
 
 /// Serve `workspace` on loopback, browsing `runs`, with any further flags.
 pub fn serve_with(workspace: &Path, runs: &[&Path], flags: &[&str]) -> Server {
+    serve_env(workspace, runs, flags, &[])
+}
+
+/// [`serve_with`] with variables set in the server's environment.
+pub fn serve_env(workspace: &Path, runs: &[&Path], flags: &[&str], env: &[(&str, &str)]) -> Server {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ragtester"));
     cmd.args(["serve", "--addr", "127.0.0.1:0", "--workspace"])
         .arg(workspace)
         .args(flags)
-        .env("RAGTESTER_CACHE_DIR", workspace.join("cache"))
+        // Beside the workspace, not in it: the server makes the workspace itself, private to its account.
+        .env("RAGTESTER_CACHE_DIR", workspace.with_extension("cache"))
         .env_remove("RAGTESTER_TOKEN")
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
     for r in runs {
@@ -45,15 +55,13 @@ pub fn serve_with(workspace: &Path, runs: &[&Path], flags: &[&str]) -> Server {
         .strip_prefix("ragtester UI on ")
         .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
         .to_string();
-    let base = printed
-        .split('?')
-        .next()
-        .unwrap()
-        .trim_end_matches('/')
-        .to_string();
+    let (base, token) = printed
+        .split_once("/?token=")
+        .unwrap_or_else(|| panic!("no access token in {printed:?}"));
     Server {
+        base: base.to_string(),
+        token: token.to_string(),
         child,
-        base,
         printed,
     }
 }
@@ -63,9 +71,25 @@ pub fn serve(workspace: &Path, runs: &[&Path]) -> Server {
 }
 
 impl Server {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// A client that presents the access token and nothing else.
+    pub fn authorised(&self) -> reqwest::Client {
+        let mut headers = reqwest::header::HeaderMap::new();
+        let bearer = format!("Bearer {}", self.token);
+        headers.insert("authorization", bearer.parse().unwrap());
+        ragtester_http::client_builder()
+            .default_headers(headers)
+            .build()
+            .unwrap()
+    }
+
     /// The session's CSRF token, read as a non-browser client reads it.
     pub async fn csrf(&self) -> String {
-        let client = ragtester_http::client_builder().build().unwrap();
+        let client = self.authorised();
         let session: serde_json::Value = (client.get(format!("{}/api/session", self.base)))
             .send()
             .await
@@ -80,6 +104,8 @@ impl Server {
     pub async fn client(&self) -> reqwest::Client {
         let mut headers = reqwest::header::HeaderMap::new();
         headers.insert("x-ragtester-csrf", self.csrf().await.parse().unwrap());
+        let bearer = format!("Bearer {}", self.token);
+        headers.insert("authorization", bearer.parse().unwrap());
         ragtester_http::client_builder()
             .default_headers(headers)
             .build()
