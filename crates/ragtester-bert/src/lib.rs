@@ -50,6 +50,17 @@ impl BertEmbedder {
         &self.folder.prompts
     }
 
+    /// How many tokens the model reads for `text` exactly as given (no prompt added; special tokens
+    /// counted; cut at the window).
+    pub fn token_count(&self, text: &str) -> Result<usize> {
+        let encoding = self
+            .encoder
+            .tokenizer
+            .encode(text, true)
+            .map_err(|e| anyhow::anyhow!("cannot tokenise for {}: {e}", self.id()))?;
+        Ok(encoding.len())
+    }
+
     /// The most tokens one text may have; longer texts are cut (and a warning says so once).
     pub fn max_tokens(&self) -> usize {
         self.encoder.max_tokens

@@ -174,6 +174,27 @@ impl Limits {
     }
 }
 
+/// A text file another tool wrote (a dataset, answered records), read whole only when it fits `file_mb`:
+/// a file over the limit is an error naming it and the limit, before any of it is held in memory.
+pub fn read_text_file(path: &std::path::Path, limits: &Limits) -> Result<String> {
+    use anyhow::Context;
+    use std::io::Read;
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut text = String::new();
+    file.take(limits.file_bytes().saturating_add(1))
+        .read_to_string(&mut text)
+        .with_context(|| format!("cannot read {} as UTF-8 text", path.display()))?;
+    if text.len() as u64 > limits.file_bytes() {
+        bail!(exceeded(
+            "file_mb",
+            limits.file_mb,
+            &format!("{} is larger", path.display())
+        ));
+    }
+    Ok(text)
+}
+
 /// The message every limit raises: which limit, its value, what went over it, how to raise it.
 pub fn exceeded(name: &str, value: u64, what: &str) -> String {
     format!("limit {name} = {value} exceeded: {what} (raise it with --limit {name}=N)")
@@ -221,6 +242,25 @@ pub fn truncate_to(text: &str, max_bytes: usize) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_file_over_file_mb_is_refused_before_it_is_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rows.jsonl");
+        std::fs::write(&path, vec![b'a'; 1024 * 1024 + 1]).unwrap();
+        let small = Limits::default()
+            .with_overrides(&["file_mb=1".to_string()])
+            .unwrap();
+        let err = read_text_file(&path, &small).unwrap_err().to_string();
+        assert!(
+            err.contains("limit file_mb = 1") && err.contains("rows.jsonl"),
+            "{err}"
+        );
+        assert_eq!(
+            read_text_file(&path, &Limits::default()).unwrap().len(),
+            1024 * 1024 + 1
+        );
+    }
 
     #[test]
     fn overrides_name_the_limit_and_refuse_unknown_names() {

@@ -8,8 +8,7 @@ use ragtester_core::config::{MatrixSettings, ProjectConfig};
 use ragtester_core::{Generator, HistoryMode};
 use std::path::Path;
 
-/// The bundled test embedder, when `scripts/fetch-models.sh` has put it in the working directory.
-use crate::init::MINILM_DIR as DEMO_MODEL_DIR;
+use crate::init::{MINILM_DIR, MULTILINGUAL_DIR, fetched};
 
 /// Embedders and rerankers of the demo's matrix; empty lists take the demo's own.
 pub struct DemoArgs<'a> {
@@ -18,14 +17,19 @@ pub struct DemoArgs<'a> {
     pub rerankers: Vec<String>,
 }
 
-/// The `hash` fallback always (so the demo runs anywhere), and MiniLM beside it when present.
+/// The `hash` fallback always (so the demo runs anywhere), and beside it a real model when
+/// `scripts/fetch-models.sh` has put one in the working directory: multilingual-e5-small, which reads the
+/// demo's Chinese documents, or else the English-only MiniLM.
 fn demo_embedders(events: &dyn Events) -> Vec<String> {
     let mut out = vec!["hash".to_string()];
-    if Path::new(DEMO_MODEL_DIR)
-        .join("model.safetensors")
-        .is_file()
-    {
-        out.push(format!("local:{DEMO_MODEL_DIR}"));
+    if fetched(MULTILINGUAL_DIR) {
+        out.push(format!("local:{MULTILINGUAL_DIR}"));
+    } else if fetched(MINILM_DIR) {
+        out.push(format!("local:{MINILM_DIR}"));
+        events.note(
+            "dense cells use all-MiniLM-L6-v2, which cannot read the demo's Chinese documents; \
+             scripts/fetch-models.sh converts the multilingual model too",
+        );
     } else {
         events.note(
             "dense cells use the `hash` lexical fallback; run scripts/fetch-models.sh (or pass \

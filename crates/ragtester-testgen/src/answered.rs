@@ -68,8 +68,7 @@ pub struct AnsweredFile {
 /// Read an answered-records file: JSON lines (`.jsonl`, anything else), a JSON array (`.json`) or CSV
 /// (`.csv`, list cells in RAGAS's or DeepEval's convention, chosen by its columns).
 pub fn read_answered(path: &Path) -> Result<AnsweredFile> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = ragtester_core::limits::read_text_file(path, &Limits::process())?;
     parse_answered(&text, crate::interop::FileFormat::of(path), path)
 }
 

@@ -205,8 +205,7 @@ fn csv_cell(value: &Value, shape: Shape) -> Result<String> {
 
 /// Rows of a dataset file in `shape`, read by its extension (see the module's list).
 pub fn read_rows(path: &std::path::Path, shape: Shape) -> Result<Vec<Map<String, Value>>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = ragtester_core::limits::read_text_file(path, &ragtester_core::Limits::process())?;
     parse_rows(&text, FileFormat::of(path), shape, path)
 }
 

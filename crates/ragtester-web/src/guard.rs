@@ -203,9 +203,11 @@ fn is_navigation(request: &Request) -> bool {
 }
 
 /// The request's own path and query without its `token=` pairs: where a navigation is sent once its token
-/// has become a cookie.
+/// has become a cookie. Always a path on this server: leading slashes are collapsed, so `//other.example/`
+/// cannot become a redirect elsewhere.
 fn without_token(request: &Request) -> String {
     let uri = request.uri();
+    let path = format!("/{}", uri.path().trim_start_matches(['/', '\\']));
     let rest: Vec<&str> = uri
         .query()
         .unwrap_or("")
@@ -213,9 +215,9 @@ fn without_token(request: &Request) -> String {
         .filter(|p| !p.is_empty() && !p.starts_with("token="))
         .collect();
     if rest.is_empty() {
-        uri.path().to_string()
+        path
     } else {
-        format!("{}?{}", uri.path(), rest.join("&"))
+        format!("{path}?{}", rest.join("&"))
     }
 }
 
@@ -237,21 +239,20 @@ fn admit(guard: &Guard, request: &Request) -> Admission {
             }
         }
         Credential::Query(_) => Admission::Refuse(
-            "the access token in the address is wrong: open the address `ragtester serve` printed".into(),
+            "the access token in the address is wrong: open the address `ragtester serve` printed"
+                .into(),
         ),
-        Credential::Bearer(token) if equal(&token, &guard.access_token) => {
-            Admission::Pass
-        }
+        Credential::Bearer(token) if equal(&token, &guard.access_token) => Admission::Pass,
         Credential::Bearer(_) => Admission::Refuse("the access token is wrong".into()),
-        Credential::Cookie(session) if equal(&session, &guard.session) => {
-            Admission::Pass
-        }
+        Credential::Cookie(session) if equal(&session, &guard.session) => Admission::Pass,
         Credential::Cookie(_) => Admission::Refuse(
-            "the session cookie is from an earlier start of this server: open the address              `ragtester serve` printed (…/?token=…) again"
+            "the session cookie is from an earlier start of this server: open the address \
+             `ragtester serve` printed (…/?token=…) again"
                 .into(),
         ),
         Credential::Nothing => Admission::Refuse(
-            "this UI needs its access token: open the address `ragtester serve` printed              (…/?token=…), or send `Authorization: Bearer TOKEN`"
+            "this UI needs its access token: open the address `ragtester serve` printed \
+             (…/?token=…), or send `Authorization: Bearer TOKEN`"
                 .into(),
         ),
     }
@@ -436,6 +437,13 @@ mod tests {
                 Admission::Redirect(to) => assert_eq!(to, "/?x=1"),
                 _ => panic!("not redirected"),
             }
+        }
+        match admit(
+            &g,
+            &request("//evil.example/?token=right-token-0123456789", &[navigate]),
+        ) {
+            Admission::Redirect(to) => assert_eq!(to, "/evil.example/"),
+            _ => panic!("not redirected"),
         }
         assert!(pass(&request(
             "/api/workspace?token=right-token-0123456789",

@@ -96,7 +96,7 @@ pub(crate) enum Command {
     Docgen(DocgenCli),
     /// The local web UI: documents, suites, matrix runs with live progress, judging, results, comparison, audit.
     #[command(
-        after_help = "Examples:\n  ragtester serve                                  # http://127.0.0.1:8765/, workspace ./ragtester-workspace\n  ragtester serve --run demo-out --addr 127.0.0.1:9000"
+        after_help = "Examples:\n  ragtester serve                                  # prints http://127.0.0.1:8765/?token=…, workspace ./ragtester-workspace\n  ragtester serve --run demo-out --addr 127.0.0.1:9000"
     )]
     Serve(ServeCli),
     /// Run a suite against a matrix of RAG configurations; writes RUNDIR/answers.jsonl.
