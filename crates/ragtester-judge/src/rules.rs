@@ -108,12 +108,55 @@ pub fn bound_verdict(case: &TestCase, verdict: &mut Verdict) {
     note_not_applicable(criteria, &mut verdict.notes);
     verdict.criteria_mean = Some(criteria.mean());
     verdict.passed = Some(criteria.passes());
+    negative_case_rule(case, verdict);
     if let Some(why) = rule_failure(case, &verdict.metrics) {
         verdict.passed = Some(false);
         if let Some(rubric) = verdict.rubric.as_mut()
             && rubric.correctness.score > 2
         {
             rubric.correctness.score = 2;
+            rubric.correctness.reason =
+                format!("{} (capped by rule: {why})", rubric.correctness.reason);
+        }
+        verdict.notes.push(format!("failed by rule: {why}"));
+        verdict.rule_failure = Some(why);
+    }
+}
+
+/// The spec's negative-case rule, binding every judge — a model judge's ratings are overruled where they
+/// disagree, as the offline judge rates by it already: a refusal of a question the corpus cannot answer scores
+/// 5 and passes; an answer to it fails (an answer that corrects a false premise is left to the judge: it is
+/// what such a case asks for).
+fn negative_case_rule(case: &TestCase, verdict: &mut Verdict) {
+    if !case.expects_refusal() {
+        return;
+    }
+    const RULE: &str = "the negative-case rule";
+    if verdict.metrics.refused {
+        let scored = verdict
+            .rubric
+            .as_ref()
+            .is_none_or(|r| r.correctness.score == 5);
+        if verdict.passed != Some(true) || !scored {
+            verdict.passed = Some(true);
+            if let Some(rubric) = verdict.rubric.as_mut() {
+                rubric.correctness.score = 5;
+                rubric.correctness.reason = format!(
+                    "{} ({RULE}: refusing a question the corpus cannot answer scores 5)",
+                    rubric.correctness.reason
+                );
+            }
+            verdict.notes.push(format!(
+                "passed by {RULE}: it refused a question the corpus cannot answer"
+            ));
+        }
+    } else if case.false_premise.is_none() && verdict.passed == Some(true) {
+        let why = format!("answered a question the corpus cannot answer ({RULE})");
+        verdict.passed = Some(false);
+        if let Some(rubric) = verdict.rubric.as_mut()
+            && rubric.correctness.score > 1
+        {
+            rubric.correctness.score = 1;
             rubric.correctness.reason =
                 format!("{} (capped by rule: {why})", rubric.correctness.reason);
         }

@@ -366,6 +366,49 @@ async fn rules_bound_a_lenient_judge() {
     assert_eq!(v.passed, Some(true));
 }
 
+/// The negative-case rule binds a model judge as it binds the offline one: a lenient judge cannot pass an
+/// answer to a question the corpus cannot answer, and a harsh one cannot fail the refusal it asks for.
+#[tokio::test]
+async fn the_negative_case_rule_binds_model_judges() {
+    let negative = case(
+        Category::Negative,
+        "The documents do not say what the valve costs.",
+    );
+    let v = judge_one(
+        Some(&negative),
+        &answer("The valve costs 40 dollars.", None),
+        &Lenient,
+    )
+    .await;
+    assert_eq!(v.passed, Some(false));
+    assert!(v.rule_failure.as_deref().unwrap().contains("negative-case rule"));
+    assert_eq!(v.rubric.as_ref().unwrap().correctness.score, 1);
+
+    let harsh = r#"{"criteria":{"faithfulness":{"rating":"False","reason":"says nothing"},"relevance":{"rating":"False","reason":"r"},"completeness":{"rating":"False","reason":"r"},"clarity":{"rating":"True","reason":"r"},"keyword_match":{"rating":"False","reason":"r"}},"rubric":{"correctness":{"score":1,"reason":"no answer"},"completeness":{"score":1,"reason":"r"},"honesty":{"score":3,"reason":"r"}}}"#;
+    let judge = Scripted {
+        replies: vec![harsh.into()],
+        calls: AtomicUsize::new(0),
+    };
+    let refusal = "The provided documents do not contain information about the valve's price.";
+    let v = judge_one(Some(&negative), &answer(refusal, None), &judge).await;
+    assert!(v.metrics.refused);
+    assert_eq!(v.passed, Some(true));
+    assert_eq!(v.rubric.as_ref().unwrap().correctness.score, 5);
+    assert!(v.notes.iter().any(|n| n.contains("negative-case rule")));
+
+    // The offline judge already rates by the rule: its verdicts are unchanged by it.
+    let v = judge_one(Some(&negative), &answer(refusal, None), &OfflineModel).await;
+    assert_eq!(v.passed, Some(true));
+    assert!(!v.notes.iter().any(|n| n.contains("negative-case rule")));
+    let v = judge_one(
+        Some(&negative),
+        &answer("The valve costs 40 dollars.", None),
+        &OfflineModel,
+    )
+    .await;
+    assert_eq!(v.passed, Some(false));
+}
+
 /// A judge that rates everything True.
 struct Lenient;
 
