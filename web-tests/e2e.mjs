@@ -310,6 +310,10 @@ async function main() {
     await page.click('#run-table tbody tr:has-text("r1") button:has-text("Results")');
     await page.waitForSelector('#pairwise-table tbody tr');
     assert.match(await page.textContent('#pairwise-table'), /A's win rate/);
+    // Each side's won cases are listed, not only the totals.
+    const [, aWins, bWins] = await page.$$eval('#pairwise-table tbody tr:first-child td', (tds) => tds.map((t) => t.textContent));
+    assert.equal(await page.locator('#pairwise-a-won li').count(), Math.min(Number(aWins), 50), 'the cases A won are listed');
+    assert.equal(await page.locator('#pairwise-b-won li').count(), Math.min(Number(bWins), 50), 'the cases B won are listed');
 
     step('a document that cannot be read: the job goes on and says which');
     await page.click('nav button[data-tab=documents]');

@@ -130,6 +130,38 @@ pub struct PairwiseSummary {
     /// Cases where the comparison failed (a judge error, an unreadable reply), and why the first did.
     pub errors: usize,
     pub first_error: Option<String>,
+    /// Every case's outcome, in suite order: kept in `pairwise.jsonl` beside the summary's `pairwise.json`
+    /// and joined to it when a run is read, so the report and the UI can list the cases each side won.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cases: Vec<PairwiseCase>,
+}
+
+/// Which answer of a pair is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PairSide {
+    A,
+    B,
+    Tie,
+}
+
+/// One case of a pairwise comparison: who won overall and on each criterion, and why (a line of
+/// `pairwise.jsonl`); a case that could not be compared carries the error instead.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairwiseCase {
+    #[serde(default = "crate::record::default_schema_version")]
+    pub schema_version: u32,
+    pub case_id: String,
+    pub category: String,
+    pub language: String,
+    pub query: String,
+    pub winner: Option<PairSide>,
+    pub correctness: Option<PairSide>,
+    pub completeness: Option<PairSide>,
+    /// The judge's reasons (an LLM judge's for each order asked), or what the offline comparison measured.
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// Wins, losses and ties of A against B; A's win rate counts a tie as half, with its Wilson interval.

@@ -16,12 +16,14 @@ use serde_json::json;
 /// Differences closer than this are a tie.
 const TIE: f64 = 0.05;
 
-/// One pair's comparison: each figure in [-1, 1], positive when the first answer is better.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// One pair's comparison: each figure in [-1, 1], positive when the first answer is better, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PairVerdict {
     pub correctness: f64,
     pub completeness: f64,
     pub overall: f64,
+    /// An LLM judge's reason for each order it was asked in, or what the offline comparison measured.
+    pub reason: String,
 }
 
 /// Who won a pair.
@@ -41,13 +43,29 @@ impl PairVerdict {
             correctness: side,
             completeness: side,
             overall: side,
+            reason: format!(
+                "{}'s cell is an error: the answer that came back wins",
+                if first_wins { "B" } else { "A" }
+            ),
         }
     }
 
     pub fn winner(&self) -> Winner {
-        if self.overall > TIE {
+        Winner::of(self.overall)
+    }
+
+    /// Who won on correctness and on completeness.
+    pub fn criteria_winners(&self) -> (Winner, Winner) {
+        (Winner::of(self.correctness), Winner::of(self.completeness))
+    }
+}
+
+impl Winner {
+    /// The side a figure in [-1, 1] favours; closer to 0 than [`TIE`] is a tie.
+    fn of(figure: f64) -> Self {
+        if figure > TIE {
             Winner::First
-        } else if self.overall < -TIE {
+        } else if figure < -TIE {
             Winner::Second
         } else {
             Winner::Tie
@@ -69,13 +87,21 @@ pub fn offline_compare(
     let claim = |v: &Verdict, f: fn(&ragtester_core::verdict::ClaimMetrics) -> Option<f64>| {
         v.claims.as_ref().and_then(f).unwrap_or(0.0)
     };
-    let difference =
-        |f: fn(&ragtester_core::verdict::ClaimMetrics) -> Option<f64>| claim(va, f) - claim(vb, f);
+    let precision = |v: &Verdict| claim(v, |c| c.claim_precision);
+    let recall = |v: &Verdict| claim(v, |c| c.claim_recall);
     Some(PairVerdict {
-        correctness: difference(|c| c.claim_precision),
-        completeness: difference(|c| c.claim_recall),
+        correctness: precision(va) - precision(vb),
+        completeness: recall(va) - recall(vb),
         // Scores lie in [0, 3]: a third of the difference lies in [-1, 1].
         overall: (sa - sb) / 3.0,
+        reason: format!(
+            "claims against the reference: A precision {:.2}, recall {:.2}; B precision {:.2}, recall {:.2}; \
+             offline scores A {sa:.2}, B {sb:.2} of 3",
+            precision(va),
+            recall(va),
+            precision(vb),
+            recall(vb)
+        ),
     })
 }
 
@@ -131,6 +157,8 @@ fn messages(case: &TestCase, first: &str, second: &str) -> Vec<Message> {
 struct Reply {
     correctness: String,
     completeness: String,
+    #[serde(default)]
+    reason: String,
 }
 
 fn side(choice: &str) -> Result<f64, String> {
@@ -147,7 +175,7 @@ async fn ask(
     case: &TestCase,
     first: &str,
     second: &str,
-) -> Result<(f64, f64), String> {
+) -> Result<(f64, f64, String), String> {
     let request = ChatRequest {
         messages: messages(case, first, second),
         temperature: 0.0,
@@ -165,7 +193,11 @@ async fn ask(
         .into_iter()
         .find_map(|v| serde_json::from_value(v).ok())
         .ok_or_else(|| format!("no pairwise verdict in the reply: {}", reply.content))?;
-    Ok((side(&reply.correctness)?, side(&reply.completeness)?))
+    Ok((
+        side(&reply.correctness)?,
+        side(&reply.completeness)?,
+        reply.reason,
+    ))
 }
 
 /// An LLM judge's comparison, asked in both orders: each figure is the mean of the two answers (the second
@@ -176,14 +208,16 @@ pub async fn llm_compare(
     a: &str,
     b: &str,
 ) -> Result<PairVerdict, String> {
-    let (c1, k1) = ask(judge, case, a, b).await?;
-    let (c2, k2) = ask(judge, case, b, a).await?;
+    let (c1, k1, r1) = ask(judge, case, a, b).await?;
+    let (c2, k2, r2) = ask(judge, case, b, a).await?;
     let correctness = (c1 - c2) / 2.0;
     let completeness = (k1 - k2) / 2.0;
     Ok(PairVerdict {
         correctness,
         completeness,
         overall: (correctness + completeness) / 2.0,
+        // In the second order the judge's "A" is our B: said so, so its reason reads right.
+        reason: format!("A shown first: {r1} | B shown first (A and B swapped): {r2}"),
     })
 }
 
@@ -218,5 +252,11 @@ mod tests {
             futures::executor::block_on(llm_compare(&AlwaysFirst, &case, "x", "y")).unwrap();
         assert_eq!(verdict.winner(), Winner::Tie);
         assert_eq!(verdict.overall, 0.0);
+        assert_eq!(verdict.criteria_winners(), (Winner::Tie, Winner::Tie));
+        assert!(
+            verdict.reason.contains("A shown first: first"),
+            "{}",
+            verdict.reason
+        );
     }
 }

@@ -381,7 +381,12 @@ async fn the_negative_case_rule_binds_model_judges() {
     )
     .await;
     assert_eq!(v.passed, Some(false));
-    assert!(v.rule_failure.as_deref().unwrap().contains("negative-case rule"));
+    assert!(
+        v.rule_failure
+            .as_deref()
+            .unwrap()
+            .contains("negative-case rule")
+    );
     assert_eq!(v.rubric.as_ref().unwrap().correctness.score, 1);
 
     let harsh = r#"{"criteria":{"faithfulness":{"rating":"False","reason":"says nothing"},"relevance":{"rating":"False","reason":"r"},"completeness":{"rating":"False","reason":"r"},"clarity":{"rating":"True","reason":"r"},"keyword_match":{"rating":"False","reason":"r"}},"rubric":{"correctness":{"score":1,"reason":"no answer"},"completeness":{"score":1,"reason":"r"},"honesty":{"score":3,"reason":"r"}}}"#;

@@ -9,6 +9,25 @@ use minijinja::{Environment, Value, context};
 const TEMPLATE: &str = include_str!("../templates/report.html");
 /// Bad cases shown in full in the HTML; all of them are in summary.json.
 const MAX_BAD_CASES: usize = 300;
+/// Cases listed per side of a pairwise comparison; all of them are in pairwise.jsonl.
+const MAX_PAIRWISE_CASES: usize = 100;
+
+/// The cases side `side` of the pairwise comparison won, the first `MAX_PAIRWISE_CASES` of them, and how
+/// many it won in all.
+fn pairwise_won(summary: &Summary, side: ragtester_core::oracle::PairSide) -> Value {
+    let won: Vec<&ragtester_core::oracle::PairwiseCase> = summary
+        .pairwise
+        .iter()
+        .flat_map(|p| &p.cases)
+        .filter(|c| c.winner == Some(side))
+        .collect();
+    let shown: Vec<Value> = won
+        .iter()
+        .take(MAX_PAIRWISE_CASES)
+        .map(|c| Value::from(Serde(c)))
+        .collect();
+    context! { cases => shown, total => won.len() }
+}
 
 pub fn render_html(summary: &Summary) -> Result<String> {
     let mut env = Environment::new();
@@ -36,6 +55,8 @@ pub fn render_html(summary: &Summary) -> Result<String> {
         bad_cases => bad_cases,
         hidden_bad_cases => summary.bad_cases.len().saturating_sub(MAX_BAD_CASES),
         max_p95 => if max_p95 > 0.0 { max_p95 } else { 1.0 },
+        a_won => pairwise_won(summary, ragtester_core::oracle::PairSide::A),
+        b_won => pairwise_won(summary, ragtester_core::oracle::PairSide::B),
     })?;
     Ok(html)
 }

@@ -7,7 +7,7 @@ use crate::events::Events;
 use crate::run_dir::{self, RunDir};
 use anyhow::{Context, Result, bail};
 use futures::StreamExt;
-use ragtester_core::oracle::{PairwiseSummary, PairwiseTally};
+use ragtester_core::oracle::{PairSide, PairwiseCase, PairwiseSummary, PairwiseTally};
 use ragtester_core::{Answer, ChatModel, Configuration, TestCase, Verdict};
 use ragtester_judge::pairwise::{PairVerdict, Winner, llm_compare, offline_compare};
 use std::collections::HashMap;
@@ -122,8 +122,12 @@ pub async fn compare(
         .buffered(concurrency.max(1))
         .collect()
         .await;
-    let summary = summarise(&pairs, &outcomes, (ca, cb), judge.as_ref());
+    let mut summary = summarise(&pairs, &outcomes, (ca, cb), judge.as_ref());
+    // The cases go to their own records; the summary file holds the figures.
+    let cases = std::mem::take(&mut summary.cases);
+    run.save_records(run_dir::PAIRWISE_CASES, &cases)?;
     run.save_json(run_dir::PAIRWISE, &summary)?;
+    summary.cases = cases;
     if summary.errors > 0 {
         events.warning(format!(
             "{} of {} pairs could not be compared: {}",
@@ -188,7 +192,9 @@ fn summarise(
     let mut by_category: HashMap<String, Vec<Winner>> = HashMap::new();
     let mut by_language: HashMap<String, Vec<Winner>> = HashMap::new();
     let (mut errors, mut first_error) = (0usize, None);
+    let mut cases = Vec::with_capacity(pairs.len());
     for ((case, _, _), outcome) in pairs.iter().zip(outcomes) {
+        cases.push(case_outcome(case, outcome));
         match outcome {
             Ok(p) => {
                 let w = p.winner();
@@ -224,7 +230,43 @@ fn summarise(
         by_language: tallies(&by_language),
         errors,
         first_error,
+        cases,
     }
+}
+
+fn side(w: Winner) -> PairSide {
+    match w {
+        Winner::First => PairSide::A,
+        Winner::Second => PairSide::B,
+        Winner::Tie => PairSide::Tie,
+    }
+}
+
+/// One case's line of `pairwise.jsonl`.
+fn case_outcome(case: &TestCase, outcome: &Result<PairVerdict, String>) -> PairwiseCase {
+    let mut row = PairwiseCase {
+        schema_version: ragtester_core::SCHEMA_VERSION,
+        case_id: case.id.clone(),
+        category: case.category.as_str().to_string(),
+        language: case.language.clone(),
+        query: case.query.clone(),
+        winner: None,
+        correctness: None,
+        completeness: None,
+        reason: String::new(),
+        error: None,
+    };
+    match outcome {
+        Ok(p) => {
+            let (correctness, completeness) = p.criteria_winners();
+            row.winner = Some(side(p.winner()));
+            row.correctness = Some(side(correctness));
+            row.completeness = Some(side(completeness));
+            row.reason = p.reason.clone();
+        }
+        Err(e) => row.error = Some(e.clone()),
+    }
+    row
 }
 
 /// The comparison as text: A's wins, B's wins, ties and A's win rate, overall and per slice.

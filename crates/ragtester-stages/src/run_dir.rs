@@ -37,6 +37,8 @@ pub const ORACLE: &str = "oracle.json";
 pub const AUDIT: &str = "audit.json";
 /// Two configurations compared answer by answer (`judge --pairwise`).
 pub const PAIRWISE: &str = "pairwise.json";
+/// Every case of that comparison: who won, on each criterion, and why.
+pub const PAIRWISE_CASES: &str = "pairwise.jsonl";
 /// The audit sample a person labels.
 pub const AUDIT_SHEET: &str = "audit.csv";
 /// The prices a run was configured with, kept beside its records so the report can cost it.
@@ -67,6 +69,7 @@ const RUN_FILES: &[&str] = &[
     AUDIT,
     AUDIT_SHEET,
     PAIRWISE,
+    PAIRWISE_CASES,
     "store.sqlite",
     "store.sqlite-wal",
     "store.sqlite-shm",
@@ -133,8 +136,14 @@ impl RunDir {
     pub fn audit(&self) -> Result<Option<AuditSummary>> {
         self.json(AUDIT)
     }
+    /// The pairwise comparison's summary with every case's outcome joined to it.
     pub fn pairwise(&self) -> Result<Option<ragtester_core::oracle::PairwiseSummary>> {
-        self.json(PAIRWISE)
+        let Some(mut summary) = self.json::<ragtester_core::oracle::PairwiseSummary>(PAIRWISE)?
+        else {
+            return Ok(None);
+        };
+        summary.cases = self.records_or_empty(PAIRWISE_CASES)?;
+        Ok(Some(summary))
     }
     /// Embedder token profiles; none for runs made before they were taken.
     pub fn embedder_profiles(&self) -> Result<Vec<ragtester_core::EmbedderProfile>> {

@@ -10,7 +10,7 @@
 
 use crate::interop::{Shape, imported_case, list_cell, locate_spans};
 pub use crate::row_meta::{ContextPlace, META_KEY, RowMeta};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use ragtester_core::ids::stable_id;
 use ragtester_core::{Answer, Document, Latency, Limits, RetrievedContext, TestCase, Usage};
 use serde_json::{Map, Value};

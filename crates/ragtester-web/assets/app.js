@@ -304,6 +304,15 @@ function renderAgainstPeople(s) {
       el('tbody', {}, row('all', p.overall),
         ...Object.entries(p.by_category).map(([k, t]) => row(`category ${k}`, t)),
         ...Object.entries(p.by_language).map(([k, t]) => row(`language ${k}`, t)))));
+    // The cases each side won (the first of them: all are in the run's pairwise.jsonl).
+    for (const [side, won] of [['A', p.a_won], ['B', p.b_won]]) {
+      if (!won?.total) continue;
+      const more = won.total > won.cases.length ? ` — the first ${won.cases.length}` : '';
+      parts.push(el('details', { id: `pairwise-${side.toLowerCase()}-won` },
+        el('summary', {}, `Cases ${side} won (${won.total})${more}`),
+        el('ul', {}, ...won.cases.map((c) => el('li', { 'data-case': c.case_id }, el('b', {}, c.query), ' ',
+          el('span', { class: 'hint' }, `${c.category} · correctness ${c.correctness}, completeness ${c.completeness}. ${c.reason}`))))));
+    }
   }
   $('#against-people').replaceChildren(...parts);
 }

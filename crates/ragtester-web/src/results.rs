@@ -141,6 +141,28 @@ pub struct CellDetail<'a> {
 }
 
 pub const MAX_PER_PAGE: usize = 500;
+/// Cases of a pairwise comparison the overview lists per side.
+const PAIRWISE_LISTED: usize = 50;
+
+/// A pairwise summary's cases as the overview shows them: for each side, the first cases it won and how many
+/// it won in all (`a_won`, `b_won`), instead of every case.
+fn won_by_side(pairwise: &mut serde_json::Map<String, serde_json::Value>) {
+    let cases = pairwise
+        .remove("cases")
+        .and_then(|c| match c {
+            serde_json::Value::Array(a) => Some(a),
+            _ => None,
+        })
+        .unwrap_or_default();
+    for (side, key) in [("a", "a_won"), ("b", "b_won")] {
+        let won: Vec<&serde_json::Value> = cases.iter().filter(|c| c["winner"] == side).collect();
+        let listed: Vec<&serde_json::Value> = won.iter().take(PAIRWISE_LISTED).copied().collect();
+        pairwise.insert(
+            key.into(),
+            serde_json::json!({ "total": won.len(), "cases": listed }),
+        );
+    }
+}
 
 fn snippet(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
@@ -179,6 +201,9 @@ impl RunIndex {
                 let bad = fields.remove("bad_cases");
                 let count = bad.as_ref().and_then(|b| b.as_array()).map_or(0, Vec::len);
                 fields.insert("bad_case_count".into(), count.into());
+                if let Some(pairwise) = fields.get_mut("pairwise").and_then(|p| p.as_object_mut()) {
+                    won_by_side(pairwise);
+                }
             }
             brief
         });

@@ -40,7 +40,7 @@ pub fn file_in(dir: &Path, name: &str) -> Result<Option<PathBuf>> {
 }
 
 /// The files of a run directory the UI reads.
-const SERVED: [&str; 11] = [
+const SERVED: [&str; 12] = [
     run_dir::DOCUMENTS,
     run_dir::SUITE,
     run_dir::CONFIGS,
@@ -50,6 +50,7 @@ const SERVED: [&str; 11] = [
     run_dir::AUDIT,
     run_dir::AUDIT_SHEET,
     run_dir::PAIRWISE,
+    run_dir::PAIRWISE_CASES,
     run_dir::ORACLE,
     run_dir::REPORT_HTML,
 ];

@@ -140,6 +140,54 @@ fn a_run_exported_and_imported_back_gets_the_same_verdicts() {
     assert!(compared > 0, "{pairwise}");
     assert!(all["a_win_rate"]["low"].as_f64() <= all["a_win_rate"]["high"].as_f64());
     assert_eq!(pairwise["method"], "claims");
+    // Every case's outcome survives, not only the totals: pairwise.jsonl, joined into the summary, listed in
+    // the report per side.
+    let cases: Vec<serde_json::Value> = std::fs::read_to_string(run.join("pairwise.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let count = |side: &str| cases.iter().filter(|c| c["winner"] == side).count() as u64;
+    assert_eq!(
+        (count("a"), count("b"), count("tie")),
+        (
+            all["a_wins"].as_u64().unwrap(),
+            all["b_wins"].as_u64().unwrap(),
+            all["ties"].as_u64().unwrap()
+        )
+    );
+    for c in &cases {
+        assert!(c["case_id"].is_string() && c["query"].is_string(), "{c}");
+        assert!(
+            ["a", "b", "tie"].contains(&c["correctness"].as_str().unwrap()),
+            "{c}"
+        );
+        assert!(c["reason"].as_str().unwrap().contains("precision"), "{c}");
+    }
+    assert_eq!(
+        pairwise["cases"].as_array().map(Vec::len),
+        Some(cases.len())
+    );
+    for side in ["a", "b"] {
+        let listed = html.contains(&format!("id=\"pairwise-{side}-won\""));
+        assert_eq!(
+            listed,
+            count(side) > 0,
+            "the report's list of the cases {side} won"
+        );
+    }
+    if let Some(decided) = cases.iter().find(|c| c["winner"] != "tie") {
+        assert!(html.contains(&format!(
+            "data-case=\"{}\"",
+            decided["case_id"].as_str().unwrap()
+        )));
+    }
+    let summary_file: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.join("pairwise.json")).unwrap()).unwrap();
+    assert!(
+        summary_file.get("cases").is_none(),
+        "the cases live in pairwise.jsonl"
+    );
 }
 
 #[test]
