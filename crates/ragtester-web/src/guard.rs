@@ -136,6 +136,26 @@ fn header(headers: &HeaderMap, name: impl header::AsHeaderName) -> Option<&str> 
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
+/// The access token kept in `path` (surrounding whitespace dropped), and a warning when other accounts of
+/// the machine can read the file.
+pub fn read_token_file(path: &std::path::Path) -> anyhow::Result<(String, Option<String>)> {
+    use anyhow::Context;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the token file {}", path.display()))?;
+    let mut warning = None;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if std::fs::metadata(path)?.permissions().mode() & 0o077 != 0 {
+            warning = Some(format!(
+                "{} can be read by other accounts of this machine (chmod 600 it)",
+                path.display()
+            ));
+        }
+    }
+    Ok((text.trim().to_string(), warning))
+}
+
 /// A token a user may choose: long enough not to be guessed, and plain enough to sit in an address.
 pub fn check_token(token: &str) -> anyhow::Result<()> {
     if token.chars().count() < MIN_TOKEN_CHARS {

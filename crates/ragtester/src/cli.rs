@@ -6,7 +6,7 @@ use crate::args::{
     IngestCli, InitCli, JudgeCli, OracleBenchCli, RetrievalBenchCli, RunCli, ServeCli,
 };
 use crate::exit::{EXIT_BUDGET, partial_if, threshold_if};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use ragtester_core::config::GenerationSettings;
 use ragtester_core::{ModelSettings, Sampling};
 use ragtester_stages::generate::parse_generators;
@@ -103,20 +103,11 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
 /// environment (`RAGTESTER_TOKEN`), or, with a warning, the command line; `None` makes a random one.
 fn serve_token(sv: &ServeCli, events: &dyn Events) -> Result<Option<String>> {
     if let Some(file) = &sv.token_file {
-        let text = std::fs::read_to_string(file)
-            .with_context(|| format!("cannot read the token file {}", file.display()))?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(file)?.permissions().mode();
-            if mode & 0o077 != 0 {
-                events.warning(format!(
-                    "{} can be read by other accounts of this machine (chmod 600 it)",
-                    file.display()
-                ));
-            }
+        let (token, warning) = ragtester_web::guard::read_token_file(file)?;
+        if let Some(warning) = warning {
+            events.warning(warning);
         }
-        return Ok(Some(text.trim().to_string()));
+        return Ok(Some(token));
     }
     if let Some(token) = &sv.token {
         events.warning(
