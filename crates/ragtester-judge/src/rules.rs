@@ -110,17 +110,23 @@ pub fn bound_verdict(case: &TestCase, verdict: &mut Verdict) {
     verdict.passed = Some(criteria.passes());
     negative_case_rule(case, verdict);
     if let Some(why) = rule_failure(case, &verdict.metrics) {
-        verdict.passed = Some(false);
-        if let Some(rubric) = verdict.rubric.as_mut()
-            && rubric.correctness.score > 2
-        {
-            rubric.correctness.score = 2;
-            rubric.correctness.reason =
-                format!("{} (capped by rule: {why})", rubric.correctness.reason);
-        }
-        verdict.notes.push(format!("failed by rule: {why}"));
-        verdict.rule_failure = Some(why);
+        fail_by_rule(verdict, why, 2);
     }
+}
+
+/// Fail a verdict by a rule, whatever its judge rated: rubric correctness capped at `cap`, the rule named in
+/// the notes and in `rule_failure`.
+fn fail_by_rule(verdict: &mut Verdict, why: String, cap: u8) {
+    verdict.passed = Some(false);
+    if let Some(rubric) = verdict.rubric.as_mut()
+        && rubric.correctness.score > cap
+    {
+        rubric.correctness.score = cap;
+        rubric.correctness.reason =
+            format!("{} (capped by rule: {why})", rubric.correctness.reason);
+    }
+    verdict.notes.push(format!("failed by rule: {why}"));
+    verdict.rule_failure = Some(why);
 }
 
 /// The spec's negative-case rule, binding every judge — a model judge's ratings are overruled where they
@@ -152,16 +158,7 @@ fn negative_case_rule(case: &TestCase, verdict: &mut Verdict) {
         }
     } else if case.false_premise.is_none() && verdict.passed == Some(true) {
         let why = format!("answered a question the corpus cannot answer ({RULE})");
-        verdict.passed = Some(false);
-        if let Some(rubric) = verdict.rubric.as_mut()
-            && rubric.correctness.score > 1
-        {
-            rubric.correctness.score = 1;
-            rubric.correctness.reason =
-                format!("{} (capped by rule: {why})", rubric.correctness.reason);
-        }
-        verdict.notes.push(format!("failed by rule: {why}"));
-        verdict.rule_failure = Some(why);
+        fail_by_rule(verdict, why, 1);
     }
 }
 

@@ -78,9 +78,17 @@ impl Server {
 
     /// A client that presents the access token and nothing else.
     pub fn authorised(&self) -> reqwest::Client {
+        self.client_with(None)
+    }
+
+    /// A client sending the access token, and the CSRF token when given, with every request.
+    fn client_with(&self, csrf: Option<String>) -> reqwest::Client {
         let mut headers = reqwest::header::HeaderMap::new();
         let bearer = format!("Bearer {}", self.token);
         headers.insert("authorization", bearer.parse().unwrap());
+        if let Some(csrf) = csrf {
+            headers.insert("x-ragtester-csrf", csrf.parse().unwrap());
+        }
         ragtester_http::client_builder()
             .default_headers(headers)
             .build()
@@ -102,13 +110,6 @@ impl Server {
 
     /// A client that sends the session's CSRF token with every request, as the UI's page does.
     pub async fn client(&self) -> reqwest::Client {
-        let mut headers = reqwest::header::HeaderMap::new();
-        headers.insert("x-ragtester-csrf", self.csrf().await.parse().unwrap());
-        let bearer = format!("Bearer {}", self.token);
-        headers.insert("authorization", bearer.parse().unwrap());
-        ragtester_http::client_builder()
-            .default_headers(headers)
-            .build()
-            .unwrap()
+        self.client_with(Some(self.csrf().await))
     }
 }
