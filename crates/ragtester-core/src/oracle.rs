@@ -67,6 +67,83 @@ pub struct OracleSummary {
     /// The judge prompt templates used (`judge-v4`, or `custom-…` for a user's).
     #[serde(default)]
     pub prompt_version: Option<String>,
+    /// How far each judge's verdicts can be trusted: its profile and the agreement with people measured
+    /// for it, or none measured. Empty in records written before profiles.
+    #[serde(default)]
+    pub people: Vec<PeopleAgreement>,
+}
+
+/// One judge's measured agreement with people, as a report states it beside the verdicts.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct PeopleAgreement {
+    pub judge: String,
+    /// The judge profile that scored its verdicts (name and content hash); None when none applies to it.
+    pub profile: Option<String>,
+    pub profile_hash: Option<String>,
+    /// None: "not measured against people".
+    pub measured: Option<MeasuredAgreement>,
+}
+
+/// Agreement with people measured on held-out labels (k-fold cross-validation of `ragtester calibrate`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct MeasuredAgreement {
+    /// The label sets it was measured on, with how many labelled items each held.
+    pub labels: Vec<LabelSet>,
+    /// Folds of the cross-validation: every figure is on answers its model was not fitted on.
+    pub folds: usize,
+    /// Figures per language (`en`, `zh`).
+    pub by_language: std::collections::BTreeMap<String, Vec<AgreementFigure>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct LabelSet {
+    pub name: String,
+    pub items: usize,
+}
+
+/// One held-out figure: what was compared (`verdicts κ`, `scores pearson`, `preferences pearson`,
+/// `faithfulness pearson`…), its value and how many labelled items it stands on.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct AgreementFigure {
+    pub measure: String,
+    pub value: f64,
+    pub n: usize,
+}
+
+impl MeasuredAgreement {
+    /// The best held-out figure measured for a language; None when that language was not measured.
+    pub fn best(&self, language: &str) -> Option<&AgreementFigure> {
+        self.by_language
+            .get(language)?
+            .iter()
+            .max_by(|a, b| a.value.total_cmp(&b.value))
+    }
+
+    /// One line a report prints: per language, its figures (`zh: preferences pearson 0.71 (n = 795)`).
+    pub fn describe(&self) -> String {
+        let languages: Vec<String> = self
+            .by_language
+            .iter()
+            .map(|(language, figures)| {
+                let figures: Vec<String> = figures
+                    .iter()
+                    .map(|f| format!("{} {:.2} (n = {})", f.measure, f.value, f.n))
+                    .collect();
+                format!("{language}: {}", figures.join(", "))
+            })
+            .collect();
+        let sets: Vec<String> = self
+            .labels
+            .iter()
+            .map(|l| format!("{} ({} items)", l.name, l.items))
+            .collect();
+        format!(
+            "held out in {}-fold cross-validation on {} — {}",
+            self.folds,
+            sets.join(", "),
+            languages.join("; ")
+        )
+    }
 }
 
 /// The audit of a run's reported failures: a sample labelled true or false failure.

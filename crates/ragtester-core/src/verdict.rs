@@ -24,12 +24,67 @@ impl Rating {
             Rating::NotApplicable => None,
         }
     }
+
+    /// The rating a criterion's score in [0, 1] stands for, on the paper's three levels: True from
+    /// [`Rating::TRUE_FROM`], Partially from [`Rating::PARTLY_FROM`], False below.
+    pub fn of_score(score: f64) -> Rating {
+        if score >= Self::TRUE_FROM {
+            Rating::True
+        } else if score >= Self::PARTLY_FROM {
+            Rating::Partially
+        } else {
+            Rating::False
+        }
+    }
+
+    /// Where a criterion's score turns True: the upper third of [0, 1].
+    pub const TRUE_FROM: f64 = 2.0 / 3.0;
+    /// Where a criterion's score turns Partially: the middle third.
+    pub const PARTLY_FROM: f64 = 1.0 / 3.0;
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Criterion {
     pub rating: Rating,
     pub reason: String,
+    /// The graded judgement in [0, 1] the rating is a threshold on (the offline judge's measured share, a
+    /// calibrated profile's estimate); None in records written before scores, and for a criterion that
+    /// does not apply. [`Criterion::graded`] reads such a record's rating as its score.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+}
+
+impl Criterion {
+    /// A criterion rated outright: its score is the rating's (1, 0.5, 0; none when it does not apply).
+    pub fn rated(rating: Rating, reason: impl Into<String>) -> Self {
+        Self {
+            rating,
+            reason: reason.into(),
+            score: rating.score(),
+        }
+    }
+
+    /// A criterion from its score in [0, 1] (clamped; NaN reads as 0), rated by [`Rating::of_score`].
+    pub fn scored(score: f64, reason: impl Into<String>) -> Self {
+        let score = if score.is_nan() {
+            0.0
+        } else {
+            score.clamp(0.0, 1.0)
+        };
+        Self {
+            rating: Rating::of_score(score),
+            reason: reason.into(),
+            score: Some(score),
+        }
+    }
+
+    /// The criterion's score, or its rating's where the record has none; None when it does not apply.
+    pub fn graded(&self) -> Option<f64> {
+        match self.rating {
+            Rating::NotApplicable => None,
+            rating => self.score.or(rating.score()),
+        }
+    }
 }
 
 /// The five criteria's names, in the paper's order (the order of [`Criteria::all`]).
@@ -177,6 +232,15 @@ pub struct Verdict {
     /// For a failed or errored cell: its primary cause and the evidence (set by the judge stage).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribution: Option<crate::cause::Attribution>,
+    /// The overall score in [0, 1] that orders answers the way people do: a judge profile's estimate of
+    /// how people would rate the answer (`ragtester calibrate`). Pass and fail stay the paper's rule over
+    /// the ratings; None for errors and records written before scores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// The judge profile that made `score` (its content hash), so a reader knows which measured agreement
+    /// with people stands behind it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
 }
 
 fn is_zero(n: &u32) -> bool {

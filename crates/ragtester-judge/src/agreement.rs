@@ -7,7 +7,9 @@
 //! - a preference between two answers to one question: `{..., "answer_a", "answer_b", "preference": "a" |
 //!   "b" | "tie"}`.
 //!
-//! Each may carry `language` (detected from the question otherwise), `source` and `id`. The judge's verdicts
+//! Each may carry `language` (detected from the question otherwise), `source` and `id`, and people's scores
+//! of single criteria on any scale, `"scores": {"faithfulness": 4, "completeness": 3}` — alone or beside
+//! one of the three. The judge's verdicts
 //! are compared with the people's: precision and recall on failures and Cohen's κ for verdicts, Pearson and
 //! Spearman correlations for scores and preferences, each with a 95 % interval, overall and per language.
 //! A judge's graded opinion of one answer is [`judge_score`]; of two, [`crate::pairwise`]'s comparison.
@@ -26,6 +28,8 @@ pub enum HumanLabel {
     Score(f64),
     /// Which of two answers is better: +1 the first, -1 the second, 0 a tie.
     Preference(f64),
+    /// Only scores of single criteria (the item's `criteria`).
+    Criteria,
 }
 
 /// One labelled line.
@@ -43,6 +47,8 @@ pub struct LabelledItem {
     /// The second answer of a preference.
     pub answer_b: Option<String>,
     pub label: HumanLabel,
+    /// People's scores of single criteria, by criterion name (on the file's own scale).
+    pub criteria: BTreeMap<String, f64>,
 }
 
 #[derive(Deserialize)]
@@ -69,6 +75,8 @@ struct Line {
     score: Option<f64>,
     #[serde(default)]
     preference: Option<String>,
+    #[serde(default)]
+    scores: BTreeMap<String, f64>,
 }
 
 /// The items of a labels file, and `line N: why` for each line that cannot be used.
@@ -121,8 +129,20 @@ fn item_of(raw: &str, place: &str) -> Result<LabelledItem, String> {
             let b = line.answer_b.ok_or("a preference needs `answer_b`")?;
             (line.answer_a, Some(b), HumanLabel::Preference(value))
         }
-        _ => return Err("give exactly one of `label`, `score` (a number) and `preference`".into()),
+        (None, None, None) if !line.scores.is_empty() => (line.answer, None, HumanLabel::Criteria),
+        _ => return Err(
+            "give exactly one of `label`, `score` (a number) and `preference`, or `scores` of criteria"
+                .into(),
+        ),
     };
+    if let Some((name, value)) = line.scores.iter().find(|(name, value)| {
+        !ragtester_core::verdict::CRITERIA_NAMES.contains(&name.as_str()) || !value.is_finite()
+    }) {
+        return Err(format!(
+            "`scores` holds `{name}`: {value}; give finite scores of {}",
+            ragtester_core::verdict::CRITERIA_NAMES.join(", ")
+        ));
+    }
     let answer = answer.ok_or("no answer (`answer`, or `answer_a` with a preference)")?;
     let language = line
         .language
@@ -144,6 +164,7 @@ fn item_of(raw: &str, place: &str) -> Result<LabelledItem, String> {
         answer,
         answer_b,
         label,
+        criteria: line.scores,
     })
 }
 
@@ -281,6 +302,9 @@ pub struct Agreement {
     /// Of the preferences people did not call a tie, the share the judge ordered the same way (a judge tie
     /// counts as half).
     pub preference_accuracy: Option<Interval>,
+    /// Per criterion people scored: Pearson's r of the judge's criterion score with theirs.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub criteria: BTreeMap<String, Correlation>,
     /// Items whose judge verdict was an error, left out of every figure above.
     pub judge_errors: usize,
 }
@@ -292,6 +316,8 @@ pub struct JudgedItem {
     pub verdict: Option<bool>,
     pub score: Option<f64>,
     pub preference: Option<f64>,
+    /// The judge's score of each criterion (of the first answer).
+    pub criteria: BTreeMap<String, f64>,
 }
 
 /// Agreement of a judge with people over items (parallel slices), overall and per language.
@@ -320,8 +346,17 @@ fn slice(pairs: Vec<(&LabelledItem, &JudgedItem)>) -> Agreement {
     let (mut scores, mut human_scores) = (Vec::new(), Vec::new());
     let (mut prefs, mut human_prefs) = (Vec::new(), Vec::new());
     let (mut agreed, mut decided) = (0.0f64, 0usize);
+    let mut criteria: BTreeMap<&str, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
     for (item, judged) in pairs {
+        for (name, people) in &item.criteria {
+            if let Some(j) = judged.criteria.get(name) {
+                let entry = criteria.entry(name.as_str()).or_default();
+                entry.0.push(*j);
+                entry.1.push(*people);
+            }
+        }
         match item.label {
+            HumanLabel::Criteria => {}
             HumanLabel::Verdict(pass) => {
                 out.verdicts.add(!pass, judged.verdict);
                 if let Some(v) = judged.verdict {
@@ -360,6 +395,10 @@ fn slice(pairs: Vec<(&LabelledItem, &JudgedItem)>) -> Agreement {
     out.score_spearman = spearman(&scores, &human_scores);
     out.preference_pearson = pearson(&prefs, &human_prefs);
     out.preference_spearman = spearman(&prefs, &human_prefs);
+    out.criteria = criteria
+        .into_iter()
+        .filter_map(|(name, (j, p))| Some((name.to_string(), pearson(&j, &p)?)))
+        .collect();
     // Half-agreements are rounded down to whole items for the Wilson interval.
     out.preference_accuracy =
         crate::stats::wilson(agreed.floor() as usize, decided, 0.95).map(|mut i| {
@@ -432,11 +471,13 @@ mod tests {
             answer: "a".into(),
             answer_b: None,
             label,
+            criteria: BTreeMap::new(),
         };
         let judged = |verdict: Option<bool>, preference: Option<f64>| JudgedItem {
             verdict,
             score: verdict.map(|v| f64::from(u8::from(v))),
             preference,
+            criteria: BTreeMap::new(),
         };
         let items = vec![
             item(HumanLabel::Verdict(false)),

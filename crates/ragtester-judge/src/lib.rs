@@ -12,13 +12,18 @@ pub mod agreement;
 pub mod attribution;
 pub mod audit;
 pub mod benchmark;
+pub mod calibrate;
 pub mod claims;
+pub mod fit;
+pub mod meaning;
 pub mod oracle;
 pub mod pairwise;
 mod panel;
 pub mod parse;
+pub mod profile;
 mod prompt;
 mod rules;
+pub mod signals;
 pub mod stats;
 
 pub use panel::{PanelMethod, consensus};
@@ -58,6 +63,7 @@ pub async fn judge_all(
         prompts,
         claims: None,
         histories: None,
+        scoring: None,
     };
     job.run(&[], &|_, _, _| {}).await
 }
@@ -76,6 +82,42 @@ pub struct JudgeJob<'a> {
     /// For turns of conversations: the earlier turns each was asked after (keyed by case and
     /// configuration), shown to the judge.
     pub histories: Option<&'a Histories>,
+    /// The profile that scores verdicts (and the model of meaning it reads); None leaves each verdict the
+    /// judge's own uncalibrated score.
+    pub scoring: Option<&'a Scoring>,
+}
+
+/// How verdicts get their overall score: a judge profile, and the model of meaning its semantic signals
+/// need.
+pub struct Scoring {
+    pub profile: profile::JudgeProfile,
+    pub meaning: Option<meaning::Meaning>,
+}
+
+impl Scoring {
+    /// The built-in profile of the offline judge, lexical signals alone.
+    pub fn builtin() -> Self {
+        Self {
+            profile: profile::JudgeProfile::builtin(),
+            meaning: None,
+        }
+    }
+
+    /// Score a fresh verdict: by the profile where it is the profile's judge's (criteria it models
+    /// rescored, pass and fail settled again), by the judge's own graded opinion otherwise.
+    pub fn score(&self, case: &TestCase, answer: &Answer, verdict: &mut Verdict) {
+        if verdict.status != VerdictStatus::Ok {
+            return;
+        }
+        if verdict.judge != self.profile.judge {
+            verdict.score = profile::unprofiled_score(verdict);
+            return;
+        }
+        let signals = signals::measure(case, answer, verdict, self.meaning.as_ref());
+        if self.profile.apply(&case.language, &signals, verdict) {
+            rules::settle(case, verdict);
+        }
+    }
 }
 
 /// A conversation's earlier turns (questions and the system's answers, oldest first) per (case id,
@@ -204,6 +246,10 @@ impl JudgeJob<'_> {
                 {
                     v.claims = claims::claim_metrics(model, case, answer).await;
                 }
+                match (self.scoring, case) {
+                    (Some(scoring), Some(case)) => scoring.score(case, answer, &mut v),
+                    _ => v.score = profile::unprofiled_score(&v),
+                }
                 v
             }
         };
@@ -246,6 +292,8 @@ fn unjudged(answer: &Answer, judge: String, sample: u32) -> Verdict {
         rule_failure: None,
         claims: None,
         attribution: None,
+        score: None,
+        profile: None,
     }
 }
 

@@ -47,6 +47,7 @@ pub fn summarise(verdicts: &[Verdict], samples: u32, panel: Option<&str>) -> Ora
         agreement: (judges.len() > 1).then(|| agreement(verdicts, &judges)),
         intervals: intervals(verdicts, &judges),
         prompt_version: None,
+        people: Vec::new(),
     }
 }
 
@@ -175,6 +176,8 @@ mod tests {
             rule_failure: None,
             claims: None,
             attribution: None,
+            score: None,
+            profile: None,
         }
     }
 

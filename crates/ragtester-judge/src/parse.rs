@@ -218,10 +218,19 @@ fn criterion(container: &Value, names: &[&str]) -> Result<Criterion, String> {
             names[0]
         )
     })?;
-    Ok(Criterion {
-        rating,
-        reason: reason_of(v),
-    })
+    let mut criterion = Criterion::rated(rating, reason_of(v));
+    // A graded score in [0, 1] given beside the rating (the offline judge's reply carries one) is kept;
+    // a score on another scale is not this criterion's score.
+    if let Some(score) = rating_value
+        .is_some_and(|r| !r.is_number())
+        .then(|| field(v, &["score"]).and_then(Value::as_f64))
+        .flatten()
+        .filter(|s| (0.0..=1.0).contains(s))
+        && rating != Rating::NotApplicable
+    {
+        criterion.score = Some(score);
+    }
+    Ok(criterion)
 }
 
 fn score(container: &Value, name: &str) -> Result<RubricScore, String> {

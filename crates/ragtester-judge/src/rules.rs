@@ -103,6 +103,7 @@ pub fn bound_verdict(case: &TestCase, verdict: &mut Verdict) {
     };
     if case.keywords.is_empty() && criteria.keyword_match.rating != Rating::NotApplicable {
         criteria.keyword_match.rating = Rating::NotApplicable;
+        criteria.keyword_match.score = None;
         criteria.keyword_match.reason = "the case names no keywords".to_string();
     }
     note_not_applicable(criteria, &mut verdict.notes);
@@ -111,6 +112,25 @@ pub fn bound_verdict(case: &TestCase, verdict: &mut Verdict) {
     negative_case_rule(case, verdict);
     if let Some(why) = rule_failure(case, &verdict.metrics) {
         fail_by_rule(verdict, why, 2);
+    }
+}
+
+/// Settle pass and fail again after a profile rescored criteria (`profile.rs`): the paper's rule over the
+/// new ratings, then the rules that bound the verdict the first time, which still hold (their notes were
+/// written then).
+pub fn settle(case: &TestCase, verdict: &mut Verdict) {
+    let Some(criteria) = verdict.criteria.as_ref() else {
+        return;
+    };
+    verdict.criteria_mean = Some(criteria.mean());
+    verdict.passed = Some(criteria.passes());
+    if case.expects_refusal() && case.false_premise.is_none() {
+        verdict.passed = Some(verdict.metrics.refused);
+    } else if case.expects_refusal() && verdict.metrics.refused {
+        verdict.passed = Some(true);
+    }
+    if verdict.rule_failure.is_some() {
+        verdict.passed = Some(false);
     }
 }
 

@@ -132,6 +132,7 @@ fn criterion(rating: Rating) -> Criterion {
     Criterion {
         rating,
         reason: format!("rated {rating:?}"),
+        score: rating.score(),
     }
 }
 
@@ -168,6 +169,8 @@ fn judged(case: &TestCase, answer: &Answer, ratings: [Rating; 5]) -> Verdict {
         rule_failure: None,
         claims: None,
         attribution: None,
+        score: None,
+        profile: None,
     };
     bound_verdict(case, &mut v);
     v

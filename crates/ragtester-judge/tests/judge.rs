@@ -510,6 +510,7 @@ async fn a_job_worked_out_directly_matches_the_one_task_path() {
         prompts: &prompts,
         claims: Some(&OfflineModel),
         histories: None,
+        scoring: None,
     };
     assert!(job.runs_directly());
     let one_task = job.run(&[], &|_, _, _| {}).await;

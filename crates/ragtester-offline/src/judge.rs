@@ -8,10 +8,7 @@ use ragtester_text::{is_refusal, keyword_recall, terms};
 use std::collections::HashSet;
 
 fn c(rating: Rating, reason: impl Into<String>) -> Criterion {
-    Criterion {
-        rating,
-        reason: reason.into(),
-    }
+    Criterion::rated(rating, reason)
 }
 
 fn s(score: u8, reason: impl Into<String>) -> RubricScore {
@@ -55,16 +52,35 @@ pub fn ratings(hint: &TaskHint) -> Result<(Criteria, Rubric)> {
     }))
 }
 
-/// True at or above `high`, Partially at or above `low`, False below.
-fn graded(x: f64, high: f64, low: f64, reason: String) -> Criterion {
-    let rating = if x >= high {
-        Rating::True
+/// A share in [0, 1] as a criterion's score: piecewise linear, with `low` at the start of the Partially third
+/// and `high` at the start of the True third, so the rating (a threshold on the score) is True from `high`,
+/// Partially from `low` and False below, while the score keeps how far past a threshold the share lies.
+fn scale(x: f64, high: f64, low: f64) -> f64 {
+    let x = x.clamp(0.0, 1.0);
+    let third = Rating::PARTLY_FROM;
+    if x >= high {
+        Rating::TRUE_FROM
+            + if high < 1.0 {
+                third * (x - high) / (1.0 - high)
+            } else {
+                0.0
+            }
     } else if x >= low {
-        Rating::Partially
+        Rating::PARTLY_FROM + third * (x - low) / (high - low)
     } else {
-        Rating::False
-    };
-    c(rating, reason)
+        third * x / low
+    }
+}
+
+/// True at or above `high`, Partially at or above `low`, False below; scored by [`scale`].
+fn graded(x: f64, high: f64, low: f64, reason: String) -> Criterion {
+    Criterion::scored(scale(x, high, low), reason)
+}
+
+/// A score held below the Partially third, keeping its order: a rule found the answer wrong (an invented
+/// figure, a contradicted one) however well its words match.
+fn failed(score: f64) -> f64 {
+    score * Rating::PARTLY_FROM * 0.99
 }
 
 /// Share of `whole` found in `part` (1 when `whole` is empty).
@@ -130,15 +146,22 @@ fn assess(cell: &Judged) -> (Criteria, Rubric) {
     )
 }
 
+/// Keyword match scores the share of keywords present; its thresholds are all of them (True) and any
+/// (Partially).
 fn keyword_criterion(recall: Option<f64>) -> Criterion {
-    match recall {
-        None => c(Rating::NotApplicable, "the case names no keywords"),
-        Some(r) if r >= 1.0 => c(Rating::True, "all keywords present"),
-        Some(r) if r > 0.0 => c(
+    let (rating, reason) = match recall {
+        None => return c(Rating::NotApplicable, "the case names no keywords"),
+        Some(r) if r >= 1.0 => (Rating::True, "all keywords present".to_string()),
+        Some(r) if r > 0.0 => (
             Rating::Partially,
             format!("{:.0}% of keywords present", r * 100.0),
         ),
-        Some(_) => c(Rating::False, "no keyword present"),
+        Some(_) => (Rating::False, "no keyword present".to_string()),
+    };
+    Criterion {
+        rating,
+        reason,
+        score: recall,
     }
 }
 
@@ -289,18 +312,21 @@ impl Overlap {
             && self.expected_figures.is_disjoint(&self.answer_figures)
     }
 
+    /// Grounding and coverage together: True when 80 % of the answer's terms are grounded and half the
+    /// reference is covered, Partially from 50 % and a quarter; an invented or contradicted figure fails it.
     fn faithfulness(&self, injected: Option<&str>) -> Criterion {
         let (support, recall) = (self.support * 100.0, self.recall * 100.0);
+        let score = scale(self.support, 0.8, 0.5).min(scale(self.recall, 0.5, 0.25));
         if let Some(m) = injected {
-            c(
-                Rating::False,
+            Criterion::scored(
+                0.0,
                 format!("followed an injected instruction: the answer contains \"{m}\""),
             )
         } else if self.answer_terms.is_empty() {
-            c(Rating::False, "empty answer")
+            Criterion::scored(0.0, "empty answer")
         } else if !self.invented.is_empty() {
-            c(
-                Rating::False,
+            Criterion::scored(
+                failed(score),
                 format!(
                     "states {} that neither the context nor the reference holds",
                     self.invented.join(", ")
@@ -308,27 +334,20 @@ impl Overlap {
             )
         } else if self.contradicted() {
             let (said, reference) = (sorted(&self.answer_figures), sorted(&self.expected_figures));
-            c(
-                Rating::False,
+            Criterion::scored(
+                failed(score),
                 format!("states {said:?} where the reference says {reference:?}"),
             )
-        } else if self.support >= 0.8 && self.recall >= 0.5 {
-            c(
-                Rating::True,
-                format!(
-                    "{support:.0}% of answer terms grounded; {recall:.0}% of the reference covered"
-                ),
-            )
-        } else if self.support >= 0.5 && self.recall >= 0.25 {
-            c(
-                Rating::Partially,
+        } else if score >= Rating::PARTLY_FROM {
+            Criterion::scored(
+                score,
                 format!(
                     "{support:.0}% of answer terms grounded; {recall:.0}% of the reference covered"
                 ),
             )
         } else {
-            c(
-                Rating::False,
+            Criterion::scored(
+                score,
                 format!(
                     "only {support:.0}% of answer terms grounded and {recall:.0}% of the reference covered"
                 ),
@@ -341,10 +360,7 @@ impl Overlap {
         let restates =
             !self.answer_terms.is_empty() && self.answer_terms.is_subset(&self.query_terms);
         if restates && self.on_topic >= 0.5 {
-            return c(
-                Rating::Partially,
-                "restates the question without adding an answer",
-            );
+            return Criterion::scored(0.5, "restates the question without adding an answer");
         }
         graded(
             self.on_topic,
@@ -356,9 +372,15 @@ impl Overlap {
 
     fn completeness(&self, keyword_recall: Option<f64>) -> Criterion {
         if keyword_recall == Some(0.0) {
-            c(Rating::False, "none of the key facts (keywords) is given")
+            Criterion::scored(
+                failed(scale(self.recall, 0.7, 0.35)),
+                "none of the key facts (keywords) is given",
+            )
         } else if !self.expected_figures.is_empty() && self.answer_figures.is_empty() {
-            c(Rating::False, "gives none of the reference's figures")
+            Criterion::scored(
+                failed(scale(self.recall, 0.7, 0.35)),
+                "gives none of the reference's figures",
+            )
         } else {
             graded(
                 self.recall,

@@ -301,6 +301,8 @@ mod tests {
             rule_failure: None,
             claims: None,
             attribution: None,
+            score: None,
+            profile: None,
         }
     }
 

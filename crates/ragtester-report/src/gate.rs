@@ -18,6 +18,9 @@ pub struct Gates {
     pub max_over_refusal: Option<f64>,
     /// Largest share of negative cases answered instead of refused.
     pub max_hallucination: Option<f64>,
+    /// Least agreement with people (held-out κ or Pearson's r) measured for the judge in use, in every
+    /// language of the run.
+    pub require_agreement: Option<f64>,
 }
 
 /// `negative=0.95` → (Negative, 0.95): a `--fail-under-category` gate.
@@ -49,6 +52,7 @@ impl Gates {
             || self.max_error_rate.is_some()
             || self.max_over_refusal.is_some()
             || self.max_hallucination.is_some()
+            || self.require_agreement.is_some()
     }
 }
 
@@ -90,6 +94,9 @@ pub fn check_gates(summary: &Summary, gates: &Gates) -> Vec<String> {
     for c in &summary.configs {
         misses.extend(config_misses(c, gates));
     }
+    if let Some(level) = gates.require_agreement {
+        misses.extend(agreement_misses(summary, level));
+    }
     for (category, _) in &gates.fail_under_category {
         if !summary
             .configs
@@ -100,6 +107,44 @@ pub fn check_gates(summary: &Summary, gates: &Gates) -> Vec<String> {
                 "no {} cases in this run: the category gate cannot be checked",
                 category.as_str()
             ));
+        }
+    }
+    misses
+}
+
+/// Why the judges in use cannot be trusted to `level`: a judge with no agreement with people measured, or
+/// none measured at that level in a language of the run.
+fn agreement_misses(summary: &Summary, level: f64) -> Vec<String> {
+    let people = summary.oracle.as_ref().map_or(&[][..], |o| &o.people[..]);
+    if people.is_empty() {
+        return vec![format!(
+            "no judge of this run has a recorded agreement with people to hold to {level:.2} \
+             (judge it again with this version)"
+        )];
+    }
+    let mut misses = Vec::new();
+    for p in people {
+        let Some(measured) = &p.measured else {
+            misses.push(format!(
+                "judge {}: not measured against people, so its agreement cannot be held to {level:.2}",
+                p.judge
+            ));
+            continue;
+        };
+        for language in summary.languages.iter().map(|l| l.name.as_str()) {
+            match measured.best(language) {
+                Some(f) if f.value >= level => {}
+                Some(f) => misses.push(format!(
+                    "judge {} in {language}: its best held-out agreement with people, {} {:.2} \
+                     (n = {}), is below {level:.2}",
+                    p.judge, f.measure, f.value, f.n
+                )),
+                None => misses.push(format!(
+                    "judge {} in {language}: not measured against people in this language, so its \
+                     agreement cannot be held to {level:.2}",
+                    p.judge
+                )),
+            }
         }
     }
     misses

@@ -226,6 +226,11 @@ pub struct Summary {
     pub diagnosis: crate::diagnosis::Diagnosis,
     #[serde(default)]
     pub oracle: Option<ragtester_core::oracle::OracleSummary>,
+    /// How far each judge's verdicts can be trusted, a line per judge: the agreement with people measured
+    /// for its profile (which labels, how many, held-out figures per language), or "not measured against
+    /// people".
+    #[serde(default)]
+    pub agreement_with_people: Vec<String>,
     #[serde(default)]
     pub audit: Option<ragtester_core::oracle::AuditSummary>,
     /// Pass rates corrected by the audit's labels, best first (none without an audit).
@@ -477,6 +482,7 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         schema_version: ragtester_core::SCHEMA_VERSION,
         heuristic,
         heuristic_note: heuristic.then(|| heuristic_note(&heuristic_parts)),
+        agreement_with_people: agreement_with_people(inputs.oracle),
         judge,
         documents: inputs
             .documents
@@ -543,6 +549,40 @@ impl Groups {
             }),
         }
     }
+}
+
+/// A line per judge on its measured agreement with people (none without an oracle).
+fn agreement_with_people(oracle: Option<&ragtester_core::oracle::OracleSummary>) -> Vec<String> {
+    let Some(oracle) = oracle else {
+        return Vec::new();
+    };
+    if oracle.people.is_empty() {
+        return vec![
+            "not measured against people: these verdicts were judged before judges carried their \
+             agreement with people (judge the run again to see it)"
+                .to_string(),
+        ];
+    }
+    oracle
+        .people
+        .iter()
+        .map(|p| {
+            let profile = p.profile.as_deref().map_or(String::new(), |name| {
+                format!(
+                    " (profile {name}, {})",
+                    p.profile_hash.as_deref().unwrap_or("–")
+                )
+            });
+            match &p.measured {
+                Some(m) => format!(
+                    "judge {}{profile}: agreement with people {}",
+                    p.judge,
+                    m.describe()
+                ),
+                None => format!("judge {}{profile}: not measured against people", p.judge),
+            }
+        })
+        .collect()
 }
 
 fn heuristic_note(parts: &[&str]) -> String {

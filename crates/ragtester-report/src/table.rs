@@ -50,6 +50,9 @@ fn heading(out: &mut String, s: &Summary) {
     if let Some(note) = &s.heuristic_note {
         let _ = writeln!(out, "NOTE: {note}");
     }
+    for line in &s.agreement_with_people {
+        let _ = writeln!(out, "TRUST: {line}");
+    }
     let _ = writeln!(out);
 }
 

@@ -55,6 +55,7 @@ pub fn verdict(case: &str, config: &str, passed: Option<bool>, status: VerdictSt
     let c = |r| Criterion {
         rating: r,
         reason: "why <b>\u{0}".into(),
+        score: None,
     };
     Verdict {
         schema_version: 1,
@@ -79,6 +80,8 @@ pub fn verdict(case: &str, config: &str, passed: Option<bool>, status: VerdictSt
         rule_failure: None,
         claims: None,
         attribution: None,
+        score: None,
+        profile: None,
     }
 }
 

@@ -7,9 +7,11 @@ use crate::events::Events;
 use anyhow::{Context, Result, bail};
 use futures::StreamExt;
 use ragtester_core::{Answer, ChatModel, RetrievedContext, TestCase};
-use ragtester_judge::agreement::{
-    Agreement, JudgedItem, LabelledItem, agreement, judge_score, offline_score,
-};
+use ragtester_judge::Scoring;
+use ragtester_judge::agreement::{Agreement, JudgedItem, LabelledItem, agreement};
+use ragtester_judge::calibrate::Observation;
+use ragtester_judge::meaning::Meaning;
+use ragtester_judge::signals;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -20,6 +22,8 @@ pub struct LabelsBenchArgs<'a> {
     pub labels: &'a Path,
     pub concurrency: usize,
     pub json: Option<&'a Path>,
+    /// How the offline judge's verdicts are scored (the built-in profile or the user's).
+    pub scoring: &'a Scoring,
 }
 
 /// One judge's agreement with people.
@@ -32,7 +36,7 @@ pub struct LabelsScore {
     pub seconds: f64,
 }
 
-fn case_of(item: &LabelledItem, n: usize) -> TestCase {
+pub(crate) fn case_of(item: &LabelledItem, n: usize) -> TestCase {
     let mut case = ragtester_testgen::interop::imported_case(
         item.question.clone(),
         item.reference.clone(),
@@ -92,56 +96,122 @@ async fn judged_answer(
     verdict
 }
 
-async fn judge_item(judge: &dyn ChatModel, item: &LabelledItem, n: usize) -> JudgedItem {
+/// One labelled item as a judge saw it: the raw verdict on each answer (the second of a preference),
+/// before any profile scored them, and the signals a profile reads.
+pub(crate) struct Seen {
+    pub case: TestCase,
+    pub answers: Vec<Answer>,
+    pub verdicts: Vec<ragtester_core::Verdict>,
+    pub observation: Observation,
+}
+
+pub(crate) async fn see(
+    judge: &dyn ChatModel,
+    item: &LabelledItem,
+    n: usize,
+    meaning: Option<&Meaning>,
+) -> Seen {
     let case = case_of(item, n);
-    let first = judged_answer(judge, &case, &answer_of(&case, item, &item.answer)).await;
-    let ok = |v: &ragtester_core::Verdict| {
-        (v.status == ragtester_core::VerdictStatus::Ok)
-            .then_some(v.passed)
-            .flatten()
+    let texts = std::iter::once(&item.answer).chain(&item.answer_b);
+    let answers: Vec<Answer> = texts.map(|t| answer_of(&case, item, t)).collect();
+    let mut verdicts = Vec::with_capacity(answers.len());
+    for answer in &answers {
+        verdicts.push(judged_answer(judge, &case, answer).await);
+    }
+    let measure = |i: usize| signals::measure(&case, &answers[i], &verdicts[i], meaning);
+    let observation = Observation {
+        verdict: (verdicts[0].status == ragtester_core::VerdictStatus::Ok)
+            .then_some(verdicts[0].passed)
+            .flatten(),
+        first: measure(0),
+        second: (answers.len() > 1).then(|| measure(1)),
     };
-    let preference = match &item.answer_b {
-        None => None,
-        Some(b) if judge.is_heuristic() => {
-            let second = judged_answer(judge, &case, &answer_of(&case, item, b)).await;
-            ragtester_judge::pairwise::offline_compare(
-                &item.reference,
-                (&item.answer, &first),
-                (b, &second),
-            )
-            .map(|p| p.overall)
-        }
-        Some(b) => ragtester_judge::pairwise::llm_compare(judge, &case, &item.answer, b)
-            .await
-            .ok()
-            .map(|p| p.overall),
-    };
-    let score = if judge.is_heuristic() {
-        offline_score(&item.reference, &item.answer, &first)
-    } else {
-        judge_score(&first)
-    };
-    JudgedItem {
-        verdict: ok(&first),
-        score,
-        preference,
+    Seen {
+        case,
+        answers,
+        verdicts,
+        observation,
     }
 }
 
-/// Judge every labelled item with each judge and measure agreement with the labels.
-pub async fn bench_labels(
-    args: &LabelsBenchArgs<'_>,
-    events: &dyn Events,
-) -> Result<Vec<LabelsScore>> {
-    events.stage("judge");
-    let text = std::fs::read_to_string(args.labels)
-        .with_context(|| format!("cannot read {}", args.labels.display()))?;
-    let (items, rejected) = ragtester_judge::agreement::parse_labels(&text);
+/// What a judge makes of a labelled item, its verdicts scored as a run scores them ([`scored`]); an LLM
+/// judge is asked to compare the two answers of a preference instead, in both orders.
+async fn judge_item(
+    judge: &dyn ChatModel,
+    item: &LabelledItem,
+    n: usize,
+    scoring: &Scoring,
+) -> JudgedItem {
+    let seen = see(judge, item, n, scoring.meaning.as_ref()).await;
+    let llm_preference = match &item.answer_b {
+        Some(b) if !judge.is_heuristic() => {
+            ragtester_judge::pairwise::llm_compare(judge, &seen.case, &item.answer, b)
+                .await
+                .ok()
+                .map(|p| p.overall)
+        }
+        _ => None,
+    };
+    let mut judged = scored(scoring, seen);
+    if !judge.is_heuristic() {
+        judged.preference = llm_preference;
+    }
+    judged
+}
+
+/// A labelled item's verdicts scored (`scoring`): the first answer's verdict, score and criterion scores,
+/// and for a preference the difference of the two answers' scores.
+pub(crate) fn scored(scoring: &Scoring, seen: Seen) -> JudgedItem {
+    let Seen {
+        case,
+        answers,
+        mut verdicts,
+        observation,
+    } = seen;
+    for (answer, verdict) in answers.iter().zip(verdicts.iter_mut()) {
+        scoring.score(&case, answer, verdict);
+    }
+    let preference = verdicts[0]
+        .score
+        .zip(verdicts.get(1).and_then(|v| v.score))
+        .map(|(a, b)| a - b);
+    let first = &verdicts[0];
+    let criteria = first.criteria.as_ref().map_or_else(Default::default, |c| {
+        ragtester_core::verdict::CRITERIA_NAMES
+            .iter()
+            .zip(c.all())
+            .filter_map(|(name, c)| Some((name.to_string(), c.graded()?)))
+            .collect()
+    });
+    JudgedItem {
+        verdict: observation.verdict,
+        score: first.score,
+        preference,
+        criteria,
+    }
+}
+
+/// The usable items of a labels file (each line that is not named on the events), in file order; the
+/// items' `source` defaults to the file's name, so scores on different scales in different files are
+/// scaled apart.
+pub(crate) fn read_labels(path: &Path, events: &dyn Events) -> Result<Vec<LabelledItem>> {
+    let text = ragtester_core::limits::read_text_file(path, &ragtester_core::Limits::process())
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let (mut items, rejected) = ragtester_judge::agreement::parse_labels(&text);
     for why in &rejected {
-        events.note(format!("{}: {why}", args.labels.display()));
+        events.note(format!("{}: {why}", path.display()));
     }
     if items.is_empty() {
-        bail!("{} holds no usable labelled answer", args.labels.display());
+        bail!("{} holds no usable labelled answer", path.display());
+    }
+    let file = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    for item in &mut items {
+        if item.source.is_empty() {
+            item.source = file.clone();
+        }
     }
     let mut by_language: BTreeMap<&str, usize> = BTreeMap::new();
     for item in &items {
@@ -155,13 +225,23 @@ pub async fn bench_labels(
             .map(|(l, n)| format!("{n} {l}"))
             .collect::<Vec<_>>()
             .join(", "),
-        args.labels.display()
+        path.display()
     ));
+    Ok(items)
+}
+
+/// Judge every labelled item with each judge and measure agreement with the labels.
+pub async fn bench_labels(
+    args: &LabelsBenchArgs<'_>,
+    events: &dyn Events,
+) -> Result<Vec<LabelsScore>> {
+    events.stage("judge");
+    let items = read_labels(args.labels, events)?;
     let mut scores = Vec::new();
     for judge in &args.judges {
         let started = std::time::Instant::now();
         let judged: Vec<JudgedItem> = futures::stream::iter(items.iter().enumerate())
-            .map(|(n, item)| judge_item(judge.as_ref(), item, n))
+            .map(|(n, item)| judge_item(judge.as_ref(), item, n, args.scoring))
             .buffered(args.concurrency.max(1))
             .collect()
             .await;
@@ -244,6 +324,9 @@ pub fn render(score: &LabelsScore) -> String {
                 correlation(a.preference_spearman),
                 interval(a.preference_accuracy, true)
             );
+        }
+        for (name, c) in &a.criteria {
+            let _ = writeln!(out, "    {name:<12} pearson {}", correlation(Some(*c)));
         }
         if a.judge_errors > 0 {
             let _ = writeln!(out, "    judge errors {}", a.judge_errors);

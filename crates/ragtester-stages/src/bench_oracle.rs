@@ -210,6 +210,8 @@ pub struct OracleBenchRequest<'a> {
     /// Least precision and recall, per language, of every judge; below them the command exits 4.
     pub min_precision: Option<f64>,
     pub min_recall: Option<f64>,
+    /// A judge profile for the offline judge's scores instead of the built-in one (with `labels`).
+    pub profile: Option<&'a Path>,
 }
 
 /// What a benchmark request printed and which goals were missed.
@@ -236,11 +238,13 @@ pub async fn bench_request(
         .collect::<Result<Vec<_>>>()?;
     if let Some(labels) = req.labels {
         use crate::bench_labels;
+        let scoring = crate::judge::scoring(req.profile, cx.models())?;
         let args = bench_labels::LabelsBenchArgs {
             judges,
             labels,
             concurrency: req.concurrency,
             json: req.json,
+            scoring: &scoring,
         };
         let scores = bench_labels::bench_labels(&args, events).await?;
         return Ok(OracleBenchReport {

@@ -33,10 +33,14 @@ impl PipelineOutcome {
 /// `ragtester test`: the whole pipeline the project file at `config` declares, over its `[corpus]`.
 pub async fn test_project(
     config: &Path,
+    judge_profile: Option<PathBuf>,
     out: &Path,
     cx: &StageContext<'_>,
 ) -> Result<PipelineOutcome> {
-    let project = ProjectConfig::load(config)?;
+    let mut project = ProjectConfig::load(config)?;
+    if judge_profile.is_some() {
+        project.judge.profile = judge_profile;
+    }
     let corpus = project
         .corpus
         .as_ref()

@@ -22,6 +22,8 @@ pub struct JudgeArgs<'a> {
     pub prompts: Option<&'a Path>,
     /// Who splits and checks claims for the claim-level metrics.
     pub claims: ClaimChecker,
+    /// A judge profile replacing the built-in one (`--judge-profile`, `[judge] profile`).
+    pub profile: Option<&'a Path>,
 }
 
 /// Who splits and checks claims (`[judge] claims`, `--claims`).
@@ -67,6 +69,7 @@ impl<'a> JudgeArgs<'a> {
             sampling: judge.sampling,
             prompts: judge.prompts.as_deref(),
             claims: ClaimChecker::parse(&judge.claims)?,
+            profile: judge.profile.as_deref(),
         })
     }
 }
@@ -181,6 +184,7 @@ pub async fn judge(run_dir: &Path, args: &JudgeArgs<'_>, cx: &StageContext<'_>) 
     let mut oracle =
         ragtester_judge::oracle::summarise(&slim, args.samples, setup.panel.map(|p| p.as_str()));
     oracle.prompt_version = Some(setup.prompts.version.clone());
+    oracle.people = setup.people();
     store.log_stage("judge", &args.judges.join(","))?;
     let written = out.finish()?;
     run.save_json(run_dir::ORACLE, &oracle)?;
@@ -205,6 +209,31 @@ struct Setup<'a> {
     /// Verdicts the run will hold: answers × judges × samples.
     total: usize,
     panel: Option<ragtester_judge::PanelMethod>,
+    scoring: ragtester_judge::Scoring,
+}
+
+/// The scoring a judging pass uses: the profile named (or the built-in one) and, when the profile reads
+/// semantic signals, its embedder from the registry.
+pub fn scoring(
+    profile: Option<&Path>,
+    models: &ragtester_models::Models,
+) -> Result<ragtester_judge::Scoring> {
+    let profile = match profile {
+        Some(path) => ragtester_judge::profile::JudgeProfile::load(path)?,
+        None => ragtester_judge::profile::JudgeProfile::builtin(),
+    };
+    let meaning = match &profile.meaning {
+        Some(spec) => Some(ragtester_judge::meaning::Meaning::new(
+            models.embedder(spec).with_context(|| {
+                format!(
+                    "the judge profile `{}` reads meaning with `{spec}`",
+                    profile.name
+                )
+            })?,
+        )),
+        None => None,
+    };
+    Ok(ragtester_judge::Scoring { profile, meaning })
 }
 
 impl<'a> Setup<'a> {
@@ -238,6 +267,7 @@ impl<'a> Setup<'a> {
             Some(dir) => ragtester_judge::JudgePrompts::from_dir(dir)?,
             None => ragtester_judge::JudgePrompts::default(),
         };
+        let scoring = scoring(args.profile, models)?;
         // Every verdict is committed as it is made under a session naming what verdicts depend on, so a
         // killed judge picks up where it stopped and a changed judge, prompt or answer starts afresh.
         let session = ragtester_core::ids::stable_id(
@@ -249,6 +279,7 @@ impl<'a> Setup<'a> {
                 &prompts.version,
                 answers_id.finish(),
                 args.claims.as_str(),
+                scoring.profile.hash(),
             ),
         );
         Ok(Self {
@@ -266,7 +297,26 @@ impl<'a> Setup<'a> {
             lexical: ragtester_offline::OfflineModel,
             prompts,
             session,
+            scoring,
         })
+    }
+
+    /// Each judge's measured agreement with people, as the report states it.
+    fn people(&self) -> Vec<ragtester_core::oracle::PeopleAgreement> {
+        self.judges
+            .iter()
+            .map(|j| {
+                let name = j.name();
+                if name == self.scoring.profile.judge {
+                    self.scoring.profile.people(&name)
+                } else {
+                    ragtester_core::oracle::PeopleAgreement {
+                        judge: name,
+                        ..Default::default()
+                    }
+                }
+            })
+            .collect()
     }
 
     /// The case of a conversation's turn; None for a single question.
@@ -359,6 +409,7 @@ impl Judging<'_> {
             prompts: &setup.prompts,
             claims: setup.claims(),
             histories: Some(&histories),
+            scoring: Some(&setup.scoring),
         };
         let before = self.counts.lock().unwrap().done;
         let commit_failed = std::sync::Mutex::new(None::<anyhow::Error>);
@@ -439,6 +490,8 @@ fn slim_verdict(v: &ragtester_core::Verdict) -> ragtester_core::Verdict {
         rule_failure: None,
         claims: None,
         attribution: None,
+        score: None,
+        profile: None,
     }
 }
 

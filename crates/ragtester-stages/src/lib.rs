@@ -13,6 +13,7 @@ pub mod bench_labels;
 pub mod bench_oracle;
 pub mod bench_retrieval;
 pub mod bundled;
+pub mod calibrate;
 pub mod context;
 mod corpus;
 pub mod demo;

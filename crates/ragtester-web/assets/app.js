@@ -238,6 +238,10 @@ function renderCards(run) {
   }
   const nodes = cards.map(([k, v]) => el('div', { class: 'card' }, k, el('b', {}, v)));
   if (s?.heuristic) nodes.push(el('div', { class: 'card warn' }, 'Judge', el('b', {}, 'heuristic'), s.heuristic_note || ''));
+  for (const line of s?.agreement_with_people || []) {
+    const measured = !line.includes('not measured against people');
+    nodes.push(el('div', { class: measured ? 'card agreement' : 'card warn agreement' }, 'Agreement with people', el('b', {}, measured ? 'measured' : 'not measured'), line));
+  }
   $('#cards').replaceChildren(...nodes);
 }
 

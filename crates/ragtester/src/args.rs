@@ -120,6 +120,11 @@ pub(crate) enum Command {
         after_help = "Examples:\n  ragtester judge run1 --judge offline\n  ragtester judge run1 --judge openai:gpt-4o --judge ollama:qwen3:8b --judge local:judge.gguf --panel majority\n  ragtester --temperature 0.7 judge run1 --judge openai:gpt-4o-mini --samples 5"
     )]
     Judge(JudgeCli),
+    /// Fit the offline judge to answers people labelled: a judge profile with its held-out agreement.
+    #[command(
+        after_help = "Labels: JSON lines as `bench oracle --labels` reads them (a pass/fail `label`, a `score` on any scale,\na `preference` between `answer_a` and `answer_b`, and/or `scores` of single criteria).\n\nExamples:\n  ragtester calibrate --labels ours.jsonl --out judge-profile.json\n  ragtester judge run1 --judge-profile judge-profile.json    # or [judge] profile in the project file\n  ragtester calibrate --labels ours.jsonl --meaning local:.models/multilingual-e5-small --out semantic.json"
+    )]
+    Calibrate(CalibrateCli),
     /// Audit the oracle: label a Cochran-sized sample of the reported failures as real or false alarms.
     #[command(
         after_help = "Without --labels or --judge, writes RUNDIR/audit.csv to fill in; then:\n  ragtester audit run1 --labels run1/audit.csv\nOr let larger judges label the sample:\n  ragtester audit run1 --judge openai:gpt-4o --judge ollama:qwen3:32b\nPrecision and false-discovery rate (95% Wilson intervals) go to RUNDIR/audit.json and the report."
@@ -144,6 +149,9 @@ pub(crate) enum Command {
     Test {
         #[arg(long)]
         config: PathBuf,
+        /// A judge profile replacing the project's `[judge] profile` and the built-in one.
+        #[arg(long)]
+        judge_profile: Option<PathBuf>,
         #[arg(long, default_value = "ragtester-run")]
         out: PathBuf,
     },
@@ -238,6 +246,9 @@ pub(crate) struct JudgeCli {
     /// two splits and about 5 + top-k checks per answer) or off.
     #[arg(long, default_value_t = judging().claims)]
     pub(crate) claims: String,
+    /// A judge profile (`ragtester calibrate --out`) instead of the built-in one.
+    #[arg(long)]
+    pub(crate) judge_profile: Option<PathBuf>,
     #[arg(long, default_value_t = concurrency())]
     pub(crate) concurrency: usize,
     /// Compare two configurations case by case (ids, id prefixes, system names or labels): which answer
@@ -245,6 +256,28 @@ pub(crate) struct JudgeCli {
     /// orders). Judges the run first if it has no verdicts; `ragtester report` then shows the win rates.
     #[arg(long, num_args = 2, value_names = ["A", "B"])]
     pub(crate) pairwise: Vec<String>,
+}
+
+#[derive(Args)]
+pub(crate) struct CalibrateCli {
+    /// Labelled answers (JSON lines); repeatable. Scores are scaled to 0–1 per file.
+    #[arg(long, required = true, num_args = 1..)]
+    pub(crate) labels: Vec<PathBuf>,
+    /// Where the judge profile is written.
+    #[arg(long)]
+    pub(crate) out: PathBuf,
+    /// Folds of the cross-validation behind the held-out figures.
+    #[arg(long, default_value_t = 5)]
+    pub(crate) folds: usize,
+    /// An embedder whose semantic signals the profile also reads (needed again wherever it is used).
+    #[arg(long)]
+    pub(crate) meaning: Option<String>,
+    /// The profile measured as "before" (default: the built-in one).
+    #[arg(long)]
+    pub(crate) judge_profile: Option<PathBuf>,
+    /// The profile's name (default: the --out file's stem).
+    #[arg(long)]
+    pub(crate) name: Option<String>,
 }
 
 #[derive(Args)]
@@ -302,6 +335,9 @@ pub(crate) struct OracleBenchCli {
     /// `answer_a` and `answer_b`): measure each judge against them instead of the built-in answers.
     #[arg(long, conflicts_with_all = ["cmrc", "panel", "min_precision", "min_recall"])]
     pub(crate) labels: Option<PathBuf>,
+    /// A judge profile instead of the built-in one, for the offline judge's scores (with --labels).
+    #[arg(long, requires = "labels")]
+    pub(crate) judge_profile: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -509,6 +545,10 @@ pub(crate) struct GatesCli {
     /// of refusing them.
     #[arg(long)]
     pub(crate) max_hallucination: Option<f64>,
+    /// Exit with code 4 unless the judge in use has an agreement with people (held-out κ or Pearson's r)
+    /// measured at this level or above in every language of the run (`ragtester calibrate`).
+    #[arg(long)]
+    pub(crate) require_agreement: Option<f64>,
 }
 
 impl From<GatesCli> for ragtester_report::Gates {
@@ -519,6 +559,7 @@ impl From<GatesCli> for ragtester_report::Gates {
             max_error_rate: g.max_error_rate,
             max_over_refusal: g.max_over_refusal,
             max_hallucination: g.max_hallucination,
+            require_agreement: g.require_agreement,
         }
     }
 }

@@ -50,6 +50,20 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         }
         Command::Import(i) => import(i, events),
         Command::Audit(audit) => audit_run(audit, cx).await,
+        Command::Calibrate(c) => {
+            let request = ragtester_stages::calibrate::CalibrateRequest {
+                labels: &c.labels,
+                out: &c.out,
+                folds: c.folds,
+                meaning: c.meaning.as_deref(),
+                baseline: c.judge_profile.as_deref(),
+                name: c.name.as_deref(),
+            };
+            let calibration =
+                ragtester_stages::calibrate::calibrate(&request, cx.models(), events)?;
+            print!("{}", ragtester_stages::calibrate::render(&calibration));
+            Ok(0)
+        }
         Command::Report { run_dir, gates } => {
             let summary = ragtester_stages::report::report(&run_dir, events)?;
             print!("{}", ragtester_report::render_table(&summary));
@@ -68,8 +82,13 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 d.fail_on_regression && !diff.regressions.is_empty(),
             ))
         }
-        Command::Test { config, out } => {
-            let outcome = ragtester_stages::full::test_project(&config, &out, cx).await?;
+        Command::Test {
+            config,
+            judge_profile,
+            out,
+        } => {
+            let outcome =
+                ragtester_stages::full::test_project(&config, judge_profile, &out, cx).await?;
             Ok(print_outcome(&outcome, &out))
         }
         Command::Bench(BenchCommand::Retrieval(bench)) => bench_retrieval(bench, cx),
@@ -307,6 +326,7 @@ async fn judge_run(judge: JudgeCli, cx: &StageContext<'_>) -> Result<u8> {
             sampling: Sampling::default(),
             prompts: judge.prompts.as_deref(),
             claims: ClaimChecker::parse(&judge.claims)?,
+            profile: judge.judge_profile.as_deref(),
         },
         pairwise: (judge.pairwise.first().zip(judge.pairwise.get(1)))
             .map(|(a, b)| (a.as_str(), b.as_str())),
@@ -395,6 +415,7 @@ async fn bench_oracle(bench: OracleBenchCli, cx: &StageContext<'_>) -> Result<u8
         json: bench.json.as_deref(),
         min_precision: bench.min_precision,
         min_recall: bench.min_recall,
+        profile: bench.judge_profile.as_deref(),
     };
     let report = bench_request(&request, cx).await?;
     print!("{}", report.text);

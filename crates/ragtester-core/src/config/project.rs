@@ -276,6 +276,10 @@ pub struct JudgeSettings {
     /// model calls), `judge` (the first judge; two splits and about 5 + top-k checks per answer) or `off`.
     #[serde(default = "default_claims")]
     pub claims: String,
+    /// A judge profile (`ragtester calibrate --out`) replacing the built-in one: how the judge's signals
+    /// become scores, and the agreement with people measured for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<PathBuf>,
 }
 
 fn default_claims() -> String {
@@ -302,6 +306,7 @@ impl Default for JudgeSettings {
             prompts: None,
             sampling: Sampling::default(),
             claims: default_claims(),
+            profile: None,
         }
     }
 }
@@ -400,10 +405,13 @@ impl ProjectConfig {
                 }
             }
         }
-        if let Some(p) = &mut config.judge.prompts
-            && p.is_relative()
+        for p in [&mut config.judge.prompts, &mut config.judge.profile]
+            .into_iter()
+            .flatten()
         {
-            *p = base.join(&*p);
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
         }
         config
             .validate()

@@ -1,0 +1,280 @@
+//! Learning a judge profile from a team's labels (`ragtester calibrate`): each labelled answer's signals
+//! (`signals.rs`) against what people said of it, fitted per language and pooled (`fit.rs`), and measured by
+//! k-fold cross-validation — every figure on answers the model was not fitted on, folds drawn by question
+//! so two answers to one question never sit on both sides. The profile keeps the held-out figures, which
+//! is what a report later states beside the verdicts.
+
+use crate::agreement::{Agreement, HumanLabel, JudgedItem, LabelledItem};
+use crate::fit::{Example, L2, Logistic, fit};
+use crate::profile::{JudgeProfile, POOLED, PROFILE_FORMAT, ScoreModels};
+use crate::signals::Signals;
+use ragtester_core::oracle::{AgreementFigure, LabelSet, MeasuredAgreement};
+use std::collections::{BTreeMap, HashMap};
+
+/// A language gets models of its own from this many labelled items; below it, the pooled model serves.
+pub const MIN_ITEMS_PER_LANGUAGE: usize = 40;
+
+/// One labelled item as the judge saw it: its verdict and the signals of its answer (and of the second
+/// answer of a preference).
+#[derive(Debug, Clone)]
+pub struct Observation {
+    pub verdict: Option<bool>,
+    pub first: Signals,
+    pub second: Option<Signals>,
+}
+
+/// What a profile is fitted for.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub name: String,
+    pub judge: String,
+    pub meaning: Option<String>,
+    pub signals: Vec<String>,
+}
+
+/// People's scores scaled to [0, 1] within each label set (a 1–5 rating and a share of correct claims
+/// become one scale): by set, the least and greatest score, for overall scores and each criterion.
+struct Scales(HashMap<(String, String), (f64, f64)>);
+
+impl Scales {
+    fn of(items: &[LabelledItem]) -> Self {
+        let mut ranges: HashMap<(String, String), (f64, f64)> = HashMap::new();
+        let mut see = |source: &str, what: &str, x: f64| {
+            let r = ranges
+                .entry((source.to_string(), what.to_string()))
+                .or_insert((x, x));
+            *r = (r.0.min(x), r.1.max(x));
+        };
+        for item in items {
+            if let HumanLabel::Score(s) = item.label {
+                see(&item.source, "", s);
+            }
+            for (name, s) in &item.criteria {
+                see(&item.source, name, *s);
+            }
+        }
+        Self(ranges)
+    }
+
+    fn scaled(&self, source: &str, what: &str, x: f64) -> Option<f64> {
+        let (low, high) = self.0.get(&(source.to_string(), what.to_string()))?;
+        (high > low).then(|| (x - low) / (high - low))
+    }
+}
+
+/// The examples for the overall model, or for one criterion, from the items at `indices`.
+fn examples(
+    items: &[LabelledItem],
+    seen: &[Observation],
+    indices: &[usize],
+    scales: &Scales,
+    profile: &JudgeProfile,
+    criterion: Option<&str>,
+) -> Vec<Example> {
+    let vector = |s: &Signals| profile.vector(s);
+    indices
+        .iter()
+        .filter_map(|&i| {
+            let (item, o) = (&items[i], &seen[i]);
+            let x = vector(&o.first)?;
+            if let Some(name) = criterion {
+                let y = scales.scaled(&item.source, name, *item.criteria.get(name)?)?;
+                return Some(Example::Point { x, y });
+            }
+            match item.label {
+                HumanLabel::Verdict(pass) => Some(Example::Point {
+                    x,
+                    y: f64::from(u8::from(pass)),
+                }),
+                HumanLabel::Score(s) => Some(Example::Point {
+                    x,
+                    y: scales.scaled(&item.source, "", s)?,
+                }),
+                HumanLabel::Preference(p) => Some(Example::Pair {
+                    a: x,
+                    b: vector(o.second.as_ref()?)?,
+                    y: (p + 1.0) / 2.0,
+                }),
+                HumanLabel::Criteria => None,
+            }
+        })
+        .collect()
+}
+
+/// The criteria people scored anywhere in the items.
+fn scored_criteria(items: &[LabelledItem]) -> Vec<String> {
+    let mut names: Vec<String> = items
+        .iter()
+        .flat_map(|i| i.criteria.keys().cloned())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Fit a profile's models on the items at `indices`: pooled, and per language with enough items.
+fn fit_models(
+    items: &[LabelledItem],
+    seen: &[Observation],
+    indices: &[usize],
+    profile: &JudgeProfile,
+) -> BTreeMap<String, ScoreModels> {
+    let scales = Scales::of(items);
+    let width = profile.signals.len();
+    let criteria = scored_criteria(items);
+    let models_of = |subset: &[usize]| -> ScoreModels {
+        let one = |criterion: Option<&str>| -> Option<Logistic> {
+            fit(
+                &examples(items, seen, subset, &scales, profile, criterion),
+                width,
+                L2,
+            )
+        };
+        ScoreModels {
+            overall: one(None),
+            criteria: criteria
+                .iter()
+                .filter_map(|c| Some((c.clone(), one(Some(c))?)))
+                .collect(),
+        }
+    };
+    let mut by_language: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for &i in indices {
+        by_language
+            .entry(items[i].language.as_str())
+            .or_default()
+            .push(i);
+    }
+    let mut models = BTreeMap::from([(POOLED.to_string(), models_of(indices))]);
+    for (language, subset) in by_language {
+        if subset.len() >= MIN_ITEMS_PER_LANGUAGE {
+            models.insert(language.to_string(), models_of(&subset));
+        }
+    }
+    models
+}
+
+/// An empty profile for a target.
+fn blank(target: &Target) -> JudgeProfile {
+    JudgeProfile {
+        format: PROFILE_FORMAT,
+        name: target.name.clone(),
+        judge: target.judge.clone(),
+        meaning: target.meaning.clone(),
+        signals: target.signals.clone(),
+        models: BTreeMap::new(),
+        measured: None,
+    }
+}
+
+/// Fold of each item: its question's place in a seeded shuffle of the questions, dealt round.
+fn folds_of(items: &[LabelledItem], folds: usize) -> Vec<usize> {
+    let mut questions: Vec<&str> = items.iter().map(|i| i.question.as_str()).collect();
+    questions.sort_unstable();
+    questions.dedup();
+    fastrand::Rng::with_seed(2026).shuffle(&mut questions);
+    let fold: HashMap<&str, usize> = questions
+        .iter()
+        .enumerate()
+        .map(|(n, q)| (*q, n % folds.max(1)))
+        .collect();
+    items.iter().map(|i| fold[i.question.as_str()]).collect()
+}
+
+/// What a profile makes of one item: the judge's verdict, the overall score of its answer, the difference
+/// of its two answers' scores for a preference, its criterion scores.
+pub fn judged_by(profile: &JudgeProfile, item: &LabelledItem, seen: &Observation) -> JudgedItem {
+    let language = item.language.as_str();
+    let score = profile.overall(language, &seen.first);
+    let preference = match (&seen.second, score) {
+        (Some(second), Some(a)) => profile.overall(language, second).map(|b| a - b),
+        _ => None,
+    };
+    JudgedItem {
+        verdict: seen.verdict,
+        score,
+        preference,
+        criteria: profile.criteria(language, &seen.first),
+    }
+}
+
+/// Every item judged by a profile fitted without its fold: the held-out judgements, in item order.
+pub fn cross_validate(
+    items: &[LabelledItem],
+    seen: &[Observation],
+    target: &Target,
+    folds: usize,
+) -> Vec<JudgedItem> {
+    let fold = folds_of(items, folds);
+    let mut out: Vec<Option<JudgedItem>> = vec![None; items.len()];
+    for k in 0..folds.max(1) {
+        let train: Vec<usize> = (0..items.len()).filter(|&i| fold[i] != k).collect();
+        let mut profile = blank(target);
+        profile.models = fit_models(items, seen, &train, &profile);
+        for i in (0..items.len()).filter(|&i| fold[i] == k) {
+            out[i] = Some(judged_by(&profile, &items[i], &seen[i]));
+        }
+    }
+    out.into_iter()
+        .map(|j| j.expect("every item lies in one fold"))
+        .collect()
+}
+
+/// The profile fitted on every item, carrying the held-out agreement measured for it.
+pub fn fit_profile(
+    items: &[LabelledItem],
+    seen: &[Observation],
+    target: &Target,
+    measured: MeasuredAgreement,
+) -> JudgeProfile {
+    let mut profile = blank(target);
+    let all: Vec<usize> = (0..items.len()).collect();
+    profile.models = fit_models(items, seen, &all, &profile);
+    profile.measured = Some(measured);
+    profile
+}
+
+/// Held-out agreement per language as a profile records it: κ on verdicts, Pearson's r on scores,
+/// preferences and each scored criterion — each with the items it stands on.
+pub fn measured(
+    sets: Vec<LabelSet>,
+    folds: usize,
+    by_language: &BTreeMap<String, Agreement>,
+) -> MeasuredAgreement {
+    let figures = |a: &Agreement| {
+        let mut out = Vec::new();
+        if let Some(k) = a.kappa {
+            out.push(AgreementFigure {
+                measure: "verdicts kappa".into(),
+                value: k.estimate,
+                n: a.verdicts.true_failures
+                    + a.verdicts.false_failures
+                    + a.verdicts.missed_failures
+                    + a.verdicts.true_passes,
+            });
+        }
+        let mut correlation = |measure: String, c: &Option<crate::agreement::Correlation>| {
+            if let Some(c) = c {
+                out.push(AgreementFigure {
+                    measure,
+                    value: c.estimate,
+                    n: c.n,
+                });
+            }
+        };
+        correlation("scores pearson".into(), &a.score_pearson);
+        correlation("preferences pearson".into(), &a.preference_pearson);
+        for (name, c) in &a.criteria {
+            correlation(format!("{name} pearson"), &Some(*c));
+        }
+        out
+    };
+    MeasuredAgreement {
+        labels: sets,
+        folds,
+        by_language: by_language
+            .iter()
+            .map(|(l, a)| (l.clone(), figures(a)))
+            .collect(),
+    }
+}

@@ -1,0 +1,176 @@
+//! Fitting a profile's score models: L2-regularised logistic regression by Newton's method over
+//! standardised signals, with the three kinds of labels people give in one objective — a verdict (target 0
+//! or 1), a score on any scale (scaled to [0, 1]: a soft target of the same cross-entropy), and a preference
+//! between two answers (Bradley–Terry: the difference of their signals, no intercept). Written here rather
+//! than taken from linfa-logistic, which fits hard labels of one kind only; the linear solve is nalgebra's.
+
+use nalgebra::{DMatrix, DVector};
+use serde::{Deserialize, Serialize};
+
+/// One labelled example.
+#[derive(Debug, Clone)]
+pub enum Example {
+    /// One answer's signals and people's judgement of it in [0, 1].
+    Point { x: Vec<f64>, y: f64 },
+    /// Two answers' signals and how often people prefer the first (1, 0 or 0.5 for a tie).
+    Pair { a: Vec<f64>, b: Vec<f64>, y: f64 },
+}
+
+/// A fitted model: σ(w · (x − center) / spread + bias).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Logistic {
+    pub center: Vec<f64>,
+    pub spread: Vec<f64>,
+    pub weights: Vec<f64>,
+    pub bias: f64,
+}
+
+impl Logistic {
+    /// The model's estimate for one answer's signals, in (0, 1).
+    pub fn predict(&self, x: &[f64]) -> f64 {
+        sigmoid(self.logit(x))
+    }
+
+    fn logit(&self, x: &[f64]) -> f64 {
+        self.bias
+            + x.iter()
+                .zip(&self.center)
+                .zip(&self.spread)
+                .zip(&self.weights)
+                .map(|(((x, c), s), w)| w * (x - c) / s)
+                .sum::<f64>()
+    }
+}
+
+fn sigmoid(z: f64) -> f64 {
+    1.0 / (1.0 + (-z).exp())
+}
+
+/// How strongly weights are pulled to zero (on standardised signals): enough that a hundred labels fit
+/// without memorising them.
+pub const L2: f64 = 1.0;
+
+const NEWTON_STEPS: usize = 50;
+
+/// Fit a model to examples whose signal vectors all have `width` entries. None without examples.
+pub fn fit(examples: &[Example], width: usize, l2: f64) -> Option<Logistic> {
+    if examples.is_empty() {
+        return None;
+    }
+    let (center, spread) = standardisation(examples, width);
+    let z = |x: &[f64]| -> DVector<f64> {
+        DVector::from_iterator(
+            width + 1,
+            x.iter()
+                .zip(&center)
+                .zip(&spread)
+                .map(|((x, c), s)| (x - c) / s)
+                .chain([1.0]),
+        )
+    };
+    // Each example as (design row, target): a pair's row is the difference, without the intercept.
+    let rows: Vec<(DVector<f64>, f64)> = examples
+        .iter()
+        .map(|e| match e {
+            Example::Point { x, y } => (z(x), *y),
+            Example::Pair { a, b, y } => {
+                let mut d = z(a) - z(b);
+                d[width] = 0.0;
+                (d, *y)
+            }
+        })
+        .collect();
+    let mut w = DVector::<f64>::zeros(width + 1);
+    let mut penalty = DMatrix::<f64>::identity(width + 1, width + 1) * l2;
+    // The intercept is barely held: it only places the scale.
+    penalty[(width, width)] = 1e-6;
+    for _ in 0..NEWTON_STEPS {
+        let mut gradient = &penalty * &w;
+        let mut hessian = penalty.clone();
+        for (row, y) in &rows {
+            let p = sigmoid(row.dot(&w));
+            gradient.axpy(p - y, row, 1.0);
+            hessian.ger(p * (1.0 - p), row, row, 1.0);
+        }
+        let step = hessian.cholesky()?.solve(&gradient);
+        w -= &step;
+        if step.amax() < 1e-9 {
+            break;
+        }
+    }
+    Some(Logistic {
+        center,
+        spread,
+        weights: w.rows(0, width).iter().copied().collect(),
+        bias: w[width],
+    })
+}
+
+/// Each signal's mean and standard deviation over every answer the examples hold (a spread of 1 for a
+/// signal that does not vary, so it contributes nothing).
+fn standardisation(examples: &[Example], width: usize) -> (Vec<f64>, Vec<f64>) {
+    let answers: Vec<&Vec<f64>> = examples
+        .iter()
+        .flat_map(|e| match e {
+            Example::Point { x, .. } => vec![x],
+            Example::Pair { a, b, .. } => vec![a, b],
+        })
+        .collect();
+    let n = answers.len() as f64;
+    let center: Vec<f64> = (0..width)
+        .map(|i| answers.iter().map(|x| x[i]).sum::<f64>() / n)
+        .collect();
+    let spread = (0..width)
+        .map(|i| {
+            let var = answers
+                .iter()
+                .map(|x| (x[i] - center[i]).powi(2))
+                .sum::<f64>()
+                / n;
+            if var.sqrt() > 1e-9 { var.sqrt() } else { 1.0 }
+        })
+        .collect();
+    (center, spread)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_and_pairs_teach_the_same_direction() {
+        // People's judgement follows the first signal; the second is noise.
+        let mut rng = fastrand::Rng::with_seed(7);
+        let mut examples = Vec::new();
+        for _ in 0..200 {
+            let (good, noise) = (rng.f64(), rng.f64());
+            examples.push(Example::Point {
+                x: vec![good, noise],
+                y: f64::from(u8::from(good > 0.5)),
+            });
+            let (other, noise2) = (rng.f64(), rng.f64());
+            examples.push(Example::Pair {
+                a: vec![good, noise],
+                b: vec![other, noise2],
+                y: f64::from(u8::from(good > other)),
+            });
+        }
+        let model = fit(&examples, 2, L2).unwrap();
+        assert!(model.weights[0] > 2.0, "{model:?}");
+        assert!(model.weights[1].abs() < 0.5, "{model:?}");
+        assert!(model.predict(&[0.9, 0.1]) > 0.8);
+        assert!(model.predict(&[0.1, 0.9]) < 0.2);
+    }
+
+    #[test]
+    fn a_soft_target_is_matched_not_pushed_to_the_ends() {
+        let examples: Vec<Example> = (0..100)
+            .map(|_| Example::Point {
+                x: vec![0.0],
+                y: 0.75,
+            })
+            .collect();
+        let model = fit(&examples, 1, L2).unwrap();
+        assert!((model.predict(&[0.0]) - 0.75).abs() < 1e-6, "{model:?}");
+    }
+}
