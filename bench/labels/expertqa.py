@@ -12,7 +12,9 @@ passages as contexts:
 - a score: the mean of its claims' correctness (Definitely correct 1, Probably correct 0.75, Likely incorrect
   0.25, Definitely incorrect 0; Unsure claims left out);
 - a verdict: fail when an expert marked any claim likely or definitely incorrect, or found no support for any
-  claim that needs one; pass otherwise.
+  claim that needs one; pass otherwise;
+- beside the score, a faithfulness score (`scores.faithfulness`): the share of its claims the expert found
+  supported by their evidence (Complete 1, Incomplete 0.5, Missing 0), where the answer cites evidence.
 
 Caveat: the reference is the expert's revision of this very answer, so a judge that compares with the
 reference partly measures how much the expert changed.
@@ -25,6 +27,7 @@ import urllib.request
 
 BASE = "https://raw.githubusercontent.com/chaitanyamalaviya/ExpertQA/main/data/lfqa/"
 SPLITS = ["domain_test.jsonl", "rand_test.jsonl"]
+SUPPORT = {"Complete": 1.0, "Incomplete": 0.5, "Missing": 0.0}
 CORRECTNESS = {
     "Definitely correct": 1.0,
     "Probably correct": 0.75,
@@ -82,7 +85,11 @@ def main():
                 "contexts": contexts,
                 "answer": answer,
             }
-            out.write(json.dumps({**base, "id": f"{n}-score", "score": sum(scores) / len(scores)}) + "\n")
+            scored = {**base, "id": f"{n}-score", "score": sum(scores) / len(scores)}
+            support = [SUPPORT[c["support"]] for c in claims if c.get("support") in SUPPORT and c.get("evidence")]
+            if support:
+                scored["scores"] = {"faithfulness": sum(support) / len(support)}
+            out.write(json.dumps(scored) + "\n")
             out.write(json.dumps({**base, "id": f"{n}-verdict", "label": "fail" if wrong or unsupported else "pass"}) + "\n")
 
 

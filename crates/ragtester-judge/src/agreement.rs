@@ -39,6 +39,8 @@ pub struct LabelledItem {
     pub place: String,
     pub id: String,
     pub source: String,
+    /// The label set (file) it came from: people's scores are put on one scale within a set.
+    pub set: String,
     pub language: String,
     pub question: String,
     pub reference: String,
@@ -144,9 +146,14 @@ fn item_of(raw: &str, place: &str) -> Result<LabelledItem, String> {
         ));
     }
     let answer = answer.ok_or("no answer (`answer`, or `answer_a` with a preference)")?;
-    let language = line
-        .language
-        .unwrap_or_else(|| ragtester_text::detect_language(&line.question).to_string());
+    // A short question alone misleads a detector ("At what pressure does valve 3 open?" reads as
+    // French): the question with its reference, and only a confident guess other than English.
+    let language = line.language.unwrap_or_else(|| {
+        let text = format!("{} {}", line.question, line.reference);
+        ragtester_text::confident_language(&text)
+            .unwrap_or("en")
+            .to_string()
+    });
     Ok(LabelledItem {
         place: place.to_string(),
         id: line.id.map_or_else(
@@ -157,6 +164,7 @@ fn item_of(raw: &str, place: &str) -> Result<LabelledItem, String> {
             },
         ),
         source: line.source.unwrap_or_default(),
+        set: String::new(),
         language,
         question: line.question,
         reference: line.reference,
@@ -295,6 +303,10 @@ pub struct Agreement {
     /// Verdict labels: failure is the positive class, as in the paper.
     pub verdicts: Confusion,
     pub kappa: Option<Interval>,
+    /// Pearson's r of the judge's score with people's verdicts (pass 1, fail 0; point-biserial): how well
+    /// the score orders what people passed above what they failed, whatever the pass/fail rule says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict_pearson: Option<Correlation>,
     pub score_pearson: Option<Correlation>,
     pub score_spearman: Option<Correlation>,
     pub preference_pearson: Option<Correlation>,
@@ -344,6 +356,7 @@ fn slice(pairs: Vec<(&LabelledItem, &JudgedItem)>) -> Agreement {
     let mut out = Agreement::default();
     let (mut judge_pass, mut people_pass) = (Vec::new(), Vec::new());
     let (mut scores, mut human_scores) = (Vec::new(), Vec::new());
+    let (mut verdict_scores, mut human_verdicts) = (Vec::new(), Vec::new());
     let (mut prefs, mut human_prefs) = (Vec::new(), Vec::new());
     let (mut agreed, mut decided) = (0.0f64, 0usize);
     let mut criteria: BTreeMap<&str, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
@@ -359,6 +372,10 @@ fn slice(pairs: Vec<(&LabelledItem, &JudgedItem)>) -> Agreement {
             HumanLabel::Criteria => {}
             HumanLabel::Verdict(pass) => {
                 out.verdicts.add(!pass, judged.verdict);
+                if let Some(score) = judged.score {
+                    verdict_scores.push(score);
+                    human_verdicts.push(f64::from(u8::from(pass)));
+                }
                 if let Some(v) = judged.verdict {
                     judge_pass.push(v);
                     people_pass.push(pass);
@@ -392,6 +409,7 @@ fn slice(pairs: Vec<(&LabelledItem, &JudgedItem)>) -> Agreement {
     }
     out.kappa = kappa_interval(&judge_pass, &people_pass);
     out.score_pearson = pearson(&scores, &human_scores);
+    out.verdict_pearson = pearson(&verdict_scores, &human_verdicts);
     out.score_spearman = spearman(&scores, &human_scores);
     out.preference_pearson = pearson(&prefs, &human_prefs);
     out.preference_spearman = spearman(&prefs, &human_prefs);
@@ -464,6 +482,7 @@ mod tests {
             place: String::new(),
             id: String::new(),
             source: String::new(),
+            set: String::new(),
             language: "en".into(),
             question: "q".into(),
             reference: "r".into(),

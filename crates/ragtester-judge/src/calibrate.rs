@@ -5,11 +5,34 @@
 //! is what a report later states beside the verdicts.
 
 use crate::agreement::{Agreement, HumanLabel, JudgedItem, LabelledItem};
-use crate::fit::{Example, L2, Logistic, fit};
+use crate::fit::{Example, Logistic, fit_tuned};
 use crate::profile::{JudgeProfile, POOLED, PROFILE_FORMAT, ScoreModels};
 use crate::signals::Signals;
 use ragtester_core::oracle::{AgreementFigure, LabelSet, MeasuredAgreement};
 use std::collections::{BTreeMap, HashMap};
+
+/// What a profile starts from before any label (weights on raw signals; every other signal 0): the offline
+/// judge's graded opinion — its verdict, its criteria and claims against the reference — with how far the
+/// answer's words and negation agree with the reference's, which carry most of what separates a reworded
+/// correct answer from a wrong one (docs/benchmarks.md). Calibration pulls each model towards it, as
+/// strongly as held-out labels say: a few noisy labels keep it, many clear ones overrule it.
+pub const PRIOR: &[(&str, f64)] = &[
+    ("passed", 1.0),
+    ("criteria_mean", 0.5),
+    ("claim_precision", 0.25),
+    ("claim_recall", 0.25),
+    ("reference_term_f1", 2.0),
+    ("negation_agrees", 2.0),
+];
+
+/// The prior's weight for each of a profile's signals.
+fn prior(profile: &JudgeProfile) -> Vec<f64> {
+    profile
+        .signals
+        .iter()
+        .map(|s| PRIOR.iter().find(|(n, _)| n == s).map_or(0.0, |(_, w)| *w))
+        .collect()
+}
 
 /// A language gets models of its own from this many labelled items; below it, the pooled model serves.
 pub const MIN_ITEMS_PER_LANGUAGE: usize = 40;
@@ -32,8 +55,8 @@ pub struct Target {
     pub signals: Vec<String>,
 }
 
-/// People's scores scaled to [0, 1] within each label set (a 1–5 rating and a share of correct claims
-/// become one scale): by set, the least and greatest score, for overall scores and each criterion.
+/// People's scores scaled to [0, 1] within each label set (a 1–5 rating in one file and a share of correct
+/// claims in another become one scale): by set, the least and greatest score, overall and per criterion.
 struct Scales(HashMap<(String, String), (f64, f64)>);
 
 impl Scales {
@@ -47,10 +70,10 @@ impl Scales {
         };
         for item in items {
             if let HumanLabel::Score(s) = item.label {
-                see(&item.source, "", s);
+                see(&item.set, "", s);
             }
             for (name, s) in &item.criteria {
-                see(&item.source, name, *s);
+                see(&item.set, name, *s);
             }
         }
         Self(ranges)
@@ -70,25 +93,26 @@ fn examples(
     scales: &Scales,
     profile: &JudgeProfile,
     criterion: Option<&str>,
-) -> Vec<Example> {
+) -> Vec<(Example, u64)> {
     let vector = |s: &Signals| profile.vector(s);
     indices
         .iter()
         .filter_map(|&i| {
             let (item, o) = (&items[i], &seen[i]);
             let x = vector(&o.first)?;
+            let group = question_group(&item.question);
             if let Some(name) = criterion {
-                let y = scales.scaled(&item.source, name, *item.criteria.get(name)?)?;
-                return Some(Example::Point { x, y });
+                let y = scales.scaled(&item.set, name, *item.criteria.get(name)?)?;
+                return Some((Example::Point { x, y }, group));
             }
-            match item.label {
+            let example = match item.label {
                 HumanLabel::Verdict(pass) => Some(Example::Point {
                     x,
                     y: f64::from(u8::from(pass)),
                 }),
                 HumanLabel::Score(s) => Some(Example::Point {
                     x,
-                    y: scales.scaled(&item.source, "", s)?,
+                    y: scales.scaled(&item.set, "", s)?,
                 }),
                 HumanLabel::Preference(p) => Some(Example::Pair {
                     a: x,
@@ -96,9 +120,18 @@ fn examples(
                     y: (p + 1.0) / 2.0,
                 }),
                 HumanLabel::Criteria => None,
-            }
+            }?;
+            Some((example, group))
         })
         .collect()
+}
+
+/// A stable number for a question: the group two answers to it share in the inner folds.
+fn question_group(question: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    question.hash(&mut h);
+    h.finish()
 }
 
 /// The criteria people scored anywhere in the items.
@@ -122,13 +155,14 @@ fn fit_models(
     let scales = Scales::of(items);
     let width = profile.signals.len();
     let criteria = scored_criteria(items);
+    let prior = prior(profile);
     let models_of = |subset: &[usize]| -> ScoreModels {
         let one = |criterion: Option<&str>| -> Option<Logistic> {
-            fit(
-                &examples(items, seen, subset, &scales, profile, criterion),
-                width,
-                L2,
-            )
+            let (examples, groups): (Vec<Example>, Vec<u64>) =
+                examples(items, seen, subset, &scales, profile, criterion)
+                    .into_iter()
+                    .unzip();
+            fit_tuned(&examples, &groups, width, &prior).map(|(model, _)| model)
         };
         ScoreModels {
             overall: one(None),
@@ -262,6 +296,7 @@ pub fn measured(
                 });
             }
         };
+        correlation("verdicts pearson".into(), &a.verdict_pearson);
         correlation("scores pearson".into(), &a.score_pearson);
         correlation("preferences pearson".into(), &a.preference_pearson);
         for (name, c) in &a.criteria {

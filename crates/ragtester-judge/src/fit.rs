@@ -31,6 +31,16 @@ impl Logistic {
         sigmoid(self.logit(x))
     }
 
+    /// The cross-entropy of the model's estimate for an example against people's judgement.
+    fn cross_entropy(&self, e: &Example) -> f64 {
+        let (p, y) = match e {
+            Example::Point { x, y } => (self.predict(x), *y),
+            Example::Pair { a, b, y } => (sigmoid(self.logit(a) - self.logit(b)), *y),
+        };
+        let p = p.clamp(1e-9, 1.0 - 1e-9);
+        -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
+    }
+
     fn logit(&self, x: &[f64]) -> f64 {
         self.bias
             + x.iter()
@@ -46,18 +56,66 @@ fn sigmoid(z: f64) -> f64 {
     1.0 / (1.0 + (-z).exp())
 }
 
-/// How strongly weights are pulled to zero (on standardised signals): enough that a hundred labels fit
-/// without memorising them.
+/// How strongly weights are pulled to zero (on standardised signals), when it is not chosen from the data.
 pub const L2: f64 = 1.0;
+
+/// The strengths [`fit_tuned`] chooses among: from nearly free weights to weights held close to the
+/// prior, which is what a few hundred noisy labels need.
+pub const L2_GRID: [f64; 5] = [0.1, 1.0, 10.0, 100.0, 1000.0];
+
+/// Inner folds of [`fit_tuned`]'s choice.
+const INNER_FOLDS: usize = 3;
+
+/// Fit with the strength of the pull towards `prior` that predicts best on examples left out: each strength of
+/// [`L2_GRID`] is fitted on all but one of [`INNER_FOLDS`] folds of the groups (two answers of one
+/// question stay together) and scored by the cross-entropy on the fold left out; the best is fitted on
+/// every example. Returns the model and the strength chosen.
+pub fn fit_tuned(
+    examples: &[Example],
+    groups: &[u64],
+    width: usize,
+    prior: &[f64],
+) -> Option<(Logistic, f64)> {
+    let fold = |g: u64| (g % INNER_FOLDS as u64) as usize;
+    let mut best: Option<(f64, f64)> = None;
+    for l2 in L2_GRID {
+        let mut loss = 0.0;
+        for k in 0..INNER_FOLDS {
+            let (train, test): (Vec<(&Example, u64)>, Vec<(&Example, u64)>) = examples
+                .iter()
+                .zip(groups.iter().copied())
+                .partition(|(_, g)| fold(*g) != k);
+            let train: Vec<Example> = train.into_iter().map(|(e, _)| e.clone()).collect();
+            let Some(model) = fit(&train, width, l2, prior) else {
+                continue;
+            };
+            loss += test
+                .iter()
+                .map(|(e, _)| model.cross_entropy(e))
+                .sum::<f64>();
+        }
+        if best.is_none_or(|(_, b)| loss < b) {
+            best = Some((l2, loss));
+        }
+    }
+    let l2 = best.map_or(L2, |(l2, _)| l2);
+    Some((fit(examples, width, l2, prior)?, l2))
+}
 
 const NEWTON_STEPS: usize = 50;
 
-/// Fit a model to examples whose signal vectors all have `width` entries. None without examples.
-pub fn fit(examples: &[Example], width: usize, l2: f64) -> Option<Logistic> {
-    if examples.is_empty() {
+/// Fit a model to examples whose signal vectors all have `width` entries, its weights pulled towards
+/// `prior` (weights on the raw signals; zeros for none) with strength `l2`. None without examples.
+pub fn fit(examples: &[Example], width: usize, l2: f64, prior: &[f64]) -> Option<Logistic> {
+    if examples.is_empty() || prior.len() != width {
         return None;
     }
     let (center, spread) = standardisation(examples, width);
+    // The prior's weights on the standardised signals, the intercept free.
+    let anchor = DVector::from_iterator(
+        width + 1,
+        prior.iter().zip(&spread).map(|(w, s)| w * s).chain([0.0]),
+    );
     let z = |x: &[f64]| -> DVector<f64> {
         DVector::from_iterator(
             width + 1,
@@ -85,7 +143,7 @@ pub fn fit(examples: &[Example], width: usize, l2: f64) -> Option<Logistic> {
     // The intercept is barely held: it only places the scale.
     penalty[(width, width)] = 1e-6;
     for _ in 0..NEWTON_STEPS {
-        let mut gradient = &penalty * &w;
+        let mut gradient = &penalty * (&w - &anchor);
         let mut hessian = penalty.clone();
         for (row, y) in &rows {
             let p = sigmoid(row.dot(&w));
@@ -155,7 +213,7 @@ mod tests {
                 y: f64::from(u8::from(good > other)),
             });
         }
-        let model = fit(&examples, 2, L2).unwrap();
+        let model = fit(&examples, 2, L2, &[0.0, 0.0]).unwrap();
         assert!(model.weights[0] > 2.0, "{model:?}");
         assert!(model.weights[1].abs() < 0.5, "{model:?}");
         assert!(model.predict(&[0.9, 0.1]) > 0.8);
@@ -170,7 +228,30 @@ mod tests {
                 y: 0.75,
             })
             .collect();
-        let model = fit(&examples, 1, L2).unwrap();
+        let model = fit(&examples, 1, L2, &[0.0]).unwrap();
         assert!((model.predict(&[0.0]) - 0.75).abs() < 1e-6, "{model:?}");
+    }
+
+    #[test]
+    fn clear_labels_overrule_the_prior() {
+        let mut rng = fastrand::Rng::with_seed(3);
+        // People follow the second signal; the prior trusts the first.
+        let (many, groups): (Vec<Example>, Vec<u64>) = (0..600)
+            .map(|i| {
+                let (a, b) = (rng.f64(), rng.f64());
+                let y = f64::from(u8::from(b > 0.5));
+                (Example::Point { x: vec![a, b], y }, i as u64)
+            })
+            .unzip();
+        let prior = [4.0, 0.0];
+        let (learnt, l2) = fit_tuned(&many, &groups, 2, &prior).unwrap();
+        assert!(L2_GRID.contains(&l2));
+        assert!(
+            learnt.weights[1] > 2.0 * learnt.weights[0].abs(),
+            "{learnt:?} at {l2}"
+        );
+        // Held to the prior as hard as the grid allows, the first signal keeps its weight.
+        let held = fit(&many, 2, 1000.0, &prior).unwrap();
+        assert!(held.weights[0] > 0.9 * 4.0 * held.spread[0], "{held:?}");
     }
 }

@@ -80,10 +80,17 @@ pub fn offline_compare(
     (a, va): (&str, &Verdict),
     (b, vb): (&str, &Verdict),
 ) -> Option<PairVerdict> {
-    let (sa, sb) = (
-        offline_score(reference, a, va)?,
-        offline_score(reference, b, vb)?,
-    );
+    // Verdicts a profile scored are compared by their calibrated scores (in [0, 1]); older ones by the
+    // offline judge's graded opinion (in [0, 3]).
+    let (sa, sb, scale, of) = match (va.score, vb.score) {
+        (Some(sa), Some(sb)) => (sa, sb, 1.0, "calibrated scores"),
+        _ => (
+            offline_score(reference, a, va)?,
+            offline_score(reference, b, vb)?,
+            3.0,
+            "offline scores",
+        ),
+    };
     let claim = |v: &Verdict, f: fn(&ragtester_core::verdict::ClaimMetrics) -> Option<f64>| {
         v.claims.as_ref().and_then(f).unwrap_or(0.0)
     };
@@ -92,11 +99,10 @@ pub fn offline_compare(
     Some(PairVerdict {
         correctness: precision(va) - precision(vb),
         completeness: recall(va) - recall(vb),
-        // Scores lie in [0, 3]: a third of the difference lies in [-1, 1].
-        overall: (sa - sb) / 3.0,
+        overall: (sa - sb) / scale,
         reason: format!(
             "claims against the reference: A precision {:.2}, recall {:.2}; B precision {:.2}, recall {:.2}; \
-             offline scores A {sa:.2}, B {sb:.2} of 3",
+             {of} A {sa:.2}, B {sb:.2} of {scale}",
             precision(va),
             recall(va),
             precision(vb),

@@ -26,6 +26,11 @@ pub const POOLED: &str = "*";
 pub const SCORED_CRITERIA: [&str; 5] = ragtester_core::verdict::CRITERIA_NAMES;
 
 const BUILTIN: &str = include_str!("../profiles/offline.json");
+const BUILTIN_SEMANTIC: &str = include_str!("../profiles/offline-semantic.json");
+
+/// How `--judge-profile` and `[judge] profile` name the built-in profiles: the lexical one (the default)
+/// and the one that also reads meaning with multilingual-e5-small (`scripts/fetch-models.sh`).
+pub const BUILTIN_NAMES: [&str; 3] = ["builtin", "builtin:lexical", "builtin:semantic"];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JudgeProfile {
@@ -57,6 +62,17 @@ impl JudgeProfile {
     /// The profile built in for the offline judge.
     pub fn builtin() -> Self {
         Self::parse(BUILTIN, "the built-in profile").expect("the built-in profile is valid")
+    }
+
+    /// A built-in profile by name ([`BUILTIN_NAMES`]), or a profile file.
+    pub fn open(spec: &Path) -> Result<Self> {
+        match spec.to_str() {
+            Some("builtin" | "builtin:lexical") => Ok(Self::builtin()),
+            Some("builtin:semantic") => {
+                Self::parse(BUILTIN_SEMANTIC, "the built-in semantic profile")
+            }
+            _ => Self::load(spec),
+        }
     }
 
     /// A profile file, checked: its format, every signal it names, every model's width.
@@ -216,6 +232,13 @@ mod tests {
     fn the_builtin_profile_reads_and_a_bad_one_is_named() {
         let builtin = JudgeProfile::builtin();
         assert_eq!(builtin.judge, "offline");
+        assert!(!builtin.needs_meaning() && builtin.measured.is_some());
+        let semantic = JudgeProfile::open(Path::new("builtin:semantic")).unwrap();
+        assert_eq!(
+            semantic.meaning.as_deref(),
+            Some("local:.models/multilingual-e5-small")
+        );
+        assert_ne!(semantic.hash(), builtin.hash());
         assert_eq!(builtin.hash().len(), 16);
         let mut bad: serde_json::Value = serde_json::from_str(BUILTIN).unwrap();
         bad["signals"][0] = "the_moon".into();

@@ -316,7 +316,7 @@ impl Overlap {
     /// reference is covered, Partially from 50 % and a quarter; an invented or contradicted figure fails it.
     fn faithfulness(&self, injected: Option<&str>) -> Criterion {
         let (support, recall) = (self.support * 100.0, self.recall * 100.0);
-        let score = scale(self.support, 0.8, 0.5).min(scale(self.recall, 0.5, 0.25));
+        let score = scale(self.support, 0.8, 0.5);
         if let Some(m) = injected {
             Criterion::scored(
                 0.0,
@@ -641,6 +641,46 @@ mod tests {
         );
         assert_eq!(c.faithfulness.rating, Rating::False);
         assert!(!c.passes());
+    }
+
+    #[test]
+    fn every_rating_is_a_threshold_on_its_score() {
+        let reference = "The relief valve opens at 4.5 bar.";
+        let answers = [
+            "The relief valve opens at 4.5 bar.",
+            "It opens at 4.5 bar.",
+            "The relief valve opens at 11.5 bar.",
+            "The relief valve opens.",
+            "Pumps are painted blue.",
+            "",
+        ];
+        let mut faithfulness = Vec::new();
+        for answer in answers {
+            let (c, _) = run(reference, answer, false, &[]);
+            for (name, criterion) in ragtester_core::verdict::CRITERIA_NAMES.iter().zip(c.all()) {
+                let score = criterion
+                    .score
+                    .expect("every criterion that applies is scored");
+                assert!((0.0..=1.0).contains(&score), "{name}: {score}");
+                if *name != "keyword_match" {
+                    assert_eq!(
+                        criterion.rating,
+                        Rating::of_score(score),
+                        "{name} of {answer:?}"
+                    );
+                }
+            }
+            faithfulness.push(c.faithfulness.score.unwrap());
+        }
+        // Grounded answers score highest, a changed figure below the Partially third however many words
+        // it shares, an unrelated claim and an empty answer lowest.
+        assert!(faithfulness[0] >= faithfulness[1] && faithfulness[1] >= Rating::TRUE_FROM);
+        assert!(faithfulness[2] < Rating::PARTLY_FROM, "{faithfulness:?}");
+        assert!(faithfulness[4] < Rating::PARTLY_FROM && faithfulness[5] == 0.0);
+        // The keyword criterion scores the share of keywords present.
+        let (c, _) = run(reference, "It opens at 4.5 bar.", false, &[]);
+        assert_eq!(c.keyword_match.score, Some(0.5));
+        assert_eq!(c.keyword_match.rating, Rating::Partially);
     }
 
     #[test]

@@ -191,9 +191,8 @@ pub(crate) fn scored(scoring: &Scoring, seen: Seen) -> JudgedItem {
     }
 }
 
-/// The usable items of a labels file (each line that is not named on the events), in file order; the
-/// items' `source` defaults to the file's name, so scores on different scales in different files are
-/// scaled apart.
+/// The usable items of a labels file (each line that is not named on the events), in file order, each
+/// marked with the file's name as its set (scores are scaled within a set); `source` defaults to it.
 pub(crate) fn read_labels(path: &Path, events: &dyn Events) -> Result<Vec<LabelledItem>> {
     let text = ragtester_core::limits::read_text_file(path, &ragtester_core::Limits::process())
         .with_context(|| format!("cannot read {}", path.display()))?;
@@ -209,6 +208,7 @@ pub(crate) fn read_labels(path: &Path, events: &dyn Events) -> Result<Vec<Labell
         |n| n.to_string_lossy().into_owned(),
     );
     for item in &mut items {
+        item.set = file.clone();
         if item.source.is_empty() {
             item.source = file.clone();
         }
@@ -306,6 +306,13 @@ pub fn render(score: &LabelsScore) -> String {
                 interval(c.precision(), true),
                 interval(c.recall(), true),
                 interval(a.kappa, false)
+            );
+        }
+        if a.verdict_pearson.is_some() {
+            let _ = writeln!(
+                out,
+                "    score ~ verdict pearson {}",
+                correlation(a.verdict_pearson)
             );
         }
         if a.score_pearson.is_some() {

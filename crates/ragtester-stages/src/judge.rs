@@ -219,7 +219,7 @@ pub fn scoring(
     models: &ragtester_models::Models,
 ) -> Result<ragtester_judge::Scoring> {
     let profile = match profile {
-        Some(path) => ragtester_judge::profile::JudgeProfile::load(path)?,
+        Some(path) => ragtester_judge::profile::JudgeProfile::open(path)?,
         None => ragtester_judge::profile::JudgeProfile::builtin(),
     };
     let meaning = match &profile.meaning {

@@ -409,7 +409,12 @@ impl ProjectConfig {
             .into_iter()
             .flatten()
         {
-            if p.is_relative() {
+            // These name profiles built into the binary (the judge crate's `BUILTIN_NAMES`), not files.
+            let builtin = matches!(
+                p.to_str(),
+                Some("builtin" | "builtin:lexical" | "builtin:semantic")
+            );
+            if p.is_relative() && !builtin {
                 *p = base.join(&*p);
             }
         }

@@ -1,0 +1,207 @@
+//! A judge that learns from people: `calibrate` fits a profile to a team's labels and measures it on
+//! held-out folds; `judge --judge-profile` scores every verdict with it and records its hash; the report
+//! states the agreement measured (or that none was) and `--require-agreement` gates on it.
+
+mod common;
+
+use common::{bin, demo_copy, succeeds};
+use serde_json::{Value, json};
+use std::path::Path;
+
+/// A team's labels in one domain, both languages: people score an answer by whether it gives the
+/// reference's figure and does not deny it — a rule the answers' wording varies around. Every third
+/// answer is a paraphrase that shares few words with the reference but keeps the figure: people rate it
+/// well. People are not perfectly consistent: a paraphrase gets 3 or 4, a changed figure 1 or 2.
+fn labels(path: &Path) {
+    let mut lines = Vec::new();
+    for i in 0..90 {
+        let (low, high) = (2 + i % 7, 10 + i);
+        let reference = format!("Valve {i} opens at {high} bar and closes at {low} bar.");
+        let question = format!("At what pressure does valve {i} open?");
+        let answers = [
+            (format!("Valve {i} opens at {high} bar."), 5),
+            (
+                format!("Its opening point is {high} bar, per the manual."),
+                3 + i % 2,
+            ),
+            (
+                format!("Valve {i} opens at {} bar.", high + 7),
+                1 + i % 3 / 2,
+            ),
+            (format!("Valve {i} does not open at {high} bar."), 1),
+        ];
+        for (n, (answer, score)) in answers.into_iter().enumerate() {
+            lines.push(
+                json!({"id": format!("en-{i}-{n}"), "language": "en", "question": question,
+                "reference": reference, "answer": answer, "score": score}),
+            );
+        }
+        let reference = format!("{i}号阀门在{high}巴时打开。");
+        let question = format!("{i}号阀门在多大压力下打开？");
+        let answers = [
+            (format!("{i}号阀门在{high}巴时打开。"), 5),
+            (format!("开启压力是{high}巴。"), 3 + i % 2),
+            (format!("{i}号阀门在{}巴时打开。", high + 7), 1 + i % 3 / 2),
+            (format!("{i}号阀门不在{high}巴时打开。"), 1),
+        ];
+        for (n, (answer, score)) in answers.into_iter().enumerate() {
+            lines.push(
+                json!({"id": format!("zh-{i}-{n}"), "question": question, "reference": reference,
+                "answer": answer, "score": score}),
+            );
+        }
+    }
+    let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+    std::fs::write(path, text.join("\n")).unwrap();
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_profile_learns_from_labels_and_its_agreement_stands_beside_the_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (labelled, profile) = (dir.path().join("ours.jsonl"), dir.path().join("ours.json"));
+    labels(&labelled);
+    let out = succeeds(bin().args([
+        "calibrate",
+        "--labels",
+        labelled.to_str().unwrap(),
+        "--out",
+        profile.to_str().unwrap(),
+        "--folds",
+        "3",
+    ]));
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.contains("after: held out in 3 folds"), "{printed}");
+
+    // The profile is a model of signals, never a lookup of the labelled answers; it keeps the held-out
+    // figures per language, on the labels it was fitted on.
+    let text = std::fs::read_to_string(&profile).unwrap();
+    assert!(!text.contains("per the manual") && !text.contains("开启压力"));
+    let p: Value = serde_json::from_str(&text).unwrap();
+    let measured = &p["measured"];
+    assert_eq!(measured["folds"], 3);
+    assert_eq!(measured["labels"][0]["name"], "ours.jsonl");
+    assert_eq!(measured["labels"][0]["items"], 720);
+    for language in ["en", "zh"] {
+        let figures = measured["by_language"][language].as_array().unwrap();
+        let pearson = figures
+            .iter()
+            .find(|f| f["measure"] == "scores pearson")
+            .unwrap();
+        assert_eq!(pearson["n"], 360);
+        // The rule is learnable from the signals: a changed figure and a denial score low, a paraphrase
+        // keeping the figure high, on questions the model never saw.
+        let r = pearson["value"].as_f64().unwrap();
+        assert!(r > 0.8, "{language}: held-out pearson {r}");
+        assert!(p["models"][language]["overall"].is_object());
+    }
+
+    // Judged with it, every verdict names it; the report states what was measured and the gate holds.
+    let run = dir.path().join("run");
+    demo_copy(&run);
+    succeeds(bin().args([
+        "judge",
+        run.to_str().unwrap(),
+        "--judge-profile",
+        profile.to_str().unwrap(),
+    ]));
+    let hash = {
+        let raw: Value = serde_json::from_str(&text).unwrap();
+        let parsed = ragtester_judge::profile::JudgeProfile::parse(&raw.to_string(), "p").unwrap();
+        parsed.hash()
+    };
+    let verdicts = std::fs::read_to_string(run.join("verdicts.jsonl")).unwrap();
+    let first: Value = serde_json::from_str(verdicts.lines().next().unwrap()).unwrap();
+    assert_eq!(first["profile"], hash.as_str());
+    let score = first["score"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&score));
+    let passing = succeeds(bin().args([
+        "report",
+        run.to_str().unwrap(),
+        "--require-agreement",
+        "0.5",
+    ]));
+    let table = String::from_utf8_lossy(&passing.stdout);
+    assert!(
+        table.contains("held out in 3-fold cross-validation on ours.jsonl (720 items)"),
+        "{table}"
+    );
+    let summary = read_json(&run.join("summary.json"));
+    assert_eq!(
+        summary["oracle"]["people"][0]["profile_hash"],
+        hash.as_str()
+    );
+    let html = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(html.contains("id=\"agreement-with-people\""));
+
+    let failing = bin()
+        .args([
+            "report",
+            run.to_str().unwrap(),
+            "--require-agreement",
+            "0.99",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(failing.status.code(), Some(4));
+    let said = String::from_utf8_lossy(&failing.stderr);
+    assert!(
+        said.contains("best held-out agreement with people"),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_judge_with_no_agreement_measured_says_so_and_fails_the_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = serde_json::to_value(ragtester_judge::profile::JudgeProfile::builtin()).unwrap();
+    p["measured"] = Value::Null;
+    p["name"] = "unmeasured".into();
+    let profile = dir.path().join("unmeasured.json");
+    std::fs::write(&profile, p.to_string()).unwrap();
+    let run = dir.path().join("run");
+    demo_copy(&run);
+    succeeds(bin().args([
+        "judge",
+        run.to_str().unwrap(),
+        "--judge-profile",
+        profile.to_str().unwrap(),
+    ]));
+    let out = bin()
+        .args([
+            "report",
+            run.to_str().unwrap(),
+            "--require-agreement",
+            "0.1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not measured against people"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "judge offline: not measured against people, so its agreement cannot be held"
+        )
+    );
+
+    // A profile that is not one is refused by name before any verdict is made.
+    std::fs::write(&profile, "{\"format\": 1}").unwrap();
+    let out = bin()
+        .args([
+            "judge",
+            run.to_str().unwrap(),
+            "--judge-profile",
+            profile.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("unmeasured.json is not a judge profile"),
+        "{said}"
+    );
+}
