@@ -3,11 +3,16 @@
 answer (without its question) a passage, and a question is relevant to its own answer only.
 
 Sources are Debian packages fetched with `apt-get download` (nothing installed or committed): the Python FAQ
-(python3.11-doc, reStructuredText sources; PSF licence) and the Debian FAQ (debian-faq, plain text; GPL-2+).
-Their questions are short natural-language ones ("How do I copy an object in Python?", "What is the latest
-version of Debian?"), unlike the keyword queries of Vaswani.
+(python3.11-doc, reStructuredText sources; PSF licence), the Debian FAQ (debian-faq, plain text; GPL-2+) and
+its Simplified Chinese translation (debian-faq-zh-cn, same licence). Their questions are short
+natural-language ones ("How do I copy an object in Python?", "What is the latest version of Debian?",
+"什么是 Debian GNU/Linux？"), unlike the keyword queries of Vaswani.
 
-    python3 bench/faq_questions.py OUT_DIR      # writes OUT_DIR/{python-faq,debian-faq}/{corpus,queries}.jsonl, qrels/test.tsv
+Four sets: python-faq, debian-faq (English), debian-faq-zh (Chinese questions over Chinese answers) and
+debian-faq-zh-en (cross-lingual: the Chinese questions over the English answers, a question relevant to the
+English answer of its own section number).
+
+    python3 bench/faq_questions.py OUT_DIR      # writes OUT_DIR/<set>/{corpus,queries}.jsonl, qrels/test.tsv
 """
 import gzip
 import json
@@ -18,6 +23,7 @@ import sys
 import tempfile
 
 RST_UNDERLINE = re.compile(r"^([=\-^~\"'`#*+])\1{2,}\s*$")
+ENDS = ("?", ".", "？", "。")
 DEBIAN_HEADING = re.compile(r"^\s*(\d+(?:\.\d+)+)\.?\s+(.*)$")
 
 
@@ -48,12 +54,11 @@ def python_faq(root):
     return pairs
 
 
-def debian_faq(root):
-    """(question, answer) pairs from the plain-text FAQ: a numbered heading (possibly over two lines) ending
-    in "?", and the text up to the next numbered heading."""
-    path = next(
-        os.path.join(d, f) for d, _, files in os.walk(root) for f in files if f == "debian-faq.en.txt.gz"
-    )
+def debian_faq(root, language="en"):
+    """(section number, question, answer) from the plain-text FAQ in a language: a numbered heading (possibly
+    over two lines) ending in "?" (or "？"), and the text up to the next numbered heading."""
+    name = f"debian-faq.{language}.txt.gz"
+    path = next(os.path.join(d, f) for d, _, files in os.walk(root) for f in files if f == name)
     lines = gzip.open(path, "rt", encoding="utf-8").read().splitlines()
     # The table of contents repeats every heading: start after its last entry, at the second "1.1.".
     starts = [i for i, l in enumerate(lines) if DEBIAN_HEADING.match(l) and DEBIAN_HEADING.match(l).group(1) == "1.1"]
@@ -64,34 +69,41 @@ def debian_faq(root):
         m = DEBIAN_HEADING.match(lines[i])
         if m and not lines[i].startswith("      "):
             title, j = m.group(2).strip(), i + 1
-            # A heading wrapped onto an indented next line.
-            while j < len(lines) and lines[j].strip() and not title.endswith(("?", ".")) and j - i < 3:
-                title += " " + lines[j].strip()
+            # A heading wrapped onto an indented next line (Chinese wraps without a space).
+            while j < len(lines) and lines[j].strip() and not title.endswith(ENDS) and j - i < 3:
+                joiner = "" if language.startswith("zh") else " "
+                title += joiner + lines[j].strip()
                 j += 1
-            heads.append((i, j, title))
+            heads.append((i, j, m.group(1), title))
             i = j
         else:
             i += 1
     pairs = []
-    for n, (start, body_start, title) in enumerate(heads):
+    for n, (start, body_start, number, title) in enumerate(heads):
         end = heads[n + 1][0] if n + 1 < len(heads) else len(lines)
         body = " ".join(l.strip() for l in lines[body_start:end] if l.strip())
-        if title.endswith("?") and len(body.split()) >= 8:
-            pairs.append((title, body))
+        if title.endswith(("?", "？")) and len(body) >= 40:
+            pairs.append((number, title, body))
     return pairs
 
 
-def write(out, name, pairs):
+def write(out, name, pairs, corpus=None):
+    """A set whose queries are the pairs' questions; its corpus the pairs' answers, or `corpus` (answers by
+    id) with each question relevant to the answer of its pair's id."""
     folder = os.path.join(out, name)
     os.makedirs(os.path.join(folder, "qrels"), exist_ok=True)
     with open(os.path.join(folder, "corpus.jsonl"), "w", encoding="utf-8") as c, \
             open(os.path.join(folder, "queries.jsonl"), "w", encoding="utf-8") as q, \
             open(os.path.join(folder, "qrels", "test.tsv"), "w", encoding="utf-8") as r:
         r.write("query-id\tcorpus-id\tscore\n")
-        for n, (question, answer) in enumerate(pairs):
-            c.write(json.dumps({"_id": f"d{n}", "title": "", "text": answer}, ensure_ascii=False) + "\n")
+        if corpus is None:
+            corpus = {f"d{n}": answer for n, (_, answer) in enumerate(pairs)}
+            pairs = [(f"d{n}", question) for n, (question, _) in enumerate(pairs)]
+        for key, answer in corpus.items():
+            c.write(json.dumps({"_id": key, "title": "", "text": answer}, ensure_ascii=False) + "\n")
+        for n, (key, question) in enumerate(pairs):
             q.write(json.dumps({"_id": f"q{n}", "text": question}, ensure_ascii=False) + "\n")
-            r.write(f"q{n}\td{n}\t1\n")
+            r.write(f"q{n}\t{key}\t1\n")
     print(f"{name}: {len(pairs)} questions → {folder}")
 
 
@@ -101,7 +113,13 @@ def main():
     out = sys.argv[1]
     with tempfile.TemporaryDirectory() as work:
         write(out, "python-faq", python_faq(fetch(work, "python3.11-doc")))
-        write(out, "debian-faq", debian_faq(fetch(work, "debian-faq")))
+        english = debian_faq(fetch(work, "debian-faq"))
+        write(out, "debian-faq", [(q, a) for _, q, a in english])
+        chinese = debian_faq(fetch(work, "debian-faq-zh-cn"), "zh-cn")
+        write(out, "debian-faq-zh", [(q, a) for _, q, a in chinese])
+        by_number = {number: answer for number, _, answer in english}
+        crossing = [(f"s{number}", q) for number, q, _ in chinese if number in by_number]
+        write(out, "debian-faq-zh-en", crossing, {f"s{n}": a for n, a in by_number.items()})
 
 
 if __name__ == "__main__":

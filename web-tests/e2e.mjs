@@ -259,6 +259,8 @@ async function main() {
     assert.ok(await page.locator('#chart-latency svg rect').count() >= 8, 'latency bars drawn');
     assert.ok(await page.locator('#chart-heat td').count() >= 4, 'heat map drawn');
     assert.match(await page.textContent('#cards'), /Pass rate/);
+    // How far the verdicts can be trusted stands beside them: the built-in profile's measured agreement.
+    assert.match(await page.textContent('#cards .agreement'), /held out in 5-fold cross-validation on halluqa/);
     const unfiltered = await page.textContent('#page-info');
     await page.selectOption('#filters [name=outcome]', { index: 1 });
     await page.waitForFunction((b) => document.querySelector('#page-info').textContent !== b, unfiltered);
