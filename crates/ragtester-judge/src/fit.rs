@@ -81,11 +81,14 @@ pub fn fit_tuned(
     for l2 in L2_GRID {
         let mut loss = 0.0;
         for k in 0..INNER_FOLDS {
-            let (train, test): (Vec<(&Example, u64)>, Vec<(&Example, u64)>) = examples
+            let in_fold = |g: &u64| fold(*g) == k;
+            let train: Vec<Example> = examples
                 .iter()
-                .zip(groups.iter().copied())
-                .partition(|(_, g)| fold(*g) != k);
-            let train: Vec<Example> = train.into_iter().map(|(e, _)| e.clone()).collect();
+                .zip(groups)
+                .filter(|(_, g)| !in_fold(g))
+                .map(|(e, _)| e.clone())
+                .collect();
+            let test = examples.iter().zip(groups).filter(|(_, g)| in_fold(g));
             let Some(model) = fit(&train, width, l2, prior) else {
                 continue;
             };
