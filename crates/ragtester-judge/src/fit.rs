@@ -92,10 +92,7 @@ pub fn fit_tuned(
             let Some(model) = fit(&train, width, l2, prior) else {
                 continue;
             };
-            loss += test
-                .iter()
-                .map(|(e, _)| model.cross_entropy(e))
-                .sum::<f64>();
+            loss += test.map(|(e, _)| model.cross_entropy(e)).sum::<f64>();
         }
         if best.is_none_or(|(_, b)| loss < b) {
             best = Some((l2, loss));
