@@ -1,6 +1,7 @@
 //! Text decoding: a byte-order mark wins, then UTF-8, then an encoding guessed from the bytes (GB18030/GBK,
 //! Big5, Shift_JIS, windows-125x…). A guess is reported as a warning, so the user knows what was assumed.
 
+use crate::mojibake;
 use anyhow::{Result, bail};
 use encoding_rs::{Encoding, UTF_8};
 
@@ -30,10 +31,11 @@ pub fn decode_text(bytes: &[u8]) -> Result<Decoded> {
     }
     if let Ok(text) = std::str::from_utf8(bytes) {
         check_not_binary(text)?;
+        let (text, warning) = cleaned(text);
         return Ok(Decoded {
-            text: text.to_string(),
+            text,
             encoding: UTF_8.name(),
-            warning: None,
+            warning,
         });
     }
     let first_bad = std::str::from_utf8(bytes)
@@ -50,27 +52,48 @@ pub fn decode_text(bytes: &[u8]) -> Result<Decoded> {
         );
     }
     check_not_binary(&text)?;
+    let guessed = format!(
+        "not valid UTF-8 (first bad byte at offset {first_bad}); decoded as {} (guessed from its bytes)",
+        encoding.name()
+    );
+    let (text, repaired) = cleaned(&text);
     Ok(Decoded {
-        warning: Some(format!(
-            "not valid UTF-8 (first bad byte at offset {first_bad}); decoded as {} (guessed from its bytes)",
-            encoding.name()
-        )),
-        text: text.into_owned(),
+        warning: Some(repaired.map_or(guessed.clone(), |r| format!("{guessed}; {r}"))),
+        text,
         encoding: encoding.name(),
     })
 }
 
-/// Control characters other than tab, newlines and form feed mean a binary file under a text name.
+/// How many chars the binary check reads.
+const WINDOW: usize = 64 * 1024;
+
+/// A NUL, or more stray control characters than one in a hundred chars (and more than a handful) once
+/// misread UTF-8 is repaired, means a binary file under a text name; a few in real text are a bad copy.
 fn check_not_binary(text: &str) -> Result<()> {
-    let controls = text
-        .chars()
-        .take(64 * 1024)
-        .filter(|&c| c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{c}'))
-        .count();
-    if controls > 0 {
+    let sample: String = text.chars().take(WINDOW).collect();
+    let (repaired, _) = mojibake::repair(&sample);
+    let controls = mojibake::stray_controls(&repaired, WINDOW);
+    let chars = repaired.chars().count().max(1);
+    if sample.contains('\0') || (controls > 8 && controls * 100 > chars) {
         bail!("looks binary ({controls} control characters in the first 64 KiB), not text");
     }
     Ok(())
+}
+
+/// Text with misread UTF-8 repaired and stray control characters dropped, and a note of what changed.
+fn cleaned(text: &str) -> (String, Option<String>) {
+    let (repaired, runs) = mojibake::repair(text);
+    let (kept, dropped) = mojibake::drop_controls(&repaired);
+    let mut notes = Vec::new();
+    if runs > 0 {
+        notes.push(format!(
+            "repaired {runs} run(s) of misread UTF-8 (\"â€™\" and the like, back to \"’\")"
+        ));
+    }
+    if dropped > 0 {
+        notes.push(format!("dropped {dropped} stray control character(s)"));
+    }
+    (kept, (!notes.is_empty()).then(|| notes.join("; ")))
 }
 
 #[cfg(test)]
@@ -121,5 +144,24 @@ mod tests {
     fn binary_is_refused() {
         let err = decode_text(b"\x00\x01\x02ELF\x00\x00binary").unwrap_err();
         assert!(err.to_string().contains("looks binary"), "{err}");
+        // Dense control characters without a NUL are binary too.
+        let dense: Vec<u8> = (0..400)
+            .map(|i| if i % 3 == 0 { 1 } else { b'a' })
+            .collect();
+        assert!(decode_text(&dense).is_err());
+    }
+
+    #[test]
+    fn web_text_with_stray_controls_is_text() {
+        let page =
+            "The valve\u{1} opens at 4.5 bar. It\u{e2}\u{80}\u{99}s checked yearly. ".repeat(3);
+        let d = decode_text(page.as_bytes()).unwrap();
+        assert_eq!(
+            d.text,
+            "The valve opens at 4.5 bar. It’s checked yearly. ".repeat(3)
+        );
+        let warning = d.warning.unwrap();
+        assert!(warning.contains("repaired 3 run(s)"), "{warning}");
+        assert!(warning.contains("dropped 3 stray control"), "{warning}");
     }
 }

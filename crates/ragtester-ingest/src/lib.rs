@@ -9,6 +9,7 @@ mod chunk;
 mod decode;
 mod glyphs;
 mod load;
+mod mojibake;
 mod overstrike;
 mod pages;
 mod pdf;

@@ -567,10 +567,29 @@ mod tests {
         write(dir.path(), "empty.txt", b"");
         write(dir.path(), "bad.txt", b"ok \x00\x01 broken");
         write(dir.path(), "image.png", b"\x89PNG");
+        // Real web text with a stray control and a misread "’": kept, repaired, and named in a warning.
+        write(
+            dir.path(),
+            "web.txt",
+            "The valve opens at 4.5 bar.\u{1} It\u{e2}\u{80}\u{99}s checked yearly.".as_bytes(),
+        );
         let missing = dir.path().join("missing.md");
         let odd = write(dir.path(), "x.xyz", b"data");
         let report = ingest_paths(&[dir.path().to_path_buf(), missing, odd]);
-        assert_eq!(report.documents.len(), 1);
+        assert_eq!(report.documents.len(), 2);
+        let web = report
+            .documents
+            .iter()
+            .find(|d| d.text.contains("valve"))
+            .unwrap();
+        assert_eq!(web.text, "The valve opens at 4.5 bar. It’s checked yearly.");
+        let warned = &report.warnings[0];
+        assert!(warned.path.ends_with("web.txt"));
+        assert!(
+            warned.error.contains("dropped 1 stray control"),
+            "{}",
+            warned.error
+        );
         let errors: Vec<String> = report
             .failures
             .iter()
