@@ -232,6 +232,10 @@ pub struct TestCase {
     /// the conversation's earlier turns, with its own answers to them as the history.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<Turn>,
+    /// The id an imported row carried (its `id`, or its conversation and turn), so results can be matched
+    /// back to the log they came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row_id: Option<String>,
 }
 
 /// What a conversation tests, as a whole.
@@ -251,6 +255,9 @@ pub enum ConversationKind {
     /// Two figures asked one after the other, then which is larger: answerable only from both earlier
     /// answers.
     Comparison,
+    /// A conversation imported from a log (`import --answers`): of no kind ragtester plants. Not in
+    /// [`ConversationKind::ALL`], which lists the kinds a suite is generated with.
+    Logged,
 }
 
 impl ConversationKind {
@@ -271,6 +278,7 @@ impl ConversationKind {
             ConversationKind::RefusalKept => "refusal_kept",
             ConversationKind::LanguageSwitch => "language_switch",
             ConversationKind::Comparison => "comparison",
+            ConversationKind::Logged => "logged",
         }
     }
 }
@@ -297,6 +305,8 @@ pub enum TurnStep {
     OtherLanguage,
     /// Compares what earlier answers said ("which of the two is larger?").
     Compare,
+    /// A later turn of a conversation from a log: what it leans on in the earlier turns is not known.
+    Logged,
 }
 
 impl TurnStep {
@@ -311,6 +321,7 @@ impl TurnStep {
             TurnStep::PressedAgain => "pressed_again",
             TurnStep::OtherLanguage => "other_language",
             TurnStep::Compare => "compare",
+            TurnStep::Logged => "logged",
         }
     }
 
@@ -338,6 +349,11 @@ pub struct Turn {
     /// history should arrive at. None for turns complete on their own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub standalone: Option<String>,
+    /// The earlier turns as a log recorded them (questions and the logged system's answers, oldest first),
+    /// for a turn imported with its history: the judge reads them, and a run asks the turn after them.
+    /// Empty for generated turns, whose history is the system's own answers in the run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<crate::chat::Message>,
 }
 
 impl TestCase {

@@ -241,6 +241,9 @@ pub struct Verdict {
     /// with people stands behind it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<String>,
+    /// The id the case's imported row carried (`TestCase::row_id`), so a verdict finds its line in a log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row_id: Option<String>,
 }
 
 fn is_zero(n: &u32) -> bool {

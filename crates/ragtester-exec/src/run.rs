@@ -134,6 +134,12 @@ impl Unit {
     ) {
         let mut cases = self.cases.into_iter();
         while let Some(case) = cases.next() {
+            // A turn imported from a log is asked after the history the log recorded.
+            if let Some(logged) = case.turn.as_ref().map(|t| &t.history)
+                && !logged.is_empty()
+            {
+                self.history = logged.clone();
+            }
             let cell = answer_cell(&self.pipeline, &case, &self.history, hidden, slots).await;
             let over_budget = matches!(cell, Cell::OverBudget);
             if let Cell::Answered(answer) = &cell {
@@ -733,6 +739,7 @@ mod conversation_tests {
                 TurnStep::FollowUp
             },
             standalone: None,
+            history: Vec::new(),
         });
         case
     }

@@ -235,6 +235,7 @@ pub fn as_records(q: &LabelledQuestion, a: &LabelledAnswer, id: usize) -> (TestC
         unanswerable_in_corpus: None,
         section_class: None,
         turn: None,
+        row_id: None,
     };
     let answer = Answer {
         schema_version: ragtester_core::SCHEMA_VERSION,

@@ -294,6 +294,7 @@ fn unjudged(answer: &Answer, judge: String, sample: u32) -> Verdict {
         attribution: None,
         score: None,
         profile: None,
+        row_id: None,
     }
 }
 
@@ -351,6 +352,7 @@ pub async fn judge_sample(
         return verdict;
     };
     verdict.metrics = rule_metrics(case, answer);
+    verdict.row_id = case.row_id.clone();
     if let Some(error) = &answer.error {
         verdict.status = VerdictStatus::ExecError;
         verdict.error = Some(error.clone());

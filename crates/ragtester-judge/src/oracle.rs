@@ -178,6 +178,7 @@ mod tests {
             attribution: None,
             score: None,
             profile: None,
+            row_id: None,
         }
     }
 

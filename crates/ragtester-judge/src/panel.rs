@@ -139,6 +139,7 @@ mod tests {
             attribution: None,
             score: None,
             profile: None,
+            row_id: None,
         }
     }
 

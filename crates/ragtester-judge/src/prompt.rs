@@ -232,6 +232,7 @@ mod tests {
             unanswerable_in_corpus: None,
             section_class: None,
             turn: None,
+            row_id: None,
         }
     }
 

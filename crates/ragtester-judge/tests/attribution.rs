@@ -106,6 +106,7 @@ fn case(l: &Lang) -> TestCase {
         unanswerable_in_corpus: None,
         section_class: None,
         turn: None,
+        row_id: None,
     }
 }
 
@@ -171,6 +172,7 @@ fn judged(case: &TestCase, answer: &Answer, ratings: [Rating; 5]) -> Verdict {
         attribution: None,
         score: None,
         profile: None,
+        row_id: None,
     };
     bound_verdict(case, &mut v);
     v
@@ -356,6 +358,7 @@ fn conversations_lose_their_referent_or_contradict_themselves() {
             kind: ConversationKind::FollowUp,
             step: TurnStep::FollowUp,
             standalone: Some(l.query.into()),
+            history: Vec::new(),
         });
         let a = answer(l.refusal, vec![ctx(1, "other", 0, l.distractor)]);
         let (got, evidence) = cause(&c, &a, ALL_TRUE);

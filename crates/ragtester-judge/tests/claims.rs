@@ -43,6 +43,7 @@ fn case(language: &str, expected: &str, source_len: usize) -> TestCase {
         unanswerable_in_corpus: None,
         section_class: None,
         turn: None,
+        row_id: None,
     }
 }
 

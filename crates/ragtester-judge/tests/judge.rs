@@ -47,6 +47,7 @@ fn case(category: Category, expected: &str) -> TestCase {
         unanswerable_in_corpus: None,
         section_class: None,
         turn: None,
+        row_id: None,
     }
 }
 

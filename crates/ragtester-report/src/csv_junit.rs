@@ -41,7 +41,7 @@ pub fn render_csv(inputs: &ReportInputs<'_>) -> Result<String> {
 }
 
 /// The CSV's columns, in order.
-const CSV_COLUMNS: [&str; 38] = [
+const CSV_COLUMNS: [&str; 40] = [
     "case_id",
     "config_id",
     "configuration",
@@ -81,6 +81,9 @@ const CSV_COLUMNS: [&str; 38] = [
     "turn",
     "turn_step",
     "rewritten_query",
+    // The id the imported row carried, to match results back to a team's log; the profile's score.
+    "row_id",
+    "score",
 ];
 
 /// `render_csv` streamed into `out`, row by row: a large run's CSV is never held whole.
@@ -149,6 +152,8 @@ pub fn write_csv(inputs: &ReportInputs<'_>, out: impl std::io::Write) -> Result<
             answer
                 .and_then(|a| a.rewritten_query.as_deref())
                 .unwrap_or(""),
+            case.row_id.as_deref().unwrap_or(""),
+            &opt(v.score),
         ]))?;
     }
     w.flush()?;
@@ -393,6 +398,7 @@ mod tests {
             kind: ragtester_core::ConversationKind::FollowUp,
             step: ragtester_core::TurnStep::FollowUp,
             standalone: None,
+            history: Vec::new(),
         });
         turn.expected_answer = "@SUM(1+1)".into();
         let cases = vec![turn];

@@ -303,6 +303,7 @@ mod tests {
             attribution: None,
             score: None,
             profile: None,
+            row_id: None,
         }
     }
 

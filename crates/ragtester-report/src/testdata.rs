@@ -30,6 +30,7 @@ pub fn case(id: &str, query: &str) -> TestCase {
         unanswerable_in_corpus: None,
         section_class: None,
         turn: None,
+        row_id: None,
     }
 }
 
@@ -47,6 +48,7 @@ pub fn turn(id: &str, conversation: &str, index: usize, of: usize) -> TestCase {
             ragtester_core::TurnStep::FollowUp
         },
         standalone: None,
+        history: Vec::new(),
     });
     c
 }
@@ -82,6 +84,7 @@ pub fn verdict(case: &str, config: &str, passed: Option<bool>, status: VerdictSt
         attribution: None,
         score: None,
         profile: None,
+        row_id: None,
     }
 }
 

@@ -361,6 +361,16 @@ impl Judging<'_> {
             let Some(conversation) = case.conversation() else {
                 continue;
             };
+            // A turn imported with the history its log recorded is judged with that history.
+            if let Some(logged) = case.turn.as_ref().map(|t| &t.history)
+                && !logged.is_empty()
+            {
+                histories.insert(
+                    (answer.case_id.clone(), answer.config_id.clone()),
+                    logged.clone(),
+                );
+                continue;
+            }
             let key = (answer.config_id.clone(), conversation.to_string());
             let last = case.turn.as_ref().is_some_and(|t| t.index >= t.of);
             let turns = self.conversations.entry(key.clone()).or_default();
@@ -492,6 +502,7 @@ fn slim_verdict(v: &ragtester_core::Verdict) -> ragtester_core::Verdict {
         attribution: None,
         score: None,
         profile: None,
+        row_id: None,
     }
 }
 

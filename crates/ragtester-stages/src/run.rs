@@ -548,7 +548,9 @@ mod tests {
                 kind: ConversationKind::FollowUp,
                 step: TurnStep::FollowUp,
                 standalone: None,
+                history: Vec::new(),
             }),
+            row_id: None,
         }
     }
 

@@ -56,6 +56,13 @@ pub struct AnsweredRow {
     pub meta: Option<RowMeta>,
     /// The answer was longer than `answer_kb` and cut there: its length in bytes before the cut.
     pub truncated_from: Option<u64>,
+    /// The row's own `id`.
+    pub id: Option<String>,
+    /// The conversation the row is a turn of (`conversation_id`, …) and its turn number, when given.
+    pub conversation: Option<(String, Option<usize>)>,
+    /// The earlier turns the row's own messages give (`messages`, RAGAS's `user_input` list, DeepEval's
+    /// `turns`).
+    pub history: Vec<ragtester_core::Message>,
 }
 
 /// A file's rows: the usable ones, and `place: why` for each one that is not.
@@ -256,11 +263,13 @@ fn meta_of(row: &Map<String, Value>) -> Option<RowMeta> {
         Value::String(s) => serde_json::from_str::<Value>(s).ok(),
         other => Some(other.clone()),
     };
+    // Ours at the top (RAGAS, plain rows), in DeepEval's `additional_metadata` (a golden) or `metadata`
+    // (a conversational test case).
     let value = match row.get(META_KEY) {
         Some(v) => parsed(v)?,
-        None => parsed(row.get("additional_metadata")?)?
-            .get(META_KEY)?
-            .clone(),
+        None => ["additional_metadata", "metadata"]
+            .iter()
+            .find_map(|k| parsed(row.get(*k)?)?.get(META_KEY).cloned())?,
     };
     serde_json::from_value(value).ok()
 }
@@ -272,20 +281,37 @@ fn answered_row(row: &Map<String, Value>, shape: Shape) -> Result<AnsweredRow, S
             .filter(|t| !t.is_empty())
             .ok_or_else(|| format!("no {what} ({})", names(list)))
     };
-    let query = required(QUERY, "question")?;
-    let reference = required(
-        REFERENCE,
-        "reference answer: the judge compares each answer with one",
-    )?;
+    let logged = crate::logged::logged_turn(row).transpose()?;
+    let query = match &logged {
+        Some(turn) => turn.query.clone(),
+        None => required(QUERY, "question")?,
+    };
+    let reference = match logged.as_ref().and_then(|t| t.reference.clone()) {
+        Some(r) if field(row, REFERENCE).is_none() && !r.is_empty() => r,
+        _ => required(
+            REFERENCE,
+            "reference answer: the judge compares each answer with one",
+        )?,
+    };
     let error = row
         .get("error")
         .and_then(Value::as_str)
         .filter(|e| !e.trim().is_empty())
         .map(str::to_string);
-    let answer = match field(row, ANSWER) {
-        Some((name, v)) => text_of(v).ok_or_else(|| format!("`{name}` is not text"))?,
-        None if error.is_some() => String::new(),
-        None => return Err(format!("no answer ({})", names(ANSWER))),
+    let answer = match (
+        field(row, ANSWER),
+        logged.as_ref().and_then(|t| t.answer.clone()),
+    ) {
+        (Some((name, v)), _) => text_of(v).ok_or_else(|| format!("`{name}` is not text"))?,
+        (None, Some(answer)) => answer,
+        (None, None) if error.is_some() => String::new(),
+        (None, None) if logged.is_some() => {
+            return Err(format!(
+                "a turn without an answer: the conversation ends with its question and the row gives none ({})",
+                names(ANSWER)
+            ));
+        }
+        (None, None) => return Err(format!("no answer ({})", names(ANSWER))),
     };
     let list = |names: &[&'static str]| -> Result<Vec<RowContext>, String> {
         match field(row, names) {
@@ -293,7 +319,15 @@ fn answered_row(row: &Map<String, Value>, shape: Shape) -> Result<AnsweredRow, S
             None => Ok(Vec::new()),
         }
     };
-    let contexts = list(CONTEXTS)?;
+    let contexts = match (
+        field(row, CONTEXTS),
+        logged.as_ref().and_then(|t| t.contexts.as_ref()),
+    ) {
+        (None, Some(carried)) => {
+            contexts_of(carried, shape).map_err(|e| format!("the last answer's passages: {e}"))?
+        }
+        _ => list(CONTEXTS)?,
+    };
     let reference_contexts = list(REFERENCE_CONTEXTS)?
         .into_iter()
         .map(|c| c.text)
@@ -327,6 +361,9 @@ fn answered_row(row: &Map<String, Value>, shape: Shape) -> Result<AnsweredRow, S
         usage: usage_of(row)?,
         meta,
         truncated_from,
+        id: crate::logged::row_id(row),
+        conversation: crate::logged::place_in_conversation(row)?,
+        history: logged.map(|t| t.history).unwrap_or_default(),
     })
 }
 
@@ -357,7 +394,9 @@ pub fn answered_records(
     };
     let mut seen: std::collections::HashMap<String, String> = Default::default();
     let known = |id: &str| documents.iter().any(|d| d.id == id);
-    for row in rows {
+    let turns = Conversations::of(rows);
+    for &i in &turns.order {
+        let row = &rows[i];
         let kept = row.meta.as_ref().filter(|m| {
             m.case.query == row.query
                 && m.case.expected_answer == row.reference
@@ -385,9 +424,30 @@ pub fn answered_records(
                 if !negative && spans.is_empty() {
                     out.ungrounded += 1;
                 }
-                imported_case(row.query.clone(), row.reference.clone(), spans, "answers")
+                let mut case =
+                    imported_case(row.query.clone(), row.reference.clone(), spans, "answers");
+                if let Some(turn) = turns.turn_of(i, row) {
+                    // A turn's question ("And when does it open?") recurs across conversations: its
+                    // case is the conversation's turn, not the question alone.
+                    case.id = stable_id(
+                        "imported-turn",
+                        &(
+                            &turn.conversation,
+                            turn.index,
+                            &case.query,
+                            &case.expected_answer,
+                        ),
+                    );
+                    case.turn = Some(turn);
+                }
+                case
             }
         };
+        let mut case = case;
+        case.row_id = row.id.clone().or_else(|| {
+            let (conversation, turn) = row.conversation.as_ref()?;
+            Some(turn.map_or(conversation.clone(), |t| format!("{conversation}#{t}")))
+        });
         if let Some(first) = seen.get(&case.id) {
             out.notes.push(format!(
                 "{}: left out, the same question and reference as {first}",
@@ -414,6 +474,83 @@ pub fn answered_records(
         }
     }
     out
+}
+
+/// The conversations of a file's rows: the order rows are recorded in (each conversation's turns
+/// together, by turn number, where the file gives them out of order) and each turn's place.
+struct Conversations {
+    order: Vec<usize>,
+    /// Per conversation id: how many turns it has.
+    turns: std::collections::HashMap<String, usize>,
+    /// Per row: its turn number in its conversation.
+    index: Vec<usize>,
+}
+
+impl Conversations {
+    fn of(rows: &[AnsweredRow]) -> Self {
+        let mut first: std::collections::HashMap<&str, usize> = Default::default();
+        let mut counted: std::collections::HashMap<&str, usize> = Default::default();
+        let mut index = vec![0; rows.len()];
+        for (i, row) in rows.iter().enumerate() {
+            if let Some((id, turn)) = &row.conversation {
+                first.entry(id.as_str()).or_insert(i);
+                let n = counted.entry(id.as_str()).or_default();
+                *n += 1;
+                // A turn number the row gives, else the rows' order in the file.
+                index[i] = turn.unwrap_or(*n);
+            } else {
+                index[i] = row
+                    .history
+                    .iter()
+                    .filter(|m| m.role == ragtester_core::Role::User)
+                    .count()
+                    + 1;
+            }
+        }
+        let mut order: Vec<usize> = (0..rows.len()).collect();
+        order.sort_by_key(|&i| match &rows[i].conversation {
+            Some((id, _)) => (first[id.as_str()], index[i], i),
+            None => (i, 0, i),
+        });
+        let mut turns: std::collections::HashMap<String, usize> = Default::default();
+        for (i, row) in rows.iter().enumerate() {
+            if let Some((id, _)) = &row.conversation {
+                let of = turns.entry(id.clone()).or_default();
+                *of = (*of).max(index[i]);
+            }
+        }
+        Self {
+            order,
+            turns,
+            index,
+        }
+    }
+
+    /// The row's turn: for a row of a conversation (by its id) or with earlier messages of its own.
+    fn turn_of(&self, i: usize, row: &AnsweredRow) -> Option<ragtester_core::Turn> {
+        let index = self.index[i];
+        let (conversation, of) = match &row.conversation {
+            Some((id, _)) => (id.clone(), self.turns[id].max(index)),
+            None if row.history.is_empty() => return None,
+            None => (
+                stable_id("logged-conversation", &(&row.history, &row.query)),
+                index,
+            ),
+        };
+        Some(ragtester_core::Turn {
+            conversation,
+            index,
+            of,
+            kind: ragtester_core::ConversationKind::Logged,
+            step: if index == 1 {
+                ragtester_core::TurnStep::Opening
+            } else {
+                ragtester_core::TurnStep::Logged
+            },
+            standalone: None,
+            history: row.history.clone(),
+        })
+    }
 }
 
 fn answer_of(
@@ -664,6 +801,9 @@ mod tests {
             usage: Usage::default(),
             meta: None,
             truncated_from: None,
+            id: None,
+            conversation: None,
+            history: Vec::new(),
         };
         let records = answered_records(
             &[row("line 1", "4.5 bar"), row("line 2", "5 bar")],

@@ -23,6 +23,9 @@ use serde_json::{Map, Value, json};
 pub enum Shape {
     Ragas,
     DeepEval,
+    /// Plain JSON lines as a team's own logs hold them (`query`, `answer`, `contexts`, `reference`), a
+    /// conversation's turns as OpenAI chat `messages`.
+    Messages,
 }
 
 impl Shape {
@@ -30,7 +33,10 @@ impl Shape {
         match s {
             "ragas" => Ok(Self::Ragas),
             "deepeval" => Ok(Self::DeepEval),
-            other => bail!("unknown dataset format `{other}`: expected ragas or deepeval"),
+            "messages" => Ok(Self::Messages),
+            other => {
+                bail!("unknown dataset format `{other}`: expected ragas, deepeval or messages")
+            }
         }
     }
 
@@ -50,6 +56,13 @@ impl Shape {
                 "context",
                 "actual_output",
                 "retrieval_context",
+            ],
+            Self::Messages => [
+                "query",
+                "reference",
+                "reference_contexts",
+                "answer",
+                "contexts",
             ],
         }
     }
@@ -82,6 +95,16 @@ pub fn export_rows(
             .iter()
             .filter_map(|a| {
                 let case = cases.iter().find(|c| c.id == a.case_id)?;
+                if case.turn.is_some() {
+                    return Some(crate::conversation_rows::conversation_row(
+                        shape,
+                        case,
+                        a,
+                        cases,
+                        answers,
+                        &row(case),
+                    ));
+                }
                 let mut m = row(case);
                 m.insert(resp.into(), json!(a.answer));
                 let retrieved: Vec<&str> = a.contexts.iter().map(|c| c.text.as_str()).collect();
@@ -98,6 +121,9 @@ pub fn export_rows(
                             "additional_metadata".into(),
                             json!({ crate::row_meta::META_KEY: meta }),
                         );
+                    }
+                    Shape::Messages => {
+                        m.insert(crate::row_meta::META_KEY.into(), meta);
                     }
                 }
                 Some(m)
@@ -196,6 +222,7 @@ fn csv_cell(value: &Value, shape: Shape) -> Result<String> {
                     serde_json::to_string(&texts)?
                 }
                 Shape::DeepEval => texts.join(DEEPEVAL_LIST_SEPARATOR),
+                Shape::Messages => serde_json::to_string(&texts)?,
             }
         }
         Value::Null => String::new(),
@@ -330,7 +357,7 @@ pub(crate) fn list_cell(cell: &str, shape: Shape) -> Result<Value> {
                 .filter(|s| !s.is_empty())
                 .collect::<Vec<_>>()
         ),
-        Shape::Ragas => json!([cell]),
+        Shape::Ragas | Shape::Messages => json!([cell]),
     })
 }
 
@@ -433,6 +460,7 @@ pub fn import_rows(shape: Shape, rows: &[Map<String, Value>], documents: &[Docum
         let provenance = match shape {
             Shape::Ragas => "ragas",
             Shape::DeepEval => "deepeval",
+            Shape::Messages => "messages",
         };
         out.cases
             .push(imported_case(query, reference, spans, provenance));
@@ -470,7 +498,11 @@ pub fn imported_case(
     provenance: &str,
 ) -> TestCase {
     let negative = ragtester_text::is_refusal(&reference);
-    let language = ragtester_text::detect_language(&query).to_string();
+    // A short question alone misleads a detector ("At what pressure does it open?" reads as French): the
+    // question with its reference, and a language other than English only when the detector is sure.
+    let language = ragtester_text::confident_language(&format!("{query} {reference}"))
+        .unwrap_or("en")
+        .to_string();
     TestCase {
         schema_version: ragtester_core::SCHEMA_VERSION,
         id: stable_id("imported-case", &(&query, &reference)),
@@ -501,6 +533,7 @@ pub fn imported_case(
         unanswerable_in_corpus: None,
         section_class: None,
         turn: None,
+        row_id: None,
     }
 }
 

@@ -8,9 +8,11 @@
 //! This crate knows documents and chat models; it knows nothing of retrieval, matrices or judging.
 
 pub mod answered;
+mod conversation_rows;
 mod critic;
 pub mod interop;
 mod locate;
+pub mod logged;
 mod options;
 mod plan;
 mod planted;

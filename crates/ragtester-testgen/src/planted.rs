@@ -115,6 +115,7 @@ fn case_of(doc: &Document, fact: &PlantedFact) -> Result<TestCase, String> {
         unanswerable_in_corpus: None,
         section_class: None,
         turn: None,
+        row_id: None,
     })
 }
 

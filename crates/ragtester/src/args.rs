@@ -86,7 +86,7 @@ pub(crate) enum Command {
     /// Read a RAGAS or DeepEval dataset into a suite; or, with --answers, answers that already exist into a
     /// run directory to judge and report.
     #[command(
-        after_help = "Examples:\n  ragtester import testset.csv --format ragas --docs docs/ --out suite.jsonl\n  ragtester import --answers last-week.jsonl new-prompt.jsonl --docs docs/ --out run1   # then: ragtester judge run1\n\nAnswered records: RAGAS (user_input, response, retrieved_contexts, reference, reference_contexts),\nDeepEval (input, actual_output, retrieval_context, expected_output, context) or plain JSON lines\n(query, answer, contexts, reference, optional latency_ms, usage.prompt_tokens/completion_tokens, error);\n.jsonl, .json (one array) or .csv. One system per file; rows that cannot be used are named with their line."
+        after_help = "Examples:\n  ragtester import testset.csv --format ragas --docs docs/ --out suite.jsonl\n  ragtester import --answers last-week.jsonl new-prompt.jsonl --docs docs/ --out run1   # then: ragtester judge run1\n\nAnswered records: RAGAS (user_input, response, retrieved_contexts, reference, reference_contexts),\nDeepEval (input, actual_output, retrieval_context, expected_output, context) or plain JSON lines\n(query, answer, contexts, reference, optional latency_ms, usage.prompt_tokens/completion_tokens, error);\nconversations as OpenAI `messages`, a RAGAS multi-turn `user_input` list or DeepEval `turns`, or one row\na turn with conversation_id and turn; a row's `id` is kept.\n.jsonl, .json (one array) or .csv. One system per file; rows that cannot be used are named with their line."
     )]
     Import(ImportCli),
     /// Generate test documents (Markdown): by a model from controls, or offline with planted facts.
@@ -584,6 +584,8 @@ impl DocgenCli {
 pub(crate) struct ExportCli {
     /// A suite.jsonl, or a run directory (its answers are included).
     pub(crate) input: PathBuf,
+    /// ragas, deepeval or messages (plain rows; a conversation's turns as OpenAI chat messages). A turn of a
+    /// conversation is written with its history: a RAGAS multi-turn sample, a DeepEval conversational case.
     #[arg(long)]
     pub(crate) format: String,
     #[arg(long)]

@@ -36,6 +36,8 @@ impl<'a> DocWriter<'a> {
             ConversationKind::RefusalKept => self.refusal_kept().await,
             ConversationKind::LanguageSwitch => self.language_switch().await,
             ConversationKind::Comparison => self.comparison().await,
+            // Logged conversations come from a team's logs (`import --answers`); none is written.
+            ConversationKind::Logged => None,
         };
         let Some(turns) = turns else {
             self.notes.push(format!(
@@ -62,6 +64,7 @@ impl<'a> DocWriter<'a> {
                 kind,
                 step,
                 standalone,
+                history: Vec::new(),
             });
             if !draft.spans.is_empty() {
                 self.used.insert(draft.section.index);

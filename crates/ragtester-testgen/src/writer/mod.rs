@@ -576,6 +576,7 @@ impl<'a> DocWriter<'a> {
             unanswerable_in_corpus: draft.unanswerable_in_corpus,
             section_class: Some(draft.section.class),
             turn: draft.turn,
+            row_id: None,
         };
         self.cases.push(case);
     }

@@ -1,0 +1,114 @@
+//! A turn of a conversation, answered, as each tool keeps it (what `logged.rs` reads back): a RAGAS
+//! multi-turn sample (`user_input` as human and AI messages, the last AI message carrying the passages in
+//! its metadata), a DeepEval conversational test case (`turns`, the last assistant turn with its
+//! `retrieval_context`; `expected_outcome` the reference), or OpenAI chat `messages` beside `answer`,
+//! `contexts` and `reference`. Its history is the log's, for an imported turn, or the configuration's own
+//! answers to the conversation's earlier turns.
+
+use crate::interop::Shape;
+use crate::row_meta::{META_KEY, RowMeta};
+use ragtester_core::{Answer, Message, Role, TestCase};
+use serde_json::{Map, Value, json};
+
+/// The turns before `case` as its configuration answered them (or as its log recorded them).
+fn history(case: &TestCase, cases: &[TestCase], answers: &[Answer]) -> Vec<Message> {
+    let Some(turn) = &case.turn else {
+        return Vec::new();
+    };
+    if !turn.history.is_empty() {
+        return turn.history.clone();
+    }
+    let mut earlier: Vec<&TestCase> = cases
+        .iter()
+        .filter(|c| {
+            c.turn
+                .as_ref()
+                .is_some_and(|t| t.conversation == turn.conversation && t.index < turn.index)
+        })
+        .collect();
+    earlier.sort_by_key(|c| c.turn.as_ref().map_or(0, |t| t.index));
+    let mut out = Vec::new();
+    for c in earlier {
+        out.push(Message::user(c.query.clone()));
+        if let Some(a) = answers
+            .iter()
+            .find(|a| a.case_id == c.id && a.error.is_none())
+        {
+            out.push(Message {
+                role: Role::Assistant,
+                content: a.answer.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// One answered turn as a row of `shape`; `base` holds the case's reference fields in that shape.
+pub fn conversation_row(
+    shape: Shape,
+    case: &TestCase,
+    answer: &Answer,
+    cases: &[TestCase],
+    answers: &[Answer],
+    base: &Map<String, Value>,
+) -> Map<String, Value> {
+    let earlier = history(case, cases, answers);
+    let retrieved: Vec<&str> = answer.contexts.iter().map(|c| c.text.as_str()).collect();
+    let meta = json!(RowMeta::of(case, answer));
+    let role = |r: Role, human: &'static str, ai: &'static str| match r {
+        Role::User => human,
+        _ => ai,
+    };
+    let mut m = Map::new();
+    if let Some(id) = &case.row_id {
+        m.insert("id".into(), json!(id));
+    }
+    match shape {
+        Shape::Ragas => {
+            let mut said: Vec<Value> = earlier
+                .iter()
+                .map(|msg| json!({"type": role(msg.role, "human", "ai"), "content": msg.content}))
+                .collect();
+            said.push(json!({"type": "human", "content": case.query}));
+            said.push(json!({"type": "ai", "content": answer.answer,
+                "metadata": {"retrieved_contexts": retrieved}}));
+            m.insert("user_input".into(), Value::Array(said));
+            m.insert("reference".into(), json!(case.expected_answer));
+            m.insert(META_KEY.into(), meta);
+        }
+        Shape::DeepEval => {
+            let mut turns: Vec<Value> = earlier
+                .iter()
+                .map(|msg| {
+                    json!({"role": role(msg.role, "user", "assistant"), "content": msg.content})
+                })
+                .collect();
+            turns.push(json!({"role": "user", "content": case.query}));
+            turns.push(json!({"role": "assistant", "content": answer.answer,
+                "retrieval_context": retrieved}));
+            m.insert("turns".into(), Value::Array(turns));
+            m.insert("expected_outcome".into(), json!(case.expected_answer));
+            if let Some(context) = base.get("context") {
+                m.insert("context".into(), context.clone());
+            }
+            m.insert("metadata".into(), json!({ META_KEY: meta }));
+        }
+        Shape::Messages => {
+            let mut messages: Vec<Value> = earlier
+                .iter()
+                .map(|msg| json!({"role": role(msg.role, "user", "assistant"), "content": msg.content}))
+                .collect();
+            messages.push(json!({"role": "user", "content": case.query}));
+            m.insert("messages".into(), Value::Array(messages));
+            m.insert("answer".into(), json!(answer.answer));
+            m.insert("contexts".into(), json!(retrieved));
+            m.insert("reference".into(), json!(case.expected_answer));
+            m.insert(META_KEY.into(), meta);
+        }
+    }
+    if let Some(turn) = &case.turn {
+        m.insert("conversation_id".into(), json!(turn.conversation));
+        m.insert("turn".into(), json!(turn.index));
+    }
+    m
+}
