@@ -189,6 +189,17 @@ async function main() {
   ragtester('import', '--answers', ragasFile, '--system', 'their-rag', '--docs', path.join(demo, 'corpus'), '--out', imported);
   ragtester('judge', imported);
   ragtester('report', imported);
+  // A team's chat log: a turn answered after its earlier turns, imported with them.
+  const chatLog = path.join(tmp, 'chat-log.jsonl');
+  fs.writeFileSync(chatLog, JSON.stringify({ id: 'log-17', messages: [
+    { role: 'user', content: 'Which valve protects the pump?' },
+    { role: 'assistant', content: 'The relief valve.' },
+    { role: 'user', content: 'At what pressure does it open?' }],
+  answer: 'At 4.5 bar.', contexts: [], reference: 'The relief valve opens at 4.5 bar.' }) + '\n');
+  const logged = path.join(tmp, 'logged');
+  ragtester('import', '--answers', chatLog, '--system', 'chat', '--docs', path.join(demo, 'corpus'), '--out', logged);
+  ragtester('judge', logged);
+  ragtester('report', logged);
 
   // Someone else's run: the demo's records with a report.html written to attack whoever serves it.
   const hits = [];
@@ -198,7 +209,7 @@ async function main() {
   fs.cpSync(demo, hostile, { recursive: true });
   fs.writeFileSync(path.join(hostile, 'report.html'), hostileReport(attacker.address().port));
 
-  const { child, url, token, printed } = await startServer(path.join(tmp, 'ws'), [demo, big, imported, hostile]);
+  const { child, url, token, printed } = await startServer(path.join(tmp, 'ws'), [demo, big, imported, hostile, logged]);
   TOKEN = token;
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -338,6 +349,14 @@ async function main() {
     await page.waitForSelector('#result-table tbody tr');
     await page.click('#result-table tbody tr:first-child');
     await page.waitForSelector('#detail:not([hidden]) #detail-query');
+    await page.click('#detail .close');
+    // A logged turn is read with the history its log recorded, and the row's own id.
+    await page.selectOption('#result-run', 'logged');
+    await page.waitForFunction(() => /chat/.test(document.querySelector('#chart-fail').textContent));
+    await page.click('#result-table tbody tr:first-child');
+    await page.waitForSelector('#detail:not([hidden]) #detail-history');
+    assert.match(await page.textContent('#detail-history'), /The relief valve\./);
+    assert.match(await page.textContent('#detail-row-id'), /log-17/);
     await page.click('#detail .close');
 
     step('50,000 results: paging under a second, markup shown as text');

@@ -381,6 +381,12 @@ async function showDetail(caseId, configId) {
         t.rewritten_query && t.rewritten_query !== t.query ? el('div', { class: 'hint' }, `rewritten: ${t.rewritten_query}`) : '',
         el('div', { class: 'answer' }, `→ ${t.answer ?? '(not asked)'}`)))));
   }
+  if (c.turn?.history?.length) {
+    // A turn imported from a log: the earlier turns as the log recorded them, which the judge read.
+    parts.push(el('h4', {}, `Logged history (${c.turn.history.length} messages)`), el('ol', { id: 'detail-history' },
+      ...c.turn.history.map((m) => el('li', {}, el('b', {}, `${m.role}: `), m.content))));
+  }
+  if (c.row_id) parts.push(el('p', { class: 'hint', id: 'detail-row-id' }, `Row in the imported log: ${c.row_id}`));
   if (d.advice) parts.push(el('p', { class: 'hint', id: 'detail-advice' }, `What to change: ${d.advice}`));
   parts.push(
     el('h4', {}, 'Query'), el('div', { class: 'text', id: 'detail-query' }, c.query),

@@ -813,3 +813,114 @@ fn ureq_get(url: &str) -> Value {
         .unwrap();
     serde_json::from_slice(&body.stdout).unwrap()
 }
+
+fn peer_conversations(python: &Path, args: &[&str], file: &Path) -> Vec<Value> {
+    let out = Command::new(python)
+        .arg(peer_script())
+        .args(args)
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the libraries cannot handle {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_default()
+}
+
+/// Conversations RAGAS and DeepEval write with their own classes come in with their history, and what
+/// ragtester writes back is read by those classes as conversations again, turn for turn.
+#[test]
+fn ragas_and_deepeval_conversations_round_trip() {
+    let Some(python) = tools_python() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("pump.md"), PUMP_NOTES).unwrap();
+    let conversations = json!([
+        {"turns": [
+            ["Which valve protects the pump?", "The relief valve.", ["The relief valve protects the pump."]],
+            ["At what pressure does it open?", "At 4.5 bar.", ["The relief valve opens at 4.5 bar."]]],
+         "reference": "The relief valve opens at 4.5 bar."},
+        {"turns": [
+            ["泵的转速是多少？", "每分钟 1,200 转。", ["泵的电机转速为每分钟 1,200 转。"]],
+            ["满载电流呢？", "3.2 安培。", ["满载电流为 3.2 安培。"]]],
+         "reference": "满载电流为 3.2 安培。"}
+    ]);
+    let file = tmp.path().join("conversations.json");
+    std::fs::write(&file, conversations.to_string()).unwrap();
+    peer_conversations(
+        &python,
+        &["conversations-write", tmp.path().to_str().unwrap()],
+        &file,
+    );
+    for (library, written, format) in [
+        ("ragas", "ragas-multiturn.jsonl", "ragas"),
+        ("deepeval", "deepeval-conversations.json", "deepeval"),
+    ] {
+        let run = tmp.path().join(format!("run-{library}"));
+        let out = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+            .args(["import", "--answers"])
+            .arg(tmp.path().join(written))
+            .arg("--docs")
+            .arg(&docs)
+            .arg("--out")
+            .arg(&run)
+            .output()
+            .unwrap();
+        succeeded(&out, &format!("importing {library}'s conversations"));
+        let cases: Vec<Value> = std::fs::read_to_string(run.join("suite.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(cases.len(), 2, "{library}: {cases:?}");
+        for case in &cases {
+            assert_eq!(case["turn"]["kind"], "logged");
+            assert_eq!(case["turn"]["history"].as_array().unwrap().len(), 2);
+        }
+        assert!(cases.iter().any(|c| c["query"] == "满载电流呢？" && c["language"] == "zh"));
+        let configs = std::fs::read_to_string(run.join("configs.jsonl")).unwrap();
+        let config: Value = serde_json::from_str(configs.lines().next().unwrap()).unwrap();
+        let exported = tmp.path().join(format!("back-{library}.jsonl"));
+        let out = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+            .args(["export", run.to_str().unwrap(), "--format", format])
+            .args(["--config", config["id"].as_str().unwrap()])
+            .arg("--out")
+            .arg(&exported)
+            .output()
+            .unwrap();
+        succeeded(&out, &format!("exporting to {library}"));
+        let read = peer_conversations(&python, &["conversations-read", library], &exported);
+        assert_eq!(read.len(), 2, "{library}: {read:?}");
+        let kind = if library == "ragas" {
+            "MultiTurnSample"
+        } else {
+            "ConversationalTestCase"
+        };
+        for (got, sent) in read.iter().zip(conversations.as_array().unwrap()) {
+            assert_eq!(got["kind"], kind);
+            assert_eq!(got["reference"], sent["reference"]);
+            let texts: Vec<&str> = got["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m[1].as_str().unwrap())
+                .collect();
+            let expected: Vec<&str> = sent["turns"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|t| [t[0].as_str().unwrap(), t[1].as_str().unwrap()])
+                .collect();
+            assert_eq!(texts, expected, "{library}");
+            if library == "deepeval" {
+                assert_eq!(got["retrieval_context"], sent["turns"][1][2]);
+            }
+        }
+    }
+}

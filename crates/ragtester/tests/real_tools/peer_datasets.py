@@ -2,6 +2,8 @@
 
     python peer_datasets.py write DIR ROWS.json   -> DIR/ragas.jsonl, ragas.csv, deepeval.json, deepeval.csv, deepeval.jsonl
     python peer_datasets.py read ragas|deepeval FILE -> the rows the library's own reader finds in FILE, as JSON on stdout
+    python peer_datasets.py conversations-write DIR CONVERSATIONS.json -> DIR/ragas-multiturn.jsonl, DIR/deepeval-conversations.json
+    python peer_datasets.py conversations-read ragas|deepeval FILE -> each conversation as the library reads it
 
 ROWS.json holds [{"question", "answer", "contexts": [...]}]. Run by crates/ragtester/tests/real_tools.rs.
 """
@@ -75,8 +77,79 @@ def read(library, path):
     return [{f: getattr(g, f) for f in fields if getattr(g, f, None) is not None} for g in dataset.goldens]
 
 
+def conversations_write(directory, conversations_file):
+    """CONVERSATIONS.json: [{"turns": [[question, answer, [passages]], ...], "reference"}]: each written by
+    the libraries' own classes — a RAGAS MultiTurnSample (passages in the AI messages' metadata) and a
+    DeepEval ConversationalTestCase (passages as each assistant turn's retrieval_context)."""
+    from deepeval.test_case import ConversationalTestCase, Turn
+    from ragas import EvaluationDataset
+    from ragas.dataset_schema import MultiTurnSample
+    from ragas.messages import AIMessage, HumanMessage
+
+    conversations = json.load(open(conversations_file, encoding="utf-8"))
+    samples = []
+    cases = []
+    for c in conversations:
+        messages, turns = [], []
+        for question, answer, passages in c["turns"]:
+            messages += [
+                HumanMessage(content=question),
+                AIMessage(content=answer, metadata={"retrieved_contexts": passages}),
+            ]
+            turns += [
+                Turn(role="user", content=question),
+                Turn(role="assistant", content=answer, retrieval_context=passages),
+            ]
+        samples.append(MultiTurnSample(user_input=messages, reference=c["reference"]))
+        cases.append(
+            ConversationalTestCase(turns=turns, expected_outcome=c["reference"]).model_dump(
+                exclude_none=True
+            )
+        )
+    EvaluationDataset(samples=samples).to_jsonl(os.path.join(directory, "ragas-multiturn.jsonl"))
+    with open(os.path.join(directory, "deepeval-conversations.json"), "w", encoding="utf-8") as f:
+        json.dump(cases, f, ensure_ascii=False)
+
+
+def conversations_read(library, path):
+    """Each conversation as the library's own classes read it: its messages (role, text) and reference."""
+    if library == "ragas":
+        from ragas import EvaluationDataset
+
+        out = []
+        for s in EvaluationDataset.from_jsonl(path).samples:
+            out.append(
+                {
+                    "kind": type(s).__name__,
+                    "messages": [[m.type, m.content] for m in s.user_input],
+                    "reference": s.reference,
+                }
+            )
+        return out
+    from deepeval.test_case import ConversationalTestCase
+
+    out = []
+    with open(path, encoding="utf-8") as f:
+        rows = [json.loads(l) for l in f if l.strip()] if path.endswith(".jsonl") else json.load(f)
+    for row in rows:
+        case = ConversationalTestCase(**row)
+        out.append(
+            {
+                "kind": type(case).__name__,
+                "messages": [[t.role, t.content] for t in case.turns],
+                "retrieval_context": case.turns[-1].retrieval_context,
+                "reference": case.expected_outcome,
+            }
+        )
+    return out
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "write":
         write(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "conversations-write":
+        conversations_write(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "conversations-read":
+        json.dump(conversations_read(sys.argv[2], sys.argv[3]), sys.stdout, ensure_ascii=False)
     else:
         json.dump(read(sys.argv[2], sys.argv[3]), sys.stdout, ensure_ascii=False)
