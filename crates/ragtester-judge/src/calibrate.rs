@@ -313,3 +313,125 @@ pub fn measured(
             .collect(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agreement::agreement;
+    use crate::signals::{LEXICAL, Signals};
+
+    /// Items whose people's faithfulness score follows one signal (grounding in the passages) and whose
+    /// overall score follows another (agreement with the reference), in two languages.
+    fn items_and_observations() -> (Vec<LabelledItem>, Vec<Observation>) {
+        let mut rng = fastrand::Rng::with_seed(11);
+        let at = |name: &str| LEXICAL.iter().position(|n| *n == name).unwrap();
+        let (mut items, mut seen) = (Vec::new(), Vec::new());
+        for i in 0..240 {
+            let (grounded, agrees) = (rng.f64(), rng.f64());
+            let mut lexical = vec![0.5; LEXICAL.len()];
+            lexical[at("context_support")] = grounded;
+            lexical[at("reference_term_f1")] = agrees;
+            items.push(LabelledItem {
+                place: format!("line {i}"),
+                id: i.to_string(),
+                source: "ours".into(),
+                set: "ours.jsonl".into(),
+                language: if i % 2 == 0 { "en" } else { "zh" }.into(),
+                question: format!("question {}", i / 2),
+                reference: "r".into(),
+                contexts: Vec::new(),
+                answer: "a".into(),
+                answer_b: None,
+                label: HumanLabel::Score(1.0 + 4.0 * agrees),
+                criteria: BTreeMap::from([("faithfulness".to_string(), 1.0 + 4.0 * grounded)]),
+            });
+            seen.push(Observation {
+                verdict: Some(true),
+                first: Signals {
+                    lexical,
+                    semantic: Vec::new(),
+                },
+                second: None,
+            });
+        }
+        (items, seen)
+    }
+
+    #[test]
+    fn cross_validation_holds_out_and_the_profile_scores_each_criterion_people_scored() {
+        let (items, seen) = items_and_observations();
+        let target = Target {
+            name: "ours".into(),
+            judge: "offline".into(),
+            meaning: None,
+            signals: LEXICAL.iter().map(|s| s.to_string()).collect(),
+        };
+        // Two answers to one question never sit on both sides of a fold.
+        let folds = folds_of(&items, 4);
+        for pair in folds.chunks(2) {
+            assert_eq!(pair[0], pair[1]);
+        }
+        let held_out = cross_validate(&items, &seen, &target, 4);
+        let (all, by_language) = agreement(&items, &held_out);
+        assert!(all.score_pearson.unwrap().estimate > 0.95, "{all:?}");
+        assert!(all.criteria["faithfulness"].estimate > 0.95, "{all:?}");
+        let measured = measured(
+            vec![LabelSet {
+                name: "ours.jsonl".into(),
+                items: items.len(),
+            }],
+            4,
+            &by_language,
+        );
+        assert!(measured.best("zh").unwrap().value > 0.95);
+        let profile = fit_profile(&items, &seen, &target, measured);
+        for language in [POOLED, "en", "zh"] {
+            assert!(
+                profile.models[language]
+                    .criteria
+                    .contains_key("faithfulness")
+            );
+        }
+        // Applied to a verdict, the modelled criterion is rescored and its rating follows the new score.
+        let mut verdict = ragtester_core::Verdict {
+            schema_version: 2,
+            case_id: "c".into(),
+            config_id: "k".into(),
+            judge: "offline".into(),
+            status: ragtester_core::VerdictStatus::Ok,
+            criteria: Some(ragtester_core::Criteria {
+                faithfulness: ragtester_core::Criterion::scored(0.9, "grounded"),
+                relevance: ragtester_core::Criterion::scored(0.9, "r"),
+                completeness: ragtester_core::Criterion::scored(0.9, "c"),
+                clarity: ragtester_core::Criterion::scored(0.9, "c"),
+                keyword_match: ragtester_core::Criterion::rated(
+                    ragtester_core::Rating::NotApplicable,
+                    "none",
+                ),
+            }),
+            criteria_mean: Some(0.9),
+            rubric: None,
+            metrics: Default::default(),
+            passed: Some(true),
+            error: None,
+            sample: 0,
+            notes: Vec::new(),
+            rule_failure: None,
+            claims: None,
+            attribution: None,
+            score: None,
+            profile: None,
+            row_id: None,
+        };
+        let mut ungrounded = seen[0].first.clone();
+        ungrounded.lexical[LEXICAL
+            .iter()
+            .position(|n| *n == "context_support")
+            .unwrap()] = 0.0;
+        assert!(profile.apply("en", &ungrounded, &mut verdict));
+        let faithfulness = &verdict.criteria.as_ref().unwrap().faithfulness;
+        assert!(faithfulness.score.unwrap() < ragtester_core::Rating::PARTLY_FROM);
+        assert_eq!(faithfulness.rating, ragtester_core::Rating::False);
+        assert_eq!(verdict.profile.as_deref(), Some(profile.hash().as_str()));
+    }
+}

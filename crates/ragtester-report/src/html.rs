@@ -127,6 +127,7 @@ mod tests {
             heuristic: false,
             heuristic_note: None,
             agreement_with_people: Vec::new(),
+            idle_axes: Vec::new(),
             judge: Some(evil.into()),
             documents: 1,
             poisoned_copies: 0,

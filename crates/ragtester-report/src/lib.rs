@@ -5,6 +5,7 @@
 //!
 //! This crate reads records and writes text; it runs no model and knows no terminal (the binary prints).
 
+mod axes;
 mod cause;
 mod claims;
 mod conversations;

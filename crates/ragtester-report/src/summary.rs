@@ -231,6 +231,9 @@ pub struct Summary {
     /// people".
     #[serde(default)]
     pub agreement_with_people: Vec<String>,
+    /// Axes of the matrix whose values changed no answer (their configurations' rows repeat one result).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub idle_axes: Vec<String>,
     #[serde(default)]
     pub audit: Option<ragtester_core::oracle::AuditSummary>,
     /// Pass rates corrected by the audit's labels, best first (none without an audit).
@@ -483,6 +486,7 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         heuristic,
         heuristic_note: heuristic.then(|| heuristic_note(&heuristic_parts)),
         agreement_with_people: agreement_with_people(inputs.oracle),
+        idle_axes: crate::axes::idle_axes(inputs.configs, inputs.answers),
         judge,
         documents: inputs
             .documents

@@ -53,6 +53,9 @@ fn heading(out: &mut String, s: &Summary) {
     for line in &s.agreement_with_people {
         let _ = writeln!(out, "TRUST: {line}");
     }
+    for line in &s.idle_axes {
+        let _ = writeln!(out, "NOTE: {line}");
+    }
     let _ = writeln!(out);
 }
 

@@ -883,7 +883,11 @@ fn ragas_and_deepeval_conversations_round_trip() {
             assert_eq!(case["turn"]["kind"], "logged");
             assert_eq!(case["turn"]["history"].as_array().unwrap().len(), 2);
         }
-        assert!(cases.iter().any(|c| c["query"] == "满载电流呢？" && c["language"] == "zh"));
+        assert!(
+            cases
+                .iter()
+                .any(|c| c["query"] == "满载电流呢？" && c["language"] == "zh")
+        );
         let configs = std::fs::read_to_string(run.join("configs.jsonl")).unwrap();
         let config: Value = serde_json::from_str(configs.lines().next().unwrap()).unwrap();
         let exported = tmp.path().join(format!("back-{library}.jsonl"));
