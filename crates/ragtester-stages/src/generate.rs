@@ -259,10 +259,14 @@ async fn run_generators(
                     .collect(),
             );
         }
-        for d in &report.documents {
-            tell_document(generator, d, events);
-        }
         reports.push(report);
+    }
+    // The generators compared case for case write as many cases per document, conversations as turns.
+    ragtester_testgen::fair::equal_counts(&mut reports);
+    for report in &reports {
+        for d in &report.documents {
+            tell_document(d.generator, d, events);
+        }
     }
     Ok(reports)
 }

@@ -10,6 +10,7 @@
 pub mod answered;
 mod conversation_rows;
 mod critic;
+pub mod fair;
 pub mod interop;
 mod locate;
 pub mod logged;
