@@ -54,8 +54,12 @@ pub fn export(
             }
             (cases, ingest(docs, events)?.0, None)
         };
-    let rows = interop::export_rows(shape, &cases, &documents, answers.as_deref());
-    let bytes = interop::write_rows(&rows, interop::FileFormat::of(out), shape)?;
+    let format = interop::FileFormat::of(out);
+    // A CSV cell cannot hold a conversation's messages: there a turn is a flat row whose `ragtester`
+    // metadata still restores its case, conversation and all.
+    let conversations = format != interop::FileFormat::Csv;
+    let rows = interop::export_rows(shape, &cases, &documents, answers.as_deref(), conversations);
+    let bytes = interop::write_rows(&rows, format, shape)?;
     ragtester_core::record::write_atomic(out, &bytes)?;
     events.info(format!("wrote {} rows to {}", rows.len(), out.display()));
     Ok(())

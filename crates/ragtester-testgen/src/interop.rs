@@ -68,12 +68,14 @@ impl Shape {
     }
 }
 
-/// One row per case (and per answer, when answers are given: the cells of one configuration).
+/// One row per case (and per answer, when answers are given: the cells of one configuration); with
+/// `conversations`, an answered turn of a conversation as the shape keeps conversations (`conversation_rows`).
 pub fn export_rows(
     shape: Shape,
     cases: &[TestCase],
     documents: &[Document],
     answers: Option<&[Answer]>,
+    conversations: bool,
 ) -> Vec<Map<String, Value>> {
     let [q, r, rc, resp, ret] = shape.fields();
     let doc_of = |id: &str| documents.iter().find(|d| d.id == id);
@@ -95,7 +97,7 @@ pub fn export_rows(
             .iter()
             .filter_map(|a| {
                 let case = cases.iter().find(|c| c.id == a.case_id)?;
-                if case.turn.is_some() {
+                if conversations && case.turn.is_some() {
                     return Some(crate::conversation_rows::conversation_row(
                         shape,
                         case,
@@ -176,15 +178,22 @@ pub fn write_rows(
         }
         FileFormat::JsonArray => Ok(serde_json::to_vec_pretty(rows)?),
         FileFormat::Csv => {
-            let columns: Vec<String> = rows
-                .first()
-                .map_or_else(Vec::new, |r| r.keys().cloned().collect());
+            // Every row's fields, in the order they first appear (rows may differ: a failed cell has no
+            // answer of its own).
+            let mut columns: Vec<String> = Vec::new();
+            for r in rows {
+                for k in r.keys() {
+                    if !columns.contains(k) {
+                        columns.push(k.clone());
+                    }
+                }
+            }
             let mut w = csv::Writer::from_writer(Vec::new());
             w.write_record(&columns)?;
             for r in rows {
                 let cells = columns
                     .iter()
-                    .map(|c| csv_cell(&r[c], shape))
+                    .map(|c| csv_cell(r.get(c).unwrap_or(&Value::Null), shape))
                     .collect::<Result<Vec<_>>>()?;
                 // Inert in a spreadsheet (a leading `=` is shown, not run); our reader undoes it.
                 w.write_record(ragtester_core::spreadsheet::inert_row(&cells))?;
@@ -599,7 +608,7 @@ mod tests {
 
         for shape in [Shape::Ragas, Shape::DeepEval] {
             for name in ["set.jsonl", "set.json", "set.csv"] {
-                let out = export_rows(shape, &imported.cases, std::slice::from_ref(&d), None);
+                let out = export_rows(shape, &imported.cases, std::slice::from_ref(&d), None, true);
                 let dir = tempfile::tempdir().unwrap();
                 let path = dir.path().join(name);
                 let bytes = write_rows(&out, FileFormat::of(&path), shape).unwrap();
@@ -618,7 +627,7 @@ mod tests {
                 assert_eq!(back.cases, expected, "{shape:?} {name}");
             }
         }
-        let deepeval = export_rows(Shape::DeepEval, &imported.cases, &[d], None);
+        let deepeval = export_rows(Shape::DeepEval, &imported.cases, &[d], None, true);
         assert_eq!(deepeval[0]["input"], "When does the valve open?");
         assert_eq!(
             deepeval[0]["context"][0],
