@@ -11,6 +11,14 @@ use ragtester_core::{EmbedKind, Embedder};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+/// The semantic signals this module measures, in the order [`Meaning::signals`] returns them.
+pub const NAMES: &[&str] = &[
+    "meaning_reference",
+    "meaning_support_mean",
+    "meaning_support_min",
+    "meaning_reference_recall",
+];
+
 /// At most this many sentences of the passages are compared with each answer sentence (the passages' first
 /// sentences, in rank order): bounds the cost of long contexts.
 const MAX_EVIDENCE_SENTENCES: usize = 48;
@@ -65,13 +73,13 @@ impl Meaning {
             .collect())
     }
 
-    /// The semantic signals of `signals::SEMANTIC`: the answer's similarity to the reference as a whole;
+    /// The semantic signals of [`NAMES`]: the answer's similarity to the reference as a whole;
     /// per answer sentence, its best match among the reference's and the passages' sentences (mean and
     /// least); per reference sentence, its best match among the answer's (mean: how much of the reference
     /// the answer says). Neutral (0.5) where the embedder fails or a side has no sentence.
     pub fn signals(&self, reference: &str, answer: &str, contexts: &[&str]) -> Vec<f64> {
         self.measure(reference, answer, contexts)
-            .unwrap_or_else(|_| vec![0.5; crate::signals::SEMANTIC.len()])
+            .unwrap_or_else(|_| vec![0.5; NAMES.len()])
     }
 
     fn measure(

@@ -37,12 +37,7 @@ pub const LEXICAL: &[&str] = &[
 ];
 
 /// The semantic signals a model of meaning adds, in the order of [`Signals::semantic`].
-pub const SEMANTIC: &[&str] = &[
-    "meaning_reference",
-    "meaning_support_mean",
-    "meaning_support_min",
-    "meaning_reference_recall",
-];
+pub use crate::meaning::NAMES as SEMANTIC;
 
 /// One answer's signals by name.
 #[derive(Debug, Clone, Default, PartialEq)]

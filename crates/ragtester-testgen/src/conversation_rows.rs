@@ -5,8 +5,8 @@
 //! `contexts` and `reference`. Its history is the log's, for an imported turn, or the configuration's own
 //! answers to the conversation's earlier turns.
 
-use crate::interop::Shape;
 use crate::row_meta::{META_KEY, RowMeta};
+use crate::shape::Shape;
 use ragtester_core::{Answer, Message, Role, TestCase};
 use serde_json::{Map, Value, json};
 

@@ -19,54 +19,7 @@ use ragtester_core::ids::stable_id;
 use ragtester_core::{Answer, Category, Document, Generator, SourceSpan, Strategy, TestCase};
 use serde_json::{Map, Value, json};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
-    Ragas,
-    DeepEval,
-    /// Plain JSON lines as a team's own logs hold them (`query`, `answer`, `contexts`, `reference`), a
-    /// conversation's turns as OpenAI chat `messages`.
-    Messages,
-}
-
-impl Shape {
-    pub fn parse(s: &str) -> Result<Self> {
-        match s {
-            "ragas" => Ok(Self::Ragas),
-            "deepeval" => Ok(Self::DeepEval),
-            "messages" => Ok(Self::Messages),
-            other => {
-                bail!("unknown dataset format `{other}`: expected ragas, deepeval or messages")
-            }
-        }
-    }
-
-    /// (query, reference, reference contexts, response, retrieved contexts) field names.
-    fn fields(self) -> [&'static str; 5] {
-        match self {
-            Self::Ragas => [
-                "user_input",
-                "reference",
-                "reference_contexts",
-                "response",
-                "retrieved_contexts",
-            ],
-            Self::DeepEval => [
-                "input",
-                "expected_output",
-                "context",
-                "actual_output",
-                "retrieval_context",
-            ],
-            Self::Messages => [
-                "query",
-                "reference",
-                "reference_contexts",
-                "answer",
-                "contexts",
-            ],
-        }
-    }
-}
+pub use crate::shape::Shape;
 
 /// One row per case (and per answer, when answers are given: the cells of one configuration); with
 /// `conversations`, an answered turn of a conversation as the shape keeps conversations (`conversation_rows`).

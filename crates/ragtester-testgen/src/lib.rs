@@ -25,6 +25,7 @@ mod rng;
 mod row_meta;
 pub mod section_class;
 mod sections;
+mod shape;
 mod writer;
 
 pub use critic::{CRITIC_PROMPT_VERSION, Corpus, CriticPrompts, QualityGate};
