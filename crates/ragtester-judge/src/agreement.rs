@@ -146,13 +146,8 @@ fn item_of(raw: &str, place: &str) -> Result<LabelledItem, String> {
         ));
     }
     let answer = answer.ok_or("no answer (`answer`, or `answer_a` with a preference)")?;
-    // A short question alone misleads a detector ("At what pressure does valve 3 open?" reads as
-    // French): the question with its reference, and only a confident guess other than English.
     let language = line.language.unwrap_or_else(|| {
-        let text = format!("{} {}", line.question, line.reference);
-        ragtester_text::confident_language(&text)
-            .unwrap_or("en")
-            .to_string()
+        ragtester_text::question_language(&line.question, &line.reference).to_string()
     });
     Ok(LabelledItem {
         place: place.to_string(),

@@ -544,3 +544,93 @@ async fn a_job_worked_out_directly_matches_the_one_task_path() {
     };
     assert!(!job.runs_directly());
 }
+
+/// A profile whose criterion models rate everything `bias` (logit): a constant verdict, whatever the answer.
+fn constant_profile(bias: f64) -> ragtester_judge::profile::JudgeProfile {
+    let model = ragtester_judge::fit::Logistic {
+        center: vec![0.0],
+        spread: vec![1.0],
+        weights: vec![0.0],
+        bias,
+    };
+    let criteria = ragtester_core::verdict::CRITERIA_NAMES
+        .iter()
+        .map(|n| (n.to_string(), model.clone()))
+        .collect();
+    ragtester_judge::profile::JudgeProfile {
+        format: ragtester_judge::profile::PROFILE_FORMAT,
+        name: "constant".into(),
+        judge: "offline".into(),
+        meaning: None,
+        signals: vec!["passed".into()],
+        models: [(
+            ragtester_judge::profile::POOLED.to_string(),
+            ragtester_judge::profile::ScoreModels {
+                overall: Some(model.clone()),
+                criteria,
+            },
+        )]
+        .into(),
+        measured: None,
+    }
+}
+
+/// The offline judge's verdict on `text`, scored by `scoring` as a judging pass scores it.
+async fn scored(
+    c: &TestCase,
+    text: &str,
+    scoring: &ragtester_judge::Scoring,
+) -> ragtester_core::Verdict {
+    let a = answer(text, None);
+    let mut v = judge_one(Some(c), &a, &OfflineModel).await;
+    scoring.score(c, &a, &mut v);
+    v
+}
+
+/// A profile that rescores criteria settles pass and fail again, but never past the rules: however high it
+/// rates an answer to an unanswerable question or a refusal of an answerable one, they fail; however low
+/// it rates a refusal of an unanswerable question, it passes.
+#[tokio::test]
+async fn a_calibrated_profile_never_overrules_the_rules() {
+    let generous = ragtester_judge::Scoring {
+        profile: constant_profile(10.0),
+        meaning: None,
+    };
+    let strict = ragtester_judge::Scoring {
+        profile: constant_profile(-10.0),
+        meaning: None,
+    };
+    let negative = case(
+        Category::Negative,
+        "The documents do not say what the valve costs.",
+    );
+    let refusal = "The provided documents do not contain information about the valve's price.";
+    let v = scored(&negative, "The valve costs 40 dollars.", &generous).await;
+    assert_eq!(
+        v.criteria.as_ref().unwrap().faithfulness.rating,
+        ragtester_core::Rating::True
+    );
+    assert_eq!(
+        v.passed,
+        Some(false),
+        "an answer to an unanswerable question"
+    );
+    let core = case(Category::Core, "It opens at 4.5 bar.");
+    let v = scored(&core, refusal, &generous).await;
+    assert!(v.rule_failure.is_some());
+    assert_eq!(v.passed, Some(false), "a refusal of an answerable question");
+    let v = scored(&negative, refusal, &strict).await;
+    assert_eq!(
+        v.criteria.as_ref().unwrap().faithfulness.rating,
+        ragtester_core::Rating::False
+    );
+    assert_eq!(
+        v.passed,
+        Some(true),
+        "a refusal of an unanswerable question"
+    );
+    // An error is scored by nothing.
+    let mut v = judge_one(Some(&core), &answer("", Some("HTTP 503")), &OfflineModel).await;
+    generous.score(&core, &answer("", Some("HTTP 503")), &mut v);
+    assert_eq!((v.score, v.passed), (None, None));
+}

@@ -460,11 +460,7 @@ pub fn imported_case(
     provenance: &str,
 ) -> TestCase {
     let negative = ragtester_text::is_refusal(&reference);
-    // A short question alone misleads a detector ("At what pressure does it open?" reads as French): the
-    // question with its reference, and a language other than English only when the detector is sure.
-    let language = ragtester_text::confident_language(&format!("{query} {reference}"))
-        .unwrap_or("en")
-        .to_string();
+    let language = ragtester_text::question_language(&query, &reference).to_string();
     TestCase {
         schema_version: ragtester_core::SCHEMA_VERSION,
         id: stable_id("imported-case", &(&query, &reference)),

@@ -387,6 +387,13 @@ pub fn confident_language(text: &str) -> Option<&'static str> {
     })
 }
 
+/// The language of a question given with its reference answer (an imported or labelled case): a short
+/// question alone misleads a detector ("At what pressure does it open?" reads as French), so both are read
+/// together, and a language other than English (or Chinese, told by script) only when the guess is sure.
+pub fn question_language(question: &str, reference: &str) -> &'static str {
+    confident_language(&format!("{question} {reference}")).unwrap_or("en")
+}
+
 /// Convert a byte offset of `text` to a char offset.
 pub fn byte_to_char(text: &str, byte: usize) -> usize {
     text[..byte.min(text.len())].chars().count()
@@ -598,5 +605,25 @@ mod word_tests {
             "{w:?}"
         );
         assert!(!w.contains(&"the".to_string()));
+    }
+}
+
+#[cfg(test)]
+mod question_language_tests {
+    use super::question_language;
+
+    #[test]
+    fn a_short_question_is_read_with_its_reference() {
+        assert_eq!(
+            question_language(
+                "At what pressure does it open?",
+                "The relief valve opens at 4.5 bar."
+            ),
+            "en"
+        );
+        assert_eq!(
+            question_language("满载电流呢？", "满载电流为 3.2 安培。"),
+            "zh"
+        );
     }
 }

@@ -55,6 +55,27 @@ fn labels(path: &Path) {
     std::fs::write(path, text.join("\n")).unwrap();
 }
 
+/// `ragtester judge RUN --judge-profile PROFILE`, as run.
+fn judge_with(run: &Path, profile: &Path) -> std::process::Output {
+    bin()
+        .arg("judge")
+        .arg(run)
+        .arg("--judge-profile")
+        .arg(profile)
+        .output()
+        .unwrap()
+}
+
+/// `ragtester report RUN --require-agreement LEVEL`, as run.
+fn report_requiring(run: &Path, level: &str) -> std::process::Output {
+    bin()
+        .arg("report")
+        .arg(run)
+        .args(["--require-agreement", level])
+        .output()
+        .unwrap()
+}
+
 fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
@@ -102,12 +123,12 @@ fn a_profile_learns_from_labels_and_its_agreement_stands_beside_the_verdicts() {
     // Judged with it, every verdict names it; the report states what was measured and the gate holds.
     let run = dir.path().join("run");
     demo_copy(&run);
-    succeeds(bin().args([
-        "judge",
-        run.to_str().unwrap(),
-        "--judge-profile",
-        profile.to_str().unwrap(),
-    ]));
+    let judged = judge_with(&run, &profile);
+    assert!(
+        judged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&judged.stderr)
+    );
     let hash = {
         let raw: Value = serde_json::from_str(&text).unwrap();
         let parsed = ragtester_judge::profile::JudgeProfile::parse(&raw.to_string(), "p").unwrap();
@@ -137,15 +158,7 @@ fn a_profile_learns_from_labels_and_its_agreement_stands_beside_the_verdicts() {
     let html = std::fs::read_to_string(run.join("report.html")).unwrap();
     assert!(html.contains("id=\"agreement-with-people\""));
 
-    let failing = bin()
-        .args([
-            "report",
-            run.to_str().unwrap(),
-            "--require-agreement",
-            "0.99",
-        ])
-        .output()
-        .unwrap();
+    let failing = report_requiring(&run, "0.99");
     assert_eq!(failing.status.code(), Some(4));
     let said = String::from_utf8_lossy(&failing.stderr);
     assert!(
@@ -164,21 +177,13 @@ fn a_judge_with_no_agreement_measured_says_so_and_fails_the_gate() {
     std::fs::write(&profile, p.to_string()).unwrap();
     let run = dir.path().join("run");
     demo_copy(&run);
-    succeeds(bin().args([
-        "judge",
-        run.to_str().unwrap(),
-        "--judge-profile",
-        profile.to_str().unwrap(),
-    ]));
-    let out = bin()
-        .args([
-            "report",
-            run.to_str().unwrap(),
-            "--require-agreement",
-            "0.1",
-        ])
-        .output()
-        .unwrap();
+    let judged = judge_with(&run, &profile);
+    assert!(
+        judged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&judged.stderr)
+    );
+    let out = report_requiring(&run, "0.1");
     assert_eq!(out.status.code(), Some(4));
     assert!(String::from_utf8_lossy(&out.stdout).contains("not measured against people"));
     assert!(
@@ -189,15 +194,7 @@ fn a_judge_with_no_agreement_measured_says_so_and_fails_the_gate() {
 
     // A profile that is not one is refused by name before any verdict is made.
     std::fs::write(&profile, "{\"format\": 1}").unwrap();
-    let out = bin()
-        .args([
-            "judge",
-            run.to_str().unwrap(),
-            "--judge-profile",
-            profile.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
+    let out = judge_with(&run, &profile);
     assert!(!out.status.success());
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(
