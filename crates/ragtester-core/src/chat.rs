@@ -97,6 +97,10 @@ pub enum TaskHint {
     Answer {
         query: String,
         contexts: Vec<RetrievedContext>,
+        /// The conversation's earlier turns as the configuration passes them on (empty for a single
+        /// question or `history none`), so a reader can tell what "it" refers to.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        history: Vec<Message>,
     },
     /// Turn `question` into a follow-up of `previous` that names their shared subject only by a pronoun (or
     /// leaves it out), as a user of a chat assistant asks a second question. Reply: `{"question": string}`,

@@ -501,6 +501,7 @@ async fn built_in(
         TaskHint::Answer {
             query: query.clone(),
             contexts: answer.contexts.clone(),
+            history: history.to_vec(),
         },
     );
     let _call = Slots::take(&slots.calls, &mut answer.latency.queue_ms).await;

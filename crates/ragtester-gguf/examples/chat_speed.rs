@@ -39,6 +39,7 @@ async fn main() -> anyhow::Result<()> {
             TaskHint::Answer {
                 query: "How long is the battery covered?".into(),
                 contexts: Vec::new(),
+                history: Vec::new(),
             },
         );
         request.max_tokens = Some(max_tokens);

@@ -699,6 +699,7 @@ mod tests {
                 ragtester_core::TaskHint::Answer {
                     query: question.into(),
                     contexts: Vec::new(),
+                    history: Vec::new(),
                 },
             );
             request.max_tokens = Some(24);

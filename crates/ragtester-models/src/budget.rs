@@ -137,6 +137,7 @@ mod tests {
             TaskHint::Answer {
                 query: "q".into(),
                 contexts: vec![],
+                history: vec![],
             },
         )
     }

@@ -85,9 +85,13 @@ fn is_space(piece: &str) -> bool {
 /// writer tries another pair rather than keep a follow-up that refers to nothing.
 pub fn follow_up(previous: &str, question: &str, language: &str) -> String {
     let pieces = word_pieces(question);
-    let previous = previous.to_lowercase();
+    let asked_before = previous
+        .split_inclusive(['?', '？'])
+        .next()
+        .unwrap_or(previous);
+    let previous = referable(previous, asked_before);
     let Some((start, end)) = shared_phrase(&pieces, &previous, language) else {
-        return String::new();
+        return elliptical(asked_before, question, language).unwrap_or_default();
     };
     let rewritten = if language == "zh" {
         zh_pronoun(&pieces, start, end)
@@ -99,6 +103,100 @@ pub fn follow_up(previous: &str, question: &str, language: &str) -> String {
     } else {
         rewritten
     }
+}
+
+/// What a pronoun in the next question can point at, lower-cased and with words bounded by spaces (so
+/// "day" is not found in "Monday"): the previous question, and the head of its answer (where the answer
+/// names its subject: "The GS-7 measures …") — not a noun its answer mentions in passing.
+fn referable(previous: &str, asked_before: &str) -> String {
+    let answer = previous[asked_before.len()..].trim();
+    let head: String = word_pieces(answer)
+        .into_iter()
+        .filter(|p| !is_space(p))
+        .take(ANSWER_HEAD_WORDS)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let text = format!("{asked_before} {head}").to_lowercase();
+    let spaced: String = text
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    format!(
+        " {} ",
+        spaced.split_whitespace().collect::<Vec<_>>().join(" ")
+    )
+}
+
+/// Words of the previous answer's opening where its subject stands.
+const ANSWER_HEAD_WORDS: usize = 4;
+
+/// Most pieces the part that differs may hold in an elliptical follow-up ("What about a day pass?").
+const ELLIPSIS_PIECES: usize = 7;
+
+/// `question` asked by ellipsis after `previous` when the two share their frame and differ in one short
+/// part: "How many euros does a single ticket cost?" then "How many euros does a day pass cost?" → "What
+/// about a day pass?"; "白天参观门票每人多少元？" then "夜间观星活动每人多少元？" → "那夜间观星活动呢？".
+fn elliptical(previous: &str, question: &str, language: &str) -> Option<String> {
+    let before = word_pieces(previous);
+    let now = word_pieces(question);
+    let same = |a: &&str, b: &&str| a.trim().eq_ignore_ascii_case(b.trim());
+    let prefix = before
+        .iter()
+        .zip(&now)
+        .take_while(|(a, b)| same(a, b))
+        .count();
+    let suffix = before
+        .iter()
+        .rev()
+        .zip(now.iter().rev())
+        .take_while(|(a, b)| same(a, b))
+        .count();
+    if prefix + suffix >= now.len().min(before.len()) {
+        return None;
+    }
+    // "does a single ticket" / "does a day pass": the article belongs to the part that differs.
+    let mut prefix = prefix;
+    while prefix > 0
+        && (is_space(now[prefix - 1])
+            || DETERMINERS.contains(&now[prefix - 1].to_lowercase().as_str()))
+    {
+        prefix -= 1;
+    }
+    let differs = &now[prefix..now.len() - suffix];
+    let shared_frame = now[..prefix]
+        .iter()
+        .chain(&now[now.len() - suffix..])
+        .filter(|p| is_content(p) || QUESTION_WORDS.contains(&p.trim().to_lowercase().as_str()))
+        .count();
+    let own = differs.iter().filter(|p| is_content(p)).count();
+    // The part must sit inside the frame: with nothing shared after it, "What happens if the fuse blows?"
+    // would become "What about the fuse blows?".
+    let closed = now[now.len() - suffix..]
+        .iter()
+        .any(|p| p.chars().any(char::is_alphanumeric));
+    if !closed {
+        return None;
+    }
+    if shared_frame < 2
+        || own == 0
+        || differs.len() > ELLIPSIS_PIECES
+        || prefix >= before.len() - suffix
+    {
+        return None;
+    }
+    let part = differs.concat();
+    let part = part.trim();
+    Some(if language == "zh" {
+        format!("那{part}呢？")
+    } else {
+        format!("What about {part}?")
+    })
 }
 
 /// The longest run of pieces that starts and ends on a content word, holds only content words and
@@ -119,11 +217,20 @@ fn shared_phrase(pieces: &[&str], previous: &str, language: &str) -> Option<(usi
             if !is_content(piece) {
                 continue;
             }
-            if !previous.contains(text.as_str()) {
+            // Whole words in English (`previous` is space-bounded); Chinese has no spaces to bound by.
+            let found = if language == "zh" {
+                previous.replace(' ', "").contains(text.as_str())
+            } else {
+                previous.contains(&format!(
+                    " {} ",
+                    text.split_whitespace().collect::<Vec<_>>().join(" ")
+                ))
+            };
+            if !found {
                 break;
             }
             // Only a whole phrase: "card" of "the Glow card" would leave "the Glow it".
-            if !maximal(pieces, start) {
+            if !maximal(pieces, start) || !names_a_subject(pieces, start, language) {
                 continue;
             }
             let chars = text.chars().count();
@@ -150,6 +257,23 @@ fn maximal(pieces: &[&str], start: usize) -> bool {
         s => Some(pieces[s - 1]),
     };
     !left.is_some_and(is_content)
+}
+
+/// Whether the run from `start` is what the question is about, so a pronoun can stand for it: in English a
+/// noun phrase after a determiner ("the pump", not "euros" of "how many euros" nor the verb "runs"); in
+/// Chinese the sentence's topic, which opens it ("电池可以充电多少次", not "充至约多少%电量").
+fn names_a_subject(pieces: &[&str], start: usize, language: &str) -> bool {
+    if language == "zh" {
+        return start == 0 || (start == 1 && ZH_DEMONSTRATIVES.contains(&pieces[0]));
+    }
+    let before = (0..start).rev().find(|&i| !is_space(pieces[i]));
+    let Some(determiner) = before.map(|i| pieces[i].to_lowercase()) else {
+        return false;
+    };
+    // "a Lumen university": after "a", a name is a modifier of the noun that follows, not the subject.
+    let named = pieces[start].starts_with(char::is_uppercase);
+    DETERMINERS.contains(&determiner.as_str())
+        && !(named && matches!(determiner.as_str(), "a" | "an"))
 }
 
 fn en_pronoun(pieces: &[&str], start: usize, end: usize) -> String {
@@ -201,6 +325,10 @@ fn zh_pronoun(pieces: &[&str], start: usize, end: usize) -> String {
 /// Pronouns and demonstratives a follow-up refers back with.
 const EN_REFERENCES: &[&str] = &["it", "its", "they", "them", "their", "theirs"];
 const ZH_REFERENCES: &[&str] = &["它", "它们", "其", "这个", "那个", "该"];
+/// Openings of a follow-up that leaves its frame to the last question ("What about a day pass?").
+const EN_ELLIPSIS: &[&str] = &["what about", "how about", "and "];
+const ZH_ELLIPSIS_OPEN: &str = "那";
+const ZH_ELLIPSIS_CLOSE: &str = "呢";
 /// Cues that a turn goes back to an earlier topic than the last one.
 const EN_BACK: &[&str] = &["back to", "earlier", "first question", "before that"];
 const ZH_BACK: &[&str] = &["回到", "前面", "刚才", "最开始"];
@@ -210,31 +338,55 @@ const ZH_BACK: &[&str] = &["回到", "前面", "刚才", "最开始"];
 /// when it says it goes back. A turn complete on its own comes back unchanged. Retrieval then finds what
 /// the referent names; a reader of the rewritten question sees what "it" was.
 pub fn rewrite(history: &[Message], query: &str) -> String {
-    let asked: Vec<&str> = history
-        .iter()
-        .filter(|m| m.role == Role::User)
-        .map(|m| m.content.as_str())
-        .collect();
-    let (Some(first), Some(last)) = (asked.first(), asked.last()) else {
+    let Some(referent) = referent(history, query) else {
         return query.to_string();
     };
-    let lower = query.to_lowercase();
-    let pieces: Vec<String> = word_pieces(&lower)
-        .into_iter()
-        .map(|p| p.trim().to_string())
-        .collect();
-    let refers = pieces
-        .iter()
-        .any(|p| EN_REFERENCES.contains(&p.as_str()) || ZH_REFERENCES.contains(&p.as_str()));
-    let back = EN_BACK.iter().chain(ZH_BACK).any(|cue| lower.contains(cue));
-    if !refers && !back {
-        return query.to_string();
-    }
-    let referent = if back { first } else { last };
     if ragtester_text::detect_language(query) == "zh" {
         format!("{query}（指的是：{referent}）")
     } else {
         format!("{query} (referring to: {referent})")
+    }
+}
+
+/// The turn without the words that only steer the conversation ("Going back to the first question: …",
+/// "回到最开始的问题：…"), which name nothing a passage holds.
+pub fn without_cue(query: &str) -> &str {
+    let lower = query.to_lowercase();
+    let Some(at) = lower.find([':', '：']) else {
+        return query;
+    };
+    let cue = &lower[..at];
+    if EN_BACK.iter().chain(ZH_BACK).any(|c| cue.contains(c)) {
+        query[at..].trim_start_matches([':', '：']).trim()
+    } else {
+        query
+    }
+}
+
+/// The earlier question a turn refers back to: the last user turn for a pronoun, the first for a cue that
+/// it goes back; None for a turn complete on its own or with no history.
+pub fn referent<'h>(history: &'h [Message], query: &str) -> Option<&'h str> {
+    let mut asked = history
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .map(|m| m.content.as_str());
+    let first = asked.next()?;
+    let last = asked.next_back().unwrap_or(first);
+    let lower = query.to_lowercase();
+    let refers = word_pieces(&lower)
+        .into_iter()
+        .map(str::trim)
+        .any(|p| EN_REFERENCES.contains(&p) || ZH_REFERENCES.contains(&p));
+    let back = EN_BACK.iter().chain(ZH_BACK).any(|cue| lower.contains(cue));
+    let trimmed = lower.trim_end_matches(['?', '？']);
+    let elliptical = EN_ELLIPSIS.iter().any(|cue| lower.starts_with(cue))
+        || (lower.starts_with(ZH_ELLIPSIS_OPEN) && trimmed.ends_with(ZH_ELLIPSIS_CLOSE));
+    if back {
+        Some(first)
+    } else if refers || elliptical {
+        Some(last)
+    } else {
+        None
     }
 }
 
@@ -287,6 +439,115 @@ mod tests {
     }
 
     #[test]
+    fn only_the_subject_becomes_a_pronoun() {
+        // A shared unit, a shared verb or a shared word that is not the topic is no referent (the
+        // fares' "How many euros does … cost?" makes an elliptical follow-up instead: see below).
+        assert_eq!(
+            follow_up(
+                "How many euros does a single ticket cost?",
+                "How many euros does a day pass cost?",
+                "en"
+            ),
+            "What about a day pass?"
+        );
+        assert_eq!(
+            follow_up(
+                "What happens if the pump hums but moves no water?",
+                "What happens if the fuse blows repeatedly?",
+                "en"
+            ),
+            ""
+        );
+        assert_eq!(
+            follow_up(
+                "电量低于多少%时应及时充电？",
+                "车辆超过一个月不使用时，应将电池充至约多少%电量后取下？",
+                "zh"
+            ),
+            ""
+        );
+    }
+
+    #[test]
+    fn questions_sharing_their_frame_make_an_elliptical_follow_up() {
+        assert_eq!(
+            follow_up(
+                "How many euros does a single ticket cost? A single ticket costs 2.40 euros.",
+                "How many euros does a day pass cost?",
+                "en"
+            ),
+            "What about a day pass?"
+        );
+        assert_eq!(
+            follow_up("白天参观门票每人多少元？", "夜间观星活动每人多少元？", "zh"),
+            "那夜间观星活动呢？"
+        );
+        let history = [Message::user("How many euros does a single ticket cost?")];
+        assert_eq!(
+            referent(&history, "What about a day pass?"),
+            Some("How many euros does a single ticket cost?")
+        );
+        assert_eq!(
+            referent(
+                &[Message::user("白天参观门票每人多少元？")],
+                "那夜间观星活动呢？"
+            ),
+            Some("白天参观门票每人多少元？")
+        );
+        assert_eq!(
+            follow_up(
+                "What happens if the pump hums?",
+                "What happens if the fuse blows repeatedly?",
+                "en"
+            ),
+            ""
+        );
+        // Frames that share only a question word are different questions.
+        assert_eq!(
+            follow_up("What opens at nine?", "What dogs travel free?", "en"),
+            ""
+        );
+    }
+
+    #[test]
+    fn a_pronoun_points_at_what_was_asked_not_at_a_passing_word() {
+        // "pump" is only mentioned in passing by the answer: "it" would be read as the warranty.
+        assert_eq!(
+            follow_up(
+                "What does not cover impellers? The warranty does not cover damage caused by running the pump dry.",
+                "On what number of volt does the pump run?",
+                "en"
+            ),
+            ""
+        );
+        // "day" of "Monday" is no shared word.
+        assert_eq!(
+            follow_up(
+                "What opens Monday to Friday? The office opens Monday to Friday.",
+                "How many euros does a day pass cost?",
+                "en"
+            ),
+            ""
+        );
+        assert_eq!(
+            follow_up(
+                "Who is Lumen City Transit run by?",
+                "What do students at a Lumen university pay?",
+                "en"
+            ),
+            ""
+        );
+        assert_eq!(
+            follow_up(
+                "What measures air temperature? The GS-7 measures air temperature and humidity.",
+                "How often does the GS-7 report?",
+                "en"
+            ),
+            "How often does it report?"
+        );
+    }
+
+    #[test]
     fn questions_sharing_no_subject_make_no_follow_up() {
         assert_eq!(
             follow_up("When was the plant built?", "Who wrote the manual?", "en"),
@@ -320,6 +581,12 @@ mod tests {
             rewrite(&history, "Who repairs the charger?"),
             "Who repairs the charger?"
         );
+        assert_eq!(
+            without_cue("Going back to the first question: what does it exclude?"),
+            "what does it exclude?"
+        );
+        assert_eq!(without_cue("回到最开始的问题：它多重？"), "它多重？");
+        assert_eq!(without_cue("Why: the valve?"), "Why: the valve?");
         assert_eq!(
             rewrite(&[], "What does it exclude?"),
             "What does it exclude?"

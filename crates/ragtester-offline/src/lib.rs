@@ -8,6 +8,7 @@ pub use judge::ratings;
 mod conversation;
 mod critic;
 mod judge;
+mod out_of_scope;
 mod reader;
 mod wh;
 mod writer;
@@ -38,7 +39,15 @@ impl ChatModel for OfflineModel {
         };
         let content = match hint {
             TaskHint::Question { .. } => writer::write_question(hint)?,
-            TaskHint::Answer { query, contexts } => reader::answer(query, contexts),
+            TaskHint::Answer {
+                query,
+                contexts,
+                history,
+            } => reader::answer(
+                conversation::without_cue(query),
+                conversation::referent(history, query),
+                contexts,
+            ),
             TaskHint::Judge { .. } => judge::judge(hint)?,
             TaskHint::Critic { .. } => critic::critique(hint)?,
             TaskHint::Claims { .. } => claims::split(hint)?,

@@ -12,26 +12,6 @@ use ragtester_text::{
 };
 use serde_json::json;
 
-/// Aspects an invented (unanswerable) question asks about; one absent from the document is chosen.
-const ASPECTS_EN: &[&str] = &[
-    "retail price",
-    "founding year",
-    "chief executive",
-    "export licence number",
-    "recycling procedure",
-    "maximum operating altitude",
-    "insurance provider",
-];
-const ASPECTS_ZH: &[&str] = &[
-    "零售价格",
-    "创立年份",
-    "首席执行官",
-    "出口许可证编号",
-    "回收流程",
-    "最大工作海拔",
-    "保险公司",
-];
-
 pub fn write_question(hint: &TaskHint) -> Result<String> {
     let TaskHint::Question {
         kind,
@@ -73,24 +53,9 @@ pub fn write_question(hint: &TaskHint) -> Result<String> {
     }
     let reply = match kind {
         QuestionKind::Unanswerable => {
-            let aspects = if zh { ASPECTS_ZH } else { ASPECTS_EN };
-            let doc_lower = document.to_lowercase();
-            let start = (*seed as usize) % aspects.len();
-            let aspect = (0..aspects.len())
-                .map(|i| aspects[(start + i) % aspects.len()])
-                .find(|a| {
-                    !a.split(' ').any(|w| w.len() > 3 && doc_lower.contains(w))
-                        && !doc_lower.contains(a)
-                })
-                .unwrap_or(aspects[start]);
-            let subject = crate::wh::subject_of(first)
-                .map(|s| s.trim_start_matches("the ").to_string())
-                .or_else(|| salient(first).into_iter().find(|w| is_term(w)))
-                .unwrap_or_else(|| title.clone());
-            let question = if zh {
-                format!("根据《{title}》，{subject}的{aspect}是什么？")
-            } else {
-                format!("According to \"{title}\", what is the {aspect} of the {subject}?")
+            let Some(question) = crate::out_of_scope::question(title, document, language, *seed)
+            else {
+                bail!("the document states every property the offline writer asks out of scope");
             };
             json!({ "question": question, "answer": refusal_for(language), "keywords": [] })
         }
@@ -105,6 +70,7 @@ pub fn write_question(hint: &TaskHint) -> Result<String> {
         QuestionKind::Complex | QuestionKind::Answerable => {
             return faq_question(section, zh, 1)
                 .or_else(|| asked_by_a_user(&facts, *seed as usize, zh))
+                .or_else(|| in_the_other_language(&facts, *seed as usize, zh))
                 .map_or_else(|| single_fact(first, zh, &why_cloze(&facts, zh)), Ok);
         }
     };
@@ -193,6 +159,43 @@ fn asked_by_a_user(facts: &[String], start: usize, zh: bool) -> Option<String> {
                     .to_string(),
             )
         })
+}
+
+/// A question in the other language than the section's, as a bilingual user asks one: the offline writer
+/// does not translate, so it names the sentence's subject as the section writes it ("“relief valve”对应的
+/// 数值是多少？", "What is stated about “主驱动”?") and asks for its figure or what is said about it.
+fn in_the_other_language(facts: &[String], start: usize, zh: bool) -> Option<String> {
+    if facts.iter().any(|f| is_zh_text(f) == zh) {
+        return None;
+    }
+    (0..facts.len())
+        .map(|k| &facts[(start + k) % facts.len()])
+        .find_map(|fact| {
+            let term = subject_term(fact)?;
+            let number = first_number(fact);
+            let question = match (zh, number.is_some()) {
+                (true, true) => format!("“{term}”对应的数值是多少？"),
+                (true, false) => format!("关于“{term}”有哪些说明？"),
+                (false, true) => format!("What figure is given for “{term}”?"),
+                (false, false) => format!("What is stated about “{term}”?"),
+            };
+            let mut keywords: Vec<String> = number.into_iter().collect();
+            keywords.push(term);
+            Some(json!({ "question": question, "answer": fact, "keywords": keywords }).to_string())
+        })
+}
+
+/// What a sentence is about, as it writes it: an English sentence's grammatical subject (without its
+/// article, at most five words), else its most specific term.
+fn subject_term(sentence: &str) -> Option<String> {
+    let subject = crate::wh::subject_of(sentence)
+        .map(|s| {
+            s.trim_start_matches("the ")
+                .trim_start_matches("a ")
+                .to_string()
+        })
+        .filter(|s| (1..=5).contains(&s.split_whitespace().count()));
+    subject.or_else(|| salient(sentence).into_iter().find(|w| is_term(w)))
 }
 
 /// A word that can stand for a topic in "how X relates to Y": letters only (no URL, file or number),
@@ -649,17 +652,25 @@ mod tests {
     }
 
     #[test]
-    fn cross_lingual_uses_the_requested_language() {
+    fn cross_lingual_asks_an_ordinary_question_naming_the_subject() {
         let v = ask(
             QuestionKind::Answerable,
             "The pump housing is made of cast iron and bronze.",
             "zh",
         );
+        assert_eq!(v["question"], "关于“pump housing”有哪些说明？");
+        assert!(v.get("cloze_reason").is_none());
+        let v = ask(
+            QuestionKind::Answerable,
+            "The relief valve opens at 4.5 bar.",
+            "zh",
+        );
+        assert_eq!(v["question"], "“relief valve”对应的数值是多少？");
+        assert_eq!(v["keywords"][0], "4.5");
+        let v = ask(QuestionKind::Answerable, "主驱动每24个月大修一次。", "en");
         let q = v["question"].as_str().unwrap();
-        assert!(q.starts_with("下面这句话中空缺的词语是什么"), "{q}");
-        assert!(q.contains("____"), "{q}");
-        let why = v["cloze_reason"].as_str().unwrap();
-        assert!(why.contains("does not translate"), "{why}");
+        assert!(q.starts_with("What figure is given for “"), "{q}");
+        assert!(!crate::writer::tests::is_cloze(q), "{q}");
     }
 
     #[test]
@@ -675,6 +686,10 @@ mod tests {
             answer.contains("impeller") && answer.contains("Bearings"),
             "{answer}"
         );
+    }
+
+    fn is_cloze(question: &str) -> bool {
+        question.contains("____") || question.contains("空缺")
     }
 
     #[test]

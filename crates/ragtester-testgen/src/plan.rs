@@ -145,18 +145,18 @@ async fn generate_document<'a>(
             unreachable!("refused at the start of generate")
         }
     };
+    // The kinds take turns across the corpus, so a few conversations per document still cover them all.
+    let mut written = 0;
+    for k in 0..options.conversations {
+        let kind = ConversationKind::ALL[(i + k) % ConversationKind::ALL.len()];
+        written += usize::from(writer.conversation(kind).await);
+    }
     for slot in slots {
         let other = (docs.len() > 1).then(|| {
             let j = (i + 1 + writer.rng.below(docs.len() - 1)) % docs.len();
             (&docs[j], sections[j].as_slice())
         });
         writer.fill(slot, other).await;
-    }
-    // The kinds take turns across the corpus, so a few conversations per document still cover them all.
-    let mut written = 0;
-    for k in 0..options.conversations {
-        let kind = ConversationKind::ALL[(i + k) % ConversationKind::ALL.len()];
-        written += usize::from(writer.conversation(kind).await);
     }
     document_report(doc, &sections[i], options, (target, written), writer)
 }

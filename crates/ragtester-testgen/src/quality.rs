@@ -3,8 +3,8 @@
 
 use crate::plan::DocumentReport;
 use crate::reply::{is_cloze, near_duplicate};
-use ragtester_core::{Generator, SectionClass, TestCase};
-use ragtester_text::{is_cjk, is_heading};
+use ragtester_core::{Generator, SectionClass, Strategy, TestCase, TurnStep};
+use ragtester_text::{is_cjk, is_heading, terms};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 
@@ -24,6 +24,10 @@ pub struct SuiteQuality {
     pub mean_question_words: f64,
     /// Share of positive cases whose expected answer is only a heading or a number.
     pub heading_or_number_answers: f64,
+    /// Of the out-of-scope questions that quote their document's title, the share that ask about
+    /// neither what the title names nor the document itself ("the retail price of the technicians").
+    #[serde(default)]
+    pub out_of_scope_off_subject: f64,
     /// The corpus's sections by class (each document counted once).
     pub sections: BTreeMap<SectionClass, usize>,
 }
@@ -53,6 +57,17 @@ impl SuiteQuality {
             .filter(|c| is_heading_or_number(&c.expected_answer))
             .count();
         let words: usize = cases.iter().map(|c| word_count(&c.query)).sum();
+        let quoting: Vec<bool> = cases
+            .iter()
+            .filter(|c| {
+                c.strategy == Strategy::NegativeInvented
+                    || c.turn
+                        .as_ref()
+                        .is_some_and(|t| t.step == TurnStep::OutOfScope)
+            })
+            .filter_map(|c| asks_about_its_title(&c.query))
+            .collect();
+        let off_subject = quoting.iter().filter(|on| !**on).count();
         let mut seen = HashSet::new();
         let mut sections = BTreeMap::new();
         for d in documents
@@ -75,6 +90,7 @@ impl SuiteQuality {
                 words as f64 / cases.len() as f64
             },
             heading_or_number_answers: share(bare_answers, positives.len()),
+            out_of_scope_off_subject: share(off_subject, quoting.len()),
             sections,
         }
     }
@@ -83,12 +99,14 @@ impl SuiteQuality {
     pub fn summary(&self) -> String {
         format!(
             "question quality: {:.0}% of positive cases from prose, {:.0}% cloze, {:.0}% near-duplicates, \
-             {:.1} words per question, {:.0}% answers that are a heading or number only",
+             {:.1} words per question, {:.0}% answers that are a heading or number only, {:.0}% \
+             out-of-scope questions off their document's subject",
             self.positive_in_prose * 100.0,
             self.cloze * 100.0,
             self.duplicates * 100.0,
             self.mean_question_words,
-            self.heading_or_number_answers * 100.0
+            self.heading_or_number_answers * 100.0,
+            self.out_of_scope_off_subject * 100.0
         )
     }
 }
@@ -106,6 +124,30 @@ fn is_heading_or_number(answer: &str) -> bool {
     t.chars()
         .all(|c| c.is_ascii_digit() || c.is_whitespace() || ".,:;%-–".contains(c))
         || is_heading(t)
+}
+
+/// For a question quoting a title (`"…"` or `《…》`): whether the rest of it names something the title
+/// names, or the document itself. None for a question quoting no title.
+fn asks_about_its_title(question: &str) -> Option<bool> {
+    let (open, close) = if question.contains('《') {
+        ('《', '》')
+    } else {
+        ('"', '"')
+    };
+    let start = question.find(open)? + open.len_utf8();
+    let end = start + question[start..].find(close)?;
+    let title: HashSet<String> = terms(&question[start..end]).into_iter().collect();
+    let rest = format!(
+        "{} {}",
+        &question[..start],
+        &question[end + close.len_utf8()..]
+    );
+    let lower = rest.to_lowercase();
+    Some(
+        lower.contains("this document")
+            || rest.contains("这份文件")
+            || terms(&rest).iter().any(|t| title.contains(t)),
+    )
 }
 
 fn word_count(text: &str) -> usize {
@@ -135,6 +177,31 @@ fn duplicates(cases: &[TestCase]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_out_of_scope_question_is_about_its_titles_subject() {
+        assert_eq!(
+            asks_about_its_title(
+                "According to \"Harbor HX-40 Bilge Pump Manual\", what is the retail price of the Harbor HX-40 Bilge Pump?"
+            ),
+            Some(true)
+        );
+        assert_eq!(
+            asks_about_its_title(
+                "According to \"Harbor HX-40 Bilge Pump Manual\", what is the retail price of the technicians?"
+            ),
+            Some(false)
+        );
+        assert_eq!(
+            asks_about_its_title("根据《云岭天文台参观指南》，同一的最大工作海拔是什么？"),
+            Some(false)
+        );
+        assert_eq!(
+            asks_about_its_title("根据《冷藏运输操作规范》，这份文件的作者是谁？"),
+            Some(true)
+        );
+        assert_eq!(asks_about_its_title("Who founded the company?"), None);
+    }
 
     #[test]
     fn blanks_bare_answers_and_lengths_are_measured() {

@@ -39,8 +39,19 @@ pub(super) fn chinese(sentence: &str) -> Option<Wh> {
     let body = sentence
         .trim()
         .trim_end_matches(['。', '！', '；', '：', '.']);
-    let clauses: Vec<&str> = body
-        .split(['，', ',', '；'])
+    let chars: Vec<char> = body.chars().collect();
+    let mut clauses: Vec<&str> = Vec::new();
+    let mut from = 0;
+    for (k, (at, c)) in body.char_indices().enumerate() {
+        // "1，000元" is one figure, not two clauses.
+        if matches!(c, '，' | ',' | '；') && !thousands_separator(&chars, k) {
+            clauses.push(&body[from..at]);
+            from = at + c.len_utf8();
+        }
+    }
+    clauses.push(&body[from..]);
+    let clauses: Vec<&str> = clauses
+        .into_iter()
         .map(|c| {
             let c = c.trim();
             ZH_OPENERS
@@ -276,15 +287,21 @@ fn zh_figure(clause: &str) -> Option<(usize, usize, String)> {
                 && (if arabic {
                     chars[j].is_ascii_digit()
                         || (chars[j] == '.' && chars.get(j + 1).is_some_and(char::is_ascii_digit))
+                        || thousands_separator(&chars, j)
                 } else {
                     ZH_DIGITS.contains(chars[j])
                 })
             {
                 j += 1;
             }
-            let unit_follows = chars
-                .get(j)
-                .is_some_and(|c| ZH_UNITS.contains(*c) || c.is_ascii_alphabetic() || *c == '%');
+            // "5.8千克", "3万元": after Arabic digits a multiplier belongs to the unit, which the question
+            // keeps ("多少千克"), rather than being a figure of its own.
+            let unit_follows = chars.get(j).is_some_and(|c| {
+                ZH_UNITS.contains(*c)
+                    || c.is_ascii_alphabetic()
+                    || *c == '%'
+                    || (arabic && "十百千万亿".contains(*c))
+            });
             // "一次" and "一个" usually mean "once" or "a": a figure only when no other is found.
             let lone_one = !arabic && j == i + 1 && matches!(chars[i], '一' | '两' | '几');
             if unit_follows && !lone_one {
@@ -300,6 +317,15 @@ fn zh_figure(clause: &str) -> Option<(usize, usize, String)> {
     }
     let _ = found;
     None
+}
+
+/// A comma between digit groups ("1,000", "1，000"): three digits follow it and no fourth.
+fn thousands_separator(chars: &[char], at: usize) -> bool {
+    matches!(chars[at], ',' | '，')
+        && at > 0
+        && chars[at - 1].is_ascii_digit()
+        && (1..=3).all(|k| chars.get(at + k).is_some_and(char::is_ascii_digit))
+        && !chars.get(at + 4).is_some_and(char::is_ascii_digit)
 }
 
 /// "X是Y" with a short X → "X是什么？"; "X指Y" → "X指的是什么？"
@@ -350,6 +376,11 @@ mod tests {
         assert_eq!(
             q("温度传感器PT100的校准周期为六个月，校准记录保存在设备档案中。"),
             Some(("温度传感器PT100的校准周期为多少个月？".into(), "quantity"))
+        );
+        assert_eq!(asked("电池组净重5.8千克。"), "电池组净重多少千克？");
+        assert_eq!(
+            asked("全年无温度事故的司机可获得1，000元安全奖励。"),
+            "全年无温度事故的司机可获得多少元安全奖励？"
         );
         assert_eq!(
             q("该标准于2019年正式发布。"),

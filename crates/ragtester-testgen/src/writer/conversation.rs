@@ -190,10 +190,14 @@ impl<'a> DocWriter<'a> {
             }
             let Some(first) = opening else { continue };
             // The second question comes from the same section or the one after it (a subject often runs
-            // on), and may refer to what the first question or its answer named.
+            // on), then from the other topics (a fare after a fare), and may refer to what the first
+            // question or its answer named, or share its frame.
             let previous = format!("{} {}", first.query, first.expected_answer);
-            let neighbours = [index, index + 1];
-            for next in neighbours.into_iter().filter(|&n| n < self.sections.len()) {
+            let mut neighbours = vec![index, index + 1];
+            neighbours.extend(self.topics().into_iter().take(SECTIONS_TRIED));
+            let mut seen = std::collections::HashSet::new();
+            neighbours.retain(|n| *n < self.sections.len() && seen.insert(*n));
+            for next in neighbours {
                 if self.sections[next].language != self.sections[index].language {
                     continue;
                 }
@@ -206,8 +210,9 @@ impl<'a> DocWriter<'a> {
                     else {
                         continue;
                     };
-                    let Some(follow_up) = self.follow_up(&previous, &second.query, &language).await
-                    else {
+                    let fu = self.follow_up(&previous, &second.query, &language).await;
+                    eprintln!("DBG {previous:?} || {:?} => {fu:?}", second.query);
+                    let Some(follow_up) = fu else {
                         continue;
                     };
                     let standalone = std::mem::replace(&mut second.query, follow_up);
