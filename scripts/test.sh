@@ -21,10 +21,12 @@ export RAGTESTER_TOOLS_PYTHON RAGTESTER_REQUIRE_REAL_TOOLS
 # cargo-nextest, where installed, runs the test binaries side by side
 # (.config/nextest.toml); plain `cargo test` where it is missing. The workspace has no doc tests, which
 # nextest does not run.
+# The tests that meet the real tools are ignored by default (plain `cargo test` lists them as ignored,
+# with the reason); here the tools are built, so every test runs.
 if cargo nextest --version >/dev/null 2>&1; then
-  cargo nextest run --workspace --locked --profile ci
+  cargo nextest run --workspace --locked --profile ci --run-ignored all
 else
-  cargo test --workspace --locked
+  cargo test --workspace --locked -- --include-ignored
 fi
 if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
   echo "the web UI tests need Chromium: apt-get install chromium (or set CHROMIUM to its path)" >&2

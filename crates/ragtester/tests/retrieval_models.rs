@@ -285,6 +285,7 @@ fn an_english_embedder_on_chinese_documents_is_diagnosed_with_advice() {
 /// `run --vector-store chroma:URL` against a real Chroma server answers every cell as the in-process run
 /// does: the same passages retrieved, the same answers; a second run reuses the collections.
 #[test]
+#[ignore = "needs a Chroma server: scripts/real-tools.sh installs it, scripts/test.sh runs this with it"]
 fn a_run_over_chroma_equals_the_in_process_run() {
     let Some(server) = ragtester_testkit::chroma::ChromaServer::start() else {
         return;
@@ -344,6 +345,7 @@ fn a_run_over_chroma_equals_the_in_process_run() {
 /// `bench retrieval --vector-store`: dense retrieval served by a real Chroma server scores as the
 /// in-process index does, and the JSON names the store.
 #[test]
+#[ignore = "needs a Chroma server: scripts/real-tools.sh installs it, scripts/test.sh runs this with it"]
 fn bench_retrieval_over_chroma_scores_as_in_process() {
     let Some(server) = ragtester_testkit::chroma::ChromaServer::start() else {
         return;
