@@ -632,11 +632,12 @@ mod tests {
                 tracing: None,
             },
         };
-        let json = r#"{"id":"n","category":"negative","strategy":"negative_invented","generator":"ragtester",
-            "query":"q?","expected_answer":"x","keywords":[],"source_spans":[],"document_id":"d",
-            "restrict_to":["d"],"language":"en","readability":null,"readability_measure":null,
-            "generator_model":"offline","prompt_version":"v"}"#;
-        let mut negative: TestCase = serde_json::from_str(json).unwrap();
+        let mut negative = TestCase {
+            category: ragtester_core::Category::Negative,
+            strategy: ragtester_core::Strategy::NegativeInvented,
+            restrict_to: vec!["d".into()],
+            ..ragtester_testkit::case("n", "q?", "x")
+        };
         assert!(
             skip_reason(&external, &negative).is_some(),
             "unchecked: skipped"
@@ -724,11 +725,10 @@ mod conversation_tests {
     }
 
     fn case(id: &str, query: &str, turn: Option<usize>) -> TestCase {
-        let json = serde_json::json!({"id": id, "category": "core", "strategy": "conversation",
-            "generator": "ragtester", "query": query, "expected_answer": "x", "keywords": [],
-            "source_spans": [], "document_id": "d", "language": "en", "readability": null,
-            "readability_measure": null, "generator_model": "offline", "prompt_version": "v"});
-        let mut case: TestCase = serde_json::from_value(json).unwrap();
+        let mut case = TestCase {
+            strategy: ragtester_core::Strategy::Conversation,
+            ..ragtester_testkit::case(id, query, "x")
+        };
         case.turn = turn.map(|index| Turn {
             conversation: "c1".into(),
             index,

@@ -247,13 +247,7 @@ mod tests {
                 })
             }
         }
-        let case: TestCase = serde_json::from_value(json!({
-            "id": "c", "category": "core", "strategy": "coverage", "generator": "ragtester",
-            "query": "q", "expected_answer": "a", "keywords": [], "document_id": "d",
-            "source_spans": [], "language": "en", "readability": null, "readability_measure": null,
-            "generator_model": "offline", "prompt_version": "v"
-        }))
-        .unwrap();
+        let case = ragtester_testkit::case("c", "q", "a");
         let verdict =
             futures::executor::block_on(llm_compare(&AlwaysFirst, &case, "x", "y")).unwrap();
         assert_eq!(verdict.winner(), Winner::Tie);

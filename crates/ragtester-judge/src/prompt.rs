@@ -205,34 +205,15 @@ pub mod claims_prompts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ragtester_core::{Category, Generator, Strategy};
+    use ragtester_core::Category;
 
     fn case(language: &str) -> TestCase {
         TestCase {
-            schema_version: 1,
             id: "c".into(),
             category: Category::DetailNumeric,
-            strategy: Strategy::Coverage,
-            generator: Generator::Ragtester,
-            query: "At what pressure does the valve open?".into(),
-            expected_answer: "At 4.5 bar.".into(),
             keywords: vec!["4.5".into(), "bar".into()],
-            source_spans: vec![],
-            document_id: "d".into(),
-            restrict_to: vec![],
-            must_not_contain: vec![],
             language: language.into(),
-            readability: None,
-            readability_measure: None,
-            generator_model: "offline".into(),
-            prompt_version: "question-v1".into(),
-            false_premise: None,
-            injected_documents: Vec::new(),
-            critic: None,
-            unanswerable_in_corpus: None,
-            section_class: None,
-            turn: None,
-            row_id: None,
+            ..ragtester_testkit::case("c", "At what pressure does the valve open?", "At 4.5 bar.")
         }
     }
 

@@ -7,8 +7,8 @@ mod common;
 use common::{answer, ctx};
 
 use ragtester_core::{
-    Answer, Category, Criteria, Criterion, FailureCause, Generator, Rating, RetrievedContext,
-    SourceSpan, Strategy, TestCase, Verdict, VerdictStatus,
+    Answer, Category, Criteria, Criterion, FailureCause, Rating, RetrievedContext, SourceSpan,
+    TestCase, Verdict, VerdictStatus,
 };
 use ragtester_judge::attribution::attribute;
 use ragtester_judge::{bound_verdict, rule_metrics};
@@ -78,13 +78,6 @@ const SOURCE_START: usize = 100;
 
 fn case(l: &Lang) -> TestCase {
     TestCase {
-        schema_version: 1,
-        id: "c1".into(),
-        category: Category::Core,
-        strategy: Strategy::Coverage,
-        generator: Generator::Ragtester,
-        query: l.query.into(),
-        expected_answer: l.expected.into(),
         keywords: l.keywords.iter().map(|k| k.to_string()).collect(),
         source_spans: vec![SourceSpan {
             document_id: "manual".into(),
@@ -93,20 +86,8 @@ fn case(l: &Lang) -> TestCase {
             page: 1,
         }],
         document_id: "manual".into(),
-        restrict_to: vec![],
-        must_not_contain: vec![],
         language: l.code.into(),
-        readability: None,
-        readability_measure: None,
-        generator_model: "offline".into(),
-        prompt_version: "v".into(),
-        false_premise: None,
-        injected_documents: Vec::new(),
-        critic: None,
-        unanswerable_in_corpus: None,
-        section_class: None,
-        turn: None,
-        row_id: None,
+        ..ragtester_testkit::case("c1", l.query, l.expected)
     }
 }
 

@@ -7,22 +7,13 @@ use common::{AskedOffline, answer, ctx};
 
 use anyhow::Result;
 use ragtester_core::{
-    Category, ChatModel, ChatRequest, ChatResponse, Generator, SourceSpan, Strategy, TaskHint,
-    TestCase,
+    Category, ChatModel, ChatRequest, ChatResponse, SourceSpan, TaskHint, TestCase,
 };
 use ragtester_judge::claims::claim_metrics;
 use ragtester_offline::OfflineModel;
 
 fn case(language: &str, expected: &str, source_len: usize) -> TestCase {
     TestCase {
-        schema_version: 1,
-        id: "c1".into(),
-        category: Category::Core,
-        strategy: Strategy::Coverage,
-        generator: Generator::Ragtester,
-        query: "q?".into(),
-        expected_answer: expected.into(),
-        keywords: vec![],
         source_spans: vec![SourceSpan {
             document_id: "manual".into(),
             start: 0,
@@ -30,20 +21,8 @@ fn case(language: &str, expected: &str, source_len: usize) -> TestCase {
             page: 1,
         }],
         document_id: "manual".into(),
-        restrict_to: vec![],
-        must_not_contain: vec![],
         language: language.into(),
-        readability: None,
-        readability_measure: None,
-        generator_model: "offline".into(),
-        prompt_version: "v".into(),
-        false_premise: None,
-        injected_documents: Vec::new(),
-        critic: None,
-        unanswerable_in_corpus: None,
-        section_class: None,
-        turn: None,
-        row_id: None,
+        ..ragtester_testkit::case("c1", "q?", expected)
     }
 }
 

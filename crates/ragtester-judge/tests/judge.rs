@@ -5,8 +5,8 @@ mod common;
 use anyhow::Result;
 use common::AskedOffline;
 use ragtester_core::{
-    Answer, Category, ChatModel, ChatRequest, ChatResponse, Generator, Latency, RetrievedContext,
-    SourceSpan, Strategy, TestCase, Usage, VerdictStatus,
+    Answer, Category, ChatModel, ChatRequest, ChatResponse, Latency, RetrievedContext, SourceSpan,
+    TestCase, Usage, VerdictStatus,
 };
 use ragtester_judge::{judge_all, judge_one};
 use ragtester_offline::OfflineModel;
@@ -15,13 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn case(category: Category, expected: &str) -> TestCase {
     TestCase {
-        schema_version: 1,
-        id: "c1".into(),
         category,
-        strategy: Strategy::Coverage,
-        generator: Generator::Ragtester,
-        query: "At what pressure does the relief valve open?".into(),
-        expected_answer: expected.into(),
         keywords: vec!["4.5".into()],
         source_spans: if category == Category::Negative {
             vec![]
@@ -33,21 +27,11 @@ fn case(category: Category, expected: &str) -> TestCase {
                 page: 1,
             }]
         },
-        document_id: "d".into(),
-        restrict_to: vec![],
-        must_not_contain: vec![],
-        language: "en".into(),
-        readability: None,
-        readability_measure: None,
-        generator_model: "offline".into(),
-        prompt_version: "question-v1".into(),
-        false_premise: None,
-        injected_documents: Vec::new(),
-        critic: None,
-        unanswerable_in_corpus: None,
-        section_class: None,
-        turn: None,
-        row_id: None,
+        ..ragtester_testkit::case(
+            "c1",
+            "At what pressure does the relief valve open?",
+            expected,
+        )
     }
 }
 

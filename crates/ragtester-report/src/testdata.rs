@@ -1,37 +1,9 @@
 //! Records for the crate's unit tests.
 
-use ragtester_core::{
-    Category, Criteria, Criterion, Generator, Rating, RuleMetrics, Strategy, TestCase, Verdict,
-    VerdictStatus,
-};
+use ragtester_core::{Criteria, Criterion, Rating, RuleMetrics, TestCase, Verdict, VerdictStatus};
 
 pub fn case(id: &str, query: &str) -> TestCase {
-    TestCase {
-        schema_version: 1,
-        id: id.into(),
-        category: Category::Core,
-        strategy: Strategy::Coverage,
-        generator: Generator::Ragtester,
-        query: query.into(),
-        expected_answer: "e".into(),
-        keywords: vec![],
-        source_spans: vec![],
-        document_id: "d".into(),
-        restrict_to: vec![],
-        must_not_contain: vec![],
-        language: "en".into(),
-        readability: None,
-        readability_measure: None,
-        generator_model: "offline".into(),
-        prompt_version: "v".into(),
-        false_premise: None,
-        injected_documents: Vec::new(),
-        critic: None,
-        unanswerable_in_corpus: None,
-        section_class: None,
-        turn: None,
-        row_id: None,
-    }
+    ragtester_testkit::case(id, query, "e")
 }
 
 /// Turn `index` of `of` of the follow-up conversation `conversation`.

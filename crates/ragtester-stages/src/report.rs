@@ -156,14 +156,16 @@ mod tests {
         assert_eq!(chunks.len(), 4, "one chunk per paragraph");
         // A span inside the second paragraph.
         let start = text.find("Second").unwrap();
-        let case: TestCase = serde_json::from_value(serde_json::json!({
-            "id": "c", "category": "core", "strategy": "coverage", "generator": "ragtester",
-            "query": "q", "expected_answer": "a", "keywords": [], "document_id": doc.id,
-            "source_spans": [SourceSpan { document_id: doc.id.clone(), start, end: start + 6, page: 1 }],
-            "language": "en", "readability": null, "readability_measure": null,
-            "generator_model": "offline", "prompt_version": "v"
-        }))
-        .unwrap();
+        let case = TestCase {
+            document_id: doc.id.clone(),
+            source_spans: vec![SourceSpan {
+                document_id: doc.id.clone(),
+                start,
+                end: start + 6,
+                page: 1,
+            }],
+            ..ragtester_testkit::case("c", "q", "a")
+        };
         let config = Configuration::new(
             "offline".into(),
             "hash".into(),

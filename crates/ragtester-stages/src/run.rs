@@ -513,34 +513,10 @@ impl ragtester_exec::ModelSource for RunModels<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ragtester_core::{
-        Category, ConversationKind, Generator, RetrieverKind, Strategy, Turn, TurnStep,
-    };
+    use ragtester_core::{ConversationKind, RetrieverKind, Turn, TurnStep};
 
     fn case(id: &str, query: &str, turn: Option<(usize, usize)>) -> TestCase {
         TestCase {
-            schema_version: ragtester_core::SCHEMA_VERSION,
-            id: id.into(),
-            category: Category::Core,
-            strategy: Strategy::Coverage,
-            generator: Generator::Ragtester,
-            query: query.into(),
-            expected_answer: "e".into(),
-            keywords: vec![],
-            source_spans: vec![],
-            document_id: "d".into(),
-            restrict_to: vec![],
-            must_not_contain: vec![],
-            language: "en".into(),
-            readability: None,
-            readability_measure: None,
-            generator_model: "offline".into(),
-            prompt_version: "v".into(),
-            false_premise: None,
-            injected_documents: Vec::new(),
-            critic: None,
-            unanswerable_in_corpus: None,
-            section_class: None,
             turn: turn.map(|(index, of)| Turn {
                 conversation: "talk".into(),
                 index,
@@ -550,7 +526,7 @@ mod tests {
                 standalone: None,
                 history: Vec::new(),
             }),
-            row_id: None,
+            ..ragtester_testkit::case(id, query, "e")
         }
     }
 

@@ -5,9 +5,12 @@
 //! With nothing scripted, it answers deterministically by echoing the last user message's question line, so
 //! two runs against it give the same answers.
 
+mod case;
 pub mod chroma;
 pub mod hub;
 pub mod pdf;
+
+pub use case::case;
 
 use axum::Router;
 use axum::body::Body;

@@ -405,6 +405,169 @@ fn configuration_ids_and_suites_are_stable_across_runs() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("0 regressions, 0 fixes"));
 }
 
+/// The paper's research questions as the demo's summary answers them — failures per generator (RQ1–RQ2:
+/// the strategies against the baseline, on as many cells), per document origin (RQ3: generated against
+/// real documents) and per strategy — each row counted again here from the verdicts and the suite.
+#[test]
+fn the_research_question_tables_count_what_the_verdicts_say() {
+    use std::collections::BTreeMap;
+    let dir = common::shared_demo();
+    let docs: Vec<Document> = read_jsonl(&dir.join("documents.jsonl")).unwrap();
+    let cases: Vec<TestCase> = read_jsonl(&dir.join("suite.jsonl")).unwrap();
+    let verdicts: Vec<Verdict> = read_jsonl(&dir.join("verdicts.jsonl")).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    let case: HashMap<&str, &TestCase> = cases.iter().map(|c| (c.id.as_str(), c)).collect();
+    let origin: HashMap<&str, String> = docs
+        .iter()
+        .map(|d| {
+            let o = serde_json::to_value(d.origin).unwrap();
+            (d.id.as_str(), o.as_str().unwrap().to_string())
+        })
+        .collect();
+    type Key = fn(&TestCase, &HashMap<&str, String>) -> String;
+    let tables: [(&str, Key); 3] = [
+        ("generators", |c, _| c.generator.as_str().to_string()),
+        ("strategies", |c, _| c.strategy.as_str().to_string()),
+        ("origins", |c, o| o[c.document_id.as_str()].clone()),
+    ];
+    for (table, key) in tables {
+        let mut counted: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+        for v in &verdicts {
+            let row = counted
+                .entry(key(case[v.case_id.as_str()], &origin))
+                .or_default();
+            row.0 += 1;
+            row.1 += u64::from(v.passed == Some(true));
+        }
+        let rows = summary[table].as_array().unwrap();
+        let reported: BTreeMap<String, (u64, u64)> = rows
+            .iter()
+            .map(|r| {
+                let (n, p) = (r["cases"].as_u64().unwrap(), r["passed"].as_u64().unwrap());
+                let rate = r["fail_rate"].as_f64().unwrap();
+                let failed = r["failed"].as_u64().unwrap() + r["errors"].as_u64().unwrap();
+                assert!(
+                    (rate - failed as f64 / n as f64).abs() < 1e-9,
+                    "{table}: {r}"
+                );
+                (r["name"].as_str().unwrap().to_string(), (n, p))
+            })
+            .collect();
+        assert_eq!(reported, counted, "{table}");
+    }
+    // RQ2 compares like with like: the strategies and the baseline are judged on as many cells.
+    let generators = &summary["generators"].as_array().unwrap();
+    let cells = |name: &str| {
+        generators.iter().find(|g| g["name"] == name).unwrap()["cases"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(cells("ragtester"), cells("baseline"));
+    // Both origins are in the demo: the bundled (real) documents and the generated ones.
+    let origins: Vec<&str> = summary["origins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(origins, ["generated", "real"]);
+}
+
+/// Cells the judge could not judge: counted per configuration and in the summary's not-judged figure with
+/// their reason, printed by `report`, counted against the pass rate, and held by `--max-error-rate`.
+#[test]
+fn judge_errors_are_counted_named_and_gated() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    common::demo_copy(&run);
+    let path = run.join("verdicts.jsonl");
+    let mut verdicts: Vec<serde_json::Value> = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let config = verdicts[0]["config_id"].as_str().unwrap().to_string();
+    let reason = "the judge's reply could not be read: expected `criteria`";
+    let mut broken = 0;
+    for v in verdicts
+        .iter_mut()
+        .filter(|v| v["config_id"] == config.as_str())
+        .take(3)
+    {
+        v["status"] = "judge_error".into();
+        v["passed"] = serde_json::Value::Null;
+        v["error"] = reason.into();
+        broken += 1;
+    }
+    assert_eq!(broken, 3);
+    let lines: Vec<String> = verdicts.iter().map(|v| v.to_string()).collect();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let r = run.to_str().unwrap();
+    let out = ragtester(&["report", r]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        printed.contains("not judged: 3 cells (0 execution errors, 3 judge errors)"),
+        "{printed}"
+    );
+    assert!(printed.contains(reason), "{printed}");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.join("summary.json")).unwrap()).unwrap();
+    let row = summary["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == config.as_str())
+        .unwrap();
+    assert_eq!(row["judge_errors"], 3);
+    let cases = row["cases"].as_u64().unwrap() as f64;
+    let passed = row["passed"].as_u64().unwrap() as f64;
+    assert!((row["pass_rate"].as_f64().unwrap() - passed / cases).abs() < 1e-9);
+    assert!((row["error_rate"].as_f64().unwrap() - 3.0 / cases).abs() < 1e-9);
+    assert_eq!(summary["not_judged"]["judge_errors"], 3);
+    let gated = ragtester(&["report", r, "--max-error-rate", "0"]);
+    assert_eq!(gated.status.code(), Some(4), "{}", stderr(&gated));
+    assert!(
+        stderr(&gated).contains("3 judge errors")
+            || String::from_utf8_lossy(&gated.stdout).contains("3 judge errors")
+    );
+}
+
+/// `diff --fail-on-regression` as CI runs it: a cell that passed before and fails after is named, and the
+/// exit code is 4 (a gate); without the flag the same diff exits 0.
+#[test]
+fn a_regression_fails_the_diff_gate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (before, after) = (common::shared_demo(), tmp.path().join("after"));
+    common::demo_copy(&after);
+    let path = after.join("verdicts.jsonl");
+    let mut verdicts: Vec<serde_json::Value> = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let flipped = verdicts
+        .iter_mut()
+        .find(|v| v["passed"] == true)
+        .expect("the demo passes some cells");
+    flipped["passed"] = false.into();
+    let (case, config) = (flipped["case_id"].clone(), flipped["config_id"].clone());
+    let lines: Vec<String> = verdicts.iter().map(|v| v.to_string()).collect();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let (b, a) = (before.to_str().unwrap(), after.to_str().unwrap());
+    let gated = ragtester(&["diff", b, a, "--fail-on-regression"]);
+    assert_eq!(gated.status.code(), Some(4), "{}", stderr(&gated));
+    let printed = String::from_utf8_lossy(&gated.stdout);
+    assert!(printed.contains("1 regression"), "{printed}");
+    assert!(
+        printed.contains(case.as_str().unwrap()) || printed.contains(config.as_str().unwrap()),
+        "the regressed cell is named: {printed}"
+    );
+    let plain = ragtester(&["diff", b, a]);
+    assert_eq!(plain.status.code(), Some(0), "{}", stderr(&plain));
+}
+
 #[test]
 fn stages_run_alone_and_resume_refuses_mixing_runs() {
     let tmp = tempfile::tempdir().unwrap();

@@ -239,6 +239,77 @@ fn a_spent_budget_stops_the_run_and_resume_finishes_it() {
     assert_eq!(server.seen().len(), cells, "no cell was asked twice");
 }
 
+/// A dollar budget, priced by the project's [prices]: the run stops at it (exit 5), a resume with a larger
+/// one finishes, and the report's cost per configuration is its answers' tokens at those prices.
+#[test]
+fn a_dollar_budget_stops_the_run_and_the_report_prices_each_configuration() {
+    let server = ScriptedServer::start_in_background();
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite(tmp.path());
+    let out_dir = tmp.path().join("run");
+    let project = tmp.path().join("ragtester.toml");
+    // A dollar a thousand prompt tokens and two a thousand reply tokens.
+    std::fs::write(
+        &project,
+        "[prices]\n\"openai:scripted\" = { input_per_million = 1000.0, output_per_million = 2000.0 }\n",
+    )
+    .unwrap();
+    let with = |extra: &[&str]| {
+        let mut args = run_args(&suite, &out_dir);
+        args.extend(["--config", project.to_str().unwrap(), "--no-cache"].map(String::from));
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    };
+    let out = bin()
+        .args(with(&["--budget-usd", "0.01"]))
+        .env("OPENAI_BASE_URL", server.openai_base())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{stderr}");
+    let first = read_jsonl::<Answer>(&out_dir.join("answers.jsonl")).unwrap();
+    let cases: Vec<ragtester_core::TestCase> = read_jsonl(&suite).unwrap();
+    assert!(
+        !first.is_empty() && first.len() < cases.len() * 2,
+        "{} of {} cells answered under a cent",
+        first.len(),
+        cases.len() * 2
+    );
+    run_ok(
+        &with(&["--resume", "--budget-usd", "1000"]),
+        &server.openai_base(),
+    );
+    let answers = read_jsonl::<Answer>(&out_dir.join("answers.jsonl")).unwrap();
+    assert_eq!(answers.len(), cases.len() * 2);
+    // The offline judge and the report, as a user runs them after the run.
+    let r = out_dir.to_str().unwrap();
+    succeeds(bin().args(["judge", r]));
+    succeeds(bin().args(["report", r]));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("summary.json")).unwrap()).unwrap();
+    let configurations = summary["configs"].as_array().unwrap();
+    assert_eq!(configurations.len(), 2);
+    for c in configurations {
+        let id = c["id"].as_str().unwrap();
+        let expected: f64 = answers
+            .iter()
+            .filter(|a| a.config_id == id && !a.cached)
+            .map(|a| {
+                a.usage.prompt_tokens as f64 / 1000.0
+                    + 2.0 * a.usage.completion_tokens as f64 / 1000.0
+            })
+            .sum();
+        let cost = c["cost_usd"]
+            .as_f64()
+            .expect("a priced configuration has a cost");
+        assert!(expected > 0.0);
+        assert!(
+            (cost - expected).abs() < 1e-9,
+            "{id}: {cost} against {expected}"
+        );
+    }
+}
+
 /// Generation through a real HTTP writer and critic: a token budget stops it (exit 5) with the suite it
 /// had and the reason in its report; run again with the same cache, it finishes, paying only for the calls
 /// it had not made, and the suite equals one generated in a single go.
