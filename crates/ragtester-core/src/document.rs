@@ -174,6 +174,23 @@ pub fn find_text(documents: &[Document], text: &str) -> Option<(String, usize, u
     TextLocator::new(documents).find(text)
 }
 
+/// A context returned by an external service, placed in the corpus where its text occurs (whitespace runs
+/// compared as one space), so retrieval metrics work for black-box targets too. Unplaced contexts keep an
+/// empty document id and never count as relevant.
+pub fn locate_context(documents: &[Document], rank: usize, text: &str) -> crate::RetrievedContext {
+    let placed = find_text(documents, text);
+    let (document_id, start, end) = placed.unwrap_or_default();
+    crate::RetrievedContext {
+        rank,
+        score: 0.0,
+        chunk_id: crate::ids::content_id(text.as_bytes()),
+        document_id,
+        start,
+        end,
+        text: text.to_string(),
+    }
+}
+
 /// [`find_text`] over a corpus squashed once, for callers that locate many passages (an import of a
 /// run's answers locates every retrieved context).
 pub struct TextLocator<'a> {

@@ -16,7 +16,6 @@ pub use pipeline::{ModelSource, Pipeline, System, build_pipelines};
 pub use prompt::{
     ANSWER_PROMPT_VERSION, answer_messages, answer_prompt_identity, rewrite_messages,
 };
-pub use run::locate_context;
 pub use run::{Counts, Progress, execute, skip_reason, skipped_cells};
 pub use shard::{Shard, cell_slot, shard_unit};
 pub use tracing::Tracing;

@@ -6,6 +6,7 @@ use crate::shard::Shard;
 use anyhow::Result;
 use futures::StreamExt;
 use ragtester_core::Limits;
+use ragtester_core::document::locate_context;
 use ragtester_core::secrets::{error_text, redact};
 use ragtester_core::spend::BudgetExhausted;
 use ragtester_core::{
@@ -349,39 +350,14 @@ async fn answer_cell(
             documents,
             tracing,
         } => {
-            let call = Slots::take(&slots.calls, &mut answer.latency.queue_ms).await;
-            let called = Instant::now();
-            let session = case.conversation().map(|conversation| {
-                ragtester_core::ids::stable_id("session", &(conversation, &pipeline.config.id))
-            });
-            let trace = match tracing.as_ref().map(|t| t.begin()) {
-                Some(Ok(context)) => Some(context),
-                Some(Err(e)) => {
-                    answer.error = Some(format!("cannot make a trace context: {e:#}"));
-                    None
-                }
-                None => None,
+            let outside = Outside {
+                target: target.as_ref(),
+                documents,
+                tracing: tracing.as_deref(),
             };
-            let traceparent = trace.map(|t| t.traceparent());
-            let endpoint = tracing.as_ref().map(|t| t.receiver.endpoint());
-            let request = TargetRequest {
-                query: &case.query,
-                history,
-                session: session.as_deref(),
-                traceparent: traceparent.as_deref(),
-                otlp_endpoint: endpoint.as_deref(),
-            };
-            if answer.error.is_none() {
-                external(&mut answer, target.as_ref(), documents, &request).await;
-            }
-            answer.latency.generation_ms = ms(called);
-            // Waiting for the trace is ours, not the target's: its call slot goes to the next cell.
-            drop(call);
-            if let (Some(tracing), Some(context)) = (tracing, trace) {
-                tracing
-                    .finish(context, &mut answer, documents, &case.query)
-                    .await;
-            }
+            outside
+                .ask(&mut answer, case, history, &pipeline.config.id, slots)
+                .await;
             false
         }
     };
@@ -394,6 +370,60 @@ async fn answer_cell(
         Cell::OverBudget
     } else {
         Cell::Answered(Box::new(answer))
+    }
+}
+
+/// An external service under test, with the corpus its contexts are placed in and its traces' receiver.
+struct Outside<'a> {
+    target: &'a dyn ragtester_llm::RagTarget,
+    documents: &'a [ragtester_core::Document],
+    tracing: Option<&'a crate::tracing::Tracing>,
+}
+
+impl Outside<'_> {
+    /// One call of the service: its session and trace context, its reply placed in the corpus, and the
+    /// trace it reports read back after the call's slot is freed.
+    async fn ask(
+        &self,
+        answer: &mut Answer,
+        case: &TestCase,
+        history: &[Message],
+        config_id: &str,
+        slots: &Slots,
+    ) {
+        let call = Slots::take(&slots.calls, &mut answer.latency.queue_ms).await;
+        let called = Instant::now();
+        let session = case.conversation().map(|conversation| {
+            ragtester_core::ids::stable_id("session", &(conversation, config_id))
+        });
+        let trace = match self.tracing.map(|t| t.begin()) {
+            Some(Ok(context)) => Some(context),
+            Some(Err(e)) => {
+                answer.error = Some(format!("cannot make a trace context: {e:#}"));
+                None
+            }
+            None => None,
+        };
+        let traceparent = trace.map(|t| t.traceparent());
+        let endpoint = self.tracing.map(|t| t.receiver.endpoint());
+        let request = TargetRequest {
+            query: &case.query,
+            history,
+            session: session.as_deref(),
+            traceparent: traceparent.as_deref(),
+            otlp_endpoint: endpoint.as_deref(),
+        };
+        if answer.error.is_none() {
+            external(answer, self.target, self.documents, &request).await;
+        }
+        answer.latency.generation_ms = ms(called);
+        // Waiting for the trace is ours, not the target's: its call slot goes to the next cell.
+        drop(call);
+        if let (Some(tracing), Some(context)) = (self.tracing, trace) {
+            tracing
+                .finish(context, answer, self.documents, &case.query)
+                .await;
+        }
     }
 }
 
@@ -569,27 +599,6 @@ async fn rewritten(
             ));
             Ok(None)
         }
-    }
-}
-
-/// A context returned by an external service, placed in the corpus where its text occurs (whitespace runs
-/// compared as one space), so retrieval metrics work for black-box targets too. Unplaced contexts keep an
-/// empty document id and never count as relevant.
-pub fn locate_context(
-    documents: &[ragtester_core::Document],
-    rank: usize,
-    text: &str,
-) -> RetrievedContext {
-    let placed = ragtester_core::document::find_text(documents, text);
-    let (document_id, start, end) = placed.unwrap_or_default();
-    RetrievedContext {
-        rank,
-        score: 0.0,
-        chunk_id: ragtester_core::ids::content_id(text.as_bytes()),
-        document_id,
-        start,
-        end,
-        text: text.to_string(),
     }
 }
 

@@ -3,7 +3,7 @@
 //! corpus, so retrieval metrics, claim metrics and failure attribution work as for the built-in
 //! pipeline), the query it retrieved with, its tokens, and its retrieval and generation times.
 
-use crate::run::locate_context;
+use ragtester_core::document::locate_context;
 use ragtester_core::{Answer, Document, StageLatency, TraceRecord};
 use ragtester_trace::{TraceContext, TraceReceiver};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -15,6 +15,7 @@ pub mod benchmark;
 pub mod calibrate;
 pub mod claims;
 pub mod fit;
+pub mod graded;
 pub mod meaning;
 pub mod oracle;
 pub mod pairwise;

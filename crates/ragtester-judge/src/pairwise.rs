@@ -6,7 +6,7 @@
 //! (claim precision for correctness, claim recall for completeness), its verdict and criteria breaking ties —
 //! order-free by construction.
 
-use crate::agreement::offline_score;
+use crate::graded::offline_score;
 use ragtester_core::{
     ChatModel, ChatRequest, Message, OutputSchema, ReplyFormat, Role, TestCase, Verdict,
 };

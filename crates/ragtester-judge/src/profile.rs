@@ -221,7 +221,7 @@ fn criterion_mut<'a>(criteria: &'a mut Criteria, name: &str) -> Option<&'a mut C
 /// A verdict's overall score where no profile scores it: the judge's own graded opinion (pass, criteria,
 /// claims) on [0, 1] — ordered, but not calibrated against people.
 pub fn unprofiled_score(v: &Verdict) -> Option<f64> {
-    crate::agreement::judge_score(v).map(|s| s / 2.0)
+    crate::graded::judge_score(v).map(|s| s / 2.0)
 }
 
 #[cfg(test)]
