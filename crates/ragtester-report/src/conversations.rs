@@ -79,6 +79,22 @@ pub struct TurnRow {
     pub cause: Option<String>,
 }
 
+impl ConversationSummary {
+    /// A turn's outcome in the figure of what its step tests: a referent kept, a refusal kept, a
+    /// correction or a language switch followed.
+    fn tally_turn(&mut self, case: &TestCase, passed: bool) {
+        match case.turn.as_ref().map(|t| t.step) {
+            Some(TurnStep::FollowUp | TurnStep::SwitchBack | TurnStep::Compare) => {
+                self.referent_kept.add(passed)
+            }
+            Some(TurnStep::PressedAgain) => self.refusal_kept.add(passed),
+            Some(TurnStep::Correction) => self.correction_followed.add(passed),
+            Some(TurnStep::OtherLanguage) => self.language_followed.add(passed),
+            _ => {}
+        }
+    }
+}
+
 /// Failed conversations listed in the summary (all of them count in the rates).
 const MAX_FAILED: usize = 20;
 
@@ -156,16 +172,7 @@ pub fn conversations(
                 s.incomplete += 1;
             }
             for case in &list {
-                let passed = passed_turn(case) == Some(true);
-                match case.turn.as_ref().map(|t| t.step) {
-                    Some(TurnStep::FollowUp | TurnStep::SwitchBack | TurnStep::Compare) => {
-                        s.referent_kept.add(passed)
-                    }
-                    Some(TurnStep::PressedAgain) => s.refusal_kept.add(passed),
-                    Some(TurnStep::Correction) => s.correction_followed.add(passed),
-                    Some(TurnStep::OtherLanguage) => s.language_followed.add(passed),
-                    _ => {}
-                }
+                s.tally_turn(case, passed_turn(case) == Some(true));
             }
             if complete && !all_passed && failed.len() < MAX_FAILED {
                 failed.push(FailedConversation {
@@ -175,28 +182,7 @@ pub fn conversations(
                     kind: kind.to_string(),
                     turns: list
                         .iter()
-                        .map(|case| {
-                            let key = (case.id.as_str(), config.id.as_str());
-                            let answer = answers.get(&key);
-                            let verdict = verdicts.get(&key);
-                            TurnRow {
-                                index: case.turn.as_ref().map_or(0, |t| t.index),
-                                step: case
-                                    .turn
-                                    .as_ref()
-                                    .map_or("", |t| t.step.as_str())
-                                    .to_string(),
-                                query: case.query.clone(),
-                                rewritten_query: answer.and_then(|a| a.rewritten_query.clone()),
-                                answer: answer
-                                    .map(|a| a.error.clone().unwrap_or_else(|| a.answer.clone()))
-                                    .unwrap_or_default(),
-                                passed: verdict.and_then(|v| v.passed),
-                                cause: verdict
-                                    .and_then(|v| v.attribution.as_ref())
-                                    .map(|a| a.cause.as_str().to_string()),
-                            }
-                        })
+                        .map(|case| turn_row(case, &config.id, answers, verdicts))
                         .collect(),
                 });
             }
@@ -205,6 +191,35 @@ pub fn conversations(
         summaries.push(s);
     }
     (summaries, failed)
+}
+
+/// One turn of a failed conversation as the report lists it: what was asked, answered and concluded.
+fn turn_row(
+    case: &TestCase,
+    config_id: &str,
+    answers: &HashMap<(&str, &str), &Answer>,
+    verdicts: &HashMap<(&str, &str), &Verdict>,
+) -> TurnRow {
+    let key = (case.id.as_str(), config_id);
+    let answer = answers.get(&key);
+    let verdict = verdicts.get(&key);
+    TurnRow {
+        index: case.turn.as_ref().map_or(0, |t| t.index),
+        step: case
+            .turn
+            .as_ref()
+            .map_or("", |t| t.step.as_str())
+            .to_string(),
+        query: case.query.clone(),
+        rewritten_query: answer.and_then(|a| a.rewritten_query.clone()),
+        answer: answer
+            .map(|a| a.error.clone().unwrap_or_else(|| a.answer.clone()))
+            .unwrap_or_default(),
+        passed: verdict.and_then(|v| v.passed),
+        cause: verdict
+            .and_then(|v| v.attribution.as_ref())
+            .map(|a| a.cause.as_str().to_string()),
+    }
 }
 
 #[cfg(test)]

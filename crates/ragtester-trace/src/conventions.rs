@@ -217,6 +217,32 @@ fn duration_ms(span: &Span) -> f64 {
         / 1e6
 }
 
+/// What a generation span says: the model, and its prompt and reply tokens added to the trace's.
+fn read_llm(out: &mut TraceFacts, a: &Attributes) {
+    let model = a
+        .text("llm.model_name")
+        .or_else(|| a.text("gen_ai.response.model"))
+        .or_else(|| a.text("gen_ai.request.model"));
+    if model.is_some() {
+        out.model = model;
+    }
+    let add = |total: &mut Option<u64>, n: Option<f64>| {
+        if let Some(n) = n {
+            *total = Some(total.unwrap_or(0) + n.max(0.0) as u64);
+        }
+    };
+    add(
+        &mut out.prompt_tokens,
+        a.number("llm.token_count.prompt")
+            .or_else(|| a.number("gen_ai.usage.input_tokens")),
+    );
+    add(
+        &mut out.completion_tokens,
+        a.number("llm.token_count.completion")
+            .or_else(|| a.number("gen_ai.usage.output_tokens")),
+    );
+}
+
 /// What `spans` (one trace) say.
 pub fn facts(spans: &[Span]) -> TraceFacts {
     let mut out = TraceFacts {
@@ -296,30 +322,7 @@ pub fn facts(spans: &[Span]) -> TraceFacts {
                     reranked = Some(docs);
                 }
             }
-            Kind::Llm => {
-                let model = a
-                    .text("llm.model_name")
-                    .or_else(|| a.text("gen_ai.response.model"))
-                    .or_else(|| a.text("gen_ai.request.model"));
-                if model.is_some() {
-                    out.model = model;
-                }
-                let add = |total: &mut Option<u64>, n: Option<f64>| {
-                    if let Some(n) = n {
-                        *total = Some(total.unwrap_or(0) + n.max(0.0) as u64);
-                    }
-                };
-                add(
-                    &mut out.prompt_tokens,
-                    a.number("llm.token_count.prompt")
-                        .or_else(|| a.number("gen_ai.usage.input_tokens")),
-                );
-                add(
-                    &mut out.completion_tokens,
-                    a.number("llm.token_count.completion")
-                        .or_else(|| a.number("gen_ai.usage.output_tokens")),
-                );
-            }
+            Kind::Llm => read_llm(&mut out, &a),
             Kind::Embedding => {}
         }
     }
