@@ -3,6 +3,7 @@
 use crate::pipeline::{Pipeline, System};
 use crate::prompt::{answer_messages, rewrite_messages};
 use crate::shard::Shard;
+use crate::sink::AnswerSink;
 use anyhow::Result;
 use futures::StreamExt;
 use ragtester_core::Limits;
@@ -15,7 +16,6 @@ use ragtester_core::{
 };
 use ragtester_llm::TargetRequest;
 use ragtester_retrieve::Scope;
-use ragtester_store::RunStore;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -30,7 +30,7 @@ pub struct Counts {
     pub total: usize,
     pub errors: usize,
     pub cached: usize,
-    /// Cells not run because the budget was spent; left out of the store so a resume runs them.
+    /// Cells not run because the budget was spent; left out of the sink so a resume runs them.
     pub over_budget: usize,
 }
 
@@ -41,9 +41,9 @@ enum Cell {
     OverBudget,
 }
 
-/// Run all cells not yet in the store, each answer committed to it as it comes; returns the counts of this
-/// execution (`over_budget` tells how many cells a spent budget left unrun). The run's answers are read
-/// back from the store in order (`RunStore::for_each_answer_in_order`), never all held here.
+/// Run all cells not yet in `sink`, each answer committed to it as it comes; returns the counts of this
+/// execution (`over_budget` tells how many cells a spent budget left unrun). The answers are never all
+/// held here: the sink keeps them.
 ///
 /// Each cell runs as a task of its own, so retrieval and prompt building (CPU) spread over the runtime's
 /// workers instead of delaying the network waits of the cells polled beside them. `concurrency` bounds the
@@ -53,12 +53,12 @@ enum Cell {
 pub async fn execute(
     pipelines: &[Arc<Pipeline>],
     cases: &[TestCase],
-    store: &RunStore,
+    sink: &dyn AnswerSink,
     concurrency: usize,
     shard: Option<Shard>,
     progress: &(dyn Fn(&Counts) + Send + Sync + '_),
 ) -> Result<Counts> {
-    let done = store.answered()?;
+    let done = sink.answered()?;
     // A conversation's turns share a shard (its id decides), so one job holds the whole history.
     let pending: Vec<(usize, usize)> = (0..pipelines.len())
         .flat_map(|p| (0..cases.len()).map(move |c| (p, c)))
@@ -73,7 +73,7 @@ pub async fn execute(
         total: pending.len(),
         ..Counts::default()
     };
-    let units = conversation_units(&pending, cases, pipelines, store)?;
+    let units = conversation_units(&pending, cases, pipelines, sink)?;
     let slots = Arc::new(Slots::new(concurrency));
     // Documents a case injects (a poisoned copy) are retrievable by that case alone.
     let hidden: Arc<Vec<String>> = Arc::new(
@@ -99,7 +99,7 @@ pub async fn execute(
     while let Some(cell) = finished.recv().await {
         match cell {
             Cell::Answered(answer) => {
-                store.put_answer(&answer)?;
+                sink.put_answer(&answer)?;
                 counts.errors += usize::from(answer.error.is_some());
                 counts.cached += usize::from(answer.cached);
             }
@@ -122,7 +122,7 @@ pub async fn execute(
 struct Unit {
     pipeline: Arc<Pipeline>,
     cases: Vec<TestCase>,
-    /// The earlier turns already answered (a resumed run reads them from the store).
+    /// The earlier turns already answered (a resumed run reads them from the sink).
     history: Vec<Message>,
 }
 
@@ -170,12 +170,12 @@ fn remember_turn(history: &mut Vec<Message>, case: &TestCase, answer: &Answer) {
 }
 
 /// The pending cells as units: singles alone, a conversation's turns together (in turn order, placed
-/// where its first pending turn was), each with the history of its turns the store already holds.
+/// where its first pending turn was), each with the history of its turns the sink already holds.
 fn conversation_units(
     pending: &[(usize, usize)],
     cases: &[TestCase],
     pipelines: &[Arc<Pipeline>],
-    store: &RunStore,
+    sink: &dyn AnswerSink,
 ) -> Result<Vec<Unit>> {
     let mut turns_of: HashMap<&str, Vec<usize>> = HashMap::new();
     for (c, case) in cases.iter().enumerate() {
@@ -212,7 +212,7 @@ fn conversation_units(
             if pending_here(t) {
                 unit.cases.push(cases[t].clone());
             } else if unit.cases.is_empty()
-                && let Some(answer) = store.answer(&cases[t].id, &pipelines[p].config.id)?
+                && let Some(answer) = sink.answer(&cases[t].id, &pipelines[p].config.id)?
             {
                 remember_turn(&mut unit.history, &cases[t], &answer);
             }
@@ -813,8 +813,7 @@ mod conversation_tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn turns_are_asked_in_order_with_the_history_each_mode_gives() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = RunStore::open(dir.path()).unwrap();
+        let store = crate::sink::InMemory::default();
         let model = Arc::new(Recording::default());
         let pipelines = pipelines(model.clone());
         let cases = vec![
@@ -872,8 +871,7 @@ mod conversation_tests {
     /// the next turn is still asked, with the failed turn's question and no answer in its history.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_failed_rewrite_is_the_turn_s_error() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = RunStore::open(dir.path()).unwrap();
+        let store = crate::sink::InMemory::default();
         let model = Arc::new(Recording {
             fail_rewrites: true,
             ..Default::default()
@@ -914,8 +912,7 @@ mod conversation_tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_resumed_conversation_continues_from_the_stored_turns() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = RunStore::open(dir.path()).unwrap();
+        let store = crate::sink::InMemory::default();
         let model = Arc::new(Recording::default());
         let pipelines = vec![pipelines(model.clone())[1].clone()];
         let cases = vec![

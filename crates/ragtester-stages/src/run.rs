@@ -171,7 +171,7 @@ pub async fn run(args: &RunArgs<'_>, cx: &StageContext<'_>) -> Result<RunOutcome
     let counts = execute(
         &pipelines,
         cases,
-        &store,
+        &StoreSink(&store),
         concurrency,
         args.shard,
         &progress,
@@ -507,6 +507,21 @@ impl ragtester_exec::ModelSource for RunModels<'_> {
     }
     fn vector_store(&self) -> Option<String> {
         self.args.vector_store.clone()
+    }
+}
+
+/// The run store as execution's answer sink: answers committed to the run directory's database.
+struct StoreSink<'a>(&'a RunStore);
+
+impl ragtester_exec::AnswerSink for StoreSink<'_> {
+    fn answered(&self) -> Result<std::collections::HashSet<(String, String)>> {
+        self.0.answered()
+    }
+    fn answer(&self, case_id: &str, config_id: &str) -> Result<Option<ragtester_core::Answer>> {
+        self.0.answer(case_id, config_id)
+    }
+    fn put_answer(&self, answer: &ragtester_core::Answer) -> Result<()> {
+        self.0.put_answer(answer)
     }
 }
 

@@ -135,14 +135,15 @@ pub struct Access {
 }
 
 /// `ragtester serve`: the UI over a workspace folder (and read-only runs), its jobs sharing `models`.
-/// Serves until the process is stopped. Prints the address it listens on once, with its access token, as
-/// Jupyter does (port 0 picks a free one); the token appears nowhere else.
+/// Serves until the process is stopped. Hands `ready` the address it listens on once, with its access
+/// token, for the caller to show as Jupyter does (port 0 picks a free one); the token appears nowhere else.
 pub async fn serve_workspace(
     addr: SocketAddr,
     access: Access,
     workspace: &std::path::Path,
     runs: &[std::path::PathBuf],
     models: ragtester_stages::Models,
+    ready: &(dyn Fn(&str) + Sync),
 ) -> Result<()> {
     if let Some(token) = &access.token {
         guard::check_token(token)?;
@@ -163,10 +164,12 @@ pub async fn serve_workspace(
         limits: ragtester_core::Limits::process(),
     };
     tracing::info!("workspace: {}", workspace.display());
-    println!(
-        "ragtester UI on http://{local}/?token={}",
+    // The address with its token goes to whoever started the server (the binary prints it): this crate
+    // never prints.
+    ready(&format!(
+        "http://{local}/?token={}",
         state.guard.access_token()
-    );
+    ));
     axum::serve(listener, router(Arc::new(state)))
         .await
         .context("the server stopped")

@@ -102,7 +102,16 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
             };
             eprintln!("workspace: {}", sv.workspace.display());
             let serve = ragtester_web::serve_workspace;
-            serve(sv.addr, access, &sv.workspace, &sv.runs, models.clone()).await?;
+            let ready = |url: &str| println!("ragtester UI on {url}");
+            serve(
+                sv.addr,
+                access,
+                &sv.workspace,
+                &sv.runs,
+                models.clone(),
+                &ready,
+            )
+            .await?;
             Ok(0)
         }
         Command::Init(i) => init(i, cx).await,

@@ -210,9 +210,8 @@ impl<'a> DocWriter<'a> {
                     else {
                         continue;
                     };
-                    let fu = self.follow_up(&previous, &second.query, &language).await;
-                    eprintln!("DBG {previous:?} || {:?} => {fu:?}", second.query);
-                    let Some(follow_up) = fu else {
+                    let Some(follow_up) = self.follow_up(&previous, &second.query, &language).await
+                    else {
                         continue;
                     };
                     let standalone = std::mem::replace(&mut second.query, follow_up);

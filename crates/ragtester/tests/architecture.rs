@@ -1,0 +1,87 @@
+//! The invariants of ARCHITECTURE.md that a reading of the sources can check, checked: a library that
+//! starts printing, an engine that reaches for the run store, or a forgotten `dbg!` fails here.
+
+use std::path::{Path, PathBuf};
+
+fn crates_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Every `.rs` file under `dir`, recursively.
+fn sources(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(sources(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Lines outside `#[cfg(test)]` modules (a module that opens with that attribute runs to the file's end in
+/// this codebase's layout).
+fn library_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .take_while(|(_, l)| l.trim() != "#[cfg(test)]")
+        .filter(|(_, l)| !l.trim_start().starts_with("//"))
+}
+
+#[test]
+fn library_crates_never_print() {
+    // The binary prints what a person reads; test support may say why a tool is missing.
+    let printing = ["ragtester", "ragtester-testkit"];
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(crates_dir()).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if printing.contains(&name.as_str()) {
+            continue;
+        }
+        for file in sources(&entry.path().join("src")) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (n, line) in library_lines(&text) {
+                if ["println!(", "eprintln!(", "print!(", "eprint!(", "dbg!("]
+                    .iter()
+                    .any(|m| line.contains(m))
+                {
+                    found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "library code prints:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn no_code_is_left_with_dbg() {
+    let mut found = Vec::new();
+    for file in sources(&crates_dir()) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        if text.contains("dbg!(") && !file.ends_with("architecture.rs") {
+            found.push(file.display().to_string());
+        }
+    }
+    assert!(found.is_empty(), "dbg! left in: {found:?}");
+}
+
+#[test]
+fn the_engines_do_not_depend_on_the_run_store() {
+    for engine in ["ragtester-exec", "ragtester-judge"] {
+        let manifest =
+            std::fs::read_to_string(crates_dir().join(engine).join("Cargo.toml")).unwrap();
+        assert!(
+            !manifest.contains("ragtester-store"),
+            "{engine} depends on ragtester-store: engines write through sinks they own"
+        );
+    }
+}
