@@ -21,16 +21,75 @@ pub fn bounded_for(schema: &Value, max_tokens: Option<u32>) -> Value {
     schema
 }
 
+/// Items an array the schema leaves unbounded may hold: a small model asked for keywords otherwise lists
+/// them until its token limit cuts the reply mid-JSON (SmolLM2-135M as question writer did).
+pub const MAX_ITEMS: usize = 8;
+
 /// Give each unbounded string of `schema` an equal share of what `max_tokens` leaves after the reply's
-/// `fixed_tokens` (at least [`MIN_STRING_CHARS`]).
+/// `fixed_tokens` (at least [`MIN_STRING_CHARS`]), every unbounded array [`MAX_ITEMS`] items at most, a
+/// string in an array's items counted once per item it may hold.
 pub fn bound_strings(schema: &mut Value, max_tokens: usize, fixed_tokens: usize) {
-    let strings = free_strings(schema).len();
+    bound_arrays(schema);
+    let strings = string_slots(schema);
     if let Some(share) = max_tokens.saturating_sub(fixed_tokens).checked_div(strings) {
         let share = share.max(MIN_STRING_CHARS);
         for node in free_strings(schema) {
             node.insert("maxLength".into(), share.into());
         }
     }
+}
+
+/// Every array node with no `maxItems` gets [`MAX_ITEMS`].
+fn bound_arrays(node: &mut Value) {
+    match node {
+        Value::Object(map) => {
+            if map.get("type") == Some(&json!("array")) && !map.contains_key("maxItems") {
+                map.insert("maxItems".into(), MAX_ITEMS.into());
+            }
+            for (key, value) in map.iter_mut() {
+                if !["enum", "const", "default", "examples"].contains(&key.as_str()) {
+                    bound_arrays(value);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(bound_arrays),
+        _ => {}
+    }
+}
+
+/// How many free strings a reply may hold: each free string once, times the `maxItems` of every array
+/// it is an item of.
+pub fn string_slots(schema: &Value) -> usize {
+    fn walk(node: &Value, times: usize) -> usize {
+        match node {
+            Value::Object(map) => {
+                let bounded = ["maxLength", "enum", "const", "pattern", "format"]
+                    .iter()
+                    .any(|k| map.contains_key(*k));
+                if map.get("type") == Some(&json!("string")) && !bounded {
+                    return times;
+                }
+                map.iter()
+                    .filter(|(key, _)| {
+                        !["enum", "const", "default", "examples"].contains(&key.as_str())
+                    })
+                    .map(|(key, value)| {
+                        let each = if key == "items" {
+                            map.get("maxItems")
+                                .and_then(Value::as_u64)
+                                .map_or(MAX_ITEMS, |n| n as usize)
+                        } else {
+                            1
+                        };
+                        walk(value, times * each)
+                    })
+                    .sum()
+            }
+            Value::Array(items) => items.iter().map(|v| walk(v, times)).sum(),
+            _ => 0,
+        }
+    }
+    walk(schema, 1)
 }
 
 /// The schema's string nodes with no bound of their own: no `maxLength`, `enum`, `const`, `pattern` or
@@ -97,6 +156,31 @@ pub fn skeleton(schema: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn arrays_are_bounded_and_their_strings_counted_per_item() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "question": { "type": "string" },
+                "keywords": { "type": "array", "items": { "type": "string" } },
+                "tags": { "type": "array", "maxItems": 2, "items": { "type": "string" } }
+            }
+        });
+        assert_eq!(string_slots(&schema), 1 + MAX_ITEMS + 2);
+        bound_strings(&mut schema, 300, 20);
+        assert_eq!(schema["properties"]["keywords"]["maxItems"], MAX_ITEMS);
+        assert_eq!(schema["properties"]["tags"]["maxItems"], 2);
+        let share = (300 - 20) / (1 + MAX_ITEMS + 2);
+        assert_eq!(
+            schema["properties"]["question"]["maxLength"],
+            share.max(MIN_STRING_CHARS)
+        );
+        assert_eq!(
+            schema["properties"]["keywords"]["items"]["maxLength"],
+            share.max(MIN_STRING_CHARS)
+        );
+    }
 
     #[test]
     fn only_unbounded_strings_get_a_share() {

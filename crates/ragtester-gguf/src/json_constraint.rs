@@ -11,7 +11,7 @@ use llguidance::api::TopLevelGrammar;
 use llguidance::toktrie::{SimpleVob, TokEnv, TokenId};
 use llguidance::{Matcher, ParserFactory};
 use ragtester_core::ReplyFormat;
-use ragtester_core::reply_schema::{bound_strings, free_strings, skeleton};
+use ragtester_core::reply_schema::{bound_strings, skeleton, string_slots};
 use serde_json::json;
 
 /// Builds a matcher per request; built once per model (the trie over the vocabulary is the costly part).
@@ -79,7 +79,7 @@ impl JsonConstraint {
             .encode(skeleton(&schema), false)
             .map_err(|e| anyhow!("cannot tokenize the reply's fixed parts: {e}"))?
             .len();
-        let strings = free_strings(&mut schema).len();
+        let strings = string_slots(&schema);
         let max_tokens = max_tokens.map_or_else(
             || (default_max_tokens as usize).max(fixed_tokens + strings * DEFAULT_STRING_TOKENS),
             |n| n as usize,

@@ -163,6 +163,13 @@ const DOCUMENT_WORDS_EN: &[&str] = &[
     "owner's",
     "quick",
     "start",
+    "notes",
+    "overview",
+    "datasheet",
+    "specification",
+    "specifications",
+    "leaflet",
+    "brochure",
 ];
 const DOCUMENT_WORDS_ZH: &[&str] = &[
     "参观指南",

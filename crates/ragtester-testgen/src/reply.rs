@@ -50,6 +50,38 @@ pub(crate) fn is_yes_no(question: &str) -> bool {
         || q.trim_end_matches(['？', '?']).ends_with('吗')
 }
 
+/// Whether `text` reads as a question: a question mark, or a question word or particle (a fill-in-the-blank
+/// ending on its quoted sentence has one). A statement copied from the section, or one cut off at the
+/// reply's length bound, is no question a user asks.
+pub(crate) fn is_question(text: &str) -> bool {
+    let t = text.trim();
+    if t.ends_with(['?', '？']) {
+        return true;
+    }
+    const EN: &[&str] = &[
+        "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
+    ];
+    const ZH: &[&str] = &[
+        "什么",
+        "多少",
+        "哪",
+        "谁",
+        "几",
+        "如何",
+        "怎么",
+        "怎样",
+        "为什么",
+        "是否",
+        "吗",
+        "呢",
+    ];
+    let lower = t.to_lowercase();
+    lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| EN.contains(&w))
+        || ZH.iter().any(|w| t.contains(w))
+}
+
 /// Whether `question` shares nine tenths of its terms with one of `earlier`.
 pub(crate) fn near_duplicate<'a>(
     question: &str,
@@ -74,6 +106,17 @@ pub fn is_cloze(question: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_statement_is_no_question() {
+        assert!(is_question("What pressure opens the valve?"));
+        assert!(is_question(
+            "下面这句话中空缺的数值是多少：“阀门在____巴时打开。”"
+        ));
+        assert!(is_question("In which year was it built"));
+        assert!(!is_question("The Harbor P-200 pump has a "));
+        assert!(!is_question("水泵的最大压力为4.5巴。"));
+    }
 
     #[test]
     fn yes_no_detection() {

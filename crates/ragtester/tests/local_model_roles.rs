@@ -281,3 +281,143 @@ fn a_local_model_rewrites_a_follow_up_before_retrieval() {
         follow_up.usage
     );
 }
+
+/// A pump note, an offline suite of one question and the offline system's answer to it: a run for a local
+/// judge to judge. Returns (docs, suite, run).
+fn answered_run(dir: &std::path::Path, cache: &std::path::Path) -> (PathBuf, PathBuf, PathBuf) {
+    let docs = dir.join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(
+        docs.join("pump.md"),
+        "# Pump notes\n\nThe Harbor P-200 pump has a maximum pressure of 4.5 bar.\n",
+    )
+    .unwrap();
+    let (suite, run) = (dir.join("suite.jsonl"), dir.join("run"));
+    let d = docs.to_str().unwrap();
+    let s = suite.to_str().unwrap();
+    let generate = [
+        "generate",
+        "--docs",
+        d,
+        "--out",
+        s,
+        "--strategy",
+        "baseline",
+    ];
+    assert_eq!(
+        ragtester(&[&generate[..], &["--n-test", "1"]].concat(), cache),
+        0
+    );
+    let r = run.to_str().unwrap();
+    let run_args = [
+        "run",
+        "--docs",
+        d,
+        "--suite",
+        s,
+        "--out",
+        r,
+        "--retriever",
+        "bm25",
+    ];
+    assert_eq!(ragtester(&run_args, cache), 0);
+    (docs, suite, run)
+}
+
+/// The success path of a local model as judge: under the verdict schema (decoded under its grammar) and a
+/// realistic reply cap, SmolLM2 writes a whole verdict — five rated criteria and a rubric — that the judge
+/// stage reads, bounds by the rules and records as a pass or a fail.
+#[test]
+fn a_local_model_judges_under_the_verdict_schema() {
+    let model = format!("local:{}", smollm2().display());
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let (_, _, run) = answered_run(tmp.path(), &cache);
+    let r = run.to_str().unwrap();
+    let judged = ragtester(
+        &["judge", r, "--judge", &model, "--max-tokens", "600"],
+        &cache,
+    );
+    assert_eq!(judged, 0, "a verdict, not a judge error");
+    let verdicts: Vec<Verdict> = read_jsonl(&run.join("verdicts.jsonl")).unwrap();
+    assert_eq!(verdicts.len(), 1);
+    let v = &verdicts[0];
+    assert_eq!(v.status, VerdictStatus::Ok, "{v:?}");
+    assert!(v.judge.starts_with("local:"));
+    let criteria = v.criteria.as_ref().expect("the five criteria");
+    assert!(!criteria.faithfulness.reason.is_empty());
+    assert!(v.rubric.is_some() && v.passed.is_some(), "{v:?}");
+}
+
+/// A local model as the quality gate's critic behind the offline writer, with a realistic cap: every check
+/// is a whole yes/no reply under its schema, so the suite holds the questions it let through (each naming
+/// it as their critic) and the notes say why it turned any down — never an unreadable reply.
+#[test]
+fn a_local_model_checks_questions_as_the_critic() {
+    let model = format!("local:{}", smollm2().display());
+    let tmp = tempfile::tempdir().unwrap();
+    let doc = tmp.path().join("pump.md");
+    std::fs::write(
+        &doc,
+        "# Pump notes\n\nThe Harbor P-200 pump has a maximum pressure of 4.5 bar and weighs 12 kilograms.\n",
+    )
+    .unwrap();
+    let suite = tmp.path().join("suite.jsonl");
+    let out = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+        .args(["generate", "--docs", doc.to_str().unwrap(), "--out"])
+        .arg(&suite)
+        .args(["--critic", &model, "--n-test", "3", "--conversations", "0"])
+        .args(["--max-tokens", "300"])
+        .env("RAGTESTER_CACHE_DIR", tmp.path().join("cache"))
+        .output()
+        .expect("binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(matches!(out.status.code(), Some(0 | 3)), "{stderr}");
+    let cases: Vec<ragtester_core::TestCase> = read_jsonl(&suite).unwrap();
+    assert!(!cases.is_empty(), "{stderr}");
+    assert!(
+        cases
+            .iter()
+            .all(|c| c.critic.as_deref() == Some(model.as_str()))
+    );
+    assert!(
+        !stderr.contains("no JSON"),
+        "every check was read: {stderr}"
+    );
+}
+
+/// SmolLM2 as the question writer, with a realistic cap: its replies are whole JSON under the question
+/// schema (the keyword list bounded, so it cannot run to the cap), and what it writes — the section's
+/// sentence copied as the "question" — is turned down as a statement, named in the notes.
+#[test]
+fn a_local_writer_replies_in_whole_json_and_statements_are_turned_down() {
+    let model = format!("local:{}", smollm2().display());
+    let tmp = tempfile::tempdir().unwrap();
+    let doc = tmp.path().join("pump.md");
+    std::fs::write(
+        &doc,
+        "# Pump notes\n\nThe Harbor P-200 pump has a maximum pressure of 4.5 bar.\n",
+    )
+    .unwrap();
+    let suite = tmp.path().join("suite.jsonl");
+    let out = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+        .args(["generate", "--docs", doc.to_str().unwrap(), "--out"])
+        .arg(&suite)
+        .args(["--llm", &model, "--critic", "none", "--n-test", "2"])
+        .args(["--conversations", "0", "--max-tokens", "600"])
+        .env("RAGTESTER_CACHE_DIR", tmp.path().join("cache"))
+        .output()
+        .expect("binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("no JSON"),
+        "every reply was whole JSON: {stderr}"
+    );
+    let cases: Vec<ragtester_core::TestCase> = read_jsonl(&suite).unwrap_or_default();
+    for case in &cases {
+        assert!(case.query.trim_end().ends_with('?'), "{}", case.query);
+    }
+    if cases.is_empty() {
+        assert!(stderr.contains("not a question"), "{stderr}");
+    }
+}

@@ -7,7 +7,7 @@ use crate::locate::locate;
 use crate::options::GenerationOptions;
 use crate::poison::poison;
 use crate::reply::is_cloze;
-use crate::reply::{Reply, is_yes_no, near_duplicate, parse_reply};
+use crate::reply::{Reply, is_question, is_yes_no, near_duplicate, parse_reply};
 use crate::rng::SplitMix64;
 use crate::sections::Section;
 use ragtester_core::chat::{CriticCheck, QuestionKind};
@@ -653,6 +653,12 @@ impl<'a> DocWriter<'a> {
             }
         };
         self.unreadable_in_a_row = 0;
+        if !is_question(&reply.question) {
+            return Err(format!(
+                "rejected a statement, not a question: {}",
+                reply.question
+            ));
+        }
         if is_yes_no(&reply.question) {
             return Err(format!("rejected yes/no question: {}", reply.question));
         }
