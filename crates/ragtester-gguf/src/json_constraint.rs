@@ -161,8 +161,13 @@ mod tests {
                 "nested": { "type": "object", "properties": { "type": { "type": "string" } } }
             }
         });
-        let free = free_strings(&mut schema);
+        let free = ragtester_core::reply_schema::free_strings(&mut schema);
         assert_eq!(free.len(), 3, "reason, the keywords' items and nested.type");
+        assert_eq!(
+            string_slots(&schema),
+            2 + ragtester_core::reply_schema::MAX_ITEMS,
+            "the keywords' items count once per item the array may hold"
+        );
     }
 
     #[test]
