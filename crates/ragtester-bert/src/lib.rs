@@ -125,7 +125,21 @@ impl BertEmbedder {
 
 impl Embedder for BertEmbedder {
     fn id(&self) -> String {
-        format!("bert:{}@{}", self.folder.name, self.encoder.fingerprint)
+        // Vectors are cached by this id: how tokens are pooled and the prompts put before the text change
+        // them as much as the weights do, so a folder whose pooling or prompts were edited is a new model.
+        let mut id = format!("bert:{}@{}", self.folder.name, self.encoder.fingerprint);
+        match self.folder.pooling {
+            Pooling::Mean => {}
+            Pooling::Cls => id.push_str("+cls"),
+            Pooling::Max => id.push_str("+max"),
+        }
+        let prompts = &self.folder.prompts;
+        if !(prompts.query.is_empty() && prompts.passage.is_empty()) {
+            let both = format!("{}\u{0}{}", prompts.query, prompts.passage);
+            id.push_str("+prompts:");
+            id.push_str(&ragtester_core::ids::content_id(both.as_bytes())[..8]);
+        }
+        id
     }
 
     fn dimension(&self) -> usize {

@@ -123,6 +123,42 @@ fn every_pooling_family_matches_sentence_transformers() {
     }
 }
 
+/// The pooling parity test once deviated by 0.085 under a full test run. Ruled out here as a race inside the
+/// process: three pooling variants embedding the fixture at once, from four threads, four rounds each,
+/// every vector within the same tolerance of sentence-transformers'. And a variant is its own model to the
+/// vector cache: the id names its pooling and prompts, so vectors of one are never served for another.
+#[test]
+fn pooling_variants_embedding_at_once_stay_exact_and_apart() {
+    let fixture = fixture();
+    let texts = texts(&fixture);
+    let variants: Vec<(&str, tempfile::TempDir)> = ["mean", "cls", "max"]
+        .into_iter()
+        .map(|name| (name, variant(name, None)))
+        .collect();
+    let models: Vec<(&str, BertEmbedder)> = variants
+        .iter()
+        .map(|(name, dir)| (*name, BertEmbedder::load(dir.path()).unwrap()))
+        .collect();
+    let ids: std::collections::HashSet<String> = models.iter().map(|(_, m)| m.id()).collect();
+    assert_eq!(ids.len(), 3, "{ids:?}");
+    let e5 = variant("mean", Some(("query: ", "passage: ")));
+    let e5 = BertEmbedder::load(e5.path()).unwrap();
+    assert!(e5.id().contains("+prompts:"), "{}", e5.id());
+    std::thread::scope(|scope| {
+        for thread in 0..4 {
+            let (models, texts, fixture) = (&models, &texts, &fixture);
+            scope.spawn(move || {
+                for round in 0..4 {
+                    let (name, model) = &models[(thread + round) % models.len()];
+                    let ours = embed(model, texts, EmbedKind::Passage);
+                    let what = format!("{name}, thread {thread}, round {round}");
+                    assert_close(&ours, &fixture["variants"][*name]["passage"], &what);
+                }
+            });
+        }
+    });
+}
+
 #[test]
 fn e5_style_prompts_are_applied_per_kind() {
     let fixture = fixture();
