@@ -163,6 +163,8 @@ impl Builder<'_> {
             fusion: config.fusion,
         };
         Ok(match config.retriever {
+            // Reference points take their passages from the case (run.rs), never from an index.
+            RetrieverKind::Oracle | RetrieverKind::ClosedBook => Arc::new(NotRetrieved),
             RetrieverKind::Bm25 => keyword.clone(),
             RetrieverKind::Dense => self.dense(config, chunks)?,
             RetrieverKind::Hybrid => Arc::new(hybrid(self.dense(config, chunks)?)),
@@ -206,5 +208,22 @@ impl Builder<'_> {
                 None => Arc::new(DenseIndex::build_with(chunks, embedder, ann)?),
             })
         })
+    }
+}
+
+/// The retriever slot of a reference configuration (oracle passages, closed book): its passages come from
+/// the case, so asking it is a bug, said as an error on the cell rather than a silent empty list.
+struct NotRetrieved;
+
+impl Retriever for NotRetrieved {
+    fn retrieve(
+        &self,
+        _query: &str,
+        _k: usize,
+        _scope: ragtester_retrieve::Scope<'_>,
+    ) -> Result<Vec<ragtester_retrieve::Hit>> {
+        anyhow::bail!(
+            "a reference configuration takes its passages from the case, not from an index"
+        )
     }
 }

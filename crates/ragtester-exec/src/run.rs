@@ -11,8 +11,8 @@ use ragtester_core::document::locate_context;
 use ragtester_core::secrets::{error_text, redact};
 use ragtester_core::spend::BudgetExhausted;
 use ragtester_core::{
-    Answer, ChatRequest, HistoryMode, Latency, Message, RetrievedContext, Role, SkippedCell,
-    TaskHint, TestCase, Usage,
+    Answer, ChatRequest, HistoryMode, Latency, Message, RetrievedContext, RetrieverKind, Role,
+    SkippedCell, TaskHint, TestCase, Usage,
 };
 use ragtester_llm::TargetRequest;
 use ragtester_retrieve::Scope;
@@ -329,6 +329,7 @@ async fn answer_cell(
                     HistoryMode::Prompt | HistoryMode::Rewrite => history,
                 },
                 rewrite: pipeline.config.history == HistoryMode::Rewrite,
+                reference: Some(pipeline.config.retriever).filter(|r| r.is_reference()),
             },
             chunks,
             retriever.clone(),
@@ -462,6 +463,8 @@ struct Lookup<'a> {
     history: &'a [Message],
     /// Rewrite the turn from the history before retrieval.
     rewrite: bool,
+    /// A reference configuration: passages from the case, not from the retriever.
+    reference: Option<RetrieverKind>,
 }
 
 /// Retrieve, then generate. Errors are recorded on the answer; only a budget refusal returns `Err`.
@@ -473,6 +476,7 @@ async fn built_in(
         top_k,
         history,
         rewrite,
+        reference,
     }: Lookup<'_>,
     chunks: &[ragtester_core::Chunk],
     retriever: std::sync::Arc<dyn ragtester_retrieve::Retriever>,
@@ -486,46 +490,21 @@ async fn built_in(
             None => return Ok(()),
         }
     }
-    let slot = Slots::take(&slots.retrievals, &mut answer.latency.queue_ms).await;
-    let started = Instant::now();
-    // Retrieval may run a model on the CPU (a query embedding, a cross-encoder): off the async workers.
-    let (asked, restrict_to) = (query.clone(), case.restrict_to.clone());
-    let retrieved = tokio::task::spawn_blocking(move || {
-        let scope = Scope {
-            documents: &restrict_to,
-            hidden: &hidden,
-        };
-        retriever.retrieve(&asked, top_k, scope)
-    })
-    .await
-    .unwrap_or_else(|e| Err(anyhow::anyhow!("the retrieval task failed: {e}")));
-    drop(slot);
-    let hits = match retrieved {
-        Ok(h) => h,
-        // An LLM reranker's call may be the one the budget refuses.
-        Err(e) if BudgetExhausted::caused(&e) => return Err(OverBudget),
-        Err(e) => {
-            answer.error = Some(format!("retrieval failed: {}", error_text(&e)));
-            return Ok(());
+    answer.contexts = match reference {
+        Some(kind) => reference_passages(kind, case, chunks),
+        None => {
+            let asked = Asked {
+                query: &query,
+                case,
+                hidden,
+                top_k,
+            };
+            match retrieve(answer, asked, chunks, retriever, slots).await? {
+                Some(contexts) => contexts,
+                None => return Ok(()),
+            }
         }
     };
-    answer.latency.retrieval_ms += ms(started);
-    answer.contexts = hits
-        .iter()
-        .enumerate()
-        .map(|(i, h)| {
-            let chunk = &chunks[h.chunk];
-            RetrievedContext {
-                rank: i + 1,
-                score: h.score,
-                chunk_id: chunk.id.clone(),
-                document_id: chunk.document_id.clone(),
-                start: chunk.start,
-                end: chunk.end,
-                text: chunk.text.clone(),
-            }
-        })
-        .collect();
     let request = ChatRequest::new(
         answer_messages(&query, &answer.contexts, history),
         TaskHint::Answer {
@@ -554,6 +533,104 @@ async fn built_in(
     }
     answer.latency.generation_ms = ms(generation_started);
     Ok(())
+}
+
+/// What a cell's retriever is asked: the query (rewritten or as asked), for its case, within the documents
+/// the case may see.
+struct Asked<'a> {
+    query: &'a str,
+    case: &'a TestCase,
+    hidden: Arc<Vec<String>>,
+    top_k: usize,
+}
+
+/// The retriever's passages for a cell, its time counted as retrieval; None when retrieval failed (the
+/// error is on the answer); Err only for a budget refusal.
+async fn retrieve(
+    answer: &mut Answer,
+    Asked {
+        query,
+        case,
+        hidden,
+        top_k,
+    }: Asked<'_>,
+    chunks: &[ragtester_core::Chunk],
+    retriever: std::sync::Arc<dyn ragtester_retrieve::Retriever>,
+    slots: &Slots,
+) -> Result<Option<Vec<RetrievedContext>>, OverBudget> {
+    let slot = Slots::take(&slots.retrievals, &mut answer.latency.queue_ms).await;
+    let started = Instant::now();
+    // Retrieval may run a model on the CPU (a query embedding, a cross-encoder): off the async workers.
+    let (asked, restrict_to) = (query.to_string(), case.restrict_to.clone());
+    let retrieved = tokio::task::spawn_blocking(move || {
+        let scope = Scope {
+            documents: &restrict_to,
+            hidden: &hidden,
+        };
+        retriever.retrieve(&asked, top_k, scope)
+    })
+    .await
+    .unwrap_or_else(|e| Err(anyhow::anyhow!("the retrieval task failed: {e}")));
+    drop(slot);
+    let hits = match retrieved {
+        Ok(h) => h,
+        // An LLM reranker's call may be the one the budget refuses.
+        Err(e) if BudgetExhausted::caused(&e) => return Err(OverBudget),
+        Err(e) => {
+            answer.error = Some(format!("retrieval failed: {}", error_text(&e)));
+            return Ok(None);
+        }
+    };
+    answer.latency.retrieval_ms += ms(started);
+    let contexts = hits
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let chunk = &chunks[h.chunk];
+            RetrievedContext {
+                rank: i + 1,
+                score: h.score,
+                chunk_id: chunk.id.clone(),
+                document_id: chunk.document_id.clone(),
+                start: chunk.start,
+                end: chunk.end,
+                text: chunk.text.clone(),
+            }
+        })
+        .collect();
+    Ok(Some(contexts))
+}
+
+/// A reference configuration's passages: the chunks that hold the case's source spans, in document order
+/// (perfect retrieval), or none at all (closed book). A case with no source (a negative) gets none either
+/// way.
+fn reference_passages(
+    kind: RetrieverKind,
+    case: &TestCase,
+    chunks: &[ragtester_core::Chunk],
+) -> Vec<RetrievedContext> {
+    if kind != RetrieverKind::Oracle {
+        return Vec::new();
+    }
+    let holds = |c: &ragtester_core::Chunk| {
+        case.source_spans
+            .iter()
+            .any(|s| s.document_id == c.document_id && s.start < c.end && c.start < s.end)
+    };
+    chunks
+        .iter()
+        .filter(|c| holds(c))
+        .enumerate()
+        .map(|(i, chunk)| RetrievedContext {
+            rank: i + 1,
+            score: 1.0,
+            chunk_id: chunk.id.clone(),
+            document_id: chunk.document_id.clone(),
+            start: chunk.start,
+            end: chunk.end,
+            text: chunk.text.clone(),
+        })
+        .collect()
 }
 
 /// The `rewrite` history mode's first step: the system's own model rewrites the turn to stand alone from the

@@ -57,6 +57,11 @@ pub fn render_html(summary: &Summary) -> Result<String> {
         max_p95 => if max_p95 > 0.0 { max_p95 } else { 1.0 },
         a_won => pairwise_won(summary, ragtester_core::oracle::PairSide::A),
         b_won => pairwise_won(summary, ragtester_core::oracle::PairSide::B),
+        headroom => summary.headroom.iter().map(|h| h.line()).collect::<Vec<_>>(),
+        leaky => summary.leaky.iter().map(|l| context! {
+            line => l.line(),
+            cases => l.leaky.iter().take(MAX_BAD_CASES).map(|c| c.query.clone()).collect::<Vec<_>>(),
+        }).collect::<Vec<_>>(),
     })?;
     Ok(html)
 }
@@ -204,6 +209,8 @@ mod tests {
             }],
             conversations: Vec::new(),
             failed_conversations: Vec::new(),
+            headroom: Vec::new(),
+            leaky: Vec::new(),
         };
         let html = render_html(&summary).unwrap();
         assert!(!html.contains("<script"), "unescaped model output");

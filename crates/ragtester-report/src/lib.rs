@@ -16,6 +16,7 @@ mod diff;
 mod gate;
 mod html;
 mod paired;
+mod reference;
 mod refusals;
 mod summary;
 mod table;
@@ -33,6 +34,7 @@ pub use diagnosis::{
 pub use diff::{RunDiff, diff_runs, render_diff};
 pub use gate::{Gates, check_gates, parse_category_gate};
 pub use html::render_html;
+pub use reference::{Headroom, Leaky, LeakyCase};
 pub use refusals::RefusalMatrix;
 pub use summary::{
     Attribution, BadCase, ConfigSummary, ErrorReason, FailureCause, GroupSummary, NotJudged,

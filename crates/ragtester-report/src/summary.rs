@@ -251,6 +251,14 @@ pub struct Summary {
     /// Conversations a configuration failed, with their turns.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_conversations: Vec<crate::conversations::FailedConversation>,
+    /// Each configuration against the oracle reference of the same model (`--retriever oracle`): what
+    /// perfect retrieval would add, and how many of its failures it fixes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headroom: Vec<crate::reference::Headroom>,
+    /// Answerable cases each closed-book configuration (`--retriever none`) passes: they test the model's
+    /// memory, not the documents.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub leaky: Vec<crate::reference::Leaky>,
 }
 
 /// Cells that got no verdict: how many, and the reasons, most frequent first.
@@ -467,6 +475,8 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         embedders: inputs.embedder_profiles,
     });
     let (corrected, indistinguishable) = corrected(inputs.audit, &configs);
+    let (headroom, leaky) =
+        crate::reference::reference_points(inputs.cases, inputs.configs, &verdicts);
     let (conversations, failed_conversations) = crate::conversations::conversations(
         inputs.cases,
         inputs.configs,
@@ -518,6 +528,8 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         pairwise: inputs.pairwise.cloned(),
         conversations,
         failed_conversations,
+        headroom,
+        leaky,
     }
 }
 

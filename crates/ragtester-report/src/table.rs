@@ -15,6 +15,7 @@ pub fn render_table(s: &Summary) -> String {
     let mut out = String::new();
     heading(&mut out, s);
     configurations(&mut out, s);
+    reference_points(&mut out, s);
     groups(&mut out, s);
     let _ = writeln!(out);
     let _ = writeln!(
@@ -30,6 +31,20 @@ pub fn render_table(s: &Summary) -> String {
     paired(&mut out, s);
     oracle(&mut out, s);
     out
+}
+
+/// What the retrieval is worth: headroom against the oracle reference and the closed book's leaky cases.
+fn reference_points(out: &mut String, s: &Summary) {
+    if s.headroom.is_empty() && s.leaky.is_empty() {
+        return;
+    }
+    let _ = writeln!(out);
+    for h in &s.headroom {
+        let _ = writeln!(out, "headroom: {}", h.line());
+    }
+    for l in &s.leaky {
+        let _ = writeln!(out, "leaky: {}", l.line());
+    }
 }
 
 /// What was tested and by whom, and the heuristics note when there is one.

@@ -16,6 +16,10 @@ pub enum RetrieverKind {
     HybridRerank,
     /// The user's own RAG service: retrieval happens inside it.
     External,
+    /// Reference point: the case's own source passages, in document order (perfect retrieval).
+    Oracle,
+    /// Reference point: no passages at all (closed book: what the model answers from memory).
+    ClosedBook,
 }
 
 impl RetrieverKind {
@@ -26,6 +30,8 @@ impl RetrieverKind {
             RetrieverKind::Hybrid => "hybrid",
             RetrieverKind::HybridRerank => "hybrid-rerank",
             RetrieverKind::External => "external",
+            RetrieverKind::Oracle => "oracle",
+            RetrieverKind::ClosedBook => "none",
         }
     }
 
@@ -35,10 +41,21 @@ impl RetrieverKind {
             "dense" => RetrieverKind::Dense,
             "hybrid" => RetrieverKind::Hybrid,
             "hybrid-rerank" => RetrieverKind::HybridRerank,
+            "oracle" => RetrieverKind::Oracle,
+            "none" => RetrieverKind::ClosedBook,
             other => {
-                bail!("unknown retriever `{other}`: expected bm25, dense, hybrid or hybrid-rerank")
+                bail!(
+                    "unknown retriever `{other}`: expected bm25, dense, hybrid, hybrid-rerank, or a \
+                     reference point: oracle (the case's own passages) or none (closed book)"
+                )
             }
         })
+    }
+
+    /// A reference point rather than a retriever: what the answers would be with perfect retrieval, or
+    /// with none. Its `top_k` means nothing.
+    pub fn is_reference(self) -> bool {
+        matches!(self, RetrieverKind::Oracle | RetrieverKind::ClosedBook)
     }
 
     pub fn uses_dense(self) -> bool {
@@ -345,15 +362,14 @@ impl Configuration {
         } else {
             format!(" · history {}", self.history.as_str())
         };
+        let retrieval = match self.retriever {
+            RetrieverKind::Oracle => "oracle passages".to_string(),
+            RetrieverKind::ClosedBook => "closed book".to_string(),
+            r => format!("{} k={}", r.as_str(), self.top_k),
+        };
         format!(
-            "{} k={} · {}{}{}{}{}",
-            self.retriever.as_str(),
-            self.top_k,
-            self.llm,
-            embedder,
-            reranker,
-            chunking,
-            history
+            "{retrieval} · {}{}{}{}{}",
+            self.llm, embedder, reranker, chunking, history
         )
     }
 }

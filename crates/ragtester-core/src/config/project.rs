@@ -129,11 +129,17 @@ impl MatrixSettings {
                     };
                     for embedder in embedders {
                         for k in &self.top_k {
+                            // A reference point has no top-k: one configuration, not one per k.
+                            let k = if retriever.is_reference() {
+                                self.top_k[0]
+                            } else {
+                                *k
+                            };
                             let c = Configuration::new(
                                 llm.clone(),
                                 embedder.clone(),
                                 *retriever,
-                                *k,
+                                k,
                                 chunking.clone(),
                                 fusion,
                             );
