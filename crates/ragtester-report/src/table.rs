@@ -76,6 +76,10 @@ fn heading(out: &mut String, s: &Summary) {
 
 /// One row per configuration.
 fn configurations(out: &mut String, s: &Summary) {
+    let labels = ShortLabels::of(s);
+    if !labels.shared.is_empty() {
+        let _ = writeln!(out, "every configuration: {}", labels.shared.join(" · "));
+    }
     let _ = writeln!(
         out,
         "{:<40} {:>6} {:>6} {:>6} {:>6} {:>9} {:>8} {:>8} {:>9} {:>10}",
@@ -94,7 +98,7 @@ fn configurations(out: &mut String, s: &Summary) {
         let _ = writeln!(
             out,
             "{:<40} {:>6} {:>6} {:>6} {:>6} {:>9} {:>8} {:>8} {:>9} {:>10}",
-            truncate(&c.label, 40),
+            labels.of_label(&c.label),
             c.cases,
             c.passed,
             c.failed,
@@ -161,6 +165,7 @@ fn skipped(out: &mut String, s: &Summary) {
 
 /// Should refuse × did refuse, per configuration, with language mismatches beside.
 fn refusals(out: &mut String, s: &Summary) {
+    let labels = ShortLabels::of(s);
     let _ = writeln!(out);
     let _ = writeln!(
         out,
@@ -189,7 +194,7 @@ fn refusals(out: &mut String, s: &Summary) {
         let _ = writeln!(
             out,
             "{:<40} {:>9} {:>9} {:>9} {:>9} {:>22} {:>22} {:>9}",
-            truncate(&c.label, 40),
+            labels.of_label(&c.label),
             r.correct_refusals,
             r.answered,
             r.over_refusals,
@@ -224,6 +229,7 @@ fn latency_notes(out: &mut String, s: &Summary) {
 
 /// Each configuration against the best: McNemar's p and the score change with its interval.
 fn paired(out: &mut String, s: &Summary) {
+    let labels = ShortLabels::of(s);
     let compared: Vec<_> = s
         .configs
         .iter()
@@ -246,7 +252,7 @@ fn paired(out: &mut String, s: &Summary) {
         let _ = writeln!(
             out,
             "  {:<40} McNemar p {:>6}  Δ score {}  ({} cases)",
-            truncate(&c.label, 40),
+            labels.of_label(&c.label),
             p.mcnemar_p.map_or("–".into(), |x| format!("{x:.3}")),
             p.score_change.map_or("–".into(), |i| format!(
                 "{:+.3} [{:+.3}, {:+.3}]",
@@ -349,10 +355,112 @@ pub fn render_audit(a: &ragtester_core::oracle::AuditSummary) -> String {
     )
 }
 
+/// Labels short enough for a 40-column cell and still distinct: the parts every configuration shares
+/// (`offline`, a common embedder) said once above the table instead of in every row; a label still too long
+/// keeps its end (where the varying axes are) when its start would make two alike, and stays whole when
+/// neither cut keeps them apart.
+struct ShortLabels {
+    shared: Vec<String>,
+    short: std::collections::HashMap<String, String>,
+}
+
+const LABEL_WIDTH: usize = 40;
+
+impl ShortLabels {
+    fn of(s: &Summary) -> Self {
+        let labels: Vec<&str> = s.configs.iter().map(|c| c.label.as_str()).collect();
+        Self::from_labels(&labels)
+    }
+
+    fn from_labels(labels: &[&str]) -> Self {
+        let parts: Vec<Vec<&str>> = labels.iter().map(|l| l.split(" · ").collect()).collect();
+        let shared: Vec<String> = if labels.len() < 2 {
+            Vec::new()
+        } else {
+            parts[0]
+                .iter()
+                .filter(|p| parts.iter().all(|ps| ps.contains(p)))
+                .map(|p| p.to_string())
+                .collect()
+        };
+        let kept: Vec<String> = parts
+            .iter()
+            .map(|ps| {
+                let rest: Vec<&str> = ps
+                    .iter()
+                    .copied()
+                    .filter(|p| !shared.iter().any(|s| s == p))
+                    .collect();
+                if rest.is_empty() {
+                    ps.join(" · ")
+                } else {
+                    rest.join(" · ")
+                }
+            })
+            .collect();
+        let distinct = |v: &[String]| {
+            let set: std::collections::HashSet<&String> = v.iter().collect();
+            set.len() == v.len()
+        };
+        let heads: Vec<String> = kept.iter().map(|k| truncate(k, LABEL_WIDTH)).collect();
+        let cut = if distinct(&heads) || !distinct(&kept) {
+            heads
+        } else {
+            let tails: Vec<String> = kept.iter().map(|k| tail(k, LABEL_WIDTH)).collect();
+            if distinct(&tails) { tails } else { kept }
+        };
+        Self {
+            shared,
+            short: labels.iter().map(|l| l.to_string()).zip(cut).collect(),
+        }
+    }
+
+    fn of_label(&self, label: &str) -> String {
+        self.short
+            .get(label)
+            .cloned()
+            .unwrap_or_else(|| truncate(label, LABEL_WIDTH))
+    }
+}
+
+/// The last `n` characters of `s`, an ellipsis in front when cut.
+fn tail(s: &str, n: usize) -> String {
+    let count = s.chars().count();
+    if count <= n {
+        s.to_string()
+    } else {
+        format!("…{}", s.chars().skip(count - (n - 1)).collect::<String>())
+    }
+}
+
 fn truncate(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()
     } else {
         format!("{}…", s.chars().take(n - 1).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shortened_labels_stay_distinct() {
+        let labels = [
+            "hybrid-rerank k=3 · offline · hash · history none",
+            "hybrid-rerank k=3 · offline · hash · history rewrite",
+            "hybrid-rerank k=3 · offline · local:.models/multilingual-e5-small · history none",
+        ];
+        let short = ShortLabels::from_labels(&labels);
+        assert_eq!(short.shared, ["hybrid-rerank k=3", "offline"]);
+        let cut: Vec<String> = labels.iter().map(|l| short.of_label(l)).collect();
+        assert_eq!(cut[0], "hash · history none");
+        let set: std::collections::HashSet<&String> = cut.iter().collect();
+        assert_eq!(set.len(), 3, "{cut:?}");
+        assert!(
+            cut.iter().all(|c| c.chars().count() <= LABEL_WIDTH),
+            "{cut:?}"
+        );
     }
 }
