@@ -63,10 +63,7 @@ pub fn string_slots(schema: &Value) -> usize {
     fn walk(node: &Value, times: usize) -> usize {
         match node {
             Value::Object(map) => {
-                let bounded = ["maxLength", "enum", "const", "pattern", "format"]
-                    .iter()
-                    .any(|k| map.contains_key(*k));
-                if map.get("type") == Some(&json!("string")) && !bounded {
+                if is_free_string(map) {
                     return times;
                 }
                 map.iter()
@@ -92,16 +89,21 @@ pub fn string_slots(schema: &Value) -> usize {
     walk(schema, 1)
 }
 
+/// A string node with no bound of its own: no `maxLength`, `enum`, `const`, `pattern` or `format`.
+fn is_free_string(map: &serde_json::Map<String, Value>) -> bool {
+    let bounded = ["maxLength", "enum", "const", "pattern", "format"]
+        .iter()
+        .any(|k| map.contains_key(*k));
+    map.get("type") == Some(&json!("string")) && !bounded
+}
+
 /// The schema's string nodes with no bound of their own: no `maxLength`, `enum`, `const`, `pattern` or
 /// `format`.
 pub fn free_strings(schema: &mut Value) -> Vec<&mut serde_json::Map<String, Value>> {
     fn walk<'a>(node: &'a mut Value, out: &mut Vec<&'a mut serde_json::Map<String, Value>>) {
         match node {
             Value::Object(map) => {
-                let bounded = ["maxLength", "enum", "const", "pattern", "format"]
-                    .iter()
-                    .any(|k| map.contains_key(*k));
-                if map.get("type") == Some(&json!("string")) && !bounded {
+                if is_free_string(map) {
                     out.push(map);
                     return;
                 }
