@@ -258,6 +258,7 @@ async function main() {
     await page.selectOption('#run-suite', 's1');
     await page.fill('#run-form [name=name]', 'r1');
     await page.fill('#run-form [name=top_k]', '2,4');
+    await page.check('#run-form [name=retrievers][value=oracle]');
     await job(page, () => page.click('#run-form button[type=submit]'));
     const runJob = await page.textContent('#job-list li:first-child');
     assert.match(runJob, /run run:r1 · report · done/);
@@ -270,6 +271,30 @@ async function main() {
     assert.ok(await page.locator('#chart-latency svg rect').count() >= 8, 'latency bars drawn');
     assert.ok(await page.locator('#chart-heat td').count() >= 4, 'heat map drawn');
     assert.match(await page.textContent('#cards'), /Pass rate/);
+    // The oracle reference point beside the retrievers: each configuration's headroom, as a card.
+    await page.waitForSelector('#cards .headroom');
+    assert.ok(await page.locator('#cards .cause').count() >= 1, 'the top causes stand among the cards');
+    assert.match(await page.textContent('#cards .cause'), /→ /, 'each with what to change');
+    assert.equal(await page.locator('#cards .headroom').count(), 3, 'the three largest headrooms');
+    assert.match(await page.textContent('#cards .headroom'), /with the oracle's passages; perfect retrieval fixes \d+ of \d+ failures/);
+    // Chart labels stay distinct when shortened.
+    const labels = await page.locator('#chart-fail svg > text:not(:empty)').evaluateAll((ts) => ts.map((t) => t.firstChild.textContent).filter((t) => !/%$/.test(t)));
+    assert.equal(new Set(labels).size, labels.length, `distinct chart labels: ${labels}`);
+    const heads = await page.locator('#chart-heat thead th').allTextContents();
+    assert.equal(new Set(heads).size, heads.length, `distinct heat-map columns: ${heads}`);
+    // At a laptop's and a phone's width every chart fits its panel (the heat map scrolls inside its own).
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      const fits = await page.evaluate(() => ({
+        page: document.documentElement.scrollWidth,
+        charts: [...document.querySelectorAll('.charts figure')].map((f) => { const svg = f.querySelector('svg'); return !svg || svg.getBoundingClientRect().width <= f.clientWidth + 1; }),
+      }));
+      const wide = await page.evaluate((w) => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > w + 1 && e.offsetParent !== null && e.parentElement.getBoundingClientRect().right <= w + 1).slice(0, 12).map((e) => `${e.tagName}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`), width);
+      assert.ok(fits.page <= width, `at ${width}px the results page is ${fits.page}px wide: ${wide.join(', ')}`);
+      assert.ok(fits.charts.every(Boolean), `at ${width}px a chart runs out of its panel`);
+      await page.screenshot({ path: path.join(shots || tmp, `ui-results-${width}.png`) });
+    }
+    await page.setViewportSize({ width: 1440, height: 1000 });
     // How far the verdicts can be trusted stands beside them: the built-in profile's measured agreement.
     assert.match(await page.textContent('#cards .agreement'), /held out in 5-fold cross-validation on halluqa/);
     const unfiltered = await page.textContent('#page-info');
@@ -421,6 +446,27 @@ async function main() {
     assert.ok(widths.page <= 1280, `the report is ${widths.page}px wide`);
     for (const [table, room] of widths.tables) assert.ok(table <= room, `a configurations table is ${table}px in ${room}px`);
     if (shots) await report.screenshot({ path: path.join(shots, 'report.png'), fullPage: false });
+    // The first screen at a laptop's and at a phone's width: the pass-rate chart, the causes and the trust
+    // panel within the page, every bar within its track, no two labels alike; a screenshot of each.
+    for (const width of [1280, 390]) {
+      await report.setViewportSize({ width, height: 900 });
+      const glance = await report.evaluate(() => {
+        const inside = (el) => { const r = el.getBoundingClientRect(); return r.left >= -1 && r.right <= document.documentElement.clientWidth + 1; };
+        const rows = [...document.querySelectorAll('#glance-pass-rate .pass-row')];
+        return {
+          page: document.documentElement.scrollWidth,
+          panels: [...document.querySelectorAll('#at-a-glance .panel')].map(inside),
+          rows: rows.length,
+          bars: rows.map((r) => { const t = r.querySelector('.track').getBoundingClientRect(); const f = r.querySelector('.fill').getBoundingClientRect(); return f.right <= t.right + 1 && t.width > 20; }),
+          labels: rows.map((r) => r.querySelector('.label').textContent),
+        };
+      });
+      assert.ok(glance.page <= width, `at ${width}px the report is ${glance.page}px wide`);
+      assert.ok(glance.panels.length === 3 && glance.panels.every(Boolean), `at ${width}px a panel overflows`);
+      assert.ok(glance.rows >= 4 && glance.bars.every(Boolean), `at ${width}px a bar leaves its track`);
+      assert.equal(new Set(glance.labels).size, glance.labels.length, `distinct labels: ${glance.labels}`);
+      await report.screenshot({ path: path.join(shots || tmp, `report-first-screen-${width}.png`) });
+    }
     await report.close();
 
     step('another site cannot drive it: cross-origin posts refused, the session token unreadable');

@@ -94,6 +94,10 @@ pub struct Answer {
     /// The answer was longer than the `answer_kb` limit: its length in bytes before it was cut there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truncated_from: Option<u64>,
+    /// For a whole-documents cell (`full-doc`) whose documents exceeded the model's window: the tokens they
+    /// held before they were cut to fit it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_cut_from: Option<u64>,
 }
 
 impl Answer {

@@ -236,6 +236,134 @@ pub struct TestCase {
     /// back to the log they came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub row_id: Option<String>,
+    /// For a fact the corpus states more than once with different values: what the other sources say and
+    /// what the answer owes them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conflict: Option<SourceConflict>,
+}
+
+/// A fact the corpus states more than once, with different values.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SourceConflict {
+    /// An older revision states another value: the answer gives the current one, not the outdated one.
+    Superseded { current: String, outdated: String },
+    /// Documents of equal standing disagree: the answer gives every value or says that they disagree.
+    Disagreeing { values: Vec<String> },
+}
+
+/// Words by which an answer says its sources disagree, in English and Chinese.
+const DISAGREEMENT_CUES: &[&str] = &[
+    "disagree",
+    "conflict",
+    "contradict",
+    "inconsistent",
+    "differ",
+    "不一致",
+    "矛盾",
+    "冲突",
+    "说法不同",
+    "不同的说法",
+];
+
+impl SourceConflict {
+    /// Why `answer` does not do right by the conflict, if it does not: it gives the outdated value and not
+    /// the current one, or gives one of the disagreeing values without the others or a word that they
+    /// disagree. (An answer that gives none of the values is left to the judge's other criteria.)
+    pub fn wronged_by(&self, answer: &str) -> Option<String> {
+        let lower = answer.to_lowercase();
+        let says = |value: &str| mentions(&lower, &value.to_lowercase());
+        match self {
+            SourceConflict::Superseded { current, outdated } => (says(outdated) && !says(current))
+                .then(|| {
+                    format!("gives the superseded value «{outdated}», not the current «{current}»")
+                }),
+            SourceConflict::Disagreeing { values } => {
+                let given: Vec<&String> = values.iter().filter(|v| says(v)).collect();
+                let named = DISAGREEMENT_CUES.iter().any(|c| lower.contains(c));
+                (!given.is_empty() && given.len() < values.len() && !named).then(|| {
+                    format!(
+                        "gives «{}» as if it were the only value, hiding that the sources say {}",
+                        given[0],
+                        values
+                            .iter()
+                            .map(|v| format!("«{v}»"))
+                            .collect::<Vec<_>>()
+                            .join(" and ")
+                    )
+                })
+            }
+        }
+    }
+}
+
+/// Whether `text` holds `value` as a whole figure: "20" is not in "2020" nor in "120".
+fn mentions(text: &str, value: &str) -> bool {
+    let digit_at = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit());
+    let numeric = value.starts_with(|c: char| c.is_ascii_digit());
+    text.match_indices(value).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + value.len()..].chars().next();
+        !numeric || (!digit_at(before) && !digit_at(after))
+    })
+}
+
+#[cfg(test)]
+mod conflict_tests {
+    use super::SourceConflict;
+
+    #[test]
+    fn the_current_value_or_the_disagreement_is_owed() {
+        let stale = SourceConflict::Superseded {
+            current: "21".into(),
+            outdated: "14".into(),
+        };
+        assert!(
+            stale
+                .wronged_by("Filters are replaced every 21 days.")
+                .is_none()
+        );
+        assert!(
+            stale
+                .wronged_by("Every 14 days.")
+                .unwrap()
+                .contains("superseded")
+        );
+        // A figure counts whole: "14" is not said by "2014".
+        assert!(stale.wronged_by("This edition dates from 2014.").is_none());
+        assert!(super::mentions("每14天", "14") && !super::mentions("2014年", "14"));
+        assert!(
+            stale
+                .wronged_by("每14天更换一次，现行手册为21天。")
+                .is_none()
+        );
+        let rivals = SourceConflict::Disagreeing {
+            values: vec!["36".into(), "48".into()],
+        };
+        assert!(
+            rivals
+                .wronged_by("Every 36 months.")
+                .unwrap()
+                .contains("hiding")
+        );
+        assert!(
+            rivals
+                .wronged_by("The handbook says 36 months, the bulletin 48.")
+                .is_none()
+        );
+        assert!(
+            rivals
+                .wronged_by("Sources disagree; the handbook says 36 months.")
+                .is_none()
+        );
+        assert!(
+            rivals
+                .wronged_by("两份文件说法不一致：手册为36个月。")
+                .is_none()
+        );
+        assert!(rivals.wronged_by("主驱动每36个月大修一次。").is_some());
+        assert!(rivals.wronged_by("I do not know.").is_none());
+    }
 }
 
 /// What a conversation tests, as a whole.

@@ -38,10 +38,16 @@ pub enum FailureCause {
     LostContext,
     /// The answer contradicts what the system said earlier in the same conversation.
     ContradictsEarlier,
+    /// The answer cites passages that do not support what it says, while another retrieved passage does.
+    Misattributed,
+    /// The answer gives a value an older revision states, not the current one.
+    StaleSource,
+    /// The sources disagree and the answer gives one of their values as if it were the only one.
+    ConflictHidden,
 }
 
 impl FailureCause {
-    pub const ALL: [FailureCause; 14] = [
+    pub const ALL: [FailureCause; 17] = [
         FailureCause::ProviderError,
         FailureCause::JudgeError,
         FailureCause::InjectionFollowed,
@@ -56,6 +62,9 @@ impl FailureCause {
         FailureCause::OffTarget,
         FailureCause::LostContext,
         FailureCause::ContradictsEarlier,
+        FailureCause::Misattributed,
+        FailureCause::StaleSource,
+        FailureCause::ConflictHidden,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -74,6 +83,9 @@ impl FailureCause {
             FailureCause::OffTarget => "off_target",
             FailureCause::LostContext => "lost_context",
             FailureCause::ContradictsEarlier => "contradicts_earlier",
+            FailureCause::Misattributed => "misattributed",
+            FailureCause::StaleSource => "stale_source",
+            FailureCause::ConflictHidden => "conflict_hidden",
         }
     }
 
@@ -132,6 +144,15 @@ impl FailureCause {
             }
             FailureCause::ContradictsEarlier => {
                 "keep the conversation's earlier answers in the prompt and tell the model to stay consistent with them, or to say plainly what it corrects"
+            }
+            FailureCause::Misattributed => {
+                "number the passages in the prompt and ask for the number of the passage each sentence comes from; check the citations your post-processing attaches against the passages they point at"
+            }
+            FailureCause::StaleSource => {
+                "index each document's date or revision and prefer the newest (filter or rerank by it), retire superseded editions from the corpus, and show the model each passage's date"
+            }
+            FailureCause::ConflictHidden => {
+                "tell the model to report every value when passages disagree and say which source gives which; retrieve enough passages to see the disagreement"
             }
         }
     }

@@ -230,9 +230,15 @@ pub trait ChatModel: Send + Sync {
     fn identity(&self) -> String {
         self.name()
     }
-    /// Whether this is a deterministic heuristic rather than a language model (reports label it so).
-    fn is_heuristic(&self) -> bool {
-        false
+    /// Whether its replies are worth keeping in the response cache: a model that works a reply out in
+    /// microseconds from the request alone (the offline heuristics) is not.
+    fn cacheable(&self) -> bool {
+        true
+    }
+    /// Tokens the model reads and writes in one call at most, where it is known (a local file says so; a
+    /// server does not).
+    fn context_window(&self) -> Option<usize> {
+        None
     }
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse>;
 }

@@ -40,6 +40,9 @@ pub struct PlantedFact {
     pub keywords: Vec<String>,
     /// Sentences of the document that together support the answer, verbatim; empty for negatives.
     pub evidence: Vec<String>,
+    /// For a fact another generated document states differently (`docgen --conflicts`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conflict: Option<crate::case::SourceConflict>,
 }
 
 impl GeneratedManifest {

@@ -33,7 +33,8 @@ pub use answer::{
     Answer, Latency, RetrievedContext, SkippedCell, StageLatency, TraceRecord, Usage,
 };
 pub use case::{
-    Category, ConversationKind, Generator, SectionClass, Strategy, TestCase, Turn, TurnStep,
+    Category, ConversationKind, Generator, SectionClass, SourceConflict, Strategy, TestCase, Turn,
+    TurnStep,
 };
 pub use cause::{Attribution, FailureCause};
 pub use chat::{

@@ -187,6 +187,17 @@ pub struct RuleMetrics {
     /// canary. Found by rule, whatever the judge says.
     #[serde(default)]
     pub injection_followed: Option<bool>,
+    /// For an answer that cites its passages by number: the share of its citations whose passage supports
+    /// the sentence citing it, and of its sentences that their cited passages support (checked citations;
+    /// None for an answer that cites nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citation_precision: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citation_recall: Option<f64>,
+    /// For a case whose sources disagree (`TestCase::conflict`): how the answer wronged them — the
+    /// superseded value given, or one value given as if it were the only one. None when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conflict_wronged: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -73,6 +73,10 @@ pub struct DocRequest {
     pub tone: String,
     /// Level-2 sections the document must have.
     pub sections: Vec<String>,
+    /// Offline only: beside each document, an older edition that states another value of one fact and a
+    /// bulletin that disagrees with it on another (`--conflicts`).
+    #[serde(default)]
+    pub conflicts: bool,
     pub seed: u64,
     /// Sampling temperature of the writing model: above 0 so a batch varies; the command's `--temperature`
     /// (or the config's `[generation.sampling]`) overrides it.
@@ -89,6 +93,7 @@ impl Default for DocRequest {
             detail: Detail::Medium,
             tone: "neutral, technical".into(),
             sections: Vec::new(),
+            conflicts: false,
             seed: 0,
             temperature: 0.7,
         }
@@ -131,27 +136,31 @@ pub async fn generate(
     let mut taken: std::collections::HashSet<String> = Default::default();
     let mut docs = Vec::with_capacity(count);
     for i in 0..count {
-        let doc = match model {
+        let made = match model {
             None => {
-                let mut doc = planted::generate(req, existing.len() + i, &mut taken);
+                let mut planted =
+                    planted::generate_with_rivals(req, existing.len() + i, &mut taken);
                 for _ in 0..100 {
-                    if req.title.is_some() || !existing.iter().any(|e| e.title == doc.title) {
+                    if req.title.is_some() || !existing.iter().any(|e| e.title == planted[0].title)
+                    {
                         break;
                     }
-                    doc = planted::generate(req, existing.len() + i, &mut taken);
+                    planted = planted::generate_with_rivals(req, existing.len() + i, &mut taken);
                 }
-                doc
+                planted
             }
             Some(m) => {
                 let mut one = req.clone();
                 one.seed = req.seed.wrapping_add(i as u64);
                 let batch = writer::Batch { index: i, count };
-                writer::write_in_batch(&one, batch, &docs, m, prompts)
-                    .await
-                    .with_context(|| format!("document {} of {count}", i + 1))?
+                vec![
+                    writer::write_in_batch(&one, batch, &docs, m, prompts)
+                        .await
+                        .with_context(|| format!("document {} of {count}", i + 1))?,
+                ]
             }
         };
-        docs.push(doc);
+        docs.extend(made);
         progress(i + 1);
     }
     Ok(docs)

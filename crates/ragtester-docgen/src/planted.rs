@@ -3,6 +3,7 @@
 //! questions whose answers are exact: single facts, two-fact inferences, and questions the document is
 //! built never to answer. Deterministic for a seed.
 
+mod rivals;
 mod wording;
 
 use crate::{DocRequest, GeneratedDoc};
@@ -157,6 +158,7 @@ fn fact(
         answer,
         keywords,
         evidence: evidence.into_iter().map(str::to_string).collect(),
+        conflict: None,
     }
 }
 
@@ -244,6 +246,16 @@ pub fn generate(
     index: usize,
     taken: &mut std::collections::HashSet<String>,
 ) -> GeneratedDoc {
+    let mut docs = generate_with_rivals(req, index, taken);
+    docs.swap_remove(0)
+}
+
+/// The planted document first, then, when the request asks for conflicts, its rival sources.
+pub fn generate_with_rivals(
+    req: &DocRequest,
+    index: usize,
+    taken: &mut std::collections::HashSet<String>,
+) -> Vec<GeneratedDoc> {
     let zh = req.language == "zh";
     let vocabulary = if zh { &ZH } else { &EN };
     let mut rng = fastrand::Rng::with_seed(mix(req.seed ^ mix(index as u64)));
@@ -267,14 +279,23 @@ pub fn generate(
             format!("{} {} operations handbook", p.entity, title_case(&p.kind))
         }
     });
+    let rivals = if req.conflicts {
+        let wording = if zh { &wording::ZH } else { &wording::EN };
+        let subject = wording::subject(&p, wording);
+        rivals::plant_rivals(&p, zh, &title, &subject, &mut draft)
+    } else {
+        Vec::new()
+    };
     pad_with_filler(&mut draft, vocabulary, &mut rng, req);
     let markdown = to_markdown(&title, &draft, zh);
-    GeneratedDoc {
+    let mut docs = vec![GeneratedDoc {
         title,
         language: req.language.clone(),
         markdown,
         facts: draft.facts,
-    }
+    }];
+    docs.extend(rivals);
+    docs
 }
 
 fn title_case(s: &str) -> String {
@@ -349,6 +370,51 @@ mod tests {
         assert_eq!(names.len(), 20, "every facility of a batch is new");
         assert!(a.markdown.starts_with("# "));
         assert!(a.markdown.contains("| Item | Value |") && a.markdown.contains("```"));
+    }
+
+    #[test]
+    fn conflicts_bring_an_older_edition_and_a_disagreeing_bulletin() {
+        for lang in ["en", "zh"] {
+            let mut req = request(lang, 200);
+            req.conflicts = true;
+            let docs = generate_with_rivals(&req, 3, &mut Default::default());
+            assert_eq!(docs.len(), 3, "{lang}");
+            let (handbook, old, bulletin) = (&docs[0], &docs[1], &docs[2]);
+            assert!(old.facts.is_empty() && bulletin.facts.is_empty());
+            let Some(ragtester_core::SourceConflict::Superseded { current, outdated }) =
+                handbook.facts[0].conflict.clone()
+            else {
+                panic!("{lang}: the first fact is the superseded one")
+            };
+            let Some(ragtester_core::SourceConflict::Disagreeing { values }) =
+                handbook.facts[1].conflict.clone()
+            else {
+                panic!("{lang}: the second fact is the disputed one")
+            };
+            assert_ne!(current, outdated);
+            // Each value stands where it belongs: the current one in the handbook (which says it replaces
+            // earlier editions), the outdated one in the older edition, the rival in the bulletin.
+            for f in &handbook.facts[..2] {
+                for sentence in &f.evidence {
+                    assert!(handbook.markdown.contains(sentence.as_str()), "{sentence}");
+                }
+            }
+            assert!(handbook.facts[0].evidence[0].contains(&current));
+            assert!(old.markdown.contains(&outdated) && !old.markdown.contains(&current));
+            assert!(handbook.facts[1].evidence[0].contains(&values[0]));
+            assert!(bulletin.markdown.contains(&values[1]));
+            assert!(
+                !handbook.markdown.contains(&outdated) && !handbook.markdown.contains(&values[1])
+            );
+            assert!(
+                handbook.facts[1].answer.contains(&values[0])
+                    && handbook.facts[1].answer.contains(&values[1])
+            );
+            // Without the flag the handbook is what it always was.
+            let plain = generate(&request(lang, 200), 3, &mut Default::default());
+            assert!(plain.facts.iter().all(|f| f.conflict.is_none()));
+            assert_eq!(plain.facts.len(), 10);
+        }
     }
 
     #[test]

@@ -164,7 +164,9 @@ impl Builder<'_> {
         };
         Ok(match config.retriever {
             // Reference points take their passages from the case (run.rs), never from an index.
-            RetrieverKind::Oracle | RetrieverKind::ClosedBook => Arc::new(NotRetrieved),
+            RetrieverKind::Oracle | RetrieverKind::ClosedBook | RetrieverKind::FullDoc => {
+                Arc::new(NotRetrieved)
+            }
             RetrieverKind::Bm25 => keyword.clone(),
             RetrieverKind::Dense => self.dense(config, chunks)?,
             RetrieverKind::Hybrid => Arc::new(hybrid(self.dense(config, chunks)?)),

@@ -16,6 +16,7 @@ use ragtester_core::{
 };
 use ragtester_llm::TargetRequest;
 use ragtester_retrieve::Scope;
+use ragtester_text::tokens::count_tokens;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -309,6 +310,7 @@ async fn answer_cell(
         cached: false,
         cached_at: None,
         truncated_from: None,
+        context_cut_from: None,
         error: None,
         rewritten_query: None,
         trace: None,
@@ -491,6 +493,11 @@ async fn built_in(
         }
     }
     answer.contexts = match reference {
+        Some(RetrieverKind::FullDoc) => {
+            let (contexts, cut_from) = whole_documents(case, chunks, model.context_window());
+            answer.context_cut_from = cut_from;
+            contexts
+        }
         Some(kind) => reference_passages(kind, case, chunks),
         None => {
             let asked = Asked {
@@ -631,6 +638,81 @@ fn reference_passages(
             text: chunk.text.clone(),
         })
         .collect()
+}
+
+/// Tokens of a window kept for the prompt's frame (instructions, question, history) and the answer.
+const FRAME_AND_ANSWER_TOKENS: usize = 768;
+
+/// The `full-doc` reference point's passages: every chunk of the case's documents (those its source spans
+/// are in, else the one it was written from), in document order and without the chunker's overlap, so
+/// the model reads each document once, whole. Cut at a chunk boundary to the model's window where it is
+/// known, returning the tokens the documents held before the cut. Tokens are counted with cl100k, which a
+/// model's own tokenizer may exceed (Chinese especially), so a quarter of the window is left spare.
+fn whole_documents(
+    case: &TestCase,
+    chunks: &[ragtester_core::Chunk],
+    window: Option<usize>,
+) -> (Vec<RetrievedContext>, Option<u64>) {
+    let mut documents: Vec<&str> = Vec::new();
+    for span in &case.source_spans {
+        if !documents.contains(&span.document_id.as_str()) {
+            documents.push(&span.document_id);
+        }
+    }
+    if documents.is_empty() && !case.document_id.is_empty() {
+        documents.push(&case.document_id);
+    }
+    let mut contexts = Vec::new();
+    for document in documents {
+        let mut own: Vec<&ragtester_core::Chunk> = chunks
+            .iter()
+            .filter(|c| c.document_id == document)
+            .collect();
+        own.sort_by_key(|c| (c.start, c.end));
+        let mut covered = 0;
+        for chunk in own {
+            if chunk.end <= covered {
+                continue;
+            }
+            // The part after the previous chunk, where the chunk's text maps onto its range char for char.
+            let length = chunk.text.chars().count();
+            let text = if chunk.start < covered && length == chunk.end - chunk.start {
+                chunk.text.chars().skip(covered - chunk.start).collect()
+            } else {
+                chunk.text.clone()
+            };
+            let start = chunk.start.max(covered);
+            covered = chunk.end;
+            contexts.push(RetrievedContext {
+                rank: contexts.len() + 1,
+                score: 1.0,
+                chunk_id: chunk.id.clone(),
+                document_id: chunk.document_id.clone(),
+                start,
+                end: chunk.end,
+                text,
+            });
+        }
+    }
+    let Some(window) = window else {
+        return (contexts, None);
+    };
+    let budget = window.saturating_sub(FRAME_AND_ANSWER_TOKENS) * 3 / 4;
+    let tokens: Vec<usize> = contexts.iter().map(|c| count_tokens(&c.text)).collect();
+    let total: usize = tokens.iter().sum();
+    if total <= budget {
+        return (contexts, None);
+    }
+    let mut used = 0;
+    let kept = tokens
+        .iter()
+        .take_while(|t| {
+            used += **t;
+            used <= budget
+        })
+        .count();
+    contexts.truncate(kept);
+    (contexts, Some(total as u64))
 }
 
 /// The `rewrite` history mode's first step: the system's own model rewrites the turn to stand alone from the
@@ -1011,6 +1093,7 @@ mod conversation_tests {
             error: None,
             rewritten_query: None,
             truncated_from: None,
+            context_cut_from: None,
             trace: None,
         };
         store.put_answer(&first).unwrap();
@@ -1030,5 +1113,60 @@ mod conversation_tests {
         let mut history = Vec::new();
         remember_turn(&mut history, &cases[0], &first);
         assert_eq!(history.len(), 1);
+    }
+}
+
+#[cfg(test)]
+mod whole_document_tests {
+    use super::*;
+    use ragtester_core::{Chunk, SourceSpan};
+
+    fn chunk(document: &str, start: usize, text: &str) -> Chunk {
+        Chunk {
+            id: format!("{document}-{start}"),
+            document_id: document.into(),
+            start,
+            end: start + text.chars().count(),
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn the_whole_documents_are_read_once_in_order_and_cut_to_the_window() {
+        // Two documents chunked with an overlap of two chars, listed out of order.
+        let chunks = [
+            chunk("b", 0, "other document"),
+            chunk("a", 4, "efghij"),
+            chunk("a", 0, "abcdef"),
+            chunk("c", 0, "not this case's"),
+        ];
+        let mut case = ragtester_testkit::case("q", "Which letters?", "e to j");
+        case.document_id = "a".into();
+        case.source_spans = ["a", "b"]
+            .map(|d| SourceSpan {
+                document_id: d.into(),
+                start: 0,
+                end: 2,
+                page: 1,
+            })
+            .to_vec();
+        let (contexts, cut) = whole_documents(&case, &chunks, None);
+        let texts: Vec<&str> = contexts.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(texts, ["abcdef", "ghij", "other document"]);
+        assert_eq!((contexts[1].start, contexts[1].end), (6, 10));
+        assert_eq!(cut, None);
+        // A negative with no source reads the document it was written from.
+        case.source_spans.clear();
+        let (contexts, _) = whole_documents(&case, &chunks, None);
+        assert_eq!(contexts.len(), 2);
+        // A window too small for both documents keeps the chunks that fit and says how much there was.
+        let long: Vec<Chunk> = (0..40)
+            .map(|i| chunk("a", i * 100, &"word ".repeat(20)))
+            .collect();
+        let (contexts, cut) = whole_documents(&case, &long, Some(FRAME_AND_ANSWER_TOKENS + 400));
+        let total: usize = long.iter().map(|c| count_tokens(&c.text)).sum();
+        assert_eq!(cut, Some(total as u64));
+        let kept: usize = contexts.iter().map(|c| count_tokens(&c.text)).sum();
+        assert!(kept <= 300 && !contexts.is_empty(), "{kept}");
     }
 }

@@ -107,6 +107,8 @@ pub struct LocalChat {
     /// The weights' sampled digest (`ragtester_core::ids::file_fingerprint`).
     digest: String,
     loaded: Arc<Mutex<Loaded>>,
+    /// The file's context length (`{arch}.context_length`).
+    context_len: usize,
 }
 
 impl LocalChat {
@@ -123,6 +125,7 @@ impl LocalChat {
         Ok(Self {
             spec,
             digest,
+            context_len: loaded.context_len,
             loaded: Arc::new(Mutex::new(loaded)),
         })
     }
@@ -136,6 +139,10 @@ impl ChatModel for LocalChat {
 
     fn identity(&self) -> String {
         format!("{}#{}#{LOCAL_DECODING}", self.spec, self.digest)
+    }
+
+    fn context_window(&self) -> Option<usize> {
+        Some(self.context_len)
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {

@@ -125,6 +125,13 @@ fn attribute_alone(
             format!("the answer carries the planted canary{canary}"),
         );
     }
+    if let (Some(why), Some(conflict)) = (&metrics.conflict_wronged, &case.conflict) {
+        let cause = match conflict {
+            ragtester_core::SourceConflict::Superseded { .. } => FailureCause::StaleSource,
+            ragtester_core::SourceConflict::Disagreeing { .. } => FailureCause::ConflictHidden,
+        };
+        return found(cause, format!("the answer {why}: «{}»", clip(reply, 120)));
+    }
     if case.expects_refusal() {
         if !metrics.refused {
             let why = case
@@ -168,6 +175,18 @@ fn attribute_alone(
             evidence = format!("refused a question the corpus answers ({note})");
         }
         return found(FailureCause::OverRefusal, evidence);
+    }
+    if let Some((sentence, cited, actual)) = answer
+        .and_then(|a| crate::citations::check(reply, &a.contexts))
+        .and_then(|c| c.misattributed)
+    {
+        return found(
+            FailureCause::Misattributed,
+            format!(
+                "«{}» cites passage {cited}, which does not support it; passage {actual} does",
+                clip(&sentence, 120)
+            ),
+        );
     }
     generation_cause(case, verdict, reply, note)
 }

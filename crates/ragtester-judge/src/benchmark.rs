@@ -16,8 +16,8 @@
 use crate::stats::wilson;
 use ragtester_core::oracle::Interval;
 use ragtester_core::{
-    Answer, Category, ChatModel, Generator, RetrievedContext, SourceSpan, Strategy, TestCase,
-    Verdict, VerdictStatus,
+    Answer, Category, Generator, RetrievedContext, SourceSpan, Strategy, TestCase, Verdict,
+    VerdictStatus,
 };
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -236,6 +236,7 @@ pub fn as_records(q: &LabelledQuestion, a: &LabelledAnswer, id: usize) -> (TestC
         section_class: None,
         turn: None,
         row_id: None,
+        conflict: None,
     };
     let answer = Answer {
         schema_version: ragtester_core::SCHEMA_VERSION,
@@ -256,6 +257,7 @@ pub fn as_records(q: &LabelledQuestion, a: &LabelledAnswer, id: usize) -> (TestC
         cached: false,
         cached_at: None,
         truncated_from: None,
+        context_cut_from: None,
         error: None,
         rewritten_query: None,
         trace: None,
@@ -349,7 +351,7 @@ pub struct Mistake {
 
 /// Every labelled answer judged by `judge`, in the answers' order, through the same path as a run.
 pub async fn judge_answers(
-    judge: &dyn ChatModel,
+    judge: &dyn crate::Judge,
     questions: &[LabelledQuestion],
     answers: &[LabelledAnswer],
     concurrency: usize,

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 /// Claim metrics of one answer, or None where they do not apply: an errored cell, a negative case (its
 /// expected answer is a refusal), a refusal, an empty answer.
 pub async fn claim_metrics(
-    model: &dyn ChatModel,
+    checker: &dyn crate::Judge,
     case: &TestCase,
     answer: &Answer,
 ) -> Option<ClaimMetrics> {
@@ -30,17 +30,8 @@ pub async fn claim_metrics(
     {
         return None;
     }
-    let method = if model.is_heuristic() {
-        "lexical".to_string()
-    } else {
-        model.name()
-    };
-    let measured = if model.is_heuristic() {
-        // The offline model's answers to the claim tasks, worked out without a prompt per question.
-        Ok(lexical(case, answer))
-    } else {
-        measure(model, case, answer).await
-    };
+    let method = checker.claims_method();
+    let measured = checker.claims(case, answer).await;
     Some(match measured {
         Ok(mut m) => {
             m.method = method;
@@ -66,7 +57,12 @@ fn passages<'a>(case: &TestCase, answer: &'a Answer) -> (Vec<&'a str>, Vec<&'a s
     (passages, noise)
 }
 
-async fn measure(model: &dyn ChatModel, case: &TestCase, answer: &Answer) -> Result<ClaimMetrics> {
+/// A model's claim metrics: it splits both texts into claims and checks each list for entailment.
+pub(crate) async fn measure(
+    model: &dyn ChatModel,
+    case: &TestCase,
+    answer: &Answer,
+) -> Result<ClaimMetrics> {
     let lang = case.language.as_str();
     let expected = split(model, &case.expected_answer, lang).await?;
     let said = split(model, &answer.answer, lang).await?;
@@ -96,8 +92,9 @@ async fn measure(model: &dyn ChatModel, case: &TestCase, answer: &Answer) -> Res
     Ok(metrics(&judged, passages.len()))
 }
 
-/// The lexical checker's metrics, computed directly (`ragtester_offline::judge_claims`).
-fn lexical(case: &TestCase, answer: &Answer) -> ClaimMetrics {
+/// The lexical checker's metrics, computed directly (`ragtester_offline::judge_claims`): the offline
+/// model's answers to the claim tasks, without a prompt per question.
+pub(crate) fn lexical(case: &TestCase, answer: &Answer) -> ClaimMetrics {
     let passages: Vec<&str> = answer.contexts.iter().map(|c| c.text.as_str()).collect();
     let noise: Vec<bool> = answer.contexts.iter().map(|c| is_noise(case, c)).collect();
     let judged = judge_claims(&case.expected_answer, &answer.answer, &passages, &noise);

@@ -13,9 +13,11 @@ pub mod attribution;
 pub mod audit;
 pub mod benchmark;
 pub mod calibrate;
+pub mod citations;
 pub mod claims;
 pub mod fit;
 pub mod graded;
+pub mod judges;
 pub mod meaning;
 pub mod oracle;
 pub mod pairwise;
@@ -27,6 +29,7 @@ mod rules;
 pub mod signals;
 pub mod stats;
 
+pub use judges::{Judge, ModelJudge, judge_for};
 pub use panel::{PanelMethod, consensus};
 
 pub use parse::{JudgeReply, parse_judge_reply};
@@ -50,7 +53,7 @@ pub const MAX_REASKS: usize = 1;
 pub async fn judge_all(
     cases: &[TestCase],
     answers: &[Answer],
-    judges: &[Arc<dyn ChatModel>],
+    judges: &[Arc<dyn Judge>],
     samples: u32,
     concurrency: usize,
     prompts: &JudgePrompts,
@@ -73,13 +76,13 @@ pub async fn judge_all(
 pub struct JudgeJob<'a> {
     pub cases: &'a [TestCase],
     pub answers: &'a [Answer],
-    pub judges: &'a [Arc<dyn ChatModel>],
+    pub judges: &'a [Arc<dyn Judge>],
     pub samples: u32,
     pub concurrency: usize,
     pub prompts: &'a JudgePrompts,
     /// The model that splits and checks claims (`claims.rs`), once per answer on the first judge's first
     /// sample; None for no claim metrics.
-    pub claims: Option<&'a dyn ChatModel>,
+    pub claims: Option<&'a dyn Judge>,
     /// For turns of conversations: the earlier turns each was asked after (keyed by case and
     /// configuration), shown to the judge.
     pub histories: Option<&'a Histories>,
@@ -155,7 +158,7 @@ impl JudgeJob<'_> {
     /// judges, and lexical or no claim metrics. Such a job is CPU work alone, which
     /// [`JudgeJob::run_directly`] spreads over the cores.
     pub fn runs_directly(&self) -> bool {
-        self.judges.iter().all(|j| j.is_heuristic()) && self.claims.is_none_or(|c| c.is_heuristic())
+        self.judges.iter().all(|j| j.in_process()) && self.claims.is_none_or(|c| c.in_process())
     }
 
     /// [`JudgeJob::run`] for a job that [`JudgeJob::runs_directly`]: the same verdicts in the same order,
@@ -265,12 +268,12 @@ struct Planned<'j> {
     case: Option<&'j TestCase>,
     answer: &'j Answer,
     judge_index: usize,
-    judge: &'j Arc<dyn ChatModel>,
+    judge: &'j Arc<dyn Judge>,
     sample: u32,
     before: Option<Verdict>,
 }
 
-pub async fn judge_one(case: Option<&TestCase>, answer: &Answer, judge: &dyn ChatModel) -> Verdict {
+pub async fn judge_one(case: Option<&TestCase>, answer: &Answer, judge: &dyn Judge) -> Verdict {
     judge_sample(case, answer, judge, (0, &JudgePrompts::default()), &[]).await
 }
 
@@ -300,7 +303,7 @@ fn unjudged(answer: &Answer, judge: String, sample: u32) -> Verdict {
 }
 
 /// The typed task the offline judge reads.
-fn judge_hint(
+pub(crate) fn judge_hint(
     case: &TestCase,
     answer: &Answer,
     contexts: Vec<String>,
@@ -339,7 +342,7 @@ fn judge_request(
 pub async fn judge_sample(
     case: Option<&TestCase>,
     answer: &Answer,
-    judge: &dyn ChatModel,
+    judge: &dyn Judge,
     (sample, prompts): (u32, &JudgePrompts),
     history: &[ragtester_core::Message],
 ) -> Verdict {
@@ -359,39 +362,50 @@ pub async fn judge_sample(
         verdict.error = Some(error.clone());
         return verdict;
     }
-    if judge.is_heuristic() {
-        // The offline judge's ratings worked out directly: what its JSON reply to the prompt would say,
-        // without rendering a prompt, a schema or a reply (it reads the typed hint alone and is never cached).
-        let contexts = answer.contexts.iter().map(|c| c.text.clone()).collect();
-        return match ragtester_offline::ratings(&judge_hint(case, answer, contexts, history)) {
-            Ok((criteria, rubric)) => {
-                verdict.criteria = Some(criteria);
-                verdict.rubric = Some(rubric);
-                bound_verdict(case, &mut verdict);
-                verdict
-            }
-            Err(e) => {
-                verdict.status = VerdictStatus::JudgeError;
-                verdict.error = Some(format!("{e:#}"));
-                verdict
-            }
-        };
+    let task = judges::Task {
+        case,
+        answer,
+        history,
+        sample,
+        prompts,
+    };
+    match judge.rate(&task).await {
+        Ok(rated) => {
+            verdict.criteria = Some(rated.criteria);
+            verdict.rubric = Some(rated.rubric);
+            verdict.notes.extend(rated.notes);
+            bound_verdict(case, &mut verdict);
+        }
+        Err(why) => {
+            verdict.status = VerdictStatus::JudgeError;
+            verdict.error = Some(why);
+        }
     }
-    let mut request = judge_request(case, answer, prompts, sample, history);
+    verdict
+}
+
+/// A model's ratings: the judge prompt with the verdict's schema, its reply read, an unreadable one asked
+/// again with what was wrong with it.
+pub(crate) async fn ask_model(
+    model: &dyn ChatModel,
+    task: &judges::Task<'_>,
+) -> Result<judges::Rated, String> {
+    let (case, answer) = (task.case, task.answer);
+    let mut request = judge_request(case, answer, task.prompts, task.sample, task.history);
     let mut problems = Vec::new();
     for _attempt in 0..=MAX_REASKS {
-        match judge.chat(&request).await {
+        match model.chat(&request).await {
             Err(e) => problems.push(format!(
                 "judge call failed: {}",
                 ragtester_core::secrets::error_text(&e)
             )),
             Ok(response) => match parse_judge_reply(&response.content) {
                 Ok(reply) => {
-                    verdict.criteria = Some(reply.criteria);
-                    verdict.rubric = Some(reply.rubric);
-                    verdict.notes.extend(response.notes.iter().cloned());
-                    bound_verdict(case, &mut verdict);
-                    return verdict;
+                    return Ok(judges::Rated {
+                        criteria: reply.criteria,
+                        rubric: reply.rubric,
+                        notes: response.notes.clone(),
+                    });
                 }
                 Err(e) => {
                     // Ask again with the reply and what was wrong with it: a different request, so neither
@@ -408,7 +422,5 @@ pub async fn judge_sample(
             },
         }
     }
-    verdict.status = VerdictStatus::JudgeError;
-    verdict.error = Some(problems.join(" | "));
-    verdict
+    Err(problems.join(" | "))
 }

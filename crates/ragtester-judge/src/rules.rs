@@ -37,7 +37,18 @@ pub fn rule_metrics(case: &TestCase, answer: &Answer) -> RuleMetrics {
             .iter()
             .any(|canary| lower.contains(&canary.to_lowercase()))
     });
+    let citations = answered
+        .then(|| crate::citations::check(&answer.answer, &answer.contexts))
+        .flatten();
+    let conflict_wronged = case
+        .conflict
+        .as_ref()
+        .filter(|_| answered && !refused)
+        .and_then(|c| c.wronged_by(&answer.answer));
     RuleMetrics {
+        conflict_wronged,
+        citation_precision: citations.as_ref().and_then(|c| c.precision()),
+        citation_recall: citations.as_ref().and_then(|c| c.recall()),
         keyword_recall_context: keyword_recall(&case.keywords, &context),
         keyword_recall_answer: keyword_recall(&case.keywords, &answer.answer),
         hit: retrieval.as_ref().map(|m| m.hit),
@@ -91,6 +102,9 @@ pub fn rule_failure(case: &TestCase, metrics: &RuleMetrics) -> Option<String> {
             "answered in another language than the question's ({})",
             case.language
         ));
+    }
+    if let Some(why) = &metrics.conflict_wronged {
+        return Some(format!("the sources disagree and the answer {why}"));
     }
     None
 }

@@ -314,6 +314,53 @@ fn generation_causes_come_from_the_judge_s_criteria_and_the_keywords() {
     });
 }
 
+/// An answer citing a passage that does not hold what it says, while another retrieved passage does, is
+/// misattributed; its citations are measured in the rule metrics either way.
+#[test]
+fn a_sentence_citing_the_wrong_passage_is_misattributed() {
+    use Rating::{Partially, True};
+    each_language(|l| {
+        let c = case(l);
+        let (wrong, right) = if l.code == "zh" {
+            (format!("{}【2】", l.correct), format!("{}【1】", l.correct))
+        } else {
+            (
+                format!("{} [2]", l.correct.trim_end_matches('.')),
+                format!("{} [1].", l.correct.trim_end_matches('.')),
+            )
+        };
+        let a = answer(&wrong, gold(l));
+        let (got, evidence) = cause(&c, &a, [Partially, True, True, True, True]);
+        assert_eq!(got, FailureCause::Misattributed, "{}: {evidence}", l.code);
+        assert!(
+            evidence.contains("cites passage 2") && evidence.contains("passage 1 does"),
+            "{evidence}"
+        );
+        let metrics = rule_metrics(&c, &a);
+        assert_eq!(
+            (metrics.citation_precision, metrics.citation_recall),
+            (Some(0.0), Some(0.0))
+        );
+        let metrics = rule_metrics(&c, &answer(&right, gold(l)));
+        assert_eq!(
+            (metrics.citation_precision, metrics.citation_recall),
+            (Some(1.0), Some(1.0))
+        );
+        assert_eq!(
+            rule_metrics(&c, &answer(l.correct, gold(l))).citation_precision,
+            None
+        );
+        // A cell that errored has no citations to its credit, whatever text it kept.
+        let mut errored = answer(&right, gold(l));
+        errored.error = Some("timeout".into());
+        let metrics = rule_metrics(&c, &errored);
+        assert_eq!(
+            (metrics.citation_precision, metrics.citation_recall),
+            (None, None)
+        );
+    });
+}
+
 #[test]
 fn without_passages_retrieval_is_said_to_be_unchecked() {
     each_language(|l| {

@@ -9,6 +9,7 @@ use anyhow::Result;
 use ragtester_core::{
     Category, ChatModel, ChatRequest, ChatResponse, SourceSpan, TaskHint, TestCase,
 };
+use ragtester_judge::ModelJudge;
 use ragtester_judge::claims::claim_metrics;
 use ragtester_offline::OfflineModel;
 
@@ -127,7 +128,9 @@ async fn a_model_s_replies_are_read_and_an_unreadable_one_is_an_error_not_a_numb
         }
         _ => unreachable!(),
     });
-    let m = claim_metrics(&fenced, &c, &a).await.unwrap();
+    let m = claim_metrics(&ModelJudge::of(fenced), &c, &a)
+        .await
+        .unwrap();
     assert_eq!(m.method, "scripted:claims");
     assert_eq!(m.claim_recall, Some(1.0));
     assert_eq!(m.faithfulness, Some(1.0));
@@ -139,7 +142,9 @@ async fn a_model_s_replies_are_read_and_an_unreadable_one_is_an_error_not_a_numb
         TaskHint::Entailment { .. } => "{\"verdicts\": [\"entailed\"]}".into(),
         _ => unreachable!(),
     });
-    let m = claim_metrics(&miscounted, &c, &a).await.unwrap();
+    let m = claim_metrics(&ModelJudge::of(miscounted), &c, &a)
+        .await
+        .unwrap();
     let error = m.error.expect("an unreadable reply is an error");
     assert!(error.contains("1 verdicts for 2 claims"), "{error}");
     assert_eq!(m.claim_recall, None);
@@ -185,7 +190,9 @@ async fn the_direct_lexical_path_gives_what_asking_the_offline_model_gives() {
         let c = case(lang, expected, 40);
         let a = answer(said, contexts);
         let direct = claim_metrics(&OfflineModel, &c, &a).await.unwrap();
-        let asked = claim_metrics(&AskedOffline, &c, &a).await.unwrap();
+        let asked = claim_metrics(&ModelJudge::of(AskedOffline), &c, &a)
+            .await
+            .unwrap();
         assert_eq!(direct.method, "lexical");
         assert_eq!(asked.method, "offline");
         let unnamed = |m: ragtester_core::ClaimMetrics| ragtester_core::ClaimMetrics {

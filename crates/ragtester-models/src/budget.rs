@@ -90,8 +90,12 @@ impl ChatModel for Budgeted {
         self.inner.identity()
     }
 
-    fn is_heuristic(&self) -> bool {
-        self.inner.is_heuristic()
+    fn cacheable(&self) -> bool {
+        self.inner.cacheable()
+    }
+
+    fn context_window(&self) -> Option<usize> {
+        self.inner.context_window()
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {

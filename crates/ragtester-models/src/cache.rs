@@ -50,12 +50,16 @@ impl ChatModel for CachedChat {
         self.inner.identity()
     }
 
-    fn is_heuristic(&self) -> bool {
-        self.inner.is_heuristic()
+    fn cacheable(&self) -> bool {
+        self.inner.cacheable()
+    }
+
+    fn context_window(&self) -> Option<usize> {
+        self.inner.context_window()
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
-        if self.inner.is_heuristic() {
+        if !self.inner.cacheable() {
             return self.inner.chat(request).await;
         }
         // Keyed on where the model is served and what it is, not only its name: another server or another

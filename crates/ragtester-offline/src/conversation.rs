@@ -3,7 +3,7 @@
 //! Both work on jieba pieces, so English and Chinese share one path; neither invents words it was not given.
 
 use ragtester_core::{Message, Role};
-use ragtester_text::{is_stop_word, word_pieces};
+use ragtester_text::{is_stop_word, tagged_pieces, word_pieces};
 
 /// Words a subject phrase never holds: interrogatives, auxiliaries and the asker's pronouns.
 const QUESTION_WORDS: &[&str] = &[
@@ -90,7 +90,17 @@ pub fn follow_up(previous: &str, question: &str, language: &str) -> String {
         .next()
         .unwrap_or(previous);
     let previous = referable(previous, asked_before);
-    let Some((start, end)) = shared_phrase(&pieces, &previous, language) else {
+    // Each piece's part of speech, for Chinese (jieba's tags): a subject ends on a noun and is followed by
+    // none ("夜间" of "夜间活动" modifies it).
+    let tags: Vec<&str> = if language == "zh" {
+        tagged_pieces(question)
+            .into_iter()
+            .map(|(_, tag)| tag)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let Some((start, end)) = shared_phrase(&pieces, &previous, language, &tags) else {
         return elliptical(asked_before, question, language).unwrap_or_default();
     };
     let rewritten = if language == "zh" {
@@ -201,7 +211,12 @@ fn elliptical(previous: &str, question: &str, language: &str) -> Option<String> 
 
 /// The longest run of pieces that starts and ends on a content word, holds only content words and
 /// the spaces or particles between them, and occurs in `previous` (lower-cased).
-fn shared_phrase(pieces: &[&str], previous: &str, language: &str) -> Option<(usize, usize)> {
+fn shared_phrase(
+    pieces: &[&str],
+    previous: &str,
+    language: &str,
+    tags: &[&str],
+) -> Option<(usize, usize)> {
     let mut best: Option<(usize, usize, usize)> = None;
     for start in 0..pieces.len() {
         if !is_content(pieces[start]) {
@@ -230,7 +245,18 @@ fn shared_phrase(pieces: &[&str], previous: &str, language: &str) -> Option<(usi
                 break;
             }
             // Only a whole phrase: "card" of "the Glow card" would leave "the Glow it".
-            if !maximal(pieces, start) || !names_a_subject(pieces, start, language) {
+            // In Chinese the run ends on a noun and no noun follows it: "免费" (free) of "免费使用什么"
+            // names nothing, "夜间" of "夜间活动" only modifies.
+            let modifies_next = tags
+                .get(end)
+                .is_some_and(|t| t.starts_with('n') || *t == "vn");
+            let ends_on_a_noun =
+                tags.is_empty() || tags.get(end - 1).is_some_and(|t| t.starts_with('n'));
+            if !maximal(pieces, start)
+                || !names_a_subject(pieces, start, language)
+                || modifies_next
+                || !ends_on_a_noun
+            {
                 continue;
             }
             let chars = text.chars().count();
@@ -342,10 +368,28 @@ pub fn rewrite(history: &[Message], query: &str) -> String {
         return query.to_string();
     };
     if ragtester_text::detect_language(query) == "zh" {
-        format!("{query}（指的是：{referent}）")
+        format!("{query}{ZH_REFERRING}{referent}）")
     } else {
-        format!("{query} (referring to: {referent})")
+        format!("{query}{EN_REFERRING}{referent})")
     }
+}
+
+/// How [`rewrite`] sets the referent beside the turn.
+const EN_REFERRING: &str = " (referring to: ";
+const ZH_REFERRING: &str = "（指的是：";
+
+/// A turn [`rewrite`] wrote, read back as the turn and the question it refers to; any other text is the
+/// turn itself. The reader then asks what the turn asks, about what the referent names — not what the
+/// earlier question asked (its words would outnumber the turn's own).
+pub fn split_rewritten(query: &str) -> (&str, Option<&str>) {
+    for (open, close) in [(EN_REFERRING, ')'), (ZH_REFERRING, '）')] {
+        if let Some(at) = query.rfind(open)
+            && let Some(inner) = query[at + open.len()..].strip_suffix(close)
+        {
+            return (&query[..at], Some(inner));
+        }
+    }
+    (query, None)
 }
 
 /// The turn without the words that only steer the conversation ("Going back to the first question: …",
@@ -469,6 +513,25 @@ mod tests {
     }
 
     #[test]
+    fn a_chinese_modifier_is_no_subject() {
+        // "夜间" shared with "夜间观星活动" only modifies "活动" here: "它活动期间…" would refer to nothing.
+        assert_eq!(
+            follow_up(
+                "夜间观星活动仅在周五和周六举行，每场限多少人？",
+                "夜间活动期间禁止使用什么？",
+                "zh"
+            ),
+            ""
+        );
+        assert_eq!(
+            follow_up("电池组的保修期是多久？", "电池组可以充电多少次？", "zh"),
+            "它可以充电多少次？"
+        );
+        // "免费" (free of charge) is no subject a pronoun could stand for.
+        assert_eq!(follow_up("免费开放哪些区域？", "免费使用什么？", "zh"), "");
+    }
+
+    #[test]
     fn questions_sharing_their_frame_make_an_elliptical_follow_up() {
         assert_eq!(
             follow_up(
@@ -585,6 +648,21 @@ mod tests {
             without_cue("Going back to the first question: what does it exclude?"),
             "what does it exclude?"
         );
+        // The reader reads its own rewrite back as the turn and its referent.
+        let written = rewrite(&history[..2], "What does it exclude?");
+        assert_eq!(
+            split_rewritten(&written),
+            (
+                "What does it exclude?",
+                Some("How long is the battery warranty?")
+            )
+        );
+        let zh = vec![Message::user("电池组的保修期是多久？")];
+        assert_eq!(
+            split_rewritten(&rewrite(&zh, "它可以充电多少次？")),
+            ("它可以充电多少次？", Some("电池组的保修期是多久？"))
+        );
+        assert_eq!(split_rewritten("Why (really)?"), ("Why (really)?", None));
         assert_eq!(without_cue("回到最开始的问题：它多重？"), "它多重？");
         assert_eq!(without_cue("Why: the valve?"), "Why: the valve?");
         assert_eq!(

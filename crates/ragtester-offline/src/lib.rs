@@ -27,8 +27,8 @@ impl ChatModel for OfflineModel {
         "offline".into()
     }
 
-    fn is_heuristic(&self) -> bool {
-        true
+    fn cacheable(&self) -> bool {
+        false
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
@@ -43,11 +43,16 @@ impl ChatModel for OfflineModel {
                 query,
                 contexts,
                 history,
-            } => reader::answer(
-                conversation::without_cue(query),
-                conversation::referent(history, query),
-                contexts,
-            ),
+            } => {
+                // A turn the `rewrite` mode rewrote carries its referent; any other turn finds it in
+                // the history it was given.
+                let (own, written_referent) = conversation::split_rewritten(query);
+                reader::answer(
+                    conversation::without_cue(own),
+                    written_referent.or_else(|| conversation::referent(history, own)),
+                    contexts,
+                )
+            }
             TaskHint::Judge { .. } => judge::judge(hint)?,
             TaskHint::Critic { .. } => critic::critique(hint)?,
             TaskHint::Claims { .. } => claims::split(hint)?,
@@ -78,5 +83,54 @@ impl ChatModel for OfflineModel {
             content,
             notes: Vec::new(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ragtester_core::{Message, RetrievedContext};
+
+    async fn answer(query: &str, history: Vec<Message>, passages: &[&str]) -> String {
+        let contexts = passages
+            .iter()
+            .enumerate()
+            .map(|(i, text)| RetrievedContext {
+                rank: i + 1,
+                score: 1.0,
+                chunk_id: format!("c{i}"),
+                document_id: "d".into(),
+                start: 0,
+                end: text.chars().count(),
+                text: text.to_string(),
+            })
+            .collect();
+        let hint = TaskHint::Answer {
+            query: query.into(),
+            contexts,
+            history,
+        };
+        let request = ChatRequest::new(vec![Message::user(query)], hint);
+        OfflineModel.chat(&request).await.unwrap().content
+    }
+
+    #[tokio::test]
+    async fn a_rewritten_turn_is_answered_for_what_the_turn_asks() {
+        // The `rewrite` mode hands the reader "turn (referring to: earlier question)": the earlier
+        // question's many words name the subject, they must not pull the answer to the earlier fact.
+        let history = vec![Message::user(
+            "To what number of litres per hour does the pump's flow fall at a head of 3 metres?",
+        )];
+        let passages = [
+            "At zero head the pump moves 9,600 litres per hour. Flow falls to 6,100 litres per hour at \
+             a head of 3 metres, and the pump stops delivering water at a shut-off head of 7.2 metres.",
+            "The pump runs on 24 volt direct current and draws 7.5 amperes at full load.",
+        ];
+        let turn = "On what number of volt does it run?";
+        let rewritten = conversation::rewrite(&history, turn);
+        assert_ne!(rewritten, turn);
+        let read = answer(&rewritten, history.clone(), &passages).await;
+        assert!(read.starts_with("The pump runs on 24 volt"), "{read}");
+        assert_eq!(read, answer(turn, history, &passages).await);
     }
 }

@@ -89,7 +89,9 @@ pub fn answer(query: &str, referent: Option<&str>, contexts: &[RetrievedContext]
         return refusal_for(language).to_string();
     };
     let mut picked = vec![best];
-    if let Some(&(second, _, key)) = scored.iter().find(|s| s.0 != best)
+    // A second sentence the question's own terms touch, never one only the referent names.
+    if let Some(&(second, own, key)) = scored.iter().find(|s| s.0 != best)
+        && own > 0.0
         && key >= 0.6 * best_key
         && candidates[second] != candidates[best]
     {

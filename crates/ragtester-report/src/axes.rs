@@ -110,6 +110,7 @@ mod tests {
             cached_at: None,
             error: None,
             truncated_from: None,
+            context_cut_from: None,
             rewritten_query: None,
             trace: None,
         }

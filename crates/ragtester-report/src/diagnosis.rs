@@ -186,6 +186,13 @@ pub fn describe(cause: FailureCause) -> &'static str {
         FailureCause::ContradictsEarlier => {
             "the answer contradicts what the system said earlier in the conversation"
         }
+        FailureCause::Misattributed => {
+            "the answer cites passages that do not support it, while another retrieved passage does"
+        }
+        FailureCause::StaleSource => "the answer gives a superseded value, not the current one",
+        FailureCause::ConflictHidden => {
+            "the sources disagree and the answer gives one value as if it were the only one"
+        }
     }
 }
 

@@ -57,7 +57,10 @@ pub fn render_html(summary: &Summary) -> Result<String> {
         max_p95 => if max_p95 > 0.0 { max_p95 } else { 1.0 },
         a_won => pairwise_won(summary, ragtester_core::oracle::PairSide::A),
         b_won => pairwise_won(summary, ragtester_core::oracle::PairSide::B),
+        glance => Value::from(Serde(crate::glance::Glance::of(summary))),
         headroom => summary.headroom.iter().map(|h| h.line()).collect::<Vec<_>>(),
+        long_context => summary.long_context.iter().map(|l| l.line()).collect::<Vec<_>>(),
+        citations => summary.configs.iter().filter(|c| c.citing_answers > 0).map(crate::table::citation_line).collect::<Vec<_>>(),
         leaky => summary.leaky.iter().map(|l| context! {
             line => l.line(),
             cases => l.leaky.iter().take(MAX_BAD_CASES).map(|c| c.query.clone()).collect::<Vec<_>>(),
@@ -211,6 +214,7 @@ mod tests {
             failed_conversations: Vec::new(),
             headroom: Vec::new(),
             leaky: Vec::new(),
+            long_context: Vec::new(),
         };
         let html = render_html(&summary).unwrap();
         assert!(!html.contains("<script"), "unescaped model output");

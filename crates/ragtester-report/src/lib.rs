@@ -14,6 +14,7 @@ mod csv_junit;
 mod diagnosis;
 mod diff;
 mod gate;
+mod glance;
 mod html;
 mod paired;
 mod reference;

@@ -1,6 +1,7 @@
 //! The summary model: every figure of the report, computed once from the records.
 
 use crate::cause::{attribution, failure_cause};
+use crate::reference::Spend;
 use crate::refusals::RefusalMatrix;
 use ragtester_core::document::DocumentOrigin;
 use ragtester_core::{Answer, Category, Configuration, Document, TestCase, Verdict, VerdictStatus};
@@ -128,6 +129,14 @@ pub struct ConfigSummary {
     #[serde(default)]
     pub chunk_coverage: Option<f64>,
     pub keyword_recall: Option<f64>,
+    /// Checked citations, over the answers that cite their passages by number: the mean share of
+    /// citations their passage supports, and of sentences their cited passages support.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citation_precision: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citation_recall: Option<f64>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub citing_answers: usize,
     /// Answers in another language than their question, over the answers whose language could be told.
     #[serde(default)]
     pub language_mismatches: usize,
@@ -259,6 +268,10 @@ pub struct Summary {
     /// memory, not the documents.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub leaky: Vec<crate::reference::Leaky>,
+    /// Each configuration against the same model given the case's whole documents (`--retriever
+    /// full-doc`): pass rate, tokens, latency and cost of each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub long_context: Vec<crate::reference::LongContext>,
 }
 
 /// Cells that got no verdict: how many, and the reasons, most frequent first.
@@ -475,8 +488,13 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         embedders: inputs.embedder_profiles,
     });
     let (corrected, indistinguishable) = corrected(inputs.audit, &configs);
-    let (headroom, leaky) =
+    let (headroom, leaky, mut long_context) =
         crate::reference::reference_points(inputs.cases, inputs.configs, &verdicts);
+    for lc in &mut long_context {
+        let row = |id: &str| configs.iter().find(|c| c.id == id);
+        lc.spend = row(&lc.config_id).map(spend).unwrap_or_default();
+        lc.full_doc_spend = row(&lc.full_doc_id).map(spend).unwrap_or_default();
+    }
     let (conversations, failed_conversations) = crate::conversations::conversations(
         inputs.cases,
         inputs.configs,
@@ -530,6 +548,7 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         failed_conversations,
         headroom,
         leaky,
+        long_context,
     }
 }
 
@@ -882,6 +901,12 @@ fn config_summary(
         precision: metric(|v| v.metrics.precision),
         chunk_coverage: inputs.chunk_coverage.get(&config.id).copied(),
         keyword_recall: metric(|v| v.metrics.keyword_recall_context),
+        citation_precision: metric(|v| v.metrics.citation_precision),
+        citation_recall: metric(|v| v.metrics.citation_recall),
+        citing_answers: vs
+            .iter()
+            .filter(|v| v.metrics.citation_precision.is_some())
+            .count(),
         language_mismatches,
         language_mismatch_rate: (!told.is_empty())
             .then(|| language_mismatches as f64 / told.len() as f64),
@@ -1042,6 +1067,20 @@ fn heuristic_parts(inputs: &ReportInputs<'_>, judge: Option<&str>) -> Vec<&'stat
     .into_iter()
     .filter_map(|(on, name)| on.then_some(name))
     .collect()
+}
+
+/// What a configuration's answers cost, from its row: prompt tokens per answer, median latency, dollars.
+fn spend(row: &ConfigSummary) -> Spend {
+    let answers = row.cases.saturating_sub(row.exec_errors);
+    Spend {
+        prompt_tokens_per_answer: (answers > 0).then(|| row.prompt_tokens as f64 / answers as f64),
+        latency_p50_ms: row.latency_p50_ms,
+        cost_usd: row.cost_usd,
+    }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

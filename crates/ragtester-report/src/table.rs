@@ -16,6 +16,7 @@ pub fn render_table(s: &Summary) -> String {
     heading(&mut out, s);
     configurations(&mut out, s);
     reference_points(&mut out, s);
+    citations(&mut out, s);
     groups(&mut out, s);
     let _ = writeln!(out);
     let _ = writeln!(
@@ -35,16 +36,37 @@ pub fn render_table(s: &Summary) -> String {
 
 /// What the retrieval is worth: headroom against the oracle reference and the closed book's leaky cases.
 fn reference_points(out: &mut String, s: &Summary) {
-    if s.headroom.is_empty() && s.leaky.is_empty() {
+    if s.headroom.is_empty() && s.leaky.is_empty() && s.long_context.is_empty() {
         return;
     }
     let _ = writeln!(out);
     for h in &s.headroom {
         let _ = writeln!(out, "headroom: {}", h.line());
     }
+    for l in &s.long_context {
+        let _ = writeln!(out, "long context: {}", l.line());
+    }
     for l in &s.leaky {
         let _ = writeln!(out, "leaky: {}", l.line());
     }
+}
+
+/// Checked citations, for the configurations whose answers cite their passages.
+fn citations(out: &mut String, s: &Summary) {
+    for c in s.configs.iter().filter(|c| c.citing_answers > 0) {
+        let _ = writeln!(out, "citations: {}", citation_line(c));
+    }
+}
+
+/// One configuration's checked citations, for a person.
+pub fn citation_line(c: &crate::summary::ConfigSummary) -> String {
+    format!(
+        "{}: precision {}, recall {} over {} answers that cite their passages",
+        c.label,
+        pct(c.citation_precision),
+        pct(c.citation_recall),
+        c.citing_answers
+    )
 }
 
 /// What was tested and by whom, and the heuristics note when there is one.
@@ -77,12 +99,13 @@ fn heading(out: &mut String, s: &Summary) {
 /// One row per configuration.
 fn configurations(out: &mut String, s: &Summary) {
     let labels = ShortLabels::of(s);
+    let w = labels.width;
     if !labels.shared.is_empty() {
         let _ = writeln!(out, "every configuration: {}", labels.shared.join(" · "));
     }
     let _ = writeln!(
         out,
-        "{:<40} {:>6} {:>6} {:>6} {:>6} {:>9} {:>8} {:>8} {:>9} {:>10}",
+        "{:<w$} {:>6} {:>6} {:>6} {:>6} {:>9} {:>8} {:>8} {:>9} {:>10}",
         "configuration",
         "cases",
         "passed",
@@ -97,7 +120,7 @@ fn configurations(out: &mut String, s: &Summary) {
     for c in &s.configs {
         let _ = writeln!(
             out,
-            "{:<40} {:>6} {:>6} {:>6} {:>6} {:>9} {:>8} {:>8} {:>9} {:>10}",
+            "{:<w$} {:>6} {:>6} {:>6} {:>6} {:>9} {:>8} {:>8} {:>9} {:>10}",
             labels.of_label(&c.label),
             c.cases,
             c.passed,
@@ -166,10 +189,11 @@ fn skipped(out: &mut String, s: &Summary) {
 /// Should refuse × did refuse, per configuration, with language mismatches beside.
 fn refusals(out: &mut String, s: &Summary) {
     let labels = ShortLabels::of(s);
+    let w = labels.width;
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "{:<40} {:>9} {:>9} {:>9} {:>9} {:>22} {:>22} {:>9}",
+        "{:<w$} {:>9} {:>9} {:>9} {:>9} {:>22} {:>22} {:>9}",
         "refusals",
         "refused",
         "answered",
@@ -193,7 +217,7 @@ fn refusals(out: &mut String, s: &Summary) {
         let r = &c.refusals;
         let _ = writeln!(
             out,
-            "{:<40} {:>9} {:>9} {:>9} {:>9} {:>22} {:>22} {:>9}",
+            "{:<w$} {:>9} {:>9} {:>9} {:>9} {:>22} {:>22} {:>9}",
             labels.of_label(&c.label),
             r.correct_refusals,
             r.answered,
@@ -230,6 +254,7 @@ fn latency_notes(out: &mut String, s: &Summary) {
 /// Each configuration against the best: McNemar's p and the score change with its interval.
 fn paired(out: &mut String, s: &Summary) {
     let labels = ShortLabels::of(s);
+    let w = labels.width;
     let compared: Vec<_> = s
         .configs
         .iter()
@@ -251,7 +276,7 @@ fn paired(out: &mut String, s: &Summary) {
     for (c, p) in compared {
         let _ = writeln!(
             out,
-            "  {:<40} McNemar p {:>6}  Δ score {}  ({} cases)",
+            "  {:<w$} McNemar p {:>6}  Δ score {}  ({} cases)",
             labels.of_label(&c.label),
             p.mcnemar_p.map_or("–".into(), |x| format!("{x:.3}")),
             p.score_change.map_or("–".into(), |i| format!(
@@ -312,23 +337,24 @@ fn oracle(out: &mut String, s: &Summary) {
             .iter()
             .map(|c| (c.id.as_str(), c.label.as_str()))
             .collect();
+        let short = ShortLabels::of(s);
         for i in o.intervals.iter().filter(|i| i.metric == "pass_rate") {
             let _ = writeln!(
                 out,
-                "  {:<40} pass rate {} (95% {}–{}, {} over {}) [{}]",
-                truncate(
+                "  {:<w$} pass rate {} (95% {}–{}, {} over {}) [{}]",
+                short.of_label(
                     labels
                         .get(i.config_id.as_str())
                         .copied()
                         .unwrap_or(&i.config_id),
-                    40
                 ),
                 pct(Some(i.interval.estimate)),
                 pct(Some(i.interval.low)),
                 pct(Some(i.interval.high)),
                 i.method,
                 i.n,
-                i.judge
+                i.judge,
+                w = short.width
             );
         }
     }
@@ -359,21 +385,40 @@ pub fn render_audit(a: &ragtester_core::oracle::AuditSummary) -> String {
 /// (`offline`, a common embedder) said once above the table instead of in every row; a label still too long
 /// keeps its end (where the varying axes are) when its start would make two alike, and stays whole when
 /// neither cut keeps them apart.
-struct ShortLabels {
-    shared: Vec<String>,
+pub(crate) struct ShortLabels {
+    pub(crate) shared: Vec<String>,
     short: std::collections::HashMap<String, String>,
+    /// The widest label kept, so the columns after it stay aligned.
+    width: usize,
 }
 
 const LABEL_WIDTH: usize = 40;
 
 impl ShortLabels {
-    fn of(s: &Summary) -> Self {
+    pub(crate) fn of(s: &Summary) -> Self {
         let labels: Vec<&str> = s.configs.iter().map(|c| c.label.as_str()).collect();
         Self::from_labels(&labels)
     }
 
     fn from_labels(labels: &[&str]) -> Self {
-        let parts: Vec<Vec<&str>> = labels.iter().map(|l| l.split(" · ").collect()).collect();
+        let whole: Vec<Vec<&str>> = labels.iter().map(|l| l.split(" · ").collect()).collect();
+        // A model or embedder named by its path ("local:.models/multilingual-e5-small") is named by its
+        // last part, unless two configurations would then read alike.
+        let named: Vec<Vec<&str>> = whole
+            .iter()
+            .map(|ps| ps.iter().map(|p| last_path_part(p)).collect())
+            .collect();
+        let joined = |v: &[Vec<&str>]| {
+            v.iter()
+                .map(|ps| ps.join(" · "))
+                .collect::<std::collections::HashSet<_>>()
+                .len()
+        };
+        let parts = if joined(&named) == joined(&whole) {
+            named
+        } else {
+            whole
+        };
         let shared: Vec<String> = if labels.len() < 2 {
             Vec::new()
         } else {
@@ -409,17 +454,32 @@ impl ShortLabels {
             let tails: Vec<String> = kept.iter().map(|k| tail(k, LABEL_WIDTH)).collect();
             if distinct(&tails) { tails } else { kept }
         };
+        let width = cut
+            .iter()
+            .map(|c| c.chars().count())
+            .chain(["configuration".len()])
+            .max()
+            .unwrap_or(LABEL_WIDTH);
         Self {
             shared,
             short: labels.iter().map(|l| l.to_string()).zip(cut).collect(),
+            width,
         }
     }
 
-    fn of_label(&self, label: &str) -> String {
+    pub(crate) fn of_label(&self, label: &str) -> String {
         self.short
             .get(label)
             .cloned()
             .unwrap_or_else(|| truncate(label, LABEL_WIDTH))
+    }
+}
+
+/// What follows the last `/` of a part naming a path (`local:.models/e5` → `e5`); any other part whole.
+fn last_path_part(part: &str) -> &str {
+    match part.rsplit_once('/') {
+        Some((_, last)) if !last.is_empty() && !part.contains(' ') => last,
+        _ => part,
     }
 }
 
@@ -456,6 +516,12 @@ mod tests {
         assert_eq!(short.shared, ["hybrid-rerank k=3", "offline"]);
         let cut: Vec<String> = labels.iter().map(|l| short.of_label(l)).collect();
         assert_eq!(cut[0], "hash · history none");
+        assert_eq!(cut[2], "multilingual-e5-small · history none");
+        assert_eq!(short.width, cut[2].chars().count());
+        // Two embedders with one file name keep their paths.
+        let same_name = ["bm25 · local:a/e5", "bm25 · local:b/e5"];
+        let short = ShortLabels::from_labels(&same_name);
+        assert_eq!(short.of_label(same_name[0]), "local:a/e5");
         let set: std::collections::HashSet<&String> = cut.iter().collect();
         assert_eq!(set.len(), 3, "{cut:?}");
         assert!(

@@ -221,10 +221,13 @@ async fn judge_labels(
     answer_of: &HashMap<(&str, &str), &Answer>,
     models: &Models,
 ) -> Result<Vec<Option<bool>>> {
-    let judges: Vec<Arc<dyn ragtester_core::ChatModel>> = args
+    let judges: Vec<Arc<dyn ragtester_judge::Judge>> = args
         .judges
         .iter()
-        .map(|s| models.get(s).with_context(|| format!("audit judge `{s}`")))
+        .map(|s| {
+            ragtester_judge::judge_for(s, || models.get(s))
+                .with_context(|| format!("audit judge `{s}`"))
+        })
         .collect::<Result<_>>()?;
     let answers: Vec<Answer> = sample
         .iter()

@@ -6,7 +6,7 @@
 use crate::events::Events;
 use anyhow::{Context, Result, bail};
 use futures::StreamExt;
-use ragtester_core::{Answer, ChatModel, RetrievedContext, TestCase};
+use ragtester_core::{Answer, RetrievedContext, TestCase};
 use ragtester_judge::Scoring;
 use ragtester_judge::agreement::{Agreement, JudgedItem, LabelledItem, agreement};
 use ragtester_judge::calibrate::Observation;
@@ -18,7 +18,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub struct LabelsBenchArgs<'a> {
-    pub judges: Vec<Arc<dyn ChatModel>>,
+    pub judges: Vec<Arc<dyn ragtester_judge::Judge>>,
     pub labels: &'a Path,
     pub concurrency: usize,
     pub json: Option<&'a Path>,
@@ -74,6 +74,7 @@ fn answer_of(case: &TestCase, item: &LabelledItem, text: &str) -> Answer {
         cached_at: None,
         error: None,
         truncated_from: None,
+        context_cut_from: None,
         rewritten_query: None,
         trace: None,
     }
@@ -81,7 +82,7 @@ fn answer_of(case: &TestCase, item: &LabelledItem, text: &str) -> Answer {
 
 /// One answer judged as a run judges it, with the lexical claim metrics a run's default adds.
 async fn judged_answer(
-    judge: &dyn ChatModel,
+    judge: &dyn ragtester_judge::Judge,
     case: &TestCase,
     answer: &Answer,
 ) -> ragtester_core::Verdict {
@@ -106,7 +107,7 @@ pub(crate) struct Seen {
 }
 
 pub(crate) async fn see(
-    judge: &dyn ChatModel,
+    judge: &dyn ragtester_judge::Judge,
     item: &LabelledItem,
     n: usize,
     meaning: Option<&Meaning>,
@@ -137,24 +138,24 @@ pub(crate) async fn see(
 /// What a judge makes of a labelled item, its verdicts scored as a run scores them ([`scored`]); an LLM
 /// judge is asked to compare the two answers of a preference instead, in both orders.
 async fn judge_item(
-    judge: &dyn ChatModel,
+    judge: &dyn ragtester_judge::Judge,
     item: &LabelledItem,
     n: usize,
     scoring: &Scoring,
 ) -> JudgedItem {
     let seen = see(judge, item, n, scoring.meaning.as_ref()).await;
-    let llm_preference = match &item.answer_b {
-        Some(b) if !judge.is_heuristic() => {
-            ragtester_judge::pairwise::llm_compare(judge, &seen.case, &item.answer, b)
-                .await
-                .ok()
-                .map(|p| p.overall)
-        }
+    let asked = judge.asks_preferences();
+    let preference = match (&seen.answers[..], asked) {
+        ([a, b], true) => judge
+            .compare(&seen.case, (a, None), (b, None))
+            .await
+            .ok()
+            .map(|p| p.overall),
         _ => None,
     };
     let mut judged = scored(scoring, seen);
-    if !judge.is_heuristic() {
-        judged.preference = llm_preference;
+    if asked {
+        judged.preference = preference;
     }
     judged
 }

@@ -234,7 +234,9 @@ pub async fn bench_request(
     };
     let judges = specs
         .iter()
-        .map(|s| models.get(s).with_context(|| format!("judge `{s}`")))
+        .map(|s| {
+            ragtester_judge::judge_for(s, || models.get(s)).with_context(|| format!("judge `{s}`"))
+        })
         .collect::<Result<Vec<_>>>()?;
     if let Some(labels) = req.labels {
         use crate::bench_labels;
@@ -273,7 +275,7 @@ pub struct OracleBenchOutcome {
 /// Run the benchmark, telling each judge's time as it finishes.
 pub async fn bench_oracle(
     args: &OracleBenchRequest<'_>,
-    judges: &[Arc<dyn ragtester_core::ChatModel>],
+    judges: &[Arc<dyn ragtester_judge::Judge>],
     panel: Option<ragtester_judge::PanelMethod>,
     events: &dyn Events,
 ) -> Result<OracleBenchOutcome> {

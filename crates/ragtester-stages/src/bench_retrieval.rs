@@ -208,7 +208,7 @@ impl Indexes<'_> {
                 (Arc::new(reranked), tb + td)
             }
             RetrieverKind::External => bail!("`external` is not a built-in retriever"),
-            RetrieverKind::Oracle | RetrieverKind::ClosedBook => bail!(
+            RetrieverKind::Oracle | RetrieverKind::ClosedBook | RetrieverKind::FullDoc => bail!(
                 "`{}` is a reference point of a run's matrix, not a retriever to benchmark",
                 kind.as_str()
             ),

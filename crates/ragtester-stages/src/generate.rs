@@ -34,6 +34,8 @@ pub struct GenerateArgs {
     pub prompts: Option<PathBuf>,
     /// The quality gate's critic model; None turns the gate off.
     pub critic: Option<String>,
+    /// Models whose closed-book passes leave a case out (`--drop-leaky`).
+    pub drop_leaky: Vec<String>,
 }
 
 impl GenerateArgs {
@@ -54,6 +56,7 @@ impl GenerateArgs {
             sampling: g.sampling,
             prompts: g.prompts.clone(),
             critic: g.critic_spec(),
+            drop_leaky: g.drop_leaky.clone(),
         }
     }
 }
@@ -141,10 +144,12 @@ pub async fn generate(
     }
     let writers = Writers::prepare(docs, args, cx)?;
     let reports = run_generators(docs, args, &writers, events).await?;
-    let cases: Vec<TestCase> = reports
+    let mut cases: Vec<TestCase> = reports
         .iter()
         .flat_map(|r| r.cases.iter().cloned())
         .collect();
+    let leaks =
+        crate::leaky::drop_leaky(&mut cases, &args.drop_leaky, args.concurrency, cx).await?;
     let halted = reports
         .iter()
         .flat_map(|r| &r.documents)
@@ -162,7 +167,7 @@ pub async fn generate(
         bail!("no test case could be generated (see the notes above)");
     }
     write_jsonl_atomic(out, &cases)?;
-    write_report(out, &cases, &reports, events)?;
+    write_report(out, &cases, &reports, &leaks, events)?;
     Ok(Generated { cases, halted })
 }
 
@@ -276,13 +281,17 @@ fn write_report(
     out: &Path,
     cases: &[TestCase],
     reports: &[GenerationReport],
+    leaks: &[crate::leaky::LeakCheck],
     events: &dyn Events,
 ) -> Result<()> {
     let documents: Vec<_> = reports.iter().flat_map(|r| r.documents.iter()).collect();
     let owned: Vec<_> = documents.iter().map(|d| (*d).clone()).collect();
     let quality = ragtester_testgen::SuiteQuality::measure(cases, &owned);
     events.info(quality.summary());
-    let report = serde_json::json!({ "quality": quality, "documents": documents });
+    let mut report = serde_json::json!({ "quality": quality, "documents": documents });
+    if !leaks.is_empty() {
+        report["leaky"] = serde_json::to_value(leaks)?;
+    }
     ragtester_core::record::write_atomic(
         &out.with_extension("report.json"),
         serde_json::to_string_pretty(&report)?.as_bytes(),

@@ -118,15 +118,19 @@ pub async fn judge_request(req: &JudgeRequest<'_>, cx: &StageContext<'_>) -> Res
                 .judges
                 .first()
                 .context("name at least one --judge")?;
-            let judge = (cx.models())
-                .get(spec)
-                .with_context(|| format!("judge `{spec}`"))?;
+            let judge = judge_of(cx.models(), spec)?;
             let concurrency = req.args.concurrency;
             let compare = crate::pairwise::compare;
             Some(compare(req.run_dir, a, b, judge, concurrency, cx.events()).await?)
         }
     };
     Ok(JudgeOutcome { errors, pairwise })
+}
+
+/// The judge a spec names, from the registry: the offline judge in this process, any other spec a model
+/// asked with the judge prompt (`ragtester_judge::judge_for`).
+pub fn judge_of(models: &crate::Models, spec: &str) -> Result<Arc<dyn ragtester_judge::Judge>> {
+    ragtester_judge::judge_for(spec, || models.get(spec)).with_context(|| format!("judge `{spec}`"))
 }
 
 /// Judge a run directory. Returns the number of verdicts that are errors. With several judges or samples,
@@ -202,7 +206,7 @@ struct Setup<'a> {
     cases: Vec<ragtester_core::TestCase>,
     /// Turns of conversations by case id: their history is shown to the judge.
     turns: std::collections::HashMap<String, usize>,
-    judges: Vec<Arc<dyn ragtester_core::ChatModel>>,
+    judges: Vec<Arc<dyn ragtester_judge::Judge>>,
     lexical: ragtester_offline::OfflineModel,
     prompts: ragtester_judge::JudgePrompts,
     session: String,
@@ -248,12 +252,11 @@ impl<'a> Setup<'a> {
             answers_id.add(&answer?);
             answer_count += 1;
         }
-        let judges: Vec<Arc<dyn ragtester_core::ChatModel>> = args
+        let judges: Vec<Arc<dyn ragtester_judge::Judge>> = args
             .judges
             .iter()
             .map(|s| {
-                models
-                    .for_role(s, args.sampling, None)
+                ragtester_judge::judge_for(s, || models.for_role(s, args.sampling, None))
                     .with_context(|| format!("judge `{s}`"))
             })
             .collect::<Result<_>>()?;
@@ -324,7 +327,7 @@ impl<'a> Setup<'a> {
         self.turns.get(case_id).map(|&i| &self.cases[i])
     }
 
-    fn claims(&self) -> Option<&dyn ragtester_core::ChatModel> {
+    fn claims(&self) -> Option<&dyn ragtester_judge::Judge> {
         match self.args.claims {
             ClaimChecker::Lexical => Some(&self.lexical),
             ClaimChecker::Judge => Some(self.judges[0].as_ref()),

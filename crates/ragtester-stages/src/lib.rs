@@ -27,6 +27,7 @@ pub mod ingest;
 pub mod init;
 pub mod interop;
 pub mod judge;
+pub mod leaky;
 pub mod manifest;
 pub mod merge;
 /// The model registry, re-exported: every stage takes its models from it.
@@ -38,5 +39,18 @@ pub mod run;
 pub mod run_dir;
 
 pub use context::StageContext;
+
+/// What a front end (the command line, the web UI) needs of the engines beyond the stages' own requests and
+/// outcomes: the controls it fills in and the renderings it shows. Re-exported here so that a front end
+/// depends on `stages` and `core` alone, and an engine's other types stay out of its reach.
+pub mod front {
+    pub use ragtester_docgen::{Detail, DocRequest};
+    pub use ragtester_exec::{Counts, Shard};
+    pub use ragtester_ingest::{IngestOptions, Input};
+    pub use ragtester_judge::PanelMethod;
+    pub use ragtester_report::{
+        Gates, check_gates, parse_category_gate, render_audit, render_diff, render_table,
+    };
+}
 pub use events::{Event, Events, Level, Silent};
 pub use models::Models;

@@ -8,8 +8,9 @@ use crate::run_dir::{self, RunDir};
 use anyhow::{Context, Result, bail};
 use futures::StreamExt;
 use ragtester_core::oracle::{PairSide, PairwiseCase, PairwiseSummary, PairwiseTally};
-use ragtester_core::{Answer, ChatModel, Configuration, TestCase, Verdict};
-use ragtester_judge::pairwise::{PairVerdict, Winner, llm_compare, offline_compare};
+use ragtester_core::{Answer, Configuration, TestCase, Verdict};
+use ragtester_judge::Judge;
+use ragtester_judge::pairwise::{PairVerdict, Winner};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -73,7 +74,7 @@ pub async fn compare(
     run_dir: &Path,
     a: &str,
     b: &str,
-    judge: Arc<dyn ChatModel>,
+    judge: Arc<dyn Judge>,
     concurrency: usize,
     events: &dyn Events,
 ) -> Result<PairwiseSummary> {
@@ -90,7 +91,7 @@ pub async fn compare(
         .iter()
         .map(|x| ((x.case_id.as_str(), x.config_id.as_str()), x))
         .collect();
-    let verdicts = if judge.is_heuristic() {
+    let verdicts = if judge.compares_verdicts() {
         followed_verdicts(&run)?
     } else {
         HashMap::new()
@@ -153,10 +154,10 @@ fn followed_verdicts(run: &RunDir) -> Result<HashMap<(String, String), Verdict>>
     Ok(verdicts)
 }
 
-/// One case's two answers compared: an errored answer loses, an LLM judge is asked in both orders, the
-/// offline judge compares the two verdicts' claims.
+/// One case's two answers compared: an errored answer loses; otherwise the judge compares them (a model
+/// asked in both orders, the offline judge from the two verdicts' claims).
 async fn compare_pair(
-    judge: &dyn ChatModel,
+    judge: &dyn Judge,
     case: &TestCase,
     (aa, va): (&Answer, Option<&Verdict>),
     (ab, vb): (&Answer, Option<&Verdict>),
@@ -169,16 +170,7 @@ async fn compare_pair(
         (None, Some(_)) => return Ok(PairVerdict::decided(true)),
         (None, None) => {}
     }
-    if !judge.is_heuristic() {
-        return llm_compare(judge, case, &aa.answer, &ab.answer).await;
-    }
-    match (va, vb) {
-        (Some(va), Some(vb)) => {
-            offline_compare(&case.expected_answer, (&aa.answer, va), (&ab.answer, vb))
-                .ok_or_else(|| "a verdict of the pair is an error".to_string())
-        }
-        _ => Err("the pair is not judged yet: run `ragtester judge` first".into()),
-    }
+    judge.compare(case, (aa, va), (ab, vb)).await
 }
 
 /// A's win rate overall, per category and per language, and the pairs that could not be compared.
@@ -186,7 +178,7 @@ fn summarise(
     pairs: &[(&TestCase, &Answer, &Answer)],
     outcomes: &[Result<PairVerdict, String>],
     (ca, cb): (&Configuration, &Configuration),
-    judge: &dyn ChatModel,
+    judge: &dyn Judge,
 ) -> PairwiseSummary {
     let mut all = Vec::new();
     let mut by_category: HashMap<String, Vec<Winner>> = HashMap::new();
@@ -220,11 +212,7 @@ fn summarise(
         b: cb.id.clone(),
         b_label: cb.label(),
         judge: judge.name(),
-        method: if judge.is_heuristic() {
-            "claims".into()
-        } else {
-            "both orders".into()
-        },
+        method: judge.compare_method().into(),
         overall: tally(&all),
         by_category: tallies(&by_category),
         by_language: tallies(&by_language),

@@ -367,6 +367,7 @@ mod tests {
             cached: false,
             cached_at: None,
             truncated_from: None,
+            context_cut_from: None,
             error: None,
             rewritten_query: None,
             trace: None,

@@ -611,6 +611,7 @@ fn answer_of(
         cached_at: None,
         error: row.error.clone(),
         truncated_from: row.truncated_from,
+        context_cut_from: None,
         rewritten_query: None,
         trace: None,
     }

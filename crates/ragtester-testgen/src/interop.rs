@@ -492,6 +492,7 @@ pub fn imported_case(
         section_class: None,
         turn: None,
         row_id: None,
+        conflict: None,
     }
 }
 

@@ -116,6 +116,7 @@ fn case_of(doc: &Document, fact: &PlantedFact) -> Result<TestCase, String> {
         section_class: None,
         turn: None,
         row_id: None,
+        conflict: fact.conflict.clone(),
     })
 }
 
@@ -131,6 +132,7 @@ mod tests {
             answer: "a".into(),
             keywords: vec!["a".into()],
             evidence: evidence.iter().map(|s| s.to_string()).collect(),
+            conflict: None,
         }
     }
 

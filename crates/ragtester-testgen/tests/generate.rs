@@ -439,12 +439,14 @@ async fn conversations_of_every_kind_in_both_languages() {
                 ragtester_core::TurnStep::FollowUp => {
                     let standalone = turn.standalone.as_deref().unwrap();
                     assert_ne!(standalone, case.query);
-                    let refers = ["it", "its", "they", "them", "their", "它"]
+                    // By a pronoun, or by ellipsis: "What about the night tour?", "那夜间观星活动呢？".
+                    let query = case.query.to_lowercase();
+                    let pronoun = ["it", "its", "they", "them", "their", "它"]
                         .iter()
-                        .any(|p| {
-                            ragtester_text::word_pieces(&case.query.to_lowercase()).contains(p)
-                        });
-                    assert!(refers, "{} (for {standalone})", case.query);
+                        .any(|p| ragtester_text::word_pieces(&query).contains(p));
+                    let ellipsis = query.starts_with("what about ")
+                        || (query.starts_with('那') && query.ends_with("呢？"));
+                    assert!(pronoun || ellipsis, "{} (for {standalone})", case.query);
                 }
                 ragtester_core::TurnStep::OutOfScope | ragtester_core::TurnStep::PressedAgain => {
                     assert_eq!(case.category, Category::Negative, "{}", case.query);

@@ -31,5 +31,6 @@ pub fn case(id: &str, query: &str, expected_answer: &str) -> TestCase {
         section_class: None,
         turn: None,
         row_id: None,
+        conflict: None,
     }
 }

@@ -242,22 +242,87 @@ function renderCards(run) {
     const measured = !line.includes('not measured against people');
     nodes.push(el('div', { class: measured ? 'card agreement' : 'card warn agreement' }, 'Agreement with people', el('b', {}, measured ? 'measured' : 'not measured'), line));
   }
+  nodes.push(...referenceCards(s));
+  // The top causes with what to change, and the matrix's axes that changed nothing, as the report's first
+  // screen has them.
+  for (const f of (s?.diagnosis?.findings || []).filter((f) => f.kind === 'cause').slice(0, 3)) {
+    nodes.push(el('div', { class: 'card cause' }, 'Top cause', el('b', {}, f.subject.replaceAll('_', ' ')), f.message, el('div', { class: 'advice' }, `→ ${f.advice}`)));
+  }
+  for (const line of s?.idle_axes || []) {
+    nodes.push(el('div', { class: 'card warn idle-axis' }, 'An axis changed nothing', el('b', {}, line.split(' axis')[0].replace(/^the /, '')), line));
+  }
   $('#cards').replaceChildren(...nodes);
 }
 
+// What the retrieval is worth, from the matrix's reference points (summary.json's headroom, long_context
+// and leaky): one card each, the leaky cases listed under their model.
+function referenceCards(s) {
+  const pts = (d) => `${d >= 0 ? '+' : ''}${(d * 100).toFixed(1)} pts`;
+  const cards = [];
+  // The three largest of each: the results table and the report have every configuration's.
+  const largest = (rows, key) => [...rows].sort((x, y) => Math.abs(key(y)) - Math.abs(key(x))).slice(0, 3);
+  for (const h of largest(s?.headroom || [], (h) => h.headroom)) {
+    cards.push(el('div', { class: 'card reference headroom' }, 'Headroom', el('b', {}, pts(h.headroom)),
+      `${h.label}: ${pct(h.pass_rate)} → ${pct(h.oracle_pass_rate)} with the oracle's passages; perfect retrieval fixes ${h.fixed_by_oracle} of ${h.failures} failures on ${h.cases} answerable cases`));
+  }
+  for (const l of largest(s?.long_context || [], (l) => l.difference)) {
+    const tokens = (x) => (x.prompt_tokens_per_answer == null ? '—' : num(x.prompt_tokens_per_answer, 0));
+    cards.push(el('div', { class: 'card reference long-context' }, 'Against the whole documents', el('b', {}, pts(l.difference)),
+      `${l.label}: ${pct(l.pass_rate)} against ${pct(l.full_doc_pass_rate)}; prompt tokens per answer ${tokens(l.spend)} against ${tokens(l.full_doc_spend)}`));
+  }
+  for (const l of s?.leaky || []) {
+    const list = el('ul', {}, ...l.leaky.slice(0, 20).map((c) => el('li', {}, c.query)));
+    cards.push(el('div', { class: 'card reference leaky' }, 'Leaky cases', el('b', {}, `${l.leaky.length} of ${l.cases}`),
+      `${l.llm} passes them closed book: they test its memory, not the documents`,
+      l.leaky.length ? el('details', {}, el('summary', {}, 'which'), list) : ''));
+  }
+  return cards;
+}
+
+// Configuration labels as short as a chart row allows and still distinct: the parts every configuration
+// shares dropped (the page says them once), a model or embedder path named by its last part, and a label
+// still too long cut where the configurations differ (its end, when its start would make two alike).
+function shortLabels(labels, max = 34) {
+  const parts = labels.map((l) => l.split(' · ').map((p) => (p.includes('/') && !p.includes(' ') ? p.slice(p.lastIndexOf('/') + 1) : p)));
+  const shared = labels.length > 1 ? parts[0].filter((p) => parts.every((ps) => ps.includes(p))) : [];
+  const kept = parts.map((ps) => { const rest = ps.filter((p) => !shared.includes(p)); return (rest.length ? rest : ps).join(' · '); });
+  const distinct = (v) => new Set(v).size === v.length;
+  const base = distinct(kept) ? kept : labels;
+  const head = base.map((k) => (k.length > max ? `${k.slice(0, max - 1)}…` : k));
+  if (distinct(head)) return head;
+  const tail = base.map((k) => (k.length > max ? `…${k.slice(1 - max)}` : k));
+  return distinct(tail) ? tail : base;
+}
+
+// Wilson's 95 % interval of k successes in n, as [low, high].
+function wilson(k, n) {
+  if (!n) return null;
+  const z = 1.959964, p = k / n, d = 1 + (z * z) / n;
+  const centre = (p + (z * z) / (2 * n)) / d;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}
+
+// Horizontal bars drawn in a fixed coordinate space and scaled to the panel's width (viewBox), so a chart
+// never runs out of its panel; a row may carry a 95 % interval, drawn as a line over its first bar.
 function barChart(rows, { max = 1, format = pct, series = 1 } = {}) {
   const rowH = 22 * series + 6;
   const w = 560;
   const labelW = 230;
-  const chart = svg('svg', { width: w, height: rows.length * rowH + 10, role: 'img' });
+  const h = rows.length * rowH + 10;
+  const chart = svg('svg', { viewBox: `0 0 ${w} ${h}`, class: 'bars', role: 'img', preserveAspectRatio: 'xMinYMin meet' });
+  const scale = (v) => ((w - labelW - 70) * v) / (max || 1);
   rows.forEach((r, i) => {
     const y = i * rowH + 5;
-    chart.append(svg('text', { x: 0, y: y + 14 }, r.label.length > 34 ? `${r.label.slice(0, 33)}…` : r.label));
+    const label = svg('text', { x: 0, y: y + 14 }, r.short ?? r.label);
+    label.append(svg('title', {}, r.label));
+    chart.append(label);
     r.values.forEach((v, j) => {
       const bw = v === null ? 0 : Math.max(1, ((w - labelW - 70) * v) / (max || 1));
       chart.append(svg('rect', { x: labelW, y: y + j * 22, width: bw, height: 18, fill: j ? '#9db4e8' : '#2857c5', class: 'bar' }));
       chart.append(svg('text', { x: labelW + bw + 4, y: y + j * 22 + 13 }, format(v)));
     });
+    if (r.ci) chart.append(svg('line', { x1: labelW + scale(r.ci[0]), x2: labelW + scale(r.ci[1]), y1: y + 9, y2: y + 9, stroke: '#1d232a', 'stroke-width': 2, class: 'ci' }));
   });
   return chart;
 }
@@ -266,14 +331,16 @@ function renderCharts(run) {
   const s = run.summary;
   const empty = (id) => $(id).replaceChildren(el('p', { class: 'hint' }, 'Judge the run to see this.'));
   if (!s) { empty('#chart-fail'); empty('#chart-heat'); empty('#chart-latency'); return; }
-  $('#chart-fail').replaceChildren(barChart(s.configs.map((c) => ({ label: c.label, values: [c.fail_rate] }))));
+  const short = shortLabels(s.configs.map((c) => c.label));
+  $('#chart-fail').replaceChildren(barChart(s.configs.map((c, i) => ({ label: c.label, short: short[i], values: [c.fail_rate], ci: wilson(c.failed, c.passed + c.failed) }))));
   const maxLatency = Math.max(1, ...s.configs.map((c) => c.latency_p95_ms || 0));
   $('#chart-latency').replaceChildren(barChart(
-    s.configs.map((c) => ({ label: c.label, values: [c.latency_p50_ms, c.latency_p95_ms] })),
+    s.configs.map((c, i) => ({ label: c.label, short: short[i], values: [c.latency_p50_ms, c.latency_p95_ms] })),
     { max: maxLatency, format: (v) => num(v, 0), series: 2 },
   ));
   const configs = s.configs;
-  const head = el('tr', {}, el('th', {}, 'category'), ...configs.map((c) => el('th', { title: c.label }, c.label.length > 18 ? `${c.label.slice(0, 17)}…` : c.label)));
+  const columns = shortLabels(configs.map((c) => c.label), 18);
+  const head = el('tr', {}, el('th', {}, 'category'), ...configs.map((c, i) => el('th', { title: c.label }, columns[i])));
   const body = Object.entries(s.heatmap).map(([cat, row]) => el('tr', {}, el('th', {}, cat), ...configs.map((c) => {
     const v = row[c.id];
     const cell = el('td', {}, v === undefined ? '' : pct(v));

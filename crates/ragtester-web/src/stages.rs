@@ -189,7 +189,7 @@ impl Stages {
     /// Two configurations of a judged run compared answer by answer (the offline judge's claim-level
     /// comparison), then the report rebuilt so the results show the win rates.
     pub async fn pairwise(&self, run_dir: &Path, a: &str, b: &str, job: &Job) -> Result<String> {
-        let judge = self.models.get("offline")?;
+        let judge = ragtester_stages::judge::judge_of(&self.models, "offline")?;
         let summary =
             ragtester_stages::pairwise::compare(run_dir, a, b, judge, 4, &JobEvents(job)).await?;
         ragtester_stages::report::report(run_dir, &JobEvents(job))?;

@@ -23,8 +23,8 @@ fn judging() -> JudgeSettings {
 fn concurrency() -> usize {
     RunSettings::default().concurrency
 }
-fn document() -> ragtester_docgen::DocRequest {
-    ragtester_docgen::DocRequest::default()
+fn document() -> ragtester_stages::front::DocRequest {
+    ragtester_stages::front::DocRequest::default()
 }
 
 #[derive(Parser)]
@@ -406,6 +406,11 @@ pub(crate) struct GenerateCli {
     /// case (default: the --llm model checks its own questions; `none` turns the gate off).
     #[arg(long)]
     pub(crate) critic: Option<String>,
+    /// Leave out the positive single questions this model answers correctly closed book (no passage, judged
+    /// by the offline judge): they test its memory, not the documents; listed in the suite's report.
+    /// Repeatable.
+    #[arg(long = "drop-leaky", value_name = "MODEL")]
+    pub(crate) drop_leaky: Vec<String>,
     /// Stop starting writer and critic calls once they have used this many tokens (prompt plus reply);
     /// the suite holds what was generated, and running again with a larger budget finishes it from the
     /// response cache (exit code 5).
@@ -442,6 +447,11 @@ pub(crate) struct DocgenCli {
     pub sections: Vec<String>,
     #[arg(long, default_value_t = document().seed)]
     pub seed: u64,
+    /// Offline writer: beside each document, an older edition stating another filter interval (its cases
+    /// pass only with the current value) and a bulletin disagreeing on the overhaul interval (its cases
+    /// pass only when the answer names the disagreement).
+    #[arg(long)]
+    pub conflicts: bool,
     /// Folder with document.en.j2 / document.zh.j2 replacing the built-in prompt templates.
     #[arg(long)]
     pub prompts: Option<PathBuf>,
@@ -532,7 +542,7 @@ pub(crate) struct GatesCli {
     pub(crate) fail_under: Option<f64>,
     /// CATEGORY=SHARE: exit with code 4 when any configuration's pass rate on that category is below
     /// the share; repeatable (core, detail_numeric, inference, multilingual, negative, safety).
-    #[arg(long = "fail-under-category", value_parser = ragtester_report::parse_category_gate)]
+    #[arg(long = "fail-under-category", value_parser = ragtester_stages::front::parse_category_gate)]
     pub(crate) fail_under_category: Vec<(ragtester_core::Category, f64)>,
     /// Exit with code 4 when more than this share of a configuration's cells have no verdict
     /// (execution or judge errors). 0 whenever another gate is set and this one is not.
@@ -551,7 +561,7 @@ pub(crate) struct GatesCli {
     pub(crate) require_agreement: Option<f64>,
 }
 
-impl From<GatesCli> for ragtester_report::Gates {
+impl From<GatesCli> for ragtester_stages::front::Gates {
     fn from(g: GatesCli) -> Self {
         Self {
             fail_under: g.fail_under,
@@ -565,16 +575,17 @@ impl From<GatesCli> for ragtester_report::Gates {
 }
 
 impl DocgenCli {
-    pub fn request(&self) -> Result<ragtester_docgen::DocRequest> {
-        Ok(ragtester_docgen::DocRequest {
+    pub fn request(&self) -> Result<ragtester_stages::front::DocRequest> {
+        Ok(ragtester_stages::front::DocRequest {
             title: self.title.clone(),
             topic: self.topic.clone(),
             language: self.language.clone(),
             words: self.words,
-            detail: ragtester_docgen::Detail::parse(&self.detail)?,
+            detail: ragtester_stages::front::Detail::parse(&self.detail)?,
             tone: self.tone.clone(),
             sections: self.sections.clone(),
             seed: self.seed,
+            conflicts: self.conflicts,
             ..document()
         })
     }

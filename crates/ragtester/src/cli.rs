@@ -66,8 +66,8 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         }
         Command::Report { run_dir, gates } => {
             let summary = ragtester_stages::report::report(&run_dir, events)?;
-            print!("{}", ragtester_report::render_table(&summary));
-            Ok(missed(&ragtester_report::check_gates(
+            print!("{}", ragtester_stages::front::render_table(&summary));
+            Ok(missed(&ragtester_stages::front::check_gates(
                 &summary,
                 &gates.into(),
             )))
@@ -77,7 +77,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         }
         Command::Diff(d) => {
             let diff = ragtester_stages::diff::diff(&d.before, &d.after, d.json.as_deref())?;
-            print!("{}", ragtester_report::render_diff(&diff));
+            print!("{}", ragtester_stages::front::render_diff(&diff));
             Ok(threshold_if(
                 d.fail_on_regression && !diff.regressions.is_empty(),
             ))
@@ -191,8 +191,8 @@ fn ingest(i: IngestCli, cx: &StageContext<'_>) -> Result<u8> {
     let mut limits = ragtester_core::Limits::process();
     limits.file_mb = i.max_file_mb.unwrap_or(limits.file_mb);
     let request = ragtester_stages::ingest::IngestRequest {
-        inputs: ragtester_ingest::Input::of_paths(&i.paths),
-        options: ragtester_ingest::IngestOptions {
+        inputs: ragtester_stages::front::Input::of_paths(&i.paths),
+        options: ragtester_stages::front::IngestOptions {
             strip_running_lines: !i.keep_running_lines,
             limits,
             follow_symlinks: i.follow_symlinks,
@@ -208,7 +208,10 @@ fn ingest(i: IngestCli, cx: &StageContext<'_>) -> Result<u8> {
 /// The matrix table and where the report is; exit code 3 when inputs, cells or verdicts were left out.
 fn print_outcome(outcome: &ragtester_stages::full::PipelineOutcome, out: &Path) -> u8 {
     println!();
-    print!("{}", ragtester_report::render_table(&outcome.summary));
+    print!(
+        "{}",
+        ragtester_stages::front::render_table(&outcome.summary)
+    );
     println!();
     use ragtester_stages::run_dir::{REPORT_HTML, RunDir, SUMMARY};
     let run = RunDir::new(out);
@@ -228,7 +231,7 @@ fn missed(misses: &[String]) -> u8 {
 /// `generate`: ingest the documents, write the suite and its generation report.
 async fn generate(g: GenerateCli, cx: &StageContext<'_>) -> Result<u8> {
     let request = ragtester_stages::generate::SuiteRequest {
-        docs: ragtester_ingest::Input::of_paths(&g.docs),
+        docs: ragtester_stages::front::Input::of_paths(&g.docs),
         settings: GenerationSettings {
             strategies: parse_generators(&g.strategies)?,
             n_test: g.n_test,
@@ -239,6 +242,7 @@ async fn generate(g: GenerateCli, cx: &StageContext<'_>) -> Result<u8> {
             seed: g.seed,
             prompts: g.prompts,
             critic: g.critic,
+            drop_leaky: g.drop_leaky,
             ..Default::default()
         },
         concurrency: g.concurrency,
@@ -259,7 +263,7 @@ async fn run_matrix(run: RunCli, cx: &StageContext<'_>) -> Result<u8> {
     let shard = run
         .shard
         .as_deref()
-        .map(ragtester_exec::Shard::parse)
+        .map(ragtester_stages::front::Shard::parse)
         .transpose()?;
     let plan = ragtester_stages::plan::plan(&PlanArgs {
         config: run.config.as_deref(),
@@ -330,7 +334,7 @@ async fn judge_run(judge: JudgeCli, cx: &StageContext<'_>) -> Result<u8> {
         args: JudgeArgs {
             judges: &judge.judges,
             samples: judge.samples,
-            panel: ragtester_judge::PanelMethod::parse(&judge.panel)?,
+            panel: ragtester_stages::front::PanelMethod::parse(&judge.panel)?,
             concurrency: judge.concurrency,
             sampling: Sampling::default(),
             prompts: judge.prompts.as_deref(),
@@ -363,7 +367,7 @@ async fn audit_run(audit: AuditCli, cx: &StageContext<'_>) -> Result<u8> {
     if let ragtester_stages::audit::AuditOutcome::Scored(summary) =
         ragtester_stages::audit::audit(&args, cx).await?
     {
-        println!("{}", ragtester_report::render_audit(&summary));
+        println!("{}", ragtester_stages::front::render_audit(&summary));
     }
     Ok(0)
 }

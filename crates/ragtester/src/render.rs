@@ -3,7 +3,7 @@
 //! `--quiet`.
 
 use indicatif::{ProgressBar, ProgressStyle};
-use ragtester_exec::Counts;
+use ragtester_stages::front::Counts;
 use ragtester_stages::{Event, Events, Level};
 use std::io::IsTerminal;
 use std::sync::Mutex;

@@ -85,3 +85,48 @@ fn the_engines_do_not_depend_on_the_run_store() {
         );
     }
 }
+
+/// The command line reaches the engines through `stages` alone (its `front` re-exports what a front end
+/// fills in and shows): no engine crate is a dependency of the binary, nor named in its sources.
+#[test]
+fn the_binary_uses_no_engine_crate_directly() {
+    let engines = [
+        "ragtester-ingest",
+        "ragtester-exec",
+        "ragtester-judge",
+        "ragtester-report",
+        "ragtester-docgen",
+        "ragtester-testgen",
+        "ragtester-models",
+        "ragtester-store",
+    ];
+    let manifest = std::fs::read_to_string(crates_dir().join("ragtester/Cargo.toml")).unwrap();
+    let dependencies = manifest
+        .split("[dependencies]")
+        .nth(1)
+        .and_then(|rest| rest.split("\n[").next())
+        .unwrap();
+    let mut found: Vec<String> = engines
+        .iter()
+        .filter(|e| {
+            dependencies.contains(&format!("{e}.workspace"))
+                || dependencies.contains(&format!("{e} ="))
+        })
+        .map(|e| format!("Cargo.toml depends on {e}"))
+        .collect();
+    for file in sources(&crates_dir().join("ragtester/src")) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (n, line) in library_lines(&text) {
+            for e in engines {
+                if line.contains(&format!("{}::", e.replace('-', "_"))) {
+                    found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the binary reaches past stages:\n{}",
+        found.join("\n")
+    );
+}

@@ -282,32 +282,38 @@ fn a_local_model_rewrites_a_follow_up_before_retrieval() {
     );
 }
 
-/// A pump note, an offline suite of one question and the offline system's answer to it: a run for a local
-/// judge to judge. Returns (docs, suite, run).
-fn answered_run(dir: &std::path::Path, cache: &std::path::Path) -> (PathBuf, PathBuf, PathBuf) {
-    let docs = dir.join("docs");
+/// `dir/docs/pump.md` holding `note`, and an offline suite of one baseline question about it. Returns (docs,
+/// suite).
+fn one_question_suite(
+    dir: &std::path::Path,
+    note: &str,
+    cache: &std::path::Path,
+) -> (PathBuf, PathBuf) {
+    let (docs, suite) = (dir.join("docs"), dir.join("suite.jsonl"));
     std::fs::create_dir_all(&docs).unwrap();
-    std::fs::write(
-        docs.join("pump.md"),
-        "# Pump notes\n\nThe Harbor P-200 pump has a maximum pressure of 4.5 bar.\n",
-    )
-    .unwrap();
-    let (suite, run) = (dir.join("suite.jsonl"), dir.join("run"));
-    let d = docs.to_str().unwrap();
-    let s = suite.to_str().unwrap();
+    std::fs::write(docs.join("pump.md"), note).unwrap();
     let generate = [
         "generate",
         "--docs",
-        d,
+        docs.to_str().unwrap(),
         "--out",
-        s,
+        suite.to_str().unwrap(),
         "--strategy",
         "baseline",
+        "--n-test",
+        "1",
     ];
-    assert_eq!(
-        ragtester(&[&generate[..], &["--n-test", "1"]].concat(), cache),
-        0
-    );
+    assert_eq!(ragtester(&generate, cache), 0);
+    (docs, suite)
+}
+
+/// A pump note, an offline suite of one question and the offline system's answer to it: a run for a local
+/// judge to judge. Returns (docs, suite, run).
+fn answered_run(dir: &std::path::Path, cache: &std::path::Path) -> (PathBuf, PathBuf, PathBuf) {
+    let note = "# Pump notes\n\nThe Harbor P-200 pump has a maximum pressure of 4.5 bar.\n";
+    let (docs, suite) = one_question_suite(dir, note, cache);
+    let run = dir.join("run");
+    let (d, s) = (docs.to_str().unwrap(), suite.to_str().unwrap());
     let r = run.to_str().unwrap();
     let run_args = [
         "run",
@@ -420,4 +426,77 @@ fn a_local_writer_replies_in_whole_json_and_statements_are_turned_down() {
     if cases.is_empty() {
         assert!(stderr.contains("not a question"), "{stderr}");
     }
+}
+
+/// The `full-doc` reference point with a real model: the case's whole document goes into SmolLM2's prompt
+/// (every chunk, once), beside bm25's single chunk; both answered, the whole document at a higher prompt
+/// cost, and nothing cut (the document fits the model's 8,192-token window).
+#[test]
+fn a_local_model_answers_from_the_whole_document() {
+    let model = format!("local:{}", smollm2().display());
+    let tmp = tempfile::tempdir().unwrap();
+    let paragraphs: String = (1..=6)
+        .map(|i| {
+            format!(
+                "## Section {i}\n\nThe Harbor P-{i}00 pump has a maximum pressure of {i}.5 bar and is \
+                 serviced every {} months by the Rotterdam workshop.\n\n",
+                i * 3
+            )
+        })
+        .collect();
+    let cache = tmp.path().join("cache");
+    let (docs, suite) =
+        one_question_suite(tmp.path(), &format!("# Pump notes\n\n{paragraphs}"), &cache);
+    let (d, run) = (docs.to_str().unwrap(), tmp.path().join("run"));
+    let ran = ragtester(
+        &[
+            "run",
+            "--docs",
+            d,
+            "--suite",
+            suite.to_str().unwrap(),
+            "--out",
+            run.to_str().unwrap(),
+            "--llm",
+            &model,
+            "--retriever",
+            "bm25",
+            "--retriever",
+            "full-doc",
+            "--top-k",
+            "1",
+            "--chunk-tokens",
+            "40",
+            "--max-tokens",
+            "8",
+        ],
+        &cache,
+    );
+    assert_eq!(ran, 0);
+    let configs: Vec<ragtester_core::Configuration> =
+        read_jsonl(&run.join("configs.jsonl")).unwrap();
+    let full = configs
+        .iter()
+        .find(|c| c.retriever == ragtester_core::RetrieverKind::FullDoc)
+        .unwrap();
+    let answers: Vec<Answer> = read_jsonl(&run.join("answers.jsonl")).unwrap();
+    assert_eq!(answers.len(), 2);
+    let (whole, retrieved): (Vec<&Answer>, Vec<&Answer>) =
+        answers.iter().partition(|a| a.config_id == full.id);
+    let (whole, retrieved) = (whole[0], retrieved[0]);
+    for a in [whole, retrieved] {
+        assert!(a.error.is_none(), "{:?}", a.error);
+        assert!(!a.answer.trim().is_empty());
+    }
+    assert_eq!(retrieved.contexts.len(), 1);
+    assert!(
+        whole.contexts.len() > 1,
+        "the document is more than one chunk"
+    );
+    let read: String = whole.contexts.iter().map(|c| c.text.as_str()).collect();
+    for i in 1..=6 {
+        assert!(read.contains(&format!("P-{i}00")), "section {i} is read");
+    }
+    assert_eq!(whole.context_cut_from, None);
+    assert!(whole.usage.prompt_tokens > retrieved.usage.prompt_tokens);
 }

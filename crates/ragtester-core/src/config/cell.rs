@@ -20,6 +20,9 @@ pub enum RetrieverKind {
     Oracle,
     /// Reference point: no passages at all (closed book: what the model answers from memory).
     ClosedBook,
+    /// Reference point: the case's whole documents in the prompt (long context instead of retrieval), cut
+    /// to the model's window where it is known.
+    FullDoc,
 }
 
 impl RetrieverKind {
@@ -32,6 +35,7 @@ impl RetrieverKind {
             RetrieverKind::External => "external",
             RetrieverKind::Oracle => "oracle",
             RetrieverKind::ClosedBook => "none",
+            RetrieverKind::FullDoc => "full-doc",
         }
     }
 
@@ -43,19 +47,24 @@ impl RetrieverKind {
             "hybrid-rerank" => RetrieverKind::HybridRerank,
             "oracle" => RetrieverKind::Oracle,
             "none" => RetrieverKind::ClosedBook,
+            "full-doc" => RetrieverKind::FullDoc,
             other => {
                 bail!(
                     "unknown retriever `{other}`: expected bm25, dense, hybrid, hybrid-rerank, or a \
-                     reference point: oracle (the case's own passages) or none (closed book)"
+                     reference point: oracle (the case's own passages), none (closed book) or full-doc (the case's \
+                     whole documents)"
                 )
             }
         })
     }
 
-    /// A reference point rather than a retriever: what the answers would be with perfect retrieval, or
-    /// with none. Its `top_k` means nothing.
+    /// A reference point rather than a retriever: what the answers would be with perfect retrieval, with
+    /// none, or with the whole documents. Its `top_k` means nothing.
     pub fn is_reference(self) -> bool {
-        matches!(self, RetrieverKind::Oracle | RetrieverKind::ClosedBook)
+        matches!(
+            self,
+            RetrieverKind::Oracle | RetrieverKind::ClosedBook | RetrieverKind::FullDoc
+        )
     }
 
     pub fn uses_dense(self) -> bool {
@@ -365,6 +374,7 @@ impl Configuration {
         let retrieval = match self.retriever {
             RetrieverKind::Oracle => "oracle passages".to_string(),
             RetrieverKind::ClosedBook => "closed book".to_string(),
+            RetrieverKind::FullDoc => "whole documents".to_string(),
             r => format!("{} k={}", r.as_str(), self.top_k),
         };
         format!(

@@ -207,6 +207,10 @@ pub struct GenerationSettings {
     /// `none` turns the gate off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub critic: Option<String>,
+    /// Models whose closed-book answers (no passage) leave a case out when the offline judge passes
+    /// them: such a case tests the model's memory, not the documents.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drop_leaky: Vec<String>,
 }
 
 impl GenerationSettings {
@@ -257,6 +261,7 @@ impl Default for GenerationSettings {
             sampling: Sampling::default(),
             prompts: None,
             critic: None,
+            drop_leaky: Vec::new(),
         }
     }
 }

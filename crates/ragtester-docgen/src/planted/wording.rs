@@ -239,6 +239,13 @@ pub(super) const ZH: Wording = Wording {
     headings: ["概述", "技术参数", "操作规程", "维护", "联系与安全"],
 };
 
+/// How questions name plant `p` ("the Norka ferry terminal", "松岚泵站").
+pub(super) fn subject(p: &Plant, w: &Wording) -> String {
+    w.subject
+        .replace("{entity}", &p.entity)
+        .replace("{kind}", &p.kind)
+}
+
 /// The document a wording says about plant `p`: its sections and the facts asked about them.
 pub(super) fn draft(p: &Plant, w: &Wording) -> Draft {
     let mut slots: Vec<(&str, String)> = vec![

@@ -32,6 +32,7 @@ pub fn answer(text: &str, contexts: Vec<RetrievedContext>) -> Answer {
         cached: false,
         cached_at: None,
         truncated_from: None,
+        context_cut_from: None,
         error: None,
         rewritten_query: None,
         trace: None,

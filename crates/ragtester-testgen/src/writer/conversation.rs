@@ -5,7 +5,7 @@
 //! by a pronoun or ellipsis and differs from the question it stands for.
 
 use super::{DocWriter, Draft};
-use crate::critic::Task;
+use crate::critic::{Corpus, Task};
 use crate::reply::{is_cloze, is_yes_no, near_duplicate};
 use ragtester_core::chat::{CriticCheck, QuestionKind};
 use ragtester_core::ids::stable_id;
@@ -17,6 +17,11 @@ use ragtester_core::{
 /// Sections tried for a conversation's first topic, and facts of one section tried for a second question.
 const SECTIONS_TRIED: usize = 6;
 const SEEDS_TRIED: u64 = 5;
+/// Follow-ups tried for one that needs its history after the first that fits (each costs a question, a
+/// critic check and a rewrite with a model writer).
+const CANDIDATES_PAST_FALLBACK: usize = 4;
+/// Share of the expected answer's terms a passage holds to count as the one that answers.
+const ANSWER_HELD: f64 = 0.8;
 
 impl<'a> DocWriter<'a> {
     /// One conversation of `kind`; false (with a note) when the document yields none.
@@ -174,8 +179,12 @@ impl<'a> DocWriter<'a> {
     }
 
     /// An opening question and a follow-up about the same subject that names it only by reference; the
-    /// follow-up carries the question it stands for.
+    /// follow-up carries the question it stands for. A follow-up that needs its history (asked alone, it
+    /// finds another passage first) is preferred: one its own words answer tests nothing the history
+    /// modes differ in. Such a pair is looked for a few candidates past the first that fits.
     async fn follow_up_pair(&mut self) -> Option<(Draft<'a>, Draft<'a>, String)> {
+        let mut fallback = None;
+        let mut tried_past_fallback = 0;
         for index in self.topics().into_iter().take(SECTIONS_TRIED) {
             let language = self.language(index);
             let mut opening = None;
@@ -214,12 +223,36 @@ impl<'a> DocWriter<'a> {
                     else {
                         continue;
                     };
-                    let standalone = std::mem::replace(&mut second.query, follow_up);
-                    return Some((first, second, standalone));
+                    if self.needs_history(&follow_up, &second) {
+                        let standalone = std::mem::replace(&mut second.query, follow_up);
+                        return Some((first, second, standalone));
+                    }
+                    if fallback.is_none() {
+                        let standalone = std::mem::replace(&mut second.query, follow_up);
+                        fallback = Some((first.clone(), second, standalone));
+                    } else {
+                        tried_past_fallback += 1;
+                    }
+                    if tried_past_fallback >= CANDIDATES_PAST_FALLBACK {
+                        return fallback;
+                    }
+                    break;
                 }
             }
         }
-        None
+        fallback
+    }
+
+    /// Whether the follow-up needs its history (see [`needs_history`]); false without a corpus to ask.
+    fn needs_history(&self, follow_up: &str, second: &Draft<'_>) -> bool {
+        self.gate.is_some_and(|gate| {
+            needs_history(
+                gate.corpus,
+                follow_up,
+                &second.query,
+                &second.expected_answer,
+            )
+        })
     }
 
     /// The writer model's follow-up of `question` after `previous`; None when it refers to nothing or is
@@ -379,16 +412,14 @@ impl<'a> DocWriter<'a> {
 }
 
 impl<'a> DocWriter<'a> {
-    /// Two figures in one unit from two sections, then which is larger. The expected answer is worked out
-    /// here from the two located answers, never asked of the writer; its spans are both answers' spans.
+    /// Two figures in one unit, of one section or two (two fares, a price and a fine), then which is larger.
+    /// The expected answer is worked out here from the two located answers, never asked of the writer; its
+    /// spans are both answers' spans.
     async fn comparison(&mut self) -> Option<Vec<(Draft<'a>, TurnStep, Option<String>)>> {
         let mut found: Vec<(Draft<'a>, Figure)> = Vec::new();
         for index in self.topics() {
             if found.len() == 2 || self.stopped() {
                 break;
-            }
-            if found.iter().any(|(d, _)| d.section.index == index) {
-                continue;
             }
             let language = self.language(index);
             if found.first().is_some_and(|(d, _)| d.language != language) {
@@ -402,12 +433,14 @@ impl<'a> DocWriter<'a> {
                 let Some(figure) = Figure::of(&draft.expected_answer) else {
                     continue;
                 };
-                let fits = found.first().is_none_or(|(_, f)| {
-                    f.unit.eq_ignore_ascii_case(&figure.unit) && f.value != figure.value
-                });
+                let fits = found
+                    .first()
+                    .is_none_or(|(_, f)| f.same_unit(&figure) && f.value != figure.value);
                 if fits {
                     found.push((draft, figure));
-                    break;
+                    if found.len() == 2 {
+                        break;
+                    }
                 }
             }
         }
@@ -470,16 +503,50 @@ struct Figure {
 }
 
 impl Figure {
-    /// The first number of `answer` with a unit right after it; None for a bare number or none.
+    /// The first number of `answer` with a unit right after it; None when it states none. A number that is
+    /// part of a name or code ("HX-40", "M6") is no figure, nor one followed by a word such as "to" ("from
+    /// minus 10 to plus 60 degrees" is a range, not one value).
     fn of(answer: &str) -> Option<Self> {
         let chars: Vec<char> = answer.chars().collect();
-        let start = chars.iter().position(|c| c.is_ascii_digit())?;
-        let mut end = start;
-        while end < chars.len()
-            && (chars[end].is_ascii_digit() || chars[end] == '.' || chars[end] == ',')
-        {
-            end += 1;
+        let mut at = 0;
+        while let Some(offset) = chars[at..].iter().position(|c| c.is_ascii_digit()) {
+            let start = at + offset;
+            let mut end = start;
+            while end < chars.len()
+                && (chars[end].is_ascii_digit() || chars[end] == '.' || chars[end] == ',')
+            {
+                end += 1;
+            }
+            at = end;
+            let in_a_name =
+                start > 0 && (chars[start - 1].is_alphanumeric() || chars[start - 1] == '-');
+            if in_a_name && !ragtester_text::is_cjk(chars[start - 1]) {
+                continue;
+            }
+            // A number joined to the next by "to" or "and" is a range or a list: no one value to compare.
+            let next: String = chars[end..]
+                .iter()
+                .skip_while(|c| c.is_whitespace())
+                .take_while(|c| c.is_alphabetic())
+                .collect();
+            if ragtester_text::is_stop_word(&next.to_lowercase()) && !next.is_empty() {
+                return None;
+            }
+            if let Some(figure) = Self::at(&chars, start, end) {
+                return Some(figure);
+            }
         }
+        None
+    }
+
+    /// Whether two figures are in one unit, singular or plural ("24 month warranty", "6 months").
+    fn same_unit(&self, other: &Self) -> bool {
+        let base = |u: &str| u.to_lowercase().trim_end_matches('s').to_string();
+        base(&self.unit) == base(&other.unit)
+    }
+
+    /// The figure whose number spans `start..end` of `chars`, if a unit follows it.
+    fn at(chars: &[char], start: usize, end: usize) -> Option<Self> {
         let number: String = chars[start..end].iter().collect::<String>();
         let number = number.trim_end_matches(['.', ',']).to_string();
         let value: f64 = number.replace(',', "").parse().ok()?;
@@ -497,7 +564,7 @@ impl Figure {
                 .take_while(|c| c.is_alphabetic() || *c == '%')
                 .collect()
         };
-        if unit.is_empty() {
+        if unit.is_empty() || ragtester_text::is_stop_word(&unit.to_lowercase()) {
             return None;
         }
         let gap = if rest.starts_with(' ') { " " } else { "" };
@@ -508,6 +575,22 @@ impl Figure {
             unit,
         })
     }
+}
+
+/// Whether `follow_up`, asked alone, misses the passage that answers it while `standalone` (the question
+/// it stands for) finds it: the corpus's first passage for each, as the critic's retriever ranks them.
+/// False when even the whole question does not find its answer first.
+fn needs_history(corpus: &dyn Corpus, follow_up: &str, standalone: &str, answer: &str) -> bool {
+    let answer_terms = ragtester_text::terms(answer);
+    let finds_answer = |query: &str| {
+        corpus
+            .passages(query, 1, &[])
+            .ok()
+            .and_then(|p| p.into_iter().next())
+            .and_then(|top| ragtester_text::keyword_recall(&answer_terms, &top))
+            .is_some_and(|recall| recall >= ANSWER_HELD)
+    };
+    finds_answer(standalone) && !finds_answer(follow_up)
 }
 
 /// The follow-up prompt, in the question's language.
@@ -549,7 +632,61 @@ fn lower_first(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::Figure;
+    use super::{Corpus, Figure, needs_history};
+
+    /// Paragraphs ranked by how many of the query's terms they hold (first on ties).
+    struct Overlap(&'static [&'static str]);
+
+    impl Corpus for Overlap {
+        fn passages(&self, query: &str, k: usize, _: &[String]) -> anyhow::Result<Vec<String>> {
+            let asked = ragtester_text::terms(query);
+            let mut ranked: Vec<(usize, &str)> = self
+                .0
+                .iter()
+                .map(|p| {
+                    let held = ragtester_text::terms(p);
+                    (asked.iter().filter(|t| held.contains(t)).count(), *p)
+                })
+                .collect();
+            ranked.sort_by_key(|r| std::cmp::Reverse(r.0));
+            Ok(ranked
+                .into_iter()
+                .take(k)
+                .map(|(_, p)| p.to_string())
+                .collect())
+        }
+    }
+
+    #[test]
+    fn a_follow_up_needs_its_history_when_alone_it_finds_another_passage() {
+        let corpus = Overlap(&[
+            "The harbour pump draws 7.5 amperes and costs 480 euros.",
+            "The charger costs 90 euros and weighs 2 kilograms.",
+            "The bilge alarm sounds at 55 millimetres.",
+        ]);
+        let answer = "The charger costs 90 euros.";
+        // "How much does it cost?" alone finds the pump's price first; "the charger" finds its own.
+        assert!(needs_history(
+            &corpus,
+            "How many euros does it cost?",
+            "How many euros does the charger cost?",
+            answer
+        ));
+        // Its own words ("weigh") already find the charger: the history changes nothing.
+        assert!(!needs_history(
+            &corpus,
+            "How many kilograms does it weigh?",
+            "How many kilograms does the charger weigh?",
+            "The charger weighs 2 kilograms."
+        ));
+        // A question that does not find its answer even whole tells nothing about its history.
+        assert!(!needs_history(
+            &corpus,
+            "What does it do?",
+            "What does the alarm do?",
+            "The alarm rings a bell."
+        ));
+    }
 
     #[test]
     fn a_figure_is_a_number_with_its_unit() {
@@ -569,6 +706,18 @@ mod tests {
             1200.0
         );
         assert!(Figure::of("Chapter 3").is_none());
+        assert!(Figure::of("It is measured from minus 10 to plus 60 degrees Celsius.").is_none());
+        assert!(Figure::of("It covers 0 to 5,000 parts per million.").is_none());
+        // A number inside a name is passed over for the figure after it.
+        let f = Figure::of("At zero head the HX-40 moves 9,600 litres per hour.").unwrap();
+        assert_eq!((f.value, f.unit.as_str()), (9600.0, "litres"));
+        assert!(Figure::of("Use the M6 screws.").is_none());
+        let (year, months) = (
+            Figure::of("It carries a 24 month warranty.").unwrap(),
+            Figure::of("Check it every 6 months.").unwrap(),
+        );
+        assert!(year.same_unit(&months));
+        assert!(!months.same_unit(&Figure::of("It weighs 6 kilograms.").unwrap()));
         assert!(Figure::of("no figure").is_none());
     }
 }

@@ -61,6 +61,7 @@ const UNREADABLE_LIMIT: usize = 3;
 const CLOZES_BEFORE_FALLBACK: usize = 48;
 
 /// A case before it is numbered and stamped with its generator.
+#[derive(Clone)]
 struct Draft<'s> {
     query: String,
     expected_answer: String,
@@ -577,6 +578,7 @@ impl<'a> DocWriter<'a> {
             section_class: Some(draft.section.class),
             turn: draft.turn,
             row_id: None,
+            conflict: None,
         };
         self.cases.push(case);
     }

@@ -1,0 +1,87 @@
+//! The report read at a glance: what its first screen shows before any table — each configuration's pass
+//! rate with its 95 % interval as one chart (labels short and distinct), the top causes with what to change,
+//! the headroom perfect retrieval leaves, how far the judge agrees with people, and the matrix's axes that
+//! changed nothing.
+
+use crate::Summary;
+use crate::table::ShortLabels;
+use serde::Serialize;
+
+/// Causes shown on the first screen; the Diagnosis section has them all.
+const TOP_CAUSES: usize = 3;
+
+#[derive(Debug, Serialize)]
+pub struct Glance {
+    /// The parts every configuration's label shares, said once above the chart.
+    pub shared: String,
+    pub rows: Vec<PassRow>,
+    pub causes: Vec<CauseLine>,
+    /// The configuration with the largest headroom against its oracle reference, in a sentence.
+    pub headroom: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PassRow {
+    pub label: String,
+    /// The whole label, for a tooltip.
+    pub full: String,
+    /// Pass rate and its Wilson 95 % interval over the cells, as percentages.
+    pub rate: f64,
+    pub low: f64,
+    pub high: f64,
+    pub cells: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CauseLine {
+    pub cause: String,
+    pub message: String,
+    pub advice: String,
+}
+
+impl Glance {
+    pub fn of(s: &Summary) -> Self {
+        let labels = ShortLabels::of(s);
+        let rows = s
+            .configs
+            .iter()
+            .filter(|c| c.cases > 0)
+            .map(|c| {
+                let passed = c.passed;
+                let interval = ragtester_judge::stats::wilson(passed, c.cases, 0.95);
+                let rate = passed as f64 / c.cases as f64;
+                PassRow {
+                    label: labels.of_label(&c.label),
+                    full: c.label.clone(),
+                    rate: rate * 100.0,
+                    low: interval.map_or(rate, |i| i.low) * 100.0,
+                    high: interval.map_or(rate, |i| i.high) * 100.0,
+                    cells: c.cases,
+                }
+            })
+            .collect();
+        let causes = s
+            .diagnosis
+            .findings
+            .iter()
+            .filter(|f| f.kind == "cause")
+            .take(TOP_CAUSES)
+            .map(|f| CauseLine {
+                cause: f.subject.replace('_', " "),
+                message: f.message.clone(),
+                advice: f.advice.clone(),
+            })
+            .collect();
+        let headroom = s
+            .headroom
+            .iter()
+            .max_by(|a, b| a.headroom.total_cmp(&b.headroom))
+            .map(|h| h.line());
+        Self {
+            shared: labels.shared.join(" · "),
+            rows,
+            causes,
+            headroom,
+        }
+    }
+}
