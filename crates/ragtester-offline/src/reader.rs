@@ -27,16 +27,21 @@ pub fn answer(query: &str, referent: Option<&str>, contexts: &[RetrievedContext]
                 .collect::<Vec<_>>()
         })
         .collect();
-    let query_parts: Vec<HashSet<String>> = sentences(query)
-        .into_iter()
-        .map(|(a, b)| {
-            let part: String = query.chars().skip(a).take(b - a).collect();
-            terms(quoted(&part).unwrap_or(&part))
-                .into_iter()
-                .collect::<HashSet<_>>()
-        })
-        .filter(|t| !t.is_empty())
-        .collect();
+    // A quoted subject is read whole, before the query is cut into sentences: a quote may hold a full stop
+    // of its own (a cloze quoting "…以防____。").
+    let query_parts: Vec<HashSet<String>> = match quoted(query) {
+        Some(subject) => vec![terms(subject).into_iter().collect()],
+        None => sentences(query)
+            .into_iter()
+            .map(|(a, b)| {
+                let part: String = query.chars().skip(a).take(b - a).collect();
+                terms(&part).into_iter().collect()
+            })
+            .collect(),
+    }
+    .into_iter()
+    .filter(|t: &HashSet<String>| !t.is_empty())
+    .collect();
     // What only the referent names ("the battery warranty" behind "it"): it ranks the sentences the
     // question's own terms cover, and never makes a sentence the question does not ask about an answer.
     let own: HashSet<&String> = query_parts.iter().flatten().collect();
@@ -180,6 +185,19 @@ mod tests {
         assert_eq!(
             answer("What figure is given for “主驱动”?", None, &contexts),
             "主驱动每24个月大修一次。"
+        );
+    }
+
+    #[test]
+    fn a_cloze_whose_quote_ends_a_sentence_is_read_whole() {
+        let context = "控制室保存每份规程的纸质副本，以防网络故障。";
+        assert_eq!(
+            answer(
+                "下面这句话中空缺的词语是什么：“控制室保存每份规程的纸质副本，以防____。”",
+                None,
+                &[ctx(context)]
+            ),
+            context
         );
     }
 
