@@ -577,9 +577,12 @@ impl Figure {
     }
 }
 
-/// Whether `follow_up`, asked alone, misses the passage that answers it while `standalone` (the question
-/// it stands for) finds it: the corpus's first passage for each, as the critic's retriever ranks them.
-/// False when even the whole question does not find its answer first.
+/// Whether `follow_up`, asked alone, misses its answer while `standalone` (the question it stands for)
+/// finds it: in the corpus's first passage for each, as the critic's retriever ranks them, the sentence
+/// that covers most of the question's words (the first of equals, as a reader without the history would
+/// take it) must hold the answer. A passage often holds a section's several facts ("a single ticket
+/// costs…", "a day pass costs…"): finding the passage is not finding which fact "it" is. False when even
+/// the whole question does not find its answer.
 fn needs_history(corpus: &dyn Corpus, follow_up: &str, standalone: &str, answer: &str) -> bool {
     let answer_terms = ragtester_text::terms(answer);
     let finds_answer = |query: &str| {
@@ -587,10 +590,31 @@ fn needs_history(corpus: &dyn Corpus, follow_up: &str, standalone: &str, answer:
             .passages(query, 1, &[])
             .ok()
             .and_then(|p| p.into_iter().next())
-            .and_then(|top| ragtester_text::keyword_recall(&answer_terms, &top))
+            .and_then(|top| {
+                ragtester_text::keyword_recall(&answer_terms, &best_sentence(query, &top))
+            })
             .is_some_and(|recall| recall >= ANSWER_HELD)
     };
     finds_answer(standalone) && !finds_answer(follow_up)
+}
+
+/// The sentence of `passage` holding most of `query`'s terms, the first of equals.
+fn best_sentence(query: &str, passage: &str) -> String {
+    let wanted: std::collections::HashSet<String> =
+        ragtester_text::terms(query).into_iter().collect();
+    let mut best = (0, String::new());
+    for (start, end) in ragtester_text::sentences(passage) {
+        let sentence: String = passage.chars().skip(start).take(end - start).collect();
+        let held = ragtester_text::terms(&sentence)
+            .into_iter()
+            .collect::<std::collections::HashSet<_>>()
+            .intersection(&wanted)
+            .count();
+        if held > best.0 {
+            best = (held, sentence);
+        }
+    }
+    best.1
 }
 
 /// The follow-up prompt, in the question's language.
@@ -685,6 +709,28 @@ mod tests {
             "What does it do?",
             "What does the alarm do?",
             "The alarm rings a bell."
+        ));
+    }
+
+    #[test]
+    fn a_follow_up_needs_its_history_when_its_passage_holds_several_such_facts() {
+        // One passage, three fares: alone, "it" is the first fare; the day pass is found only with its name.
+        let corpus = Overlap(&[
+            "A single ticket costs 2 euros. A day pass costs 7 euros. Monthly passes cost 45 euros.",
+            "Tickets are sold at every station.",
+        ]);
+        assert!(needs_history(
+            &corpus,
+            "How many euros does it cost?",
+            "How many euros does a day pass cost?",
+            "7 euros for a day pass"
+        ));
+        // The first fare needs no history to be found.
+        assert!(!needs_history(
+            &corpus,
+            "How many euros does it cost?",
+            "How many euros does a single ticket cost?",
+            "2 euros for a single ticket"
         ));
     }
 
