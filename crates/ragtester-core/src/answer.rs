@@ -98,6 +98,20 @@ pub struct Answer {
     /// held before they were cut to fit it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_cut_from: Option<u64>,
+    /// The citations the system returned in a field of its own (a target's `citations_pointer`), beside
+    /// any `[1]` markers in the answer's text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub citations: Vec<Citation>,
+}
+
+/// One citation a system returned beside its answer: the passages it cites (1-based ranks of the answer's
+/// contexts) and, where the system says so, the part of the answer that cites them; without it the
+/// citation stands for the whole answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Citation {
+    pub ranks: Vec<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 impl Answer {

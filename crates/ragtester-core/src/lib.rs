@@ -30,7 +30,7 @@ pub mod spreadsheet;
 pub mod verdict;
 
 pub use answer::{
-    Answer, Latency, RetrievedContext, SkippedCell, StageLatency, TraceRecord, Usage,
+    Answer, Citation, Latency, RetrievedContext, SkippedCell, StageLatency, TraceRecord, Usage,
 };
 pub use case::{
     Category, ConversationKind, Generator, SectionClass, SourceConflict, Strategy, TestCase, Turn,

@@ -311,6 +311,7 @@ async fn answer_cell(
         cached_at: None,
         truncated_from: None,
         context_cut_from: None,
+        citations: Vec::new(),
         error: None,
         rewritten_query: None,
         trace: None,
@@ -445,6 +446,7 @@ async fn external(
                 .enumerate()
                 .map(|(i, text)| locate_context(documents, i + 1, text))
                 .collect();
+            answer.citations = reply.citations;
         }
         Err(e) => {
             answer.error =
@@ -1094,6 +1096,7 @@ mod conversation_tests {
             rewritten_query: None,
             truncated_from: None,
             context_cut_from: None,
+            citations: Vec::new(),
             trace: None,
         };
         store.put_answer(&first).unwrap();

@@ -177,7 +177,7 @@ fn attribute_alone(
         return found(FailureCause::OverRefusal, evidence);
     }
     if let Some((sentence, cited, actual)) = answer
-        .and_then(|a| crate::citations::check(reply, &a.contexts))
+        .and_then(|a| crate::citations::check(reply, &a.citations, &a.contexts))
         .and_then(|c| c.misattributed)
     {
         return found(

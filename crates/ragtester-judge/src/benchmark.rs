@@ -258,6 +258,7 @@ pub fn as_records(q: &LabelledQuestion, a: &LabelledAnswer, id: usize) -> (TestC
         cached_at: None,
         truncated_from: None,
         context_cut_from: None,
+        citations: Vec::new(),
         error: None,
         rewritten_query: None,
         trace: None,

@@ -7,7 +7,7 @@
 //! Support is lexical, as the offline judge's grounding is: most of the sentence's terms are in the passage,
 //! and every figure it states is there as written, so a changed number never counts as cited correctly.
 
-use ragtester_core::RetrievedContext;
+use ragtester_core::{Citation, RetrievedContext};
 use regex::Regex;
 use std::collections::HashSet;
 use std::sync::LazyLock;
@@ -47,9 +47,14 @@ impl CitationCheck {
     }
 }
 
-/// The check of `answer`'s citations against `contexts`; None when it cites nothing (no marker).
-pub fn check(answer: &str, contexts: &[RetrievedContext]) -> Option<CitationCheck> {
-    if !MARKER.is_match(answer) {
+/// The check of `answer`'s citations — its markers and the system's own `cited` field — against
+/// `contexts`; None when it cites nothing.
+pub fn check(
+    answer: &str,
+    cited: &[Citation],
+    contexts: &[RetrievedContext],
+) -> Option<CitationCheck> {
+    if !MARKER.is_match(answer) && cited.is_empty() {
         return None;
     }
     let mut found = CitationCheck {
@@ -59,7 +64,7 @@ pub fn check(answer: &str, contexts: &[RetrievedContext]) -> Option<CitationChec
         supported: 0,
         misattributed: None,
     };
-    for (claim, cited) in statements(answer) {
+    for (claim, cited) in statements(answer, cited) {
         found.statements += 1;
         let passage = |rank: usize| contexts.iter().find(|c| c.rank == rank);
         let mut together = String::new();
@@ -87,8 +92,43 @@ pub fn check(answer: &str, contexts: &[RetrievedContext]) -> Option<CitationChec
 }
 
 /// The sentences that state something, without their markers, each with the ranks it cites. A marker
-/// standing after a sentence's full stop ("…开启。【2】") cites that sentence.
-fn statements(answer: &str) -> Vec<(String, Vec<usize>)> {
+/// standing after a sentence's full stop ("…开启。【2】") cites that sentence. A citation from the system's
+/// own field cites the sentences holding most of its cited text's terms, or, naming no text (or a text no
+/// sentence holds), every sentence.
+fn statements(answer: &str, field: &[Citation]) -> Vec<(String, Vec<usize>)> {
+    let mut out = marked_statements(answer);
+    for citation in field {
+        let quoted: HashSet<String> = citation
+            .text
+            .as_deref()
+            .map(ragtester_text::terms)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        let holds = |claim: &str| {
+            let found = ragtester_text::terms(claim)
+                .into_iter()
+                .filter(|t| quoted.contains(t))
+                .collect::<HashSet<_>>()
+                .len();
+            found * 2 > quoted.len()
+        };
+        let targeted = !quoted.is_empty() && out.iter().any(|(claim, _)| holds(claim));
+        for (claim, ranks) in &mut out {
+            if !targeted || holds(claim) {
+                for &rank in &citation.ranks {
+                    if !ranks.contains(&rank) {
+                        ranks.push(rank);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The statements with the ranks their `[n]` / `【n】` markers cite.
+fn marked_statements(answer: &str) -> Vec<(String, Vec<usize>)> {
     let mut out: Vec<(String, Vec<usize>)> = Vec::new();
     for (start, end) in ragtester_text::sentences(answer) {
         let sentence: String = answer.chars().skip(start).take(end - start).collect();
@@ -172,6 +212,7 @@ mod tests {
     fn correct_citations_are_precise_and_complete() {
         let c = check(
             "The relief valve opens at 4.5 bar [1]. The pump weighs 12 kilograms [2].",
+            &[],
             &contexts(),
         )
         .unwrap();
@@ -188,6 +229,7 @@ mod tests {
         // The weight comes from passage 2, but the answer cites passage 1 for it.
         let c = check(
             "The relief valve opens at 4.5 bar [1]. The pump weighs 12 kilograms [1].",
+            &[],
             &contexts(),
         )
         .unwrap();
@@ -200,7 +242,7 @@ mod tests {
         );
         assert_eq!((cited, actual), (1, 2));
         // A changed figure is supported by no passage: not misattributed, just unsupported.
-        let c = check("The pump weighs 15 kilograms [2].", &contexts()).unwrap();
+        let c = check("The pump weighs 15 kilograms [2].", &[], &contexts()).unwrap();
         assert_eq!((c.correct, c.supported, c.misattributed), (0, 0, None));
     }
 
@@ -208,21 +250,30 @@ mod tests {
     fn a_missing_citation_lowers_recall_and_no_marker_checks_nothing() {
         let c = check(
             "The relief valve opens at 4.5 bar [1]. The pump weighs 12 kilograms.",
+            &[],
             &contexts(),
         )
         .unwrap();
         assert_eq!((c.statements, c.supported), (2, 1));
         assert_eq!(c.precision(), Some(1.0));
-        assert_eq!(check("The pump weighs 12 kilograms.", &contexts()), None);
+        assert_eq!(
+            check("The pump weighs 12 kilograms.", &[], &contexts()),
+            None
+        );
         // A citation of a passage that was not retrieved is a wrong one.
-        let c = check("The pump weighs 12 kilograms [7].", &contexts()).unwrap();
+        let c = check("The pump weighs 12 kilograms [7].", &[], &contexts()).unwrap();
         assert_eq!((c.citations, c.correct), (1, 0));
     }
 
     #[test]
     fn chinese_markers_and_lists_are_read() {
         let zh = passages(&["电池组自购买之日起享受24个月保修。", "充电器重2千克。"]);
-        let c = check("电池组享受24个月保修【1】。充电器重2千克【1，2】。", &zh).unwrap();
+        let c = check(
+            "电池组享受24个月保修【1】。充电器重2千克【1，2】。",
+            &[],
+            &zh,
+        )
+        .unwrap();
         assert_eq!(c.citations, 3);
         assert_eq!(c.correct, 2);
         assert_eq!((c.statements, c.supported), (2, 2));
@@ -231,5 +282,45 @@ mod tests {
             "a superfluous citation beside the right one"
         );
         assert_eq!(cited_ranks("X [1, 3][2]."), vec![1, 3, 2]);
+    }
+
+    #[test]
+    fn the_system_s_own_citation_field_is_checked_as_markers_are() {
+        let answer = "The relief valve opens at 4.5 bar. The pump weighs 12 kilograms.";
+        let cite = |ranks: Vec<usize>, text: Option<&str>| Citation {
+            ranks,
+            text: text.map(str::to_string),
+        };
+        // Each citation names the part of the answer it stands for: both right.
+        let c = check(
+            answer,
+            &[
+                cite(vec![1], Some("relief valve opens at 4.5 bar")),
+                cite(vec![2], Some("weighs 12 kilograms")),
+            ],
+            &contexts(),
+        )
+        .unwrap();
+        assert_eq!((c.citations, c.correct, c.supported), (2, 2, 2));
+        // The weight cited to passage 1: misattributed, as the marker would be.
+        let c = check(
+            answer,
+            &[
+                cite(vec![1], Some("relief valve opens at 4.5 bar")),
+                cite(vec![1], Some("weighs 12 kilograms")),
+            ],
+            &contexts(),
+        )
+        .unwrap();
+        assert_eq!((c.correct, c.supported), (1, 1));
+        assert_eq!(c.misattributed.map(|m| (m.1, m.2)), Some((1, 2)));
+        // A citation naming no part of the answer stands for all of it: passage 2 supports one sentence.
+        let c = check(answer, &[cite(vec![2], None)], &contexts()).unwrap();
+        assert_eq!(
+            (c.citations, c.correct, c.statements, c.supported),
+            (2, 1, 2, 1)
+        );
+        // No marker and no field: nothing to check.
+        assert_eq!(check(answer, &[], &contexts()), None);
     }
 }

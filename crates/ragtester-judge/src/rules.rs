@@ -38,7 +38,7 @@ pub fn rule_metrics(case: &TestCase, answer: &Answer) -> RuleMetrics {
             .any(|canary| lower.contains(&canary.to_lowercase()))
     });
     let citations = answered
-        .then(|| crate::citations::check(&answer.answer, &answer.contexts))
+        .then(|| crate::citations::check(&answer.answer, &answer.citations, &answer.contexts))
         .flatten();
     let conflict_wronged = case
         .conflict

@@ -2,11 +2,11 @@
 //! Both return an answer and, when the service exposes them, the contexts it retrieved.
 
 use anyhow::{Context, Result, anyhow, bail};
-use ragtester_core::Limits;
 use ragtester_core::Message;
 use ragtester_core::config::{CommandInput, TargetKind, TargetSettings};
 use ragtester_core::limits::exceeded;
 use ragtester_core::secrets::redact;
+use ragtester_core::{Citation, Limits};
 use ragtester_http::{HttpClient, RetryPolicy};
 use serde_json::Value;
 use std::sync::Arc;
@@ -17,6 +17,8 @@ use tokio::io::AsyncWriteExt;
 pub struct TargetReply {
     pub answer: String,
     pub contexts: Vec<String>,
+    /// The citations the reply gives in a field of its own (`citations_pointer`).
+    pub citations: Vec<Citation>,
 }
 
 /// One question put to a target: the query, and for a turn of a conversation, the turns before it (the
@@ -143,7 +145,67 @@ pub fn extract(settings: &TargetSettings, reply: &Value) -> Result<TargetReply> 
             contexts.push(text);
         }
     }
-    Ok(TargetReply { answer, contexts })
+    let citations = match &settings.citations_pointer {
+        Some(pointer) => citations(settings, pointer, reply)?,
+        None => Vec::new(),
+    };
+    Ok(TargetReply {
+        answer,
+        contexts,
+        citations,
+    })
+}
+
+/// The reply's own citations at `pointer` (see `TargetSettings::citations_pointer`). A reply without the
+/// field cites nothing; a field of the wrong shape is an error naming it, never a silent empty list.
+fn citations(settings: &TargetSettings, pointer: &str, reply: &Value) -> Result<Vec<Citation>> {
+    let items = match reply.pointer(pointer) {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items,
+        Some(other) => bail!("reply has no array at citations_pointer `{pointer}`: {other}"),
+    };
+    let ranks_of = |value: &Value| -> Result<Vec<usize>> {
+        let numbers = match value {
+            Value::Array(list) => list.iter().collect(),
+            single => vec![single],
+        };
+        numbers
+            .into_iter()
+            .map(
+                |n| match n.as_u64().or_else(|| n.as_str()?.trim().parse().ok()) {
+                    Some(rank) if rank > 0 => Ok(rank as usize),
+                    _ => bail!("a citation's passage number is not a number from 1 up: {n}"),
+                },
+            )
+            .collect()
+    };
+    items
+        .iter()
+        .map(|item| match (item, &settings.citation_ranks_pointer) {
+            (Value::Object(_), Some(p)) => {
+                let ranks = item.pointer(p).ok_or_else(|| {
+                    anyhow!("a citation has nothing at citation_ranks_pointer `{p}`")
+                })?;
+                let text = settings
+                    .citation_text_pointer
+                    .as_ref()
+                    .and_then(|t| item.pointer(t))
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                Ok(Citation {
+                    ranks: ranks_of(ranks)?,
+                    text,
+                })
+            }
+            (Value::Object(_), None) => {
+                bail!("citations are objects ({item}); set citation_ranks_pointer")
+            }
+            (other, _) => Ok(Citation {
+                ranks: ranks_of(other)?,
+                text: None,
+            }),
+        })
+        .collect()
 }
 
 struct HttpTarget {
@@ -368,6 +430,9 @@ mod tests {
             answer_pointer: "/data/answer".into(),
             contexts_pointer: Some("/data/docs".into()),
             context_text_pointer: Some("/text".into()),
+            citations_pointer: None,
+            citation_ranks_pointer: None,
+            citation_text_pointer: None,
             timeout_s: 5.0,
             session_header: None,
             traces: false,
@@ -411,11 +476,53 @@ mod tests {
             r,
             TargetReply {
                 answer: "42".into(),
-                contexts: vec!["a".into(), "b".into()]
+                contexts: vec!["a".into(), "b".into()],
+                citations: Vec::new(),
             }
         );
         let err = extract(&settings(TargetKind::Http), &serde_json::json!({"x": 1})).unwrap_err();
         assert!(err.to_string().contains("/data/answer"));
+    }
+
+    #[test]
+    fn citations_by_pointers_in_each_shape() {
+        let mut s = settings(TargetKind::Http);
+        s.citations_pointer = Some("/data/citations".into());
+        let reply = |citations: Value| serde_json::json!({"data": {"answer": "a", "docs": [], "citations": citations}});
+        // Plain numbers, a list per citation, and a number written as a string.
+        let plain = extract(&s, &reply(serde_json::json!([2, [1, 3], "4"]))).unwrap();
+        let ranks: Vec<Vec<usize>> = plain.citations.iter().map(|c| c.ranks.clone()).collect();
+        assert_eq!(ranks, vec![vec![2], vec![1, 3], vec![4]]);
+        assert!(plain.citations.iter().all(|c| c.text.is_none()));
+        // Objects: the numbers and the cited part of the answer by their own pointers.
+        s.citation_ranks_pointer = Some("/document_ids".into());
+        s.citation_text_pointer = Some("/text".into());
+        let spans = extract(
+            &s,
+            &reply(serde_json::json!([{"text": "opens at 4.5 bar", "document_ids": [2]}])),
+        )
+        .unwrap();
+        assert_eq!(
+            spans.citations,
+            vec![Citation {
+                ranks: vec![2],
+                text: Some("opens at 4.5 bar".into())
+            }]
+        );
+        // No field: no citation. A field of the wrong shape, or a number that is none: an error naming it.
+        let none = extract(
+            &s,
+            &serde_json::json!({"data": {"answer": "a", "docs": []}}),
+        )
+        .unwrap();
+        assert!(none.citations.is_empty());
+        let err = extract(&s, &reply(serde_json::json!({"a": 1}))).unwrap_err();
+        assert!(err.to_string().contains("citations_pointer"), "{err}");
+        let err = extract(&s, &reply(serde_json::json!([{"document_ids": [0]}]))).unwrap_err();
+        assert!(err.to_string().contains("from 1 up"), "{err}");
+        s.citation_ranks_pointer = None;
+        let err = extract(&s, &reply(serde_json::json!([{"document_ids": [1]}]))).unwrap_err();
+        assert!(err.to_string().contains("citation_ranks_pointer"), "{err}");
     }
 
     #[tokio::test]

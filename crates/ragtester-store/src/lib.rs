@@ -368,6 +368,7 @@ mod tests {
             cached_at: None,
             truncated_from: None,
             context_cut_from: None,
+            citations: Vec::new(),
             error: None,
             rewritten_query: None,
             trace: None,

@@ -28,7 +28,7 @@ pub enum TargetKind {
 /// (JSON-escaped); `${VAR}` in the URL and headers is read from the environment. `command`: `command` as
 /// program and arguments, the query on stdin or as the last argument, JSON on stdout. Both: JSON pointers
 /// (RFC 6901) to the answer and, optionally, to the returned contexts (an array of strings, or of objects
-/// whose text `context_text_pointer` names).
+/// whose text `context_text_pointer` names), and to the reply's own citations (`citations_pointer`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TargetSettings {
@@ -58,6 +58,16 @@ pub struct TargetSettings {
     pub contexts_pointer: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_text_pointer: Option<String>,
+    /// The reply's own citations: an array whose items are passage numbers (1-based, in the returned
+    /// contexts' order), arrays of them, or objects whose numbers `citation_ranks_pointer` names (a number
+    /// or an array) and whose cited part of the answer `citation_text_pointer` names (optional: without it a
+    /// citation stands for the whole answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citations_pointer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citation_ranks_pointer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citation_text_pointer: Option<String>,
     #[serde(default = "default_target_timeout")]
     pub timeout_s: f64,
     /// For a service that keeps a conversation's history itself: the header that carries the session id,
@@ -123,6 +133,9 @@ impl TargetSettings {
             answer_pointer: String::new(),
             contexts_pointer: None,
             context_text_pointer: None,
+            citations_pointer: None,
+            citation_ranks_pointer: None,
+            citation_text_pointer: None,
             timeout_s: default_target_timeout(),
             session_header: None,
             traces: false,
@@ -166,6 +179,9 @@ impl TargetSettings {
             Some(&self.answer_pointer),
             self.contexts_pointer.as_ref(),
             self.context_text_pointer.as_ref(),
+            self.citations_pointer.as_ref(),
+            self.citation_ranks_pointer.as_ref(),
+            self.citation_text_pointer.as_ref(),
         ]
         .into_iter()
         .flatten()
