@@ -47,6 +47,11 @@ impl CitationCheck {
     }
 }
 
+/// `text` without its citation markers.
+pub fn unmarked(text: &str) -> std::borrow::Cow<'_, str> {
+    MARKER.replace_all(text, "")
+}
+
 /// The check of `answer`'s citations — its markers and the system's own `cited` field — against
 /// `contexts`; None when it cites nothing.
 pub fn check(

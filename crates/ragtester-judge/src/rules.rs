@@ -20,7 +20,8 @@ pub fn rule_metrics(case: &TestCase, answer: &Answer) -> RuleMetrics {
         answer.contexts.len().max(1),
     );
     let answered = answer.error.is_none();
-    let refused = answered && is_refusal(&answer.answer);
+    // Citation markers are no content: "The sources do not say. [1]" still refuses.
+    let refused = answered && is_refusal(&crate::citations::unmarked(&answer.answer));
     // An answer in the script of the reference answer is no mismatch: a Chinese question may rightly be
     // answered with a title or a name written in Latin letters ("The City on the Edge of Forever").
     let chinese = |text: &str| detect_language(text) == "zh";
@@ -37,7 +38,8 @@ pub fn rule_metrics(case: &TestCase, answer: &Answer) -> RuleMetrics {
             .iter()
             .any(|canary| lower.contains(&canary.to_lowercase()))
     });
-    let citations = answered
+    // A refusal states nothing a passage could support: its markers are no citation either way.
+    let citations = (answered && !refused)
         .then(|| crate::citations::check(&answer.answer, &answer.citations, &answer.contexts))
         .flatten();
     let conflict_wronged = case

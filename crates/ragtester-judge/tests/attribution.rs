@@ -358,6 +358,13 @@ fn a_sentence_citing_the_wrong_passage_is_misattributed() {
             (metrics.citation_precision, metrics.citation_recall),
             (None, None)
         );
+        // Nor does a refusal, whatever it cites: it states nothing a passage could support or not.
+        let refusal = answer(&format!("{} [1]", l.refusal), gold(l));
+        let metrics = rule_metrics(&c, &refusal);
+        assert_eq!(
+            (metrics.citation_precision, metrics.citation_recall),
+            (None, None)
+        );
     });
 }
 
