@@ -259,6 +259,7 @@ async function main() {
     await page.fill('#run-form [name=name]', 'r1');
     await page.fill('#run-form [name=top_k]', '2,4');
     await page.check('#run-form [name=retrievers][value=oracle]');
+  await page.check('#run-form [name=retrievers][value=none]');
     await job(page, () => page.click('#run-form button[type=submit]'));
     const runJob = await page.textContent('#job-list li:first-child');
     assert.match(runJob, /run run:r1 · report · done/);
@@ -277,6 +278,9 @@ async function main() {
     assert.match(await page.textContent('#cards .cause'), /→ /, 'each with what to change');
     assert.equal(await page.locator('#cards .headroom').count(), 3, 'the three largest headrooms');
     assert.match(await page.textContent('#cards .headroom'), /with the oracle's passages; perfect retrieval fixes \d+ of \d+ failures/);
+    // The closed book beside them: its leaky cases counted per model (the offline reader passes nothing
+    // answerable without passages, so none of them is leaky).
+    assert.match(await page.textContent('#cards .leaky'), /Leaky cases\s*0 of \d+\s*offline passes them closed book/);
     // Chart labels stay distinct when shortened.
     const labels = await page.locator('#chart-fail svg > text:not(:empty)').evaluateAll((ts) => ts.map((t) => t.firstChild.textContent).filter((t) => !/%$/.test(t)));
     assert.equal(new Set(labels).size, labels.length, `distinct chart labels: ${labels}`);

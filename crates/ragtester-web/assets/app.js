@@ -271,7 +271,9 @@ function referenceCards(s) {
       `${l.label}: ${pct(l.pass_rate)} against ${pct(l.full_doc_pass_rate)}; prompt tokens per answer ${tokens(l.spend)} against ${tokens(l.full_doc_spend)}`));
   }
   for (const l of s?.leaky || []) {
-    const list = el('ul', {}, ...l.leaky.slice(0, 20).map((c) => el('li', {}, c.query)));
+    // Each opens the case as the closed book answered it: what the model said from memory.
+    const list = el('ul', {}, ...l.leaky.slice(0, 20).map((c) => el('li', {},
+      el('a', { href: '#', 'data-case': c.case_id, onclick: guard((e) => { e.preventDefault(); return showDetail(c.case_id, l.config_id); }) }, c.query))));
     cards.push(el('div', { class: 'card reference leaky' }, 'Leaky cases', el('b', {}, `${l.leaky.length} of ${l.cases}`),
       `${l.llm} passes them closed book: they test its memory, not the documents`,
       l.leaky.length ? el('details', {}, el('summary', {}, 'which'), list) : ''));
