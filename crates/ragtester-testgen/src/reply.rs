@@ -52,7 +52,10 @@ pub(crate) fn is_yes_no(question: &str) -> bool {
 
 /// Whether `text` reads as a question: a question mark, or a question word or particle (a fill-in-the-blank
 /// ending on its quoted sentence has one). A statement copied from the section, or one cut off at the
-/// reply's length bound, is no question a user asks.
+/// reply's length bound, is no question a user asks. An English question word counts only where a
+/// question opens (among its first three words: "In which year…"): further in it is a relative pronoun
+/// ("…4.5 bar, above which the valve opens"), and the statement would go through — one that gives away its
+/// own answer, which a model then "answers" closed book.
 pub(crate) fn is_question(text: &str) -> bool {
     let t = text.trim();
     if t.ends_with(['?', '？']) {
@@ -78,6 +81,8 @@ pub(crate) fn is_question(text: &str) -> bool {
     let lower = t.to_lowercase();
     lower
         .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(3)
         .any(|w| EN.contains(&w))
         || ZH.iter().any(|w| t.contains(w))
 }
@@ -115,6 +120,13 @@ mod tests {
         ));
         assert!(is_question("In which year was it built"));
         assert!(!is_question("The Harbor P-200 pump has a "));
+        // A relative pronoun is no question word: this statement holds its own answer.
+        assert!(!is_question(
+            "The Harbor P-200 pump has a maximum pressure of 4.5 bar, above which the relief valve opens."
+        ));
+        assert!(is_question(
+            "What figure fills the blank in: \"The relief valve opens at ____ bar.\""
+        ));
         assert!(!is_question("水泵的最大压力为4.5巴。"));
     }
 

@@ -8,7 +8,7 @@
 //! tools they say so and return — unless `RAGTESTER_REQUIRE_REAL_TOOLS=1` (CI), where a missing tool
 //! fails them.
 
-use ragtester_core::{Answer, TestCase, Verdict, VerdictStatus, read_jsonl};
+use ragtester_core::{Answer, Category, TestCase, Verdict, VerdictStatus, read_jsonl};
 use serde_json::{Value, json};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -141,13 +141,17 @@ fn llama_cpp_server_plays_every_llm_role() {
     let model = "openai:smollm2";
 
     // The question writer: the server refuses json_schema with HTTP 500; the writer steps down at once.
+    // SmolLM2-135M copies the section's sentences as its "questions": every reply is read, and each is
+    // turned down as a statement (one, "…4.5 bar, above which the relief valve opens…", once went through
+    // on its relative pronoun and then "passed" closed book by repeating itself).
+    let written = tmp.path().join("written.jsonl");
     let out = ragtester(
         &[
             "generate",
             "--docs",
             d,
             "--out",
-            suite.to_str().unwrap(),
+            written.to_str().unwrap(),
             "--llm",
             model,
             "--strategy",
@@ -158,10 +162,70 @@ fn llama_cpp_server_plays_every_llm_role() {
         &server.base,
         &cache,
     );
+    let notes = String::from_utf8_lossy(&out.stderr);
+    if out.status.success() {
+        let cases: Vec<TestCase> = read_jsonl(&written).unwrap();
+        assert!(
+            cases
+                .iter()
+                .all(|c| c.generator_model == model && c.query.ends_with('?'))
+        );
+    } else {
+        assert!(
+            notes.contains("rejected a statement, not a question"),
+            "{notes}"
+        );
+        assert!(
+            !notes.contains("unreadable"),
+            "every reply was read: {notes}"
+        );
+    }
+
+    // The suite the other roles meet, from the offline writer; each positive question is asked again of
+    // the real model closed book and judged for a leak.
+    let out = ragtester(
+        &[
+            "generate",
+            "--docs",
+            d,
+            "--out",
+            suite.to_str().unwrap(),
+            "--n-test",
+            "4",
+            "--conversations",
+            "0",
+            "--drop-leaky",
+            model,
+        ],
+        &server.base,
+        &cache,
+    );
     succeeded(&out, "generate");
     let cases: Vec<TestCase> = read_jsonl(&suite).unwrap();
     assert!(!cases.is_empty(), "no case generated");
-    assert!(cases.iter().all(|c| c.generator_model == model));
+    let suite_report: Value =
+        serde_json::from_slice(&std::fs::read(suite.with_extension("report.json")).unwrap())
+            .unwrap();
+    let leak_check = &suite_report["leaky"][0];
+    assert_eq!(leak_check["model"], model);
+    assert!(
+        leak_check["unchecked"].as_array().unwrap().is_empty(),
+        "every closed-book call answered: {leak_check}"
+    );
+    let dropped = leak_check["leaky"].as_array().unwrap().len();
+    assert_eq!(
+        leak_check["checked"].as_u64().unwrap() as usize,
+        cases
+            .iter()
+            .filter(|c| !c.expects_refusal() && c.turn.is_none() && c.category != Category::Safety)
+            .count()
+            + dropped,
+        "every positive single question was asked: {leak_check}"
+    );
+    assert!(
+        leak_check["checked"].as_u64() > Some(0),
+        "the real model was asked: {leak_check}"
+    );
 
     // The system under test.
     let out = ragtester(
@@ -177,6 +241,11 @@ fn llama_cpp_server_plays_every_llm_role() {
             model,
             "--retriever",
             "bm25",
+            // The reference points beside it: the case's own passages and the closed book.
+            "--retriever",
+            "oracle",
+            "--retriever",
+            "none",
             "--top-k",
             "2",
             "--max-tokens",
@@ -188,7 +257,7 @@ fn llama_cpp_server_plays_every_llm_role() {
     );
     succeeded(&out, "run");
     let answers: Vec<Answer> = read_jsonl(&run.join("answers.jsonl")).unwrap();
-    assert_eq!(answers.len(), cases.len());
+    assert_eq!(answers.len(), 3 * cases.len());
     for a in &answers {
         assert!(a.error.is_none(), "{:?}", a.error);
         assert!(!a.answer.trim().is_empty());
@@ -227,6 +296,23 @@ fn llama_cpp_server_plays_every_llm_role() {
         learned[format!("openai:smollm2@{}", server.base)],
         json!("json_object_with_schema")
     );
+    // The report names each configuration's headroom against the oracle and the closed book's leaky
+    // cases, from a real model's answers.
+    succeeded(
+        &ragtester(&["report", run.to_str().unwrap()], &server.base, &cache),
+        "report",
+    );
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(run.join("summary.json")).unwrap()).unwrap();
+    if cases.iter().any(|c| !c.expects_refusal()) {
+        // bm25 and the closed book, each against the oracle.
+        assert_eq!(
+            summary["headroom"].as_array().unwrap().len(),
+            2,
+            "{summary}"
+        );
+    }
+    assert_eq!(summary["leaky"][0]["llm"], model, "{summary}");
 
     // The document writer.
     let generated = tmp.path().join("generated");
