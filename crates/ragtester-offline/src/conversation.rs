@@ -392,8 +392,8 @@ pub fn split_rewritten(query: &str) -> (&str, Option<&str>) {
     (query, None)
 }
 
-/// The turn without the words that only steer the conversation ("Going back to the first question: …",
-/// "回到最开始的问题：…"), which name nothing a passage holds.
+/// The turn without the words that only steer the conversation ("Going back to the first topic: …",
+/// "回到最开始的话题：…"), which name nothing a passage holds.
 pub fn without_cue(query: &str) -> &str {
     let lower = query.to_lowercase();
     let Some(at) = lower.find([':', '：']) else {
@@ -664,6 +664,12 @@ mod tests {
         );
         assert_eq!(split_rewritten("Why (really)?"), ("Why (really)?", None));
         assert_eq!(without_cue("回到最开始的问题：它多重？"), "它多重？");
+        // The writer's topic switches go back to a topic, with a question of their own.
+        assert_eq!(without_cue("回到最开始的话题：它多重？"), "它多重？");
+        assert_eq!(
+            without_cue("Going back to the first topic: what does it weigh?"),
+            "what does it weigh?"
+        );
         assert_eq!(without_cue("Why: the valve?"), "Why: the valve?");
         assert_eq!(
             rewrite(&[], "What does it exclude?"),

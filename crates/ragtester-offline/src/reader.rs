@@ -90,13 +90,17 @@ pub fn answer(query: &str, referent: Option<&str>, contexts: &[RetrievedContext]
         .collect();
     scored.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)));
     // Only a sentence the question's own terms cover may lead the answer; the referent ranks those.
-    let Some(&(best, _, best_key)) = scored.iter().find(|s| s.1 >= REFUSAL_THRESHOLD) else {
+    let Some(&(best, best_own, best_key)) = scored.iter().find(|s| s.1 >= REFUSAL_THRESHOLD) else {
         return refusal_for(language).to_string();
     };
     let mut picked = vec![best];
-    // A second sentence the question's own terms touch, never one only the referent names.
+    // A second sentence the question's own terms touch, never one only the referent names, nor a rival:
+    // one the question's own terms cover as fully answers it about another subject ("the charger has 12
+    // months" beside "the battery has 24" for "how many months does it have?"), and a reader gives one
+    // answer — the one its history points to, or without it the first it finds.
     if let Some(&(second, own, key)) = scored.iter().find(|s| s.0 != best)
         && own > 0.0
+        && own < best_own
         && key >= 0.6 * best_key
         && candidates[second] != candidates[best]
     {
@@ -164,12 +168,10 @@ mod tests {
         let contexts = [ctx(
             "A single ticket costs 2 euros. A day pass costs 7 euros. Monthly passes cost 45 euros.",
         )];
-        // Alone, "it" could be any of the three fares: the reader leads with the first that fits.
         let alone = answer("How many euros does it cost?", None, &contexts);
-        assert!(
-            alone.starts_with("A single ticket costs 2 euros."),
-            "{alone}"
-        );
+        // Alone, "it" could be any of the three fares: the reader answers with the first that fits, and
+        // with that one only (the others answer the same question about another subject).
+        assert_eq!(alone, "A single ticket costs 2 euros.");
         let read = answer(
             "How many euros does it cost?",
             Some("Where can I buy a day pass?"),
@@ -177,6 +179,24 @@ mod tests {
         );
         assert!(read.starts_with("A day pass costs 7 euros."), "{read}");
         assert!(!read.contains("single ticket"), "{read}");
+    }
+
+    #[test]
+    fn a_chinese_follow_up_is_answered_about_its_referent_only() {
+        // Two passages answer "它自购买之日起享受多少个月保修？" about two subjects, the charger's first.
+        let contexts = [
+            ctx("原厂充电器自购买之日起享受12个月保修。"),
+            ctx("电池组自购买之日起享受24个月保修。保修期内可免费更换。"),
+        ];
+        let question = "它自购买之日起享受多少个月保修？";
+        assert_eq!(
+            answer(question, None, &contexts),
+            "原厂充电器自购买之日起享受12个月保修。"
+        );
+        assert_eq!(
+            answer(question, Some("电池组净重多少千克？"), &contexts),
+            "电池组自购买之日起享受24个月保修。"
+        );
     }
 
     #[test]

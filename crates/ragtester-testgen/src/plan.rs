@@ -145,10 +145,17 @@ async fn generate_document<'a>(
             unreachable!("refused at the start of generate")
         }
     };
-    // The kinds take turns across the corpus, so a few conversations per document still cover them all.
+    // The kinds take turns across each language's documents, so a few conversations per document still
+    // cover them all in both languages (taking turns across the corpus, a corpus whose languages alternate
+    // gave every follow-up to one language).
+    let nth_of_its_language = docs[..i]
+        .iter()
+        .filter(|d| d.language == doc.language)
+        .count();
     let mut written = 0;
     for k in 0..options.conversations {
-        let kind = ConversationKind::ALL[(i + k) % ConversationKind::ALL.len()];
+        let turn = nth_of_its_language * options.conversations + k;
+        let kind = ConversationKind::ALL[turn % ConversationKind::ALL.len()];
         written += usize::from(writer.conversation(kind).await);
     }
     for slot in slots {

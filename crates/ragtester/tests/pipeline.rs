@@ -377,6 +377,47 @@ fn demo_records_hold_together() {
         .collect();
     assert_eq!(modes.len(), 3, "{modes:?}");
     assert!(html.contains("id=\"conversations\""));
+
+    // Conversations that need their history, in both languages: follow-ups and topic switches.
+    use ragtester_core::{ConversationKind, HistoryMode, TurnStep};
+    for kind in [ConversationKind::FollowUp, ConversationKind::TopicSwitch] {
+        for language in ["en", "zh"] {
+            assert!(
+                turns
+                    .iter()
+                    .any(|c| c.language == language && c.turn.as_ref().unwrap().kind == kind),
+                "no {} conversation in {language}",
+                kind.as_str()
+            );
+        }
+    }
+    // On the turns that refer back, a reader given the history passes more than one without it (the
+    // offline reader takes "它" to be the first subject it finds alone, the one the history names with it).
+    let run_configs: Vec<Configuration> = read_jsonl(&dir.join("configs.jsonl")).unwrap();
+    let mode: HashMap<&str, HistoryMode> = run_configs
+        .iter()
+        .map(|c| (c.id.as_str(), c.history))
+        .collect();
+    let passed_follow_ups = |history: HistoryMode| {
+        verdicts
+            .iter()
+            .filter(|v| mode[v.config_id.as_str()] == history && v.passed == Some(true))
+            .filter(|v| {
+                let case = cases.iter().find(|c| c.id == v.case_id).unwrap();
+                case.turn
+                    .as_ref()
+                    .is_some_and(|t| t.step == TurnStep::FollowUp)
+            })
+            .count()
+    };
+    let (with, without) = (
+        passed_follow_ups(HistoryMode::Prompt),
+        passed_follow_ups(HistoryMode::None),
+    );
+    assert!(
+        with > without,
+        "follow-ups passed: history prompt {with}, none {without}"
+    );
 }
 
 #[test]

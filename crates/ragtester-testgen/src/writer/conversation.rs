@@ -301,14 +301,23 @@ impl<'a> DocWriter<'a> {
     async fn topic_switch(&mut self) -> Option<Vec<(Draft<'a>, TurnStep, Option<String>)>> {
         let (opening, mut back, standalone) = self.follow_up_pair().await?;
         let avoid = [opening.section.index];
+        // The switch must differ from what the last turn will ask, not only from how it words it ("它…"
+        // after a switch asking the same about "电池组…" returns to nothing).
+        let mut asked_back = back.clone();
+        asked_back.query = standalone.clone();
         let switch = self
-            .any_question(&avoid, Some(&opening.language), &[&opening, &back])
+            .any_question(
+                &avoid,
+                Some(&opening.language),
+                &[&opening, &back, &asked_back],
+            )
             .await?;
+        // Back to the first topic, with a question of its own: the first question was answered.
         back.query = if opening.language == "zh" {
-            format!("回到最开始的问题：{}", back.query)
+            format!("回到最开始的话题：{}", back.query)
         } else {
             format!(
-                "Going back to the first question: {}",
+                "Going back to the first topic: {}",
                 lower_first(&back.query)
             )
         };
