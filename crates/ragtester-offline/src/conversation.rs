@@ -68,6 +68,8 @@ const PREPOSITIONS: &[&str] = &[
     "of", "for", "in", "on", "to", "with", "about", "from", "by", "at", "into", "under", "over",
 ];
 const ZH_DEMONSTRATIVES: &[&str] = &["这", "该", "此", "这个", "那个"];
+/// Words joining two nouns or verbs (jieba tags `可以` a conjunction too, so the tag cannot tell them).
+const ZH_COORDINATORS: &[&str] = &["或", "或者", "和", "与", "及", "以及", "跟", "同"];
 
 fn is_content(piece: &str) -> bool {
     let lower = piece.trim().to_lowercase();
@@ -252,9 +254,13 @@ fn shared_phrase(
                 .is_some_and(|t| t.starts_with('n') || *t == "vn");
             let ends_on_a_noun =
                 tags.is_empty() || tags.get(end - 1).is_some_and(|t| t.starts_with('n'));
+            // Half of a coordination ("遗失或严重损坏图书") is no subject: "它或…" reads as nothing.
+            let coordinated =
+                language == "zh" && pieces.get(end).is_some_and(|p| ZH_COORDINATORS.contains(p));
             if !maximal(pieces, start)
                 || !names_a_subject(pieces, start, language)
                 || modifies_next
+                || coordinated
                 || !ends_on_a_noun
             {
                 continue;
@@ -358,6 +364,15 @@ const ZH_ELLIPSIS_CLOSE: &str = "呢";
 /// Cues that a turn goes back to an earlier topic than the last one.
 const EN_BACK: &[&str] = &["back to", "earlier", "first question", "before that"];
 const ZH_BACK: &[&str] = &["回到", "前面", "刚才", "最开始"];
+/// Cues before a colon that only say the user asks something else now ("我想问的是：…"); they refer to
+/// nothing earlier.
+const STEERING: &[&str] = &[
+    "meant to ask",
+    "i meant",
+    "my question is",
+    "想问的是",
+    "我的问题是",
+];
 
 /// The last turn rewritten to stand alone: a turn that refers back (a pronoun, or a cue that it returns
 /// to an earlier topic) gets the question it refers to beside it — the last user turn, or the first one
@@ -393,14 +408,20 @@ pub fn split_rewritten(query: &str) -> (&str, Option<&str>) {
 }
 
 /// The turn without the words that only steer the conversation ("Going back to the first topic: …",
-/// "回到最开始的话题：…"), which name nothing a passage holds.
+/// "回到最开始的话题：…", "不好意思，我问错了。我想问的是：…"), which name nothing a passage holds and
+/// outweigh, in a short passage, the few words the question shares with it.
 pub fn without_cue(query: &str) -> &str {
     let lower = query.to_lowercase();
     let Some(at) = lower.find([':', '：']) else {
         return query;
     };
     let cue = &lower[..at];
-    if EN_BACK.iter().chain(ZH_BACK).any(|c| cue.contains(c)) {
+    if EN_BACK
+        .iter()
+        .chain(ZH_BACK)
+        .chain(STEERING)
+        .any(|c| cue.contains(c))
+    {
         query[at..].trim_start_matches([':', '：']).trim()
     } else {
         query
@@ -529,6 +550,15 @@ mod tests {
         );
         // "免费" (free of charge) is no subject a pronoun could stand for.
         assert_eq!(follow_up("免费开放哪些区域？", "免费使用什么？", "zh"), "");
+        // Nor half of a coordination ("遗失或严重损坏图书": losing or badly damaging a book).
+        assert_eq!(
+            follow_up(
+                "读者证遗失后补办需缴纳工本费多少元？",
+                "遗失或严重损坏图书，须按原书定价的多少倍赔偿？",
+                "zh"
+            ),
+            ""
+        );
     }
 
     #[test]
@@ -671,6 +701,10 @@ mod tests {
             "what does it weigh?"
         );
         assert_eq!(without_cue("Why: the valve?"), "Why: the valve?");
+        assert_eq!(
+            without_cue("不好意思，我问错了。我想问的是：该站点由谁负责运营？"),
+            "该站点由谁负责运营？"
+        );
         assert_eq!(
             rewrite(&[], "What does it exclude?"),
             "What does it exclude?"

@@ -28,16 +28,23 @@ const MEASURES: &[(&[&str], &str)] = &[
         "pressure",
     ),
     (&["°c", "°f", "degrees", "kelvin", "k"], "temperature"),
-    (&["v", "volts", "kv", "mv"], "voltage"),
-    (&["a", "amps", "amperes", "ma"], "current"),
-    (&["w", "kw", "watts", "mw"], "power"),
+    (&["v", "volt", "volts", "kv", "mv"], "voltage"),
+    (&["a", "amp", "amps", "ampere", "amperes", "ma"], "current"),
+    (&["w", "kw", "watt", "watts", "mw"], "power"),
     (&["hz", "khz", "mhz", "ghz", "rpm"], "frequency"),
     (&["kg", "g", "mg", "tonnes", "tons", "lb", "lbs"], "weight"),
     (
         &[
-            "m", "cm", "mm", "km", "metres", "meters", "inches", "feet", "ft",
+            "m", "cm", "mm", "km", "metre", "metres", "meter", "meters", "inch", "inches", "feet",
+            "ft",
         ],
         "length",
+    ),
+    (
+        &[
+            "l", "ml", "litre", "litres", "liter", "liters", "m³", "gallons",
+        ],
+        "volume",
     ),
     (&["%", "percent", "per cent"], "percentage"),
     (
@@ -308,6 +315,14 @@ pub(super) fn split_at_auxiliary<'a>(
         .iter()
         .position(|t| AUXILIARIES.contains(&t.to_lowercase().as_str()))?;
     let subject = &tokens[..k];
+    // "The site follows the code and is inspected by…": the auxiliary opens the second of two predicates,
+    // whose subject is the first one's ("The site"), not everything before "and".
+    if let Some((last, first_predicate)) = subject.split_last()
+        && matches!(last.to_lowercase().as_str(), "and" | "or" | "but")
+    {
+        let (shared, _, _) = split_at_present_verb(first_predicate)?;
+        return Some((tokens[k], shared, tokens[k + 1..].to_vec()));
+    }
     if subject.is_empty() || subject.len() > 8 || !good_subject(subject) {
         return None;
     }
@@ -493,7 +508,19 @@ fn with_present_verb(tokens: &[&str]) -> Option<Wh> {
     let question = match before.as_slice() {
         [] => match unit {
             Some(u) if u.chars().all(char::is_alphabetic) && !PREPOSITIONS.contains(&u) => {
-                format!("How many {u} {does} {subject_q} {base}{tail}?")
+                // "3 tram lines": a singular word before a plural one modifies it; count the pair.
+                let counted = match rest.get(n + 2).map(|w| w.trim_end_matches([',', ';'])) {
+                    Some(head)
+                        if !u.ends_with('s')
+                            && head.len() > 3
+                            && head.ends_with('s')
+                            && head.chars().all(|c| c.is_ascii_lowercase()) =>
+                    {
+                        format!("{u} {head}")
+                    }
+                    _ => u.to_string(),
+                };
+                format!("How many {counted} {does} {subject_q} {base}{tail}?")
             }
             _ => return None,
         },
@@ -591,7 +618,13 @@ fn after_quantity(rest: &[&str]) -> String {
         Some(p)
             if PREPOSITIONS.contains(&p.to_lowercase().as_str()) && p.to_lowercase() != "of" =>
         {
-            format!(" {}", rest[skip..].join(" "))
+            // Up to the end of its clause: ", and the pump stops…" is another statement, not the tail.
+            let clause = rest[skip..]
+                .iter()
+                .position(|t| t.ends_with([',', ';']))
+                .map_or(rest.len(), |end| skip + end + 1);
+            let tail = rest[skip..clause].join(" ");
+            format!(" {}", tail.trim_end_matches([',', ';']))
         }
         _ => String::new(),
     }
@@ -612,7 +645,9 @@ fn measure_of(quantity: &[&str]) -> String {
         .map(|(_, m)| m.to_string())
         .unwrap_or_else(|| {
             if unit.chars().all(char::is_alphabetic) && !unit.is_empty() {
-                format!("number of {unit}")
+                // "what number of cycles"; a unit written singular after its number is counted plural.
+                let plural = if unit.ends_with('s') { "" } else { "s" };
+                format!("number of {unit}{plural}")
             } else {
                 "value".to_string()
             }
@@ -721,6 +756,27 @@ mod tests {
     }
 
     #[test]
+    fn units_and_counted_things_read_as_a_person_writes_them() {
+        // A unit written singular after its number ("24 volt") is still a measure.
+        assert_eq!(
+            asked("The pump runs on 24 volt direct current."),
+            "On what voltage does the pump run?"
+        );
+        // A noun before a plural noun modifies it: the lines are counted, not "tram".
+        assert_eq!(
+            asked("Lumen City Transit operates 3 tram lines, 14 bus routes and one cable car."),
+            "How many tram lines does Lumen City Transit operate?"
+        );
+        // The question's tail ends with its clause.
+        assert_eq!(
+            asked(
+                "Flow falls to 2,400 litres per hour at a head of 3 metres, and the pump stops at 7.2 metres."
+            ),
+            "To what volume does Flow fall per hour at a head of 3 metres?"
+        );
+    }
+
+    #[test]
     fn vague_or_unrecognised_sentences_give_no_question() {
         assert_eq!(q("It is a system for statistics."), None);
         assert_eq!(q("This was decided by the committee in 2019."), None);
@@ -741,5 +797,15 @@ mod tests {
             "What permits all and any use of the package?"
         );
         assert_eq!(q("It permits all use."), None);
+    }
+
+    #[test]
+    fn a_second_predicate_asks_about_the_first_ones_subject() {
+        assert_eq!(
+            asked(
+                "The site follows the regional safety code and is inspected by an external auditor."
+            ),
+            "Who is the site inspected by?"
+        );
     }
 }

@@ -199,11 +199,12 @@ impl<'a> DocWriter<'a> {
             }
             let Some(first) = opening else { continue };
             // The second question comes from the same section or the one after it (a subject often runs
-            // on), then from the other topics (a fare after a fare), and may refer to what the first
+            // on), then from the sections that name most of what the first question names (the pump's
+            // troubleshooting after its voltage; a fare after a fare), and may refer to what the first
             // question or its answer named, or share its frame.
             let previous = format!("{} {}", first.query, first.expected_answer);
             let mut neighbours = vec![index, index + 1];
-            neighbours.extend(self.topics().into_iter().take(SECTIONS_TRIED));
+            neighbours.extend(self.sections_naming(&first.query, &[index, index + 1]));
             let mut seen = std::collections::HashSet::new();
             neighbours.retain(|n| *n < self.sections.len() && seen.insert(*n));
             for next in neighbours {
@@ -241,6 +242,38 @@ impl<'a> DocWriter<'a> {
             }
         }
         fallback
+    }
+
+    /// Up to [`SECTIONS_TRIED`] sections besides `skip` that can hold a question, those holding more of
+    /// `question`'s terms first (the generator's topics first among equals); a section holding none is
+    /// left out.
+    fn sections_naming(&mut self, question: &str, skip: &[usize]) -> Vec<usize> {
+        let wanted: std::collections::HashSet<String> =
+            ragtester_text::terms(question).into_iter().collect();
+        let mut order = self.topics();
+        order.extend(0..self.sections.len());
+        let mut seen = std::collections::HashSet::new();
+        let mut named: Vec<(usize, usize)> = order
+            .into_iter()
+            .filter(|i| seen.insert(*i) && !skip.contains(i))
+            .filter(|i| self.sections[*i].class.can_hold_a_question())
+            .map(|i| {
+                let held = ragtester_text::terms(&self.sections[i].text)
+                    .into_iter()
+                    .collect::<std::collections::HashSet<_>>()
+                    .intersection(&wanted)
+                    .count();
+                (i, held)
+            })
+            .filter(|(_, held)| *held > 0)
+            .collect();
+        // Stable: among equals the generator's own order stands.
+        named.sort_by_key(|n| std::cmp::Reverse(n.1));
+        named
+            .into_iter()
+            .take(SECTIONS_TRIED)
+            .map(|(i, _)| i)
+            .collect()
     }
 
     /// Whether the follow-up needs its history (see [`needs_history`]); false without a corpus to ask.
