@@ -243,6 +243,9 @@ fn is_finite_verb(tokens: &[&str], v: usize) -> bool {
         "from", "this", "these", "all", "some", "many",
     ]
     .contains(&prev.as_str());
+    if v == 1 && noun_after_a_bare_modifier(tokens, &lower) {
+        return false;
+    }
     t.chars().next().is_some_and(char::is_lowercase)
         && t.chars().all(char::is_alphabetic)
         && lower.len() > 3
@@ -253,6 +256,33 @@ fn is_finite_verb(tokens: &[&str], v: usize) -> bool {
             || lower.ends_with("ed"))
         && !after_function_word
         && !PREPOSITIONS.contains(&lower.as_str())
+}
+
+/// After one bare word opening the sentence, a word that reads as a verb is often the head noun it
+/// modifies or a participle of a reduced relative clause, the verb coming later: "Guide dogs travel free"
+/// (not "What dogs travel free?"), "Students enrolled at a university pay 29 euros" (not "What enrolled at
+/// a university pay…?"). An -s word followed by another content word, or an -ed word after a bare plural
+/// and before a preposition, is not taken for the verb; a question is lost rather than garbled.
+fn noun_after_a_bare_modifier(tokens: &[&str], candidate: &str) -> bool {
+    let first = tokens[0].to_lowercase();
+    if DETERMINERS.contains(&first.as_str()) || OPENERS.contains(&first.as_str()) {
+        return false;
+    }
+    let Some(next) = tokens.get(2).map(|n| n.to_lowercase()) else {
+        return false;
+    };
+    let function_word = |w: &str| {
+        PREPOSITIONS.contains(&w)
+            || DETERMINERS.contains(&w)
+            || AUXILIARIES.contains(&w)
+            || ["and", "or", "not", "no", "only", "also"].contains(&w)
+    };
+    let content = next.chars().all(char::is_alphabetic) && !next.ends_with("ly");
+    if candidate.ends_with('s') {
+        content && !function_word(&next)
+    } else {
+        candidate.ends_with("ed") && first.ends_with('s') && PREPOSITIONS.contains(&next.as_str())
+    }
 }
 
 /// "To install R, run the installer." → "How do you install R?"
@@ -797,6 +827,24 @@ mod tests {
             "What permits all and any use of the package?"
         );
         assert_eq!(q("It permits all use."), None);
+        // A bare word's head noun or reduced relative clause is no verb.
+        assert_eq!(q("Guide dogs travel free at all times."), None);
+        let garbled = |sentence: &str, opening: &str| {
+            q(sentence).is_some_and(|(question, _)| question.starts_with(opening))
+        };
+        assert!(!garbled(
+            "Students enrolled at a Lumen university pay 29 euros with a valid student card.",
+            "What enrolled"
+        ));
+        // A verb after a bare subject still is one.
+        assert_eq!(
+            asked("Lumen operates 3 tram lines."),
+            "How many tram lines does Lumen operate?"
+        );
+        assert_eq!(
+            asked("Payment requires a valid card at every gate."),
+            "What requires a valid card at every gate?"
+        );
     }
 
     #[test]
