@@ -211,6 +211,7 @@ impl<'a> DocWriter<'a> {
                 if self.sections[next].language != self.sections[index].language {
                     continue;
                 }
+                let mut asked = std::collections::HashSet::new();
                 for seed in 0..SEEDS_TRIED {
                     if self.stopped() {
                         return None;
@@ -220,6 +221,10 @@ impl<'a> DocWriter<'a> {
                     else {
                         continue;
                     };
+                    // A section with one fact gives it again for every seed: on to the next section.
+                    if !asked.insert(second.query.clone()) {
+                        break;
+                    }
                     let Some(follow_up) = self.follow_up(&previous, &second.query, &language).await
                     else {
                         continue;
@@ -244,9 +249,10 @@ impl<'a> DocWriter<'a> {
         fallback
     }
 
-    /// Up to [`SECTIONS_TRIED`] sections besides `skip` that can hold a question, those holding more of
-    /// `question`'s terms first (the generator's topics first among equals); a section holding none is
-    /// left out.
+    /// Up to twice [`SECTIONS_TRIED`] sections besides `skip` that can hold a question, those holding
+    /// more of `question`'s terms first (the generator's topics first among equals); a section holding
+    /// none is left out. Twice: a subject a manual names everywhere ("the pump") ranks every section
+    /// alike, and the one whose question names it may come late.
     fn sections_naming(&mut self, question: &str, skip: &[usize]) -> Vec<usize> {
         let wanted: std::collections::HashSet<String> =
             ragtester_text::terms(question).into_iter().collect();
@@ -271,7 +277,7 @@ impl<'a> DocWriter<'a> {
         named.sort_by_key(|n| std::cmp::Reverse(n.1));
         named
             .into_iter()
-            .take(SECTIONS_TRIED)
+            .take(SECTIONS_TRIED * 2)
             .map(|(i, _)| i)
             .collect()
     }
