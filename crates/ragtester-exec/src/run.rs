@@ -6,7 +6,6 @@ use crate::shard::Shard;
 use crate::sink::AnswerSink;
 use anyhow::Result;
 use futures::StreamExt;
-use ragtester_core::Limits;
 use ragtester_core::document::locate_context;
 use ragtester_core::secrets::{error_text, redact};
 use ragtester_core::spend::BudgetExhausted;
@@ -75,7 +74,7 @@ pub async fn execute(
         ..Counts::default()
     };
     let units = conversation_units(&pending, cases, pipelines, sink)?;
-    let slots = Arc::new(Slots::new(concurrency));
+    let slots = Arc::new(Slots::new(concurrency, sink.answer_bytes()));
     // Documents a case injects (a poisoned copy) are retrievable by that case alone.
     let hidden: Arc<Vec<String>> = Arc::new(
         cases
@@ -262,6 +261,8 @@ pub fn skipped_cells(pipelines: &[Arc<Pipeline>], cases: &[TestCase]) -> Vec<Ski
 struct Slots {
     calls: Semaphore,
     retrievals: Semaphore,
+    /// The longest answer the sink keeps whole.
+    answer_bytes: u64,
 }
 
 impl Slots {
@@ -280,7 +281,7 @@ impl Slots {
         permit
     }
 
-    fn new(concurrency: usize) -> Self {
+    fn new(concurrency: usize, answer_bytes: u64) -> Self {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         // Retrieval is CPU work, or an HTTP call for remote embedders, rerankers and vector stores: more
         // than the cores, so remote retrieval keeps some concurrency, but not one thread per cell.
@@ -288,6 +289,7 @@ impl Slots {
         Self {
             calls: Semaphore::new(concurrency.max(1)),
             retrievals: Semaphore::new(retrievals),
+            answer_bytes,
         }
     }
 }
@@ -369,7 +371,7 @@ async fn answer_cell(
     // our own call slots.
     answer.latency.total_ms = answer.latency.retrieval_ms + answer.latency.generation_ms;
     // A 10 MB answer is not kept whole: cut at the limit, its full length noted on the record.
-    answer.truncate_to(Limits::process().answer_bytes());
+    answer.truncate_to(slots.answer_bytes);
     if over_budget {
         Cell::OverBudget
     } else {

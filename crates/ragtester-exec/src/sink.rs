@@ -15,6 +15,9 @@ pub trait AnswerSink: Sync {
     fn answer(&self, case_id: &str, config_id: &str) -> Result<Option<Answer>>;
     /// Keep an answer (replacing one of the same cell); it must be durable when this returns.
     fn put_answer(&self, answer: &Answer) -> Result<()>;
+    /// The longest answer kept whole, in bytes: a longer one is cut there, its full length noted on the
+    /// record (`--limit answer_kb`, which the front end read).
+    fn answer_bytes(&self) -> u64;
 }
 
 /// Answers held in memory, by cell.
@@ -49,5 +52,10 @@ impl AnswerSink for InMemory {
             answer.clone(),
         );
         Ok(())
+    }
+
+    /// Held in memory, an answer is cut at the default limit.
+    fn answer_bytes(&self) -> u64 {
+        ragtester_core::Limits::default().answer_bytes()
     }
 }

@@ -195,8 +195,12 @@ pub(crate) fn scored(scoring: &Scoring, seen: Seen) -> JudgedItem {
 
 /// The usable items of a labels file (each line that is not named on the events), in file order, each
 /// marked with the file's name as its set (scores are scaled within a set); `source` defaults to it.
-pub(crate) fn read_labels(path: &Path, events: &dyn Events) -> Result<Vec<LabelledItem>> {
-    let text = ragtester_core::limits::read_text_file(path, &ragtester_core::Limits::process())
+pub(crate) fn read_labels(
+    path: &Path,
+    limits: &ragtester_core::Limits,
+    events: &dyn Events,
+) -> Result<Vec<LabelledItem>> {
+    let text = ragtester_core::limits::read_text_file(path, limits)
         .with_context(|| format!("cannot read {}", path.display()))?;
     let (mut items, rejected) = ragtester_judge::agreement::parse_labels(&text);
     for why in &rejected {
@@ -235,10 +239,11 @@ pub(crate) fn read_labels(path: &Path, events: &dyn Events) -> Result<Vec<Labell
 /// Judge every labelled item with each judge and measure agreement with the labels.
 pub async fn bench_labels(
     args: &LabelsBenchArgs<'_>,
-    events: &dyn Events,
+    cx: &crate::StageContext<'_>,
 ) -> Result<Vec<LabelsScore>> {
+    let events = cx.events();
     events.stage("judge");
-    let items = read_labels(args.labels, events)?;
+    let items = read_labels(args.labels, cx.limits(), events)?;
     let mut scores = Vec::new();
     for judge in &args.judges {
         let started = std::time::Instant::now();

@@ -248,7 +248,7 @@ pub async fn bench_request(
             json: req.json,
             scoring: &scoring,
         };
-        let scores = bench_labels::bench_labels(&args, events).await?;
+        let scores = bench_labels::bench_labels(&args, cx).await?;
         return Ok(OracleBenchReport {
             text: scores.iter().map(bench_labels::render).collect(),
             misses: Vec::new(),

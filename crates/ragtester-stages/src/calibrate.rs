@@ -5,7 +5,6 @@
 //! the verdicts it scores.
 
 use crate::bench_labels::{LabelsScore, Seen, read_labels, scored, see};
-use crate::events::Events;
 use anyhow::{Context, Result, bail};
 use ragtester_core::oracle::LabelSet;
 use ragtester_judge::Scoring;
@@ -64,11 +63,8 @@ fn score_of(
     }
 }
 
-pub fn calibrate(
-    req: &CalibrateRequest<'_>,
-    models: &ragtester_models::Models,
-    events: &dyn Events,
-) -> Result<Calibration> {
+pub fn calibrate(req: &CalibrateRequest<'_>, cx: &crate::StageContext<'_>) -> Result<Calibration> {
+    let (models, events) = (cx.models(), cx.events());
     if req.folds < 2 {
         bail!(
             "--folds must be at least 2: held-out figures need answers the model was not fitted on"
@@ -78,7 +74,7 @@ pub fn calibrate(
     let mut items = Vec::new();
     let mut sets = Vec::new();
     for path in req.labels {
-        let read = read_labels(path, events)?;
+        let read = read_labels(path, cx.limits(), events)?;
         sets.push(LabelSet {
             name: path.file_name().map_or_else(
                 || path.display().to_string(),

@@ -5,8 +5,8 @@
 
 use crate::events::Events;
 use anyhow::{Result, bail};
-use ragtester_core::ModelTable;
 use ragtester_core::config::{PriceTable, RunSettings};
+use ragtester_core::{Limits, ModelTable};
 use ragtester_models::{Budget, BudgetLimits, Models};
 use std::sync::Arc;
 
@@ -15,15 +15,27 @@ pub struct StageContext<'a> {
     models: Models,
     events: &'a dyn Events,
     budget: Option<Arc<Budget>>,
+    /// The front end's limits (`--limit`), read once there: a stage never reads the process's.
+    limits: Limits,
 }
 
 impl<'a> StageContext<'a> {
-    /// The registry as the command's flags built it, no project settings and no spending cap.
-    pub fn new(models: &Models, events: &'a dyn Events) -> Self {
+    /// The registry as the command's flags built it, the front end's limits, no project settings and no
+    /// spending cap.
+    pub fn new(models: &Models, events: &'a dyn Events, limits: Limits) -> Self {
         Self {
             models: models.clone(),
             events,
             budget: None,
+            limits,
+        }
+    }
+
+    /// The same models, settings and cap, telling another sink (a demo's inner stages run quietly).
+    pub fn telling(&self, events: &'a dyn Events) -> Self {
+        Self {
+            events,
+            ..self.clone()
         }
     }
 
@@ -75,5 +87,10 @@ impl<'a> StageContext<'a> {
     /// The cap the writer's, critic's and system's calls count against.
     pub fn budget(&self) -> Option<&Arc<Budget>> {
         self.budget.as_ref()
+    }
+
+    /// Sizes and counts no input may exceed (`--limit`).
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 }

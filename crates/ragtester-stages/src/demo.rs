@@ -44,7 +44,7 @@ fn demo_embedders(events: &dyn Events) -> Vec<String> {
 /// separates them from the real documents (the paper's RQ3).
 async fn write_generated(dir: &Path, cx: &StageContext<'_>) -> Result<()> {
     // The writer's own progress is not the demo's: its events go nowhere.
-    let quiet = StageContext::new(cx.models(), &crate::Silent);
+    let quiet = cx.telling(&crate::Silent);
     if dir.exists() {
         std::fs::remove_dir_all(dir).with_context(|| format!("cannot clear {}", dir.display()))?;
     }

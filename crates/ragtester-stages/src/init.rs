@@ -33,6 +33,8 @@ pub struct InitRequest<'a> {
     pub out: &'a Path,
     /// Replace a file that exists.
     pub force: bool,
+    /// What the environment says (its provider keys and hosts), read by the front end.
+    pub environment: &'a Environment,
 }
 
 /// Models this environment can reach.
@@ -114,7 +116,7 @@ pub async fn init(req: &InitRequest<'_>, cx: &StageContext<'_>) -> Result<Initia
         *languages.entry(d.language.clone()).or_default() += 1;
     }
     events.stage("init");
-    let reachable = Reachable::probe(&*Environment::current()?).await;
+    let reachable = Reachable::probe(req.environment).await;
     let found = Found {
         paths: req.docs.iter().map(|p| relative_to(req.out, p)).collect(),
         documents: docs.len(),

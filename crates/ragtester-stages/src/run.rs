@@ -105,6 +105,7 @@ pub(crate) fn with_injected_documents(docs: &[Document], cases: &[TestCase]) -> 
 /// The OTLP receiver targets with `traces = true` send their spans to, for this run; none otherwise.
 fn trace_receiver(
     args: &RunArgs<'_>,
+    limits: &ragtester_core::Limits,
     events: &dyn Events,
 ) -> Result<Option<Arc<ragtester_exec::Tracing>>> {
     let traced = args
@@ -114,7 +115,7 @@ fn trace_receiver(
     if !traced {
         return Ok(None);
     }
-    let limit = ragtester_core::Limits::process().request_bytes();
+    let limit = limits.request_bytes();
     let receiver = ragtester_trace::TraceReceiver::start(args.trace_port, limit as usize)
         .context("targets ask for their traces to be received")?;
     events.info(format!(
@@ -134,7 +135,7 @@ pub async fn run(args: &RunArgs<'_>, cx: &StageContext<'_>) -> Result<RunOutcome
     check_documents(args)?;
     let corpus = with_injected_documents(args.docs, args.cases);
     let source = RunModels { cx, args };
-    let tracing = trace_receiver(args, events)?;
+    let tracing = trace_receiver(args, cx.limits(), events)?;
     // Index building embeds every chunk on the CPU: keep it off the async workers' schedule.
     let pipelines = tokio::task::block_in_place(|| {
         ragtester_exec::build_pipelines(&corpus, args.configs, &source, tracing)
@@ -171,7 +172,7 @@ pub async fn run(args: &RunArgs<'_>, cx: &StageContext<'_>) -> Result<RunOutcome
     let counts = execute(
         &pipelines,
         cases,
-        &StoreSink(&store),
+        &StoreSink(&store, cx.limits().answer_bytes()),
         concurrency,
         args.shard,
         &progress,
@@ -510,8 +511,9 @@ impl ragtester_exec::ModelSource for RunModels<'_> {
     }
 }
 
-/// The run store as execution's answer sink: answers committed to the run directory's database.
-struct StoreSink<'a>(&'a RunStore);
+/// The run store as execution's answer sink: answers committed to the run directory's database, each
+/// cut at the front end's `answer_kb` limit.
+struct StoreSink<'a>(&'a RunStore, u64);
 
 impl ragtester_exec::AnswerSink for StoreSink<'_> {
     fn answered(&self) -> Result<std::collections::HashSet<(String, String)>> {
@@ -522,6 +524,9 @@ impl ragtester_exec::AnswerSink for StoreSink<'_> {
     }
     fn put_answer(&self, answer: &ragtester_core::Answer) -> Result<()> {
         self.0.put_answer(answer)
+    }
+    fn answer_bytes(&self) -> u64 {
+        self.1
     }
 }
 

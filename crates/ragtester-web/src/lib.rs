@@ -155,13 +155,15 @@ pub async fn serve_workspace(
     let local = listener.local_addr()?;
     // The cookie is named for the real port, known once bound.
     let guard = Guard::new(local, &access.allow_hosts, access.token)?;
+    // The server's limits, read here once: its jobs' stages are handed them, never read them.
+    let limits = ragtester_core::Limits::process();
     let state = AppState {
         workspace: workspace_state,
         jobs: Default::default(),
-        stages: Arc::new(Stages { models }),
+        limits,
+        stages: Arc::new(Stages { models, limits }),
         runs: Default::default(),
         guard: Arc::new(guard),
-        limits: ragtester_core::Limits::process(),
     };
     tracing::info!("workspace: {}", workspace.display());
     // The address with its token goes to whoever started the server (the binary prints it): this crate

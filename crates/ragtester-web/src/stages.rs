@@ -18,17 +18,19 @@ use std::path::{Path, PathBuf};
 /// not be `Send`: every job runs on its own thread and runtime.
 pub struct Stages {
     pub models: Models,
+    /// The server's limits, read once when it started.
+    pub limits: ragtester_core::Limits,
 }
 
 /// Judge and report a run directory: the UI's last two stages of every run.
 async fn judge_and_report(
     judges: &[String],
     run_dir: &Path,
-    models: &Models,
+    (models, limits): (&Models, ragtester_core::Limits),
     job: &Job,
 ) -> Result<String> {
     let events = JobEvents(job);
-    let cx = StageContext::new(models, &events);
+    let cx = StageContext::new(models, &events, limits);
     // The project file's judging settings, with the judges the page chose.
     let settings = JudgeSettings {
         judges: judges.to_vec(),
@@ -101,7 +103,7 @@ impl Stages {
                 prompts: None,
                 format: ragtester_stages::docgen::format_named(&req.format)?,
             },
-            &StageContext::new(&self.models, &events),
+            &StageContext::new(&self.models, &events, self.limits),
         )
         .await?;
         let names: Vec<String> = written
@@ -138,7 +140,7 @@ impl Stages {
             ..request.settings
         };
         let events = JobEvents(job);
-        let cx = StageContext::new(&self.models, &events);
+        let cx = StageContext::new(&self.models, &events, self.limits);
         let outcome = ragtester_stages::generate::generate_request(&request, &cx).await?;
         Ok(format!(
             "{} cases from {} documents",
@@ -169,7 +171,7 @@ impl Stages {
         let events = JobEvents(job);
         std::fs::create_dir_all(run_dir)?;
         let request = MatrixRequest::from_plan(&plan, docs, suite, run_dir);
-        let cx = StageContext::new(&self.models, &events).planned(&plan)?;
+        let cx = StageContext::new(&self.models, &events, self.limits).planned(&plan)?;
         let MatrixOutcome::Ran { outcome, .. } = run_request(&request, &cx).await? else {
             bail!("a web run is never a dry run");
         };
@@ -179,11 +181,11 @@ impl Stages {
                 outcome.errors
             ));
         }
-        judge_and_report(&req.judges, run_dir, &self.models, job).await
+        judge_and_report(&req.judges, run_dir, (&self.models, self.limits), job).await
     }
 
     pub async fn judge(&self, judges: &[String], run_dir: &Path, job: &Job) -> Result<String> {
-        judge_and_report(judges, run_dir, &self.models, job).await
+        judge_and_report(judges, run_dir, (&self.models, self.limits), job).await
     }
 
     /// Two configurations of a judged run compared answer by answer (the offline judge's claim-level
@@ -223,7 +225,7 @@ impl Stages {
             ..ragtester_stages::audit::AuditRequest::new(run_dir)
         };
         let events = JobEvents(job);
-        let cx = StageContext::new(&self.models, &events);
+        let cx = StageContext::new(&self.models, &events, self.limits);
         ragtester_stages::audit::audit(&request, &cx).await?;
         Ok(())
     }

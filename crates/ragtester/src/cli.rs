@@ -30,13 +30,13 @@ fn models_of(cli: &Cli) -> Result<Models> {
 }
 
 pub async fn dispatch(cli: Cli) -> Result<u8> {
-    ragtester_core::Limits::set_process(
-        ragtester_core::Limits::default().with_overrides(&cli.limits)?,
-    );
+    let limits = ragtester_core::Limits::default().with_overrides(&cli.limits)?;
+    // The engines below the stages still read the process's limits (ingest, HTTP, the judge's parsers).
+    ragtester_core::Limits::set_process(limits);
     let models = models_of(&cli)?;
     let terminal = crate::render::Terminal::new(cli.quiet);
     let events: &dyn Events = &terminal;
-    let cx = &StageContext::new(&models, events);
+    let cx = &StageContext::new(&models, events, limits);
     match cli.command {
         Command::Ingest(i) => ingest(i, cx),
         Command::Generate(g) => generate(g, cx).await,
@@ -59,8 +59,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
                 baseline: c.judge_profile.as_deref(),
                 name: c.name.as_deref(),
             };
-            let calibration =
-                ragtester_stages::calibrate::calibrate(&request, cx.models(), events)?;
+            let calibration = ragtester_stages::calibrate::calibrate(&request, cx)?;
             print!("{}", ragtester_stages::calibrate::render(&calibration));
             Ok(0)
         }
@@ -175,10 +174,12 @@ fn import(i: ImportCli, events: &dyn Events) -> Result<u8> {
 /// `init`: a project file drafted for the documents; exit code 3 when some could not be read.
 async fn init(i: InitCli, cx: &StageContext<'_>) -> Result<u8> {
     use ragtester_stages::init::{InitRequest, init};
+    let environment = ragtester_core::settings::Environment::current()?;
     let request = InitRequest {
         docs: &i.docs,
         out: &i.out,
         force: i.force,
+        environment: &environment,
     };
     let done = init(&request, cx).await?;
     eprintln!("{}", done.summary());

@@ -130,3 +130,28 @@ fn the_binary_uses_no_engine_crate_directly() {
         found.join("\n")
     );
 }
+
+#[test]
+fn the_stages_and_the_execution_engine_are_handed_their_settings() {
+    // The front ends read the limits and the environment once and hand them down (`StageContext`, the
+    // answer sink, a request's fields): a web job or a test runs with its own.
+    let mut found = Vec::new();
+    for krate in ["ragtester-stages", "ragtester-exec"] {
+        for file in sources(&crates_dir().join(krate).join("src")) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (n, line) in library_lines(&text) {
+                if ["Limits::process()", "Environment::current()"]
+                    .iter()
+                    .any(|m| line.contains(m))
+                {
+                    found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "process-wide settings read:\n{}",
+        found.join("\n")
+    );
+}
