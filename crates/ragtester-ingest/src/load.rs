@@ -41,11 +41,12 @@ pub struct IngestOptions {
     pub follow_symlinks: bool,
 }
 
+/// The default limits: a front end passes the user's (`--limit`), read once where it starts.
 impl Default for IngestOptions {
     fn default() -> Self {
         Self {
             strip_running_lines: true,
-            limits: Limits::process(),
+            limits: Limits::default(),
             follow_symlinks: false,
         }
     }

@@ -2,7 +2,7 @@
 
 use crate::context::StageContext;
 use crate::generate::{SuiteRequest, generate_request};
-use crate::ingest::{IngestOptions, IngestRequest, Input, ingest_request};
+use crate::ingest::{IngestRequest, Input, ingest_request};
 use crate::judge::{JudgeRequest, judge_request};
 use crate::plan::RunPlan;
 use crate::report::report;
@@ -66,7 +66,7 @@ pub async fn full_pipeline(
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let ingest = IngestRequest {
         inputs: Input::of_paths(corpus),
-        options: IngestOptions::default(),
+        options: crate::ingest::options_of(cx),
         out,
     };
     let ingested = ingest_request(&ingest, cx)?;

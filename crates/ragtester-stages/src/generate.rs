@@ -108,7 +108,7 @@ pub async fn generate_request(
     cx: &StageContext<'_>,
 ) -> Result<SuiteOutcome> {
     let args = GenerateArgs::from_settings(&req.settings, req.concurrency);
-    let options = ragtester_ingest::IngestOptions::default();
+    let options = crate::ingest::options_of(cx);
     let (docs, failed_documents) = crate::ingest::ingest_with(&req.docs, &options, cx.events())?;
     let generated = generate(&docs, &args, req.out, cx).await?;
     Ok(SuiteOutcome {

@@ -1,5 +1,6 @@
 //! Stage 1: the user's files become documents.
 
+use crate::StageContext;
 use crate::events::Events;
 use anyhow::{Result, bail};
 use ragtester_core::Document;
@@ -38,9 +39,17 @@ pub fn ingest_request(
 }
 
 /// Ingest paths typed by a person (a `.jsonl` file holds records, anything else the user's files) with the
-/// default options, telling each failure. Errors when no document could be read.
-pub fn ingest(paths: &[PathBuf], events: &dyn Events) -> Result<(Vec<Document>, usize)> {
-    ingest_with(&Input::of_paths(paths), &IngestOptions::default(), events)
+/// default options under the context's limits, telling each failure. Errors when no document could be read.
+pub fn ingest(paths: &[PathBuf], cx: &StageContext<'_>) -> Result<(Vec<Document>, usize)> {
+    ingest_with(&Input::of_paths(paths), &options_of(cx), cx.events())
+}
+
+/// The default options under the context's limits.
+pub fn options_of(cx: &StageContext<'_>) -> IngestOptions {
+    IngestOptions {
+        limits: *cx.limits(),
+        ..IngestOptions::default()
+    }
 }
 
 /// Ingest inputs of a stated kind, telling each failure and warning. Errors when no document could be read.
@@ -93,7 +102,8 @@ mod tests {
         std::fs::write(dir.path().join("good.md"), "# Pump\n\nIt runs at 4.5 bar.").unwrap();
         std::fs::write(dir.path().join("broken.pdf"), b"%PDF-1.7 not really").unwrap();
         let events = Recorded::default();
-        let (docs, failed) = ingest(&[dir.path().to_path_buf()], &events).unwrap();
+        let inputs = Input::of_paths(&[dir.path().to_path_buf()]);
+        let (docs, failed) = ingest_with(&inputs, &IngestOptions::default(), &events).unwrap();
         assert_eq!((docs.len(), failed), (1, 1));
         assert!(matches!(
             events.0.lock().unwrap().first(),

@@ -110,7 +110,7 @@ pub async fn init(req: &InitRequest<'_>, cx: &StageContext<'_>) -> Result<Initia
     if req.out.exists() && !req.force {
         bail!("{} exists: pass --force to replace it", req.out.display());
     }
-    let (docs, failed) = crate::ingest::ingest(req.docs, events)?;
+    let (docs, failed) = crate::ingest::ingest(req.docs, cx)?;
     let mut languages: BTreeMap<String, usize> = BTreeMap::new();
     for d in &docs {
         *languages.entry(d.language.clone()).or_default() += 1;

@@ -14,8 +14,9 @@ pub fn export(
     out: &Path,
     docs: &[PathBuf],
     config: Option<&str>,
-    events: &dyn Events,
+    cx: &crate::StageContext<'_>,
 ) -> Result<()> {
+    let events = cx.events();
     let shape = Shape::parse(format)?;
     let (cases, documents, answers): (Vec<TestCase>, Vec<Document>, Option<Vec<Answer>>) =
         if input.is_dir() {
@@ -52,7 +53,7 @@ pub fn export(
             if docs.is_empty() {
                 bail!("exporting a suite file needs --docs, for the text of its source spans");
             }
-            (cases, ingest(docs, events)?.0, None)
+            (cases, ingest(docs, cx)?.0, None)
         };
     let format = interop::FileFormat::of(out);
     // A CSV cell cannot hold a conversation's messages: there a turn is a flat row whose `ragtester`
@@ -85,14 +86,15 @@ pub fn import(
     format: &str,
     docs: &[PathBuf],
     out: &Path,
-    events: &dyn Events,
+    cx: &crate::StageContext<'_>,
 ) -> Result<Imported> {
+    let events = cx.events();
     if docs.is_empty() {
         bail!("importing a suite needs --docs, to find its reference contexts");
     }
     let shape = Shape::parse(format)?;
     let rows = interop::read_rows(input, shape)?;
-    let (documents, failed) = ingest(docs, events)?;
+    let (documents, failed) = ingest(docs, cx)?;
     let imported = interop::import_rows(shape, &rows, &documents);
     for r in &imported.rejected {
         events.note(format!("{}: {r}", input.display()));
@@ -132,7 +134,8 @@ pub struct AnswersImport<'a> {
 /// file (the same question and reference in two files is one case, so their systems compare side by side),
 /// every answer committed to the run store and written as answers.jsonl — what `judge`, `report`, `diff`,
 /// `serve` and `export` read of any run.
-pub fn import_answers(args: &AnswersImport<'_>, events: &dyn Events) -> Result<Imported> {
+pub fn import_answers(args: &AnswersImport<'_>, cx: &crate::StageContext<'_>) -> Result<Imported> {
+    let events = cx.events();
     if args.files.is_empty() {
         bail!("name at least one answered-records file with --answers");
     }
@@ -153,7 +156,7 @@ pub fn import_answers(args: &AnswersImport<'_>, events: &dyn Events) -> Result<I
     let (documents, failed_documents) = if args.docs.is_empty() {
         (Vec::new(), 0)
     } else {
-        ingest(args.docs, events)?
+        ingest(args.docs, cx)?
     };
     let locator = ragtester_core::document::TextLocator::new(&documents);
     let mut cases: Vec<TestCase> = Vec::new();

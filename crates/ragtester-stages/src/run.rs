@@ -325,8 +325,8 @@ pub enum MatrixOutcome {
 /// Run a request: the documents read, the suite checked, the prices kept beside the records, then the
 /// matrix executed — under a context built for the request's plan ([`StageContext::planned`]).
 pub async fn run_request(req: &MatrixRequest<'_>, cx: &StageContext<'_>) -> Result<MatrixOutcome> {
-    let (plan, events) = (req.plan, cx.events());
-    let (docs, failed_documents) = crate::ingest::ingest(req.docs, events)?;
+    let plan = req.plan;
+    let (docs, failed_documents) = crate::ingest::ingest(req.docs, cx)?;
     let cases: Vec<TestCase> = ragtester_core::read_jsonl(req.suite)
         .map_err(|e| e.context(format!("cannot read suite {}", req.suite.display())))?;
     if cases.is_empty() {

@@ -45,10 +45,10 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         Command::Export(e) => {
             let export = ragtester_stages::interop::export;
             let config = e.config.as_deref();
-            export(&e.input, &e.format, &e.out, &e.docs, config, events)?;
+            export(&e.input, &e.format, &e.out, &e.docs, config, cx)?;
             Ok(0)
         }
-        Command::Import(i) => import(i, events),
+        Command::Import(i) => import(i, cx),
         Command::Audit(audit) => audit_run(audit, cx).await,
         Command::Calibrate(c) => {
             let request = ragtester_stages::calibrate::CalibrateRequest {
@@ -151,7 +151,7 @@ fn serve_token(sv: &ServeCli, events: &dyn Events) -> Result<Option<String>> {
 
 /// `import`: another tool's dataset as a suite, or answered records as a run; exit code 3 when rows were
 /// left out.
-fn import(i: ImportCli, events: &dyn Events) -> Result<u8> {
+fn import(i: ImportCli, cx: &StageContext<'_>) -> Result<u8> {
     use ragtester_stages::interop;
     let imported = match &i.input {
         None => interop::import_answers(
@@ -161,11 +161,11 @@ fn import(i: ImportCli, events: &dyn Events) -> Result<u8> {
                 docs: &i.docs,
                 out: &i.out,
             },
-            events,
+            cx,
         )?,
         Some(input) => {
             let format = i.format.unwrap_or_default();
-            interop::import(input, &format, &i.docs, &i.out, events)?
+            interop::import(input, &format, &i.docs, &i.out, cx)?
         }
     };
     Ok(partial_if(imported.partial()))
@@ -189,7 +189,7 @@ async fn init(i: InitCli, cx: &StageContext<'_>) -> Result<u8> {
 
 /// `ingest`: documents.jsonl in `out`; exit code 3 when some files failed.
 fn ingest(i: IngestCli, cx: &StageContext<'_>) -> Result<u8> {
-    let mut limits = ragtester_core::Limits::process();
+    let mut limits = *cx.limits();
     limits.file_mb = i.max_file_mb.unwrap_or(limits.file_mb);
     let request = ragtester_stages::ingest::IngestRequest {
         inputs: ragtester_stages::front::Input::of_paths(&i.paths),

@@ -212,3 +212,40 @@ fn a_model_spec_naming_any_file_says_what_is_wrong_not_what_it_holds() {
         assert!(!said.contains(leak), "{leak:?} in {said}");
     }
 }
+
+/// A command's `--limit` reaches ingestion through the stages, which are handed it: with PDFs held to one
+/// page, the bundled two-page PDFs each fail with the limit named, and the suite is written from the rest.
+#[test]
+fn a_command_s_limits_reach_the_documents_it_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = tmp.path().join("suite.jsonl");
+    let out = ragtester(&[
+        "--limit",
+        "pdf_pages=1",
+        "generate",
+        "--docs",
+        common::corpus().to_str().unwrap(),
+        "--out",
+        suite.to_str().unwrap(),
+        "--n-test",
+        "1",
+        "--conversations",
+        "0",
+    ]);
+    let said = text(&out.stderr);
+    assert!(suite.is_file(), "{said}");
+    for pdf in [
+        "cedar-valley-water-report.pdf",
+        "xinghai-cold-chain-guide.pdf",
+    ] {
+        let line = said.lines().find(|l| l.contains(pdf)).unwrap_or_default();
+        assert!(line.contains("pdf_pages"), "{pdf}: {said}");
+    }
+    let cases: Vec<Value> = std::fs::read_to_string(&suite)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!cases.is_empty());
+    assert!(cases.iter().all(|c| !c["document_id"].is_null()));
+}
