@@ -11,13 +11,14 @@ use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
+    let limits = ragtester_core::Limits::default();
     for format in [FileFormat::JsonLines, FileFormat::JsonArray, FileFormat::Csv] {
         for shape in [Shape::Ragas, Shape::DeepEval] {
-            if let Ok(rows) = parse_rows(&text, format, shape, Path::new("fuzz")) {
+            if let Ok(rows) = parse_rows(&text, format, shape, Path::new("fuzz"), &limits) {
                 let _ = import_rows(shape, &rows, &[]);
             }
         }
-        if let Ok(file) = parse_answered(&text, format, Path::new("fuzz")) {
+        if let Ok(file) = parse_answered(&text, format, Path::new("fuzz"), &limits) {
             let _ = answered_records(&file.rows, "fuzz", &[], &TextLocator::new(&[]));
         }
     }

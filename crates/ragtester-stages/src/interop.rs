@@ -93,7 +93,7 @@ pub fn import(
         bail!("importing a suite needs --docs, to find its reference contexts");
     }
     let shape = Shape::parse(format)?;
-    let rows = interop::read_rows(input, shape)?;
+    let rows = interop::read_rows(input, shape, cx.limits())?;
     let (documents, failed) = ingest(docs, cx)?;
     let imported = interop::import_rows(shape, &rows, &documents);
     for r in &imported.rejected {
@@ -176,7 +176,13 @@ pub fn import_answers(args: &AnswersImport<'_>, cx: &crate::StageContext<'_>) ->
         if configs.iter().any(|c| c.id == config.id) {
             bail!("two --answers files are both named `{name}`: name them apart with --system");
         }
-        let (read, records) = import_system(file, &name, &config, (&documents, &locator), events)?;
+        let (read, records) = import_system(
+            file,
+            &name,
+            &config,
+            (&documents, &locator),
+            (cx.limits(), events),
+        )?;
         rows += read;
         for case in records.cases {
             if !cases.iter().any(|c| c.id == case.id) {
@@ -217,10 +223,10 @@ fn import_system(
         &[ragtester_core::Document],
         &ragtester_core::document::TextLocator,
     ),
-    events: &dyn Events,
+    (limits, events): (&ragtester_core::Limits, &dyn Events),
 ) -> Result<(usize, ragtester_testgen::answered::AnsweredRecords)> {
     use ragtester_testgen::answered;
-    let read = answered::read_answered(file)?;
+    let read = answered::read_answered(file, limits)?;
     let records = answered::answered_records(&read.rows, &config.id, documents, locator);
     for why in read.rejected.iter().chain(&records.notes) {
         events.note(format!("{}: {why}", file.display()));

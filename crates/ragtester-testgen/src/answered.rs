@@ -74,9 +74,9 @@ pub struct AnsweredFile {
 
 /// Read an answered-records file: JSON lines (`.jsonl`, anything else), a JSON array (`.json`) or CSV
 /// (`.csv`, list cells in RAGAS's or DeepEval's convention, chosen by its columns).
-pub fn read_answered(path: &Path) -> Result<AnsweredFile> {
-    let text = ragtester_core::limits::read_text_file(path, &Limits::process())?;
-    parse_answered(&text, crate::interop::FileFormat::of(path), path)
+pub fn read_answered(path: &Path, limits: &Limits) -> Result<AnsweredFile> {
+    let text = ragtester_core::limits::read_text_file(path, limits)?;
+    parse_answered(&text, crate::interop::FileFormat::of(path), path, limits)
 }
 
 /// An answered-records file's text in `format` (`path` names it in errors): what [`read_answered`] reads,
@@ -85,6 +85,7 @@ pub fn parse_answered(
     text: &str,
     format: crate::interop::FileFormat,
     path: &Path,
+    limits: &Limits,
 ) -> Result<AnsweredFile> {
     let text = text.trim_start_matches('\u{feff}');
     let mut out = AnsweredFile::default();
@@ -96,11 +97,9 @@ pub fn parse_answered(
                     continue;
                 }
                 let place = format!("line {}", i + 1);
-                let parsed = ragtester_core::Limits::process()
-                    .check_json_depth(line, &place)
-                    .and_then(|()| {
-                        serde_json::from_str::<Map<String, Value>>(line).map_err(Into::into)
-                    });
+                let parsed = limits.check_json_depth(line, &place).and_then(|()| {
+                    serde_json::from_str::<Map<String, Value>>(line).map_err(Into::into)
+                });
                 match parsed {
                     Ok(row) => rows.push((place, row)),
                     Err(e) => out
@@ -116,7 +115,7 @@ pub fn parse_answered(
                 crate::interop::FileFormat::Csv => ("row", 2),
                 _ => ("item", 1),
             };
-            crate::interop::parse_rows(text, format, shape, path)?
+            crate::interop::parse_rows(text, format, shape, path, limits)?
                 .into_iter()
                 .enumerate()
                 .map(|(i, row)| (format!("{label} {}", i + first), row))
@@ -125,7 +124,7 @@ pub fn parse_answered(
     };
     let shape = csv_shape(text);
     for (place, row) in rows {
-        match answered_row(&row, shape) {
+        match answered_row(&row, shape, limits) {
             Ok(mut r) => {
                 r.place = place;
                 out.rows.push(r);
@@ -274,7 +273,11 @@ fn meta_of(row: &Map<String, Value>) -> Option<RowMeta> {
     serde_json::from_value(value).ok()
 }
 
-fn answered_row(row: &Map<String, Value>, shape: Shape) -> Result<AnsweredRow, String> {
+fn answered_row(
+    row: &Map<String, Value>,
+    shape: Shape,
+    limits: &Limits,
+) -> Result<AnsweredRow, String> {
     let required = |list: &[&'static str], what: &str| -> Result<String, String> {
         field(row, list)
             .and_then(|(_, v)| text_of(v))
@@ -343,7 +346,7 @@ fn answered_row(row: &Map<String, Value>, shape: Shape) -> Result<AnsweredRow, S
     // The same cut as a live answer gets (`answer_kb`), so an imported answer costs no more to judge.
     let mut answer = answer;
     let full = answer.len() as u64;
-    let max = usize::try_from(Limits::process().answer_bytes()).unwrap_or(usize::MAX);
+    let max = usize::try_from(limits.answer_bytes()).unwrap_or(usize::MAX);
     let cut = ragtester_core::limits::truncate_to(&answer, max).map(str::len);
     let truncated_from = cut.map(|cut| {
         answer.truncate(cut);
@@ -655,7 +658,7 @@ mod tests {
                 "\n",
             ),
         );
-        let file = read_answered(&plain).unwrap();
+        let file = read_answered(&plain, &Limits::default()).unwrap();
         assert_eq!(file.rows.len(), 2, "{:?}", file.rejected);
         assert_eq!(file.rejected.len(), 2);
         assert!(file.rejected[0].starts_with("line 2: not a JSON object"));
@@ -677,7 +680,7 @@ mod tests {
             "user_input,retrieved_contexts,response,reference\n\
              When does the valve open?,\"['The relief valve opens at 4.5 bar.']\",At 4.5 bar.,At 4.5 bar.\n",
         );
-        let rows = read_answered(&ragas_csv).unwrap();
+        let rows = read_answered(&ragas_csv, &Limits::default()).unwrap();
         assert_eq!(rows.rows[0].place, "row 2");
         assert_eq!(
             rows.rows[0].contexts[0].text,
@@ -689,7 +692,7 @@ mod tests {
             r#"[{"input": "When does the valve open?", "actual_output": "At 4.5 bar.", "expected_output": "At 4.5 bar.", "retrieval_context": ["The relief valve opens at 4.5 bar."], "context": ["The relief valve opens at 4.5 bar."], "output_token_count": 7},
                 {"input": "How fast?", "expected_output": "1,200 rpm."}]"#,
         );
-        let rows = read_answered(&deepeval).unwrap();
+        let rows = read_answered(&deepeval, &Limits::default()).unwrap();
         assert_eq!(rows.rows.len(), 1);
         assert_eq!(rows.rows[0].usage.completion_tokens, 7);
         assert_eq!(
@@ -710,7 +713,7 @@ mod tests {
              Why?,Because.,Because.,-1e300,3\n\
              Who?,Nobody.,Nobody.,12,-4\n",
         );
-        let file = read_answered(&csv).unwrap();
+        let file = read_answered(&csv, &Limits::default()).unwrap();
         assert_eq!(file.rows.len(), 1, "{:?}", file.rejected);
         assert_eq!(file.rows[0].latency_ms, Some(812.5));
         assert_eq!(file.rows[0].usage.prompt_tokens, 120);
@@ -750,6 +753,7 @@ mod tests {
             &text,
             crate::interop::FileFormat::JsonLines,
             Path::new("x.jsonl"),
+            &Limits::default(),
         )
         .unwrap();
         assert!(
@@ -759,7 +763,7 @@ mod tests {
         );
         assert_eq!(file.rows[0].usage.total(), u64::MAX);
         let cut = &file.rows[1];
-        let max = Limits::process().answer_bytes() as usize;
+        let max = Limits::default().answer_bytes() as usize;
         assert!(
             cut.answer.len() <= max && cut.answer.len() > max - 4,
             "{}",

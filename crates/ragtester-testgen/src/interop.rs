@@ -193,9 +193,13 @@ fn csv_cell(value: &Value, shape: Shape) -> Result<String> {
 }
 
 /// Rows of a dataset file in `shape`, read by its extension (see the module's list).
-pub fn read_rows(path: &std::path::Path, shape: Shape) -> Result<Vec<Map<String, Value>>> {
-    let text = ragtester_core::limits::read_text_file(path, &ragtester_core::Limits::process())?;
-    parse_rows(&text, FileFormat::of(path), shape, path)
+pub fn read_rows(
+    path: &std::path::Path,
+    shape: Shape,
+    limits: &ragtester_core::Limits,
+) -> Result<Vec<Map<String, Value>>> {
+    let text = ragtester_core::limits::read_text_file(path, limits)?;
+    parse_rows(&text, FileFormat::of(path), shape, path, limits)
 }
 
 /// Rows of a dataset's text in `format` (`path` names it in errors): what [`read_rows`] reads, and what the
@@ -205,8 +209,9 @@ pub fn parse_rows(
     format: FileFormat,
     shape: Shape,
     path: &std::path::Path,
+    limits: &ragtester_core::Limits,
 ) -> Result<Vec<Map<String, Value>>> {
-    ragtester_core::Limits::process().check_json_depth(text, path.display())?;
+    limits.check_json_depth(text, path.display())?;
     let text = text.trim_start_matches('\u{feff}');
     match format {
         FileFormat::JsonArray if text.trim_start().starts_with('[') => {
@@ -565,7 +570,7 @@ mod tests {
                 std::fs::write(&path, bytes).unwrap();
                 let back = import_rows(
                     shape,
-                    &read_rows(&path, shape).unwrap(),
+                    &read_rows(&path, shape, &ragtester_core::Limits::default()).unwrap(),
                     std::slice::from_ref(&d),
                 );
                 assert!(back.rejected.is_empty(), "{:?}", back.rejected);
@@ -598,7 +603,13 @@ mod tests {
                 FileFormat::Csv,
             ] {
                 for shape in [Shape::Ragas, Shape::DeepEval] {
-                    if let Ok(rows) = parse_rows(&text, format, shape, std::path::Path::new("x")) {
+                    if let Ok(rows) = parse_rows(
+                        &text,
+                        format,
+                        shape,
+                        std::path::Path::new("x"),
+                        &ragtester_core::Limits::default(),
+                    ) {
                         let _ = import_rows(shape, &rows, &[]);
                     }
                 }
@@ -642,7 +653,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.csv");
         std::fs::write(&path, bytes).unwrap();
-        assert_eq!(read_rows(&path, Shape::Ragas).unwrap(), vec![row]);
+        assert_eq!(
+            read_rows(&path, Shape::Ragas, &ragtester_core::Limits::default()).unwrap(),
+            vec![row]
+        );
     }
 
     #[test]
@@ -650,13 +664,22 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("goldens.json");
         std::fs::write(&path, r#"[{"input": "q"}, 3]"#).unwrap();
-        let err = format!("{:#}", read_rows(&path, Shape::DeepEval).unwrap_err());
+        let err = format!(
+            "{:#}",
+            read_rows(&path, Shape::DeepEval, &ragtester_core::Limits::default()).unwrap_err()
+        );
         assert!(err.contains("item 2") && err.contains("a number"), "{err}");
         std::fs::write(&path, r#"[{"input": "q", "expected_output": "a"}]"#).unwrap();
-        assert_eq!(read_rows(&path, Shape::DeepEval).unwrap()[0]["input"], "q");
+        assert_eq!(
+            read_rows(&path, Shape::DeepEval, &ragtester_core::Limits::default()).unwrap()[0]["input"],
+            "q"
+        );
         let jsonl = dir.path().join("goldens.jsonl");
         std::fs::write(&jsonl, r#"[{"input": "q"}]"#).unwrap();
-        let err = format!("{:#}", read_rows(&jsonl, Shape::DeepEval).unwrap_err());
+        let err = format!(
+            "{:#}",
+            read_rows(&jsonl, Shape::DeepEval, &ragtester_core::Limits::default()).unwrap_err()
+        );
         assert!(err.contains(".json"), "{err}");
     }
 }
