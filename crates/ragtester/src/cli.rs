@@ -174,12 +174,11 @@ fn import(i: ImportCli, cx: &StageContext<'_>) -> Result<u8> {
 /// `init`: a project file drafted for the documents; exit code 3 when some could not be read.
 async fn init(i: InitCli, cx: &StageContext<'_>) -> Result<u8> {
     use ragtester_stages::init::{InitRequest, init};
-    let environment = ragtester_core::settings::Environment::current()?;
     let request = InitRequest {
         docs: &i.docs,
         out: &i.out,
         force: i.force,
-        environment: &environment,
+        environment: &*ragtester_core::settings::Environment::current()?,
     };
     let done = init(&request, cx).await?;
     eprintln!("{}", done.summary());

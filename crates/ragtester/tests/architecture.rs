@@ -33,6 +33,20 @@ fn library_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
         .filter(|(_, l)| !l.trim_start().starts_with("//"))
 }
 
+/// `file:line: text` of each library line under `krate/src` holding one of `markers`.
+fn library_lines_holding(krate: &Path, markers: &[&str]) -> Vec<String> {
+    let mut found = Vec::new();
+    for file in sources(&krate.join("src")) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (n, line) in library_lines(&text) {
+            if markers.iter().any(|m| line.contains(m)) {
+                found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
 #[test]
 fn library_crates_never_print() {
     // The binary prints what a person reads; test support may say why a tool is missing.
@@ -43,17 +57,10 @@ fn library_crates_never_print() {
         if printing.contains(&name.as_str()) {
             continue;
         }
-        for file in sources(&entry.path().join("src")) {
-            let text = std::fs::read_to_string(&file).unwrap();
-            for (n, line) in library_lines(&text) {
-                if ["println!(", "eprintln!(", "print!(", "eprint!(", "dbg!("]
-                    .iter()
-                    .any(|m| line.contains(m))
-                {
-                    found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
-                }
-            }
-        }
+        found.extend(library_lines_holding(
+            &entry.path(),
+            &["println!(", "eprintln!(", "print!(", "eprint!(", "dbg!("],
+        ));
     }
     assert!(
         found.is_empty(),
@@ -134,21 +141,22 @@ fn the_binary_uses_no_engine_crate_directly() {
 #[test]
 fn the_stages_and_the_execution_engine_are_handed_their_settings() {
     // The front ends read the limits and the environment once and hand them down (`StageContext`, the
-    // answer sink, a request's fields): a web job or a test runs with its own.
-    let mut found = Vec::new();
-    for krate in ["ragtester-stages", "ragtester-exec"] {
-        for file in sources(&crates_dir().join(krate).join("src")) {
-            let text = std::fs::read_to_string(&file).unwrap();
-            for (n, line) in library_lines(&text) {
-                if ["Limits::process()", "Environment::current()"]
-                    .iter()
-                    .any(|m| line.contains(m))
-                {
-                    found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
-                }
-            }
-        }
-    }
+    // answer sink, ingest options, a request's fields): a web job or a test runs with its own.
+    let handed = [
+        "ragtester-stages",
+        "ragtester-exec",
+        "ragtester-ingest",
+        "ragtester-testgen",
+    ];
+    let found: Vec<String> = handed
+        .iter()
+        .flat_map(|krate| {
+            library_lines_holding(
+                &crates_dir().join(krate),
+                &["Limits::process()", "Environment::current()"],
+            )
+        })
+        .collect();
     assert!(
         found.is_empty(),
         "process-wide settings read:\n{}",
