@@ -22,5 +22,5 @@ fuzz_target!(|data: &[u8]| {
             let _ = answered_records(&file.rows, "fuzz", &[], &TextLocator::new(&[]));
         }
     }
-    let _ = ragtester_judge::agreement::parse_labels(&text);
+    let _ = ragtester_judge::agreement::parse_labels(&text, &limits);
 });

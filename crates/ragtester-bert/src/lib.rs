@@ -8,7 +8,6 @@ mod forward;
 
 pub use cross_encoder::CrossEncoder;
 pub use folder::{ModelFolder, Pooling, Prompts};
-pub use ragtester_core::hf_cache::hf_cache_folder;
 
 use anyhow::Result;
 use candle_core::{D, DType, IndexOp, Tensor};
@@ -27,6 +26,8 @@ pub struct BertEmbedder {
     folder: ModelFolder,
     dimension: usize,
     warned_truncation: AtomicBool,
+    /// Batches embedded at once (`RAGTESTER_EMBED_WORKERS`, as the front end read it); None: one per core.
+    workers: Option<usize>,
 }
 
 impl BertEmbedder {
@@ -39,7 +40,14 @@ impl BertEmbedder {
             folder,
             dimension,
             warned_truncation: AtomicBool::new(false),
+            workers: None,
         })
+    }
+
+    /// The same model embedding `workers` batches at once (None: one per core).
+    pub fn with_workers(mut self, workers: Option<usize>) -> Self {
+        self.workers = workers.filter(|&n| n > 0);
+        self
     }
 
     pub fn pooling(&self) -> Pooling {
@@ -155,7 +163,7 @@ impl Embedder for BertEmbedder {
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&i| encodings[i].len());
         let batches: Vec<&[usize]> = order.chunks(BATCH).collect();
-        let plan = WorkerPlan::for_batches(batches.len());
+        let plan = WorkerPlan::for_batches(batches.len(), self.workers);
         let next = AtomicUsize::new(0);
         let results: Mutex<Vec<(usize, Vec<f32>)>> = Mutex::default();
         let work = || -> Result<()> {
@@ -205,13 +213,10 @@ struct WorkerPlan {
 }
 
 impl WorkerPlan {
-    /// `RAGTESTER_EMBED_WORKERS` batches at once if set, else one per core (never more than there are batches).
-    fn for_batches(batches: usize) -> Self {
+    /// `wanted` batches at once if set, else one per core (never more than there are batches).
+    fn for_batches(batches: usize, wanted: Option<usize>) -> Self {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let wanted = ragtester_core::settings::Environment::current()
-            .ok()
-            .and_then(|env| env.embed_workers)
-            .unwrap_or(cores);
+        let wanted = wanted.unwrap_or(cores);
         let workers = wanted.min(batches).max(1);
         Self {
             workers,

@@ -13,7 +13,7 @@
 use anyhow::{Context, Result, bail};
 use ragtester_core::{Chunk, EmbedKind, Embedder};
 use ragtester_http::Bridge;
-use ragtester_http::{HttpClient, RetryPolicy};
+use ragtester_http::{HttpClient, HttpSettings};
 use ragtester_retrieve::{Hit, Retriever, Scope};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -64,10 +64,15 @@ pub fn collection_name(chunks: &[Chunk], embedder: &dyn Embedder) -> String {
 
 impl ChromaStore {
     /// Open the collection for these chunks on the server `spec` names (`chroma:URL`), creating and filling
-    /// it when it does not hold them all.
-    pub fn open(spec: &str, chunks: &[Chunk], embedder: Arc<dyn Embedder>) -> Result<Self> {
+    /// it when it does not hold them all; its requests retried and its replies read under `http`.
+    pub fn open(
+        spec: &str,
+        chunks: &[Chunk],
+        embedder: Arc<dyn Embedder>,
+        http: &HttpSettings,
+    ) -> Result<Self> {
         let server = server_of(spec)?;
-        let http = Arc::new(HttpClient::new(RetryPolicy::configured()?)?);
+        let http = Arc::new(HttpClient::configured(http, Default::default())?);
         let bridge = Bridge::new("chroma")?;
         let name = collection_name(chunks, embedder.as_ref());
         let collections =

@@ -74,7 +74,7 @@ fn chroma_retrieves_what_the_in_process_index_retrieves() {
     let chunks = chunks();
     let embedder = std::sync::Arc::new(HashEmbedder::default());
     let exact = DenseIndex::build(&chunks, embedder.clone()).unwrap();
-    let chroma = ChromaStore::open(&spec, &chunks, embedder.clone()).unwrap();
+    let chroma = ChromaStore::open(&spec, &chunks, embedder.clone(), &Default::default()).unwrap();
     assert!(!chroma.reused());
     let queries = [
         "At what pressure does the relief valve open?",
@@ -126,11 +126,11 @@ fn chroma_retrieves_what_the_in_process_index_retrieves() {
     assert!(chroma.retrieve("", 5, Scope::ALL).unwrap().is_empty());
 
     // The same corpus and embedder again: the collection is reused, nothing is embedded twice.
-    let again = ChromaStore::open(&spec, &chunks, embedder.clone()).unwrap();
+    let again = ChromaStore::open(&spec, &chunks, embedder.clone(), &Default::default()).unwrap();
     assert!(again.reused());
     assert_eq!(again.collection(), chroma.collection());
     // Another cut of the corpus is another collection.
-    let fewer = ChromaStore::open(&spec, &chunks[..20], embedder).unwrap();
+    let fewer = ChromaStore::open(&spec, &chunks[..20], embedder, &Default::default()).unwrap();
     assert_ne!(fewer.collection(), chroma.collection());
     assert!(!fewer.reused());
 }
@@ -146,6 +146,7 @@ fn an_unreachable_server_is_a_clear_error() {
         &spec,
         &chunks(),
         std::sync::Arc::new(HashEmbedder::default()),
+        &Default::default(),
     ) {
         Ok(_) => panic!("nothing listens there"),
         Err(e) => format!("{e:#}"),

@@ -4,22 +4,10 @@
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 
-/// The hub cache folder: `$HF_HUB_CACHE`, else `$HF_HOME/hub`, else `~/.cache/huggingface/hub`.
-pub fn hub_dir() -> Option<PathBuf> {
-    crate::settings::Environment::current()
-        .ok()
-        .and_then(|env| env.hub.cache.clone())
-}
-
 /// The folder of `hf:ORG/NAME` under a hub cache folder, if that model has been downloaded there.
 pub fn repo_folder_in(hub: &Path, repo: &str) -> Option<PathBuf> {
     let folder = hub.join(format!("models--{}", repo.replace('/', "--")));
     folder.is_dir().then_some(folder)
-}
-
-/// The folder of `hf:ORG/NAME` in the local Hugging Face cache, if that model has been downloaded.
-pub fn hf_cache_folder(repo: &str) -> Option<PathBuf> {
-    repo_folder_in(&hub_dir()?, repo)
 }
 
 /// For a cache repository folder: the snapshot `refs/main` points at, else the only or newest snapshot.
@@ -50,13 +38,16 @@ pub fn snapshot_of(dir: &Path) -> Result<Option<PathBuf>> {
     }
 }
 
-/// The snapshot folder of `hf:ORG/NAME`, or an error that says where it was looked for.
-pub fn snapshot_folder(repo: &str) -> Result<PathBuf> {
-    let folder = hf_cache_folder(repo).with_context(|| {
-        format!(
-            "hf:{repo} is not in the Hugging Face cache (HF_HUB_CACHE, HF_HOME/hub or \
+/// The snapshot folder of `hf:ORG/NAME` under the hub cache folder `hub` (the environment's, None when
+/// no home folder is known), or an error that says where it was looked for.
+pub fn snapshot_folder(hub: Option<&Path>, repo: &str) -> Result<PathBuf> {
+    let folder = hub
+        .and_then(|hub| repo_folder_in(hub, repo))
+        .with_context(|| {
+            format!(
+                "hf:{repo} is not in the Hugging Face cache (HF_HUB_CACHE, HF_HOME/hub or \
              ~/.cache/huggingface/hub): download it there, or pass local:PATH"
-        )
-    })?;
+            )
+        })?;
     Ok(snapshot_of(&folder)?.unwrap_or(folder))
 }

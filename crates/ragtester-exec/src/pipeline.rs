@@ -43,6 +43,9 @@ pub trait ModelSource {
     fn vector_store(&self) -> Option<String> {
         None
     }
+    /// Retries, timeout and reply limits for the clients built here (the user's own service, the vector
+    /// store), as the front end read them.
+    fn http(&self) -> ragtester_http::HttpSettings;
 }
 
 /// Build every configuration's pipeline. Unknown specs fail here, before any cell runs.
@@ -111,7 +114,7 @@ impl Builder<'_> {
             return Ok(Arc::new(Pipeline {
                 config: config.clone(),
                 system: System::External {
-                    target: ragtester_llm::target_for(target)?,
+                    target: ragtester_llm::target_for(target, &self.source.http())?,
                     documents: self.documents.clone(),
                     tracing: self.tracing.clone().filter(|_| target.traces),
                 },
@@ -203,10 +206,12 @@ impl Builder<'_> {
         shared(&mut self.dense, &key, || {
             let embedder = source.embedder(&config.embedder)?;
             Ok(match vector_store {
-                Some(spec) => {
-                    Arc::new(ragtester_chroma::ChromaStore::open(spec, chunks, embedder)?)
-                        as Arc<dyn Retriever>
-                }
+                Some(spec) => Arc::new(ragtester_chroma::ChromaStore::open(
+                    spec,
+                    chunks,
+                    embedder,
+                    &source.http(),
+                )?) as Arc<dyn Retriever>,
                 None => Arc::new(DenseIndex::build_with(chunks, embedder, ann)?),
             })
         })

@@ -6,9 +6,9 @@ use anyhow::{Result, bail};
 use std::path::{Path, PathBuf};
 
 /// The GGUF file a `hf:` chat spec names.
-pub fn resolve(spec: &str) -> Result<PathBuf> {
+pub fn resolve(spec: &str, hub: Option<&Path>) -> Result<PathBuf> {
     let (repo, file) = split(spec);
-    let snapshot = ragtester_core::hf_cache::snapshot_folder(repo)?;
+    let snapshot = ragtester_core::hf_cache::snapshot_folder(hub, repo)?;
     gguf_in(&snapshot, file)
 }
 
@@ -83,6 +83,8 @@ mod tests {
             dir.path().join("a-q8.gguf")
         );
         assert!(gguf_in(dir.path(), Some("b.gguf")).is_err());
-        assert!(resolve("nobody/never-downloaded-model-xyz").is_err());
+        assert!(resolve("nobody/never-downloaded-model-xyz", Some(dir.path())).is_err());
+        let err = resolve("nobody/x", None).unwrap_err().to_string();
+        assert!(err.contains("not in the Hugging Face cache"), "{err}");
     }
 }

@@ -61,6 +61,25 @@ impl Default for ClientLimits {
 /// Requests one provider may have in flight before any 429 says otherwise.
 pub const MAX_IN_FLIGHT: usize = 64;
 
+/// What every client of one command (or web job) is built with, read once by its front end: the retry
+/// policy the environment sets and the limits replies are read under.
+#[derive(Debug, Clone, Default)]
+pub struct HttpSettings {
+    pub policy: RetryPolicy,
+    /// Reply size and JSON nesting a server may send (`reply_mb`, `json_depth`).
+    pub replies: Limits,
+}
+
+impl HttpSettings {
+    /// The environment's attempts and timeout over the default policy; replies under `replies`.
+    pub fn new(environment: &ragtester_core::settings::Environment, replies: Limits) -> Self {
+        Self {
+            policy: RetryPolicy::from_environment(environment),
+            replies,
+        }
+    }
+}
+
 enum Attempt {
     Done(Value),
     Retry {
@@ -114,6 +133,12 @@ impl HttpClient {
         Self::with_limits(policy, ClientLimits::default())
     }
 
+    /// A client under one command's settings, pressing its server no harder than `limits`.
+    pub fn configured(settings: &HttpSettings, limits: ClientLimits) -> Result<Self> {
+        Ok(Self::with_limits(settings.policy.clone(), limits)?.reading_under(settings.replies))
+    }
+
+    /// A client reading replies under the default limits.
     pub fn with_limits(policy: RetryPolicy, limits: ClientLimits) -> Result<Self> {
         let client = client_builder()
             .timeout(policy.timeout)
@@ -125,11 +150,11 @@ impl HttpClient {
             policy,
             limit: AdaptiveLimit::new(limits.max_in_flight),
             throttle: Throttle::new(limits.rate),
-            input: Limits::process(),
+            input: Limits::default(),
         })
     }
 
-    /// The same client reading replies under `input` instead of the process's limits.
+    /// The same client reading replies under `input` instead of the default limits.
     pub fn reading_under(mut self, input: Limits) -> Self {
         self.input = input;
         self
@@ -357,10 +382,9 @@ fn transport_error(e: &reqwest::Error, doing: &str) -> Attempt {
     Attempt::Retry { error, after: None }
 }
 
-/// One GET of a JSON document, asked once (no retry) within `timeout`, read under the process's reply
-/// limits: for probes such as "which models does this server have", where no answer is an answer.
-pub async fn get_json(url: &str, timeout: std::time::Duration) -> Result<Value> {
-    let limits = Limits::process();
+/// One GET of a JSON document, asked once (no retry) within `timeout`, read under `limits`: for probes
+/// such as "which models does this server have", where no answer is an answer.
+pub async fn get_json(url: &str, timeout: std::time::Duration, limits: &Limits) -> Result<Value> {
     let client = client_builder().timeout(timeout).build()?;
     let response = client
         .get(url)
@@ -375,7 +399,7 @@ pub async fn get_json(url: &str, timeout: std::time::Duration) -> Result<Value> 
     let text = read_capped(response, max)
         .await?
         .ok_or_else(|| anyhow!("GET {}: the reply is over reply_mb", redact(url)))?;
-    read_reply(&text, &limits).map_err(|e| match e {
+    read_reply(&text, limits).map_err(|e| match e {
         ReplyError::OverLimit(why) => anyhow!("GET {}: {why}", redact(url)),
         ReplyError::Malformed(e) => anyhow!("GET {}: not JSON: {e}", redact(url)),
     })

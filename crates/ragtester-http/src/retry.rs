@@ -28,8 +28,7 @@ impl Default for RetryPolicy {
 impl RetryPolicy {
     /// The default policy with the environment's attempts and timeout
     /// (`RAGTESTER_HTTP_ATTEMPTS`, `RAGTESTER_HTTP_TIMEOUT_S`).
-    pub fn configured() -> anyhow::Result<Self> {
-        let env = ragtester_core::settings::Environment::current()?;
+    pub fn from_environment(env: &ragtester_core::settings::Environment) -> Self {
         let mut policy = Self::default();
         if let Some(attempts) = env.http_attempts {
             policy.max_attempts = attempts;
@@ -37,7 +36,7 @@ impl RetryPolicy {
         if let Some(timeout) = env.http_timeout {
             policy.timeout = timeout;
         }
-        Ok(policy)
+        policy
     }
 
     /// Delay before attempt `attempt + 1`.

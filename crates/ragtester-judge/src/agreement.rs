@@ -82,14 +82,17 @@ struct Line {
 }
 
 /// The items of a labels file, and `line N: why` for each line that cannot be used.
-pub fn parse_labels(text: &str) -> (Vec<LabelledItem>, Vec<String>) {
+pub fn parse_labels(
+    text: &str,
+    limits: &ragtester_core::Limits,
+) -> (Vec<LabelledItem>, Vec<String>) {
     let (mut items, mut rejected) = (Vec::new(), Vec::new());
     for (i, raw) in text.lines().enumerate() {
         if raw.trim().is_empty() {
             continue;
         }
         let place = format!("line {}", i + 1);
-        match item_of(raw, &place) {
+        match item_of(raw, &place, limits) {
             Ok(item) => items.push(item),
             Err(why) => rejected.push(format!("{place}: {why}")),
         }
@@ -97,8 +100,12 @@ pub fn parse_labels(text: &str) -> (Vec<LabelledItem>, Vec<String>) {
     (items, rejected)
 }
 
-fn item_of(raw: &str, place: &str) -> Result<LabelledItem, String> {
-    ragtester_core::Limits::process()
+fn item_of(
+    raw: &str,
+    place: &str,
+    limits: &ragtester_core::Limits,
+) -> Result<LabelledItem, String> {
+    limits
         .check_json_depth(raw, place)
         .map_err(|e| format!("{e:#}"))?;
     let line: Line = serde_json::from_str(raw).map_err(|e| e.to_string())?;
@@ -419,7 +426,7 @@ mod tests {
 {"question": "Q?", "reference": "R", "answer": "A", "label": "maybe"}
 {"question": "Q?", "reference": "R", "answer": "A", "score": 2, "label": "pass"}
 {"question": "Q?", "reference": "R", "answer_a": "A", "preference": "a"}"#;
-        let (items, rejected) = parse_labels(text);
+        let (items, rejected) = parse_labels(text, &ragtester_core::Limits::default());
         assert_eq!(items.len(), 3);
         assert_eq!(items[0].label, HumanLabel::Verdict(false));
         assert_eq!(items[1].language, "zh");

@@ -15,10 +15,7 @@ pub struct JudgeReply {
 }
 
 pub fn parse_judge_reply(content: &str) -> Result<JudgeReply, String> {
-    // The JSON5 reader recurses: a reply nested deeper than the limit is refused before it is read.
-    ragtester_core::Limits::process()
-        .check_json_depth(content, "the judge's reply")
-        .map_err(|e| e.to_string())?;
+    check_depth(content, "the judge's reply").map_err(|e| e.to_string())?;
     let objects = json_objects(content);
     if objects.is_empty() {
         return Err("reply holds no complete JSON object".into());
@@ -49,10 +46,7 @@ pub fn parse_judge_reply(content: &str) -> Result<JudgeReply, String> {
 /// Every JSON object in a reply that can be read (strict JSON, then JSON5, then with Python's literals),
 /// in order: the tolerant reading every structured reply of the oracle goes through.
 pub fn json_values(content: &str) -> Vec<Value> {
-    if ragtester_core::Limits::process()
-        .check_json_depth(content, "the reply")
-        .is_err()
-    {
+    if check_depth(content, "the reply").is_err() {
         return Vec::new();
     }
     json_objects(content)
@@ -64,6 +58,14 @@ pub fn json_values(content: &str) -> Vec<Value> {
                 .ok()
         })
         .collect()
+}
+
+/// The JSON5 reader recurses: a reply nested deeper than the default depth limit is refused before it is read.
+/// A model's reply is already cut to the command's reply size where it is received; its nesting is bounded
+/// here by the default, which no structured reply comes near, so that the bound guarding the reader's stack
+/// is the same in every command and job.
+fn check_depth(content: &str, what: &str) -> anyhow::Result<()> {
+    ragtester_core::Limits::default().check_json_depth(content, what)
 }
 
 /// Python's `True`, `False` and `None` outside strings as JSON's `true`, `false` and `null`: models that

@@ -65,19 +65,20 @@ impl JudgeProfile {
     }
 
     /// A built-in profile by name ([`BUILTIN_NAMES`]), or a profile file.
-    pub fn open(spec: &Path) -> Result<Self> {
+    pub fn open(spec: &Path, limits: &ragtester_core::Limits) -> Result<Self> {
         match spec.to_str() {
             Some("builtin" | "builtin:lexical") => Ok(Self::builtin()),
             Some("builtin:semantic") => {
                 Self::parse(BUILTIN_SEMANTIC, "the built-in semantic profile")
             }
-            _ => Self::load(spec),
+            _ => Self::load(spec, limits),
         }
     }
 
-    /// A profile file, checked: its format, every signal it names, every model's width.
-    pub fn load(path: &Path) -> Result<Self> {
-        let text = ragtester_core::limits::read_text_file(path, &ragtester_core::Limits::process())
+    /// A profile file, read under the command's limits and checked: its format, every signal it names,
+    /// every model's width.
+    pub fn load(path: &Path, limits: &ragtester_core::Limits) -> Result<Self> {
+        let text = ragtester_core::limits::read_text_file(path, limits)
             .with_context(|| format!("cannot read the judge profile {}", path.display()))?;
         Self::parse(&text, &path.display().to_string())
     }
@@ -233,7 +234,8 @@ mod tests {
         let builtin = JudgeProfile::builtin();
         assert_eq!(builtin.judge, "offline");
         assert!(!builtin.needs_meaning() && builtin.measured.is_some());
-        let semantic = JudgeProfile::open(Path::new("builtin:semantic")).unwrap();
+        let semantic =
+            JudgeProfile::open(Path::new("builtin:semantic"), &Default::default()).unwrap();
         assert_eq!(
             semantic.meaning.as_deref(),
             Some("local:.models/multilingual-e5-small")

@@ -2,12 +2,12 @@
 //! and sent concurrently, with the shared client's retries. Replies are checked (count, dimension, finite
 //! values) and vectors L2-normalised, so a bad server is an error, never a silently wrong index.
 
-use crate::endpoint::{Endpoint, normalise_host};
+use crate::endpoint::{Endpoint, ProviderEnv, normalise_host};
 use crate::openai::snippet;
 use anyhow::{Result, anyhow, bail};
 use ragtester_core::{EmbedKind, Embedder, ModelSettings};
 use ragtester_http::Bridge;
-use ragtester_http::{ClientLimits, HttpClient, RetryPolicy};
+use ragtester_http::{HttpClient, RetryPolicy};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -30,13 +30,21 @@ pub struct HttpEmbedder {
 
 impl HttpEmbedder {
     /// `openai:MODEL`: the config's settings for it over `OPENAI_BASE_URL` / `OPENAI_API_KEY`.
-    pub fn openai_configured(model: String, settings: &ModelSettings) -> Result<Self> {
-        let endpoint = Endpoint::openai(settings)?;
+    pub fn openai_configured(
+        model: String,
+        settings: &ModelSettings,
+        env: &ProviderEnv,
+    ) -> Result<Self> {
+        let endpoint = Endpoint::openai(settings, &env.environment)?;
         let api = Api::OpenAi {
             base: endpoint.base_url,
             key: endpoint.api_key,
         };
-        Self::connect(api, model, RetryPolicy::configured()?, endpoint.limits)
+        Self::connect(
+            api,
+            model,
+            HttpClient::configured(&env.http, endpoint.limits)?,
+        )
     }
 
     pub fn openai(
@@ -49,32 +57,40 @@ impl HttpEmbedder {
             base: base.trim_end_matches('/').to_string(),
             key,
         };
-        Self::connect(api, model, policy, ClientLimits::default())
+        Self::connect(api, model, HttpClient::new(policy)?)
     }
 
     /// `ollama:MODEL`: the config's settings for it over `OLLAMA_HOST`.
-    pub fn ollama_configured(model: String, settings: &ModelSettings) -> Result<Self> {
-        let endpoint = Endpoint::ollama(settings)?;
+    pub fn ollama_configured(
+        model: String,
+        settings: &ModelSettings,
+        env: &ProviderEnv,
+    ) -> Result<Self> {
+        let endpoint = Endpoint::ollama(settings, &env.environment)?;
         let api = Api::Ollama {
             host: endpoint.base_url,
         };
-        Self::connect(api, model, RetryPolicy::configured()?, endpoint.limits)
+        Self::connect(
+            api,
+            model,
+            HttpClient::configured(&env.http, endpoint.limits)?,
+        )
     }
 
     pub fn ollama(model: String, host: &str, policy: RetryPolicy) -> Result<Self> {
         let api = Api::Ollama {
             host: normalise_host(host),
         };
-        Self::connect(api, model, policy, ClientLimits::default())
+        Self::connect(api, model, HttpClient::new(policy)?)
     }
 
     /// Build and learn the model's dimension with one short request, so a wrong URL or model fails here,
     /// before any index is built.
-    fn connect(api: Api, model: String, policy: RetryPolicy, limits: ClientLimits) -> Result<Self> {
+    fn connect(api: Api, model: String, http: HttpClient) -> Result<Self> {
         let mut embedder = Self {
             api,
             model,
-            http: Arc::new(HttpClient::with_limits(policy, limits)?),
+            http: Arc::new(http),
             bridge: Bridge::new("embedder")?,
             dimension: 0,
         };

@@ -15,6 +15,7 @@ mod rerankers;
 pub mod structured;
 
 pub use embedders::HttpEmbedder;
+pub use endpoint::ProviderEnv;
 pub use ollama::OllamaChat;
 pub use openai::OpenAiChat;
 pub use rag_target::{RagTarget, TargetReply, TargetRequest, target_for};

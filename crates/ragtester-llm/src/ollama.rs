@@ -1,7 +1,7 @@
 //! Ollama's native chat API (`POST {OLLAMA_HOST}/api/chat`, not streamed). `OLLAMA_HOST` may omit the scheme,
 //! as Ollama itself allows; the default is `http://127.0.0.1:11434`.
 
-use crate::endpoint::{Endpoint, normalise_host};
+use crate::endpoint::{Endpoint, ProviderEnv, normalise_host};
 use crate::openai::{estimated_tokens, snippet};
 use crate::structured::{self, StructuredOutput};
 use anyhow::{Context, Result, anyhow};
@@ -29,24 +29,22 @@ impl OllamaChat {
     }
 
     pub fn at(model: String, endpoint: Endpoint, policy: RetryPolicy) -> Result<Self> {
+        let http = HttpClient::with_limits(policy, endpoint.limits)?;
         Ok(Self {
             model,
             host: endpoint.base_url,
-            http: HttpClient::with_limits(policy, endpoint.limits)?,
+            http,
         })
     }
 
     /// Settings from the config's entry for this model over `OLLAMA_HOST`.
-    pub fn configured(model: String, settings: &ModelSettings) -> Result<Self> {
-        Self::at(
+    pub fn configured(model: String, settings: &ModelSettings, env: &ProviderEnv) -> Result<Self> {
+        let endpoint = Endpoint::ollama(settings, &env.environment)?;
+        Ok(Self {
             model,
-            Endpoint::ollama(settings)?,
-            RetryPolicy::configured()?,
-        )
-    }
-
-    pub fn from_env(model: String) -> Result<Self> {
-        Self::configured(model, &ModelSettings::default())
+            http: HttpClient::configured(&env.http, endpoint.limits)?,
+            host: endpoint.base_url,
+        })
     }
 
     /// The request body, asking for structured output the way this server is believed to accept.
@@ -167,9 +165,13 @@ pub fn response_of(reply: &serde_json::Value) -> Result<ChatResponse> {
 }
 /// The models an Ollama server at `host` has pulled (`GET /api/tags`), asked once within `timeout`: what
 /// `ragtester init` offers. An unreachable server is an error the caller may take as "none".
-pub async fn installed_models(host: &str, timeout: std::time::Duration) -> Result<Vec<String>> {
+pub async fn installed_models(
+    host: &str,
+    timeout: std::time::Duration,
+    limits: &ragtester_core::Limits,
+) -> Result<Vec<String>> {
     let url = format!("{}/api/tags", normalise_host(host));
-    let tags = ragtester_http::get_json(&url, timeout).await?;
+    let tags = ragtester_http::get_json(&url, timeout, limits).await?;
     Ok(tags["models"]
         .as_array()
         .map(|models| {

@@ -6,7 +6,7 @@
 //! with the schema beside it, plain `json_object`, and a schema in the prompt while the server refuses (see
 //! [`crate::structured`]); the prompt describes the shape either way.
 
-use crate::endpoint::Endpoint;
+use crate::endpoint::{Endpoint, ProviderEnv};
 use crate::structured::{self, StructuredOutput};
 use anyhow::{Context, Result, anyhow};
 use ragtester_core::{ChatModel, ChatRequest, ChatResponse, ModelSettings, ReplyFormat, Usage};
@@ -39,25 +39,24 @@ impl OpenAiChat {
     }
 
     pub fn at(model: String, endpoint: Endpoint, policy: RetryPolicy) -> Result<Self> {
-        Ok(Self {
+        let http = HttpClient::with_limits(policy, endpoint.limits)?;
+        Ok(Self::over(model, endpoint, http))
+    }
+
+    fn over(model: String, endpoint: Endpoint, http: HttpClient) -> Self {
+        Self {
             model,
             base_url: endpoint.base_url.trim_end_matches('/').to_string(),
             api_key: endpoint.api_key,
-            http: HttpClient::with_limits(policy, endpoint.limits)?,
-        })
+            http,
+        }
     }
 
     /// Settings from the config's entry for this model over `OPENAI_BASE_URL` and `OPENAI_API_KEY`.
-    pub fn configured(model: String, settings: &ModelSettings) -> Result<Self> {
-        Self::at(
-            model,
-            Endpoint::openai(settings)?,
-            RetryPolicy::configured()?,
-        )
-    }
-
-    pub fn from_env(model: String) -> Result<Self> {
-        Self::configured(model, &ModelSettings::default())
+    pub fn configured(model: String, settings: &ModelSettings, env: &ProviderEnv) -> Result<Self> {
+        let endpoint = Endpoint::openai(settings, &env.environment)?;
+        let http = HttpClient::configured(&env.http, endpoint.limits)?;
+        Ok(Self::over(model, endpoint, http))
     }
 
     /// The request body, asking for structured output the way this endpoint is believed to accept.

@@ -7,7 +7,7 @@ use ragtester_core::config::{CommandInput, TargetKind, TargetSettings};
 use ragtester_core::limits::exceeded;
 use ragtester_core::secrets::redact;
 use ragtester_core::{Citation, Limits};
-use ragtester_http::{HttpClient, RetryPolicy};
+use ragtester_http::{HttpClient, HttpSettings};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -62,12 +62,15 @@ pub trait RagTarget: Send + Sync {
     async fn ask(&self, request: &TargetRequest<'_>) -> Result<TargetReply>;
 }
 
-pub fn target_for(settings: &TargetSettings) -> Result<Arc<dyn RagTarget>> {
+/// The service a target's settings name, its replies read under `http`'s limits (and its HTTP requests
+/// retried under its policy).
+pub fn target_for(settings: &TargetSettings, http: &HttpSettings) -> Result<Arc<dyn RagTarget>> {
     settings.validate()?;
     Ok(match settings.kind {
-        TargetKind::Http => Arc::new(HttpTarget::new(settings.clone())?),
+        TargetKind::Http => Arc::new(HttpTarget::new(settings.clone(), http)?),
         TargetKind::Command => Arc::new(CommandTarget {
             settings: settings.clone(),
+            limits: http.replies,
         }),
         TargetKind::Imported => unreachable!("validate refuses imported targets"),
     })
@@ -217,7 +220,7 @@ struct HttpTarget {
 }
 
 impl HttpTarget {
-    fn new(settings: TargetSettings) -> Result<Self> {
+    fn new(settings: TargetSettings, http: &HttpSettings) -> Result<Self> {
         let name = settings.name.clone();
         let ctx = || format!("target `{name}`");
         let url = interpolate_env(settings.url.as_deref().unwrap_or_default()).with_context(ctx)?;
@@ -241,13 +244,13 @@ impl HttpTarget {
             }
             headers.push((k.clone(), value));
         }
-        let mut policy = RetryPolicy::configured()?;
+        let mut policy = http.policy.clone();
         policy.timeout = Duration::from_secs_f64(settings.timeout_s);
         Ok(Self {
             url,
             method,
             headers,
-            http: HttpClient::new(policy)?,
+            http: HttpClient::new(policy)?.reading_under(http.replies),
             settings,
         })
     }
@@ -283,6 +286,8 @@ impl RagTarget for HttpTarget {
 
 struct CommandTarget {
     settings: TargetSettings,
+    /// How much of the command's output is read (`reply_mb`).
+    limits: Limits,
 }
 
 #[async_trait::async_trait]
@@ -336,7 +341,7 @@ impl RagTarget for CommandTarget {
             }
         }
         let timeout = Duration::from_secs_f64(self.settings.timeout_s);
-        let limits = Limits::process();
+        let limits = &self.limits;
         let (status, stdout, stderr) =
             tokio::time::timeout(timeout, bounded_output(child, limits.reply_bytes()))
                 .await
@@ -533,7 +538,7 @@ mod tests {
             "-c".into(),
             r#"read q; printf '{"data": {"answer": "got %s", "docs": ["ctx"]}}' "$q""#.into(),
         ]);
-        let target = target_for(&s).unwrap();
+        let target = target_for(&s, &Default::default()).unwrap();
         let reply = target.ask(&TargetRequest::single("hello")).await.unwrap();
         assert_eq!(reply.answer, "got hello");
         assert_eq!(reply.contexts, vec!["ctx".to_string()]);
@@ -542,7 +547,7 @@ mod tests {
             "-c".into(),
             "echo oops >&2; exit 3".into(),
         ]);
-        let err = target_for(&s)
+        let err = target_for(&s, &Default::default())
             .unwrap()
             .ask(&TargetRequest::single("x"))
             .await

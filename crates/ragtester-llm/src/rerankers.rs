@@ -25,8 +25,13 @@ impl HttpReranker {
         })
     }
 
-    pub fn from_env(url: &str) -> Result<Self> {
-        Self::new(url, RetryPolicy::configured()?)
+    /// A rerank endpoint under one command's HTTP settings.
+    pub fn configured(url: &str, http: &ragtester_http::HttpSettings) -> Result<Self> {
+        Ok(Self {
+            url: url.to_string(),
+            http: Arc::new(HttpClient::configured(http, Default::default())?),
+            bridge: Bridge::new("reranker")?,
+        })
     }
 }
 

@@ -2,12 +2,17 @@
 
 use anyhow::{Result, bail};
 use ragtester_core::{ChatModel, ModelSettings, ModelSpec};
-use ragtester_llm::{OllamaChat, OpenAiChat};
+use ragtester_llm::{OllamaChat, OpenAiChat, ProviderEnv};
 use std::sync::Arc;
 
 /// The chat model a spec names, with the config's provider settings for it (base URL, key variable,
-/// rate limits). Settings that only a server can use are refused for in-process models.
-pub(super) fn build_chat(spec: &str, settings: &ModelSettings) -> Result<Arc<dyn ChatModel>> {
+/// rate limits) over the environment's defaults. Settings that only a server can use are refused for
+/// in-process models.
+pub(super) fn build_chat(
+    spec: &str,
+    settings: &ModelSettings,
+    env: &ProviderEnv,
+) -> Result<Arc<dyn ChatModel>> {
     let parsed = ModelSpec::parse(spec)?;
     let in_process = matches!(
         parsed,
@@ -23,16 +28,17 @@ pub(super) fn build_chat(spec: &str, settings: &ModelSettings) -> Result<Arc<dyn
         );
     }
     if !settings.base_urls.is_empty() {
-        return pool(spec, settings);
+        return pool(spec, settings, env);
     }
     Ok(match parsed {
         ModelSpec::Offline => Arc::new(ragtester_offline::OfflineModel),
-        ModelSpec::OpenAi(model) => Arc::new(OpenAiChat::configured(model, settings)?),
-        ModelSpec::Ollama(model) => Arc::new(OllamaChat::configured(model, settings)?),
+        ModelSpec::OpenAi(model) => Arc::new(OpenAiChat::configured(model, settings, env)?),
+        ModelSpec::Ollama(model) => Arc::new(OllamaChat::configured(model, settings, env)?),
         ModelSpec::Local(path) => Arc::new(ragtester_gguf::LocalChat::load(path.as_ref())?),
         ModelSpec::Hf(rest) => {
-            download_named_gguf(&rest)?;
-            let file = ragtester_gguf::hf_gguf::resolve(&rest)?;
+            download_named_gguf(&rest, env)?;
+            let file =
+                ragtester_gguf::hf_gguf::resolve(&rest, env.environment.hub.cache.as_deref())?;
             Arc::new(ragtester_gguf::LocalChat::load_as(
                 &file,
                 format!("hf:{rest}"),
@@ -50,16 +56,16 @@ pub(super) fn build_chat(spec: &str, settings: &ModelSettings) -> Result<Arc<dyn
 /// `hf:ORG/NAME/FILE.gguf` that the hub cache does not hold is downloaded into it first, as `hf:`
 /// embedders and cross-encoders are; a spec that names no file must already be in the cache (which file
 /// to fetch is the user's choice among a repository's quantisations).
-fn download_named_gguf(rest: &str) -> Result<()> {
+fn download_named_gguf(rest: &str, env: &ProviderEnv) -> Result<()> {
     if let (repo, Some(file)) = ragtester_gguf::hf_gguf::split(rest) {
-        let settings = crate::hub::HubSettings::configured()?;
+        let settings = crate::hub::HubSettings::from_environment(&env.environment);
         crate::hub::cached_or_downloaded_file(repo, file, &settings)?;
     }
     Ok(())
 }
 
 /// A serving pool: the same model at each of `base_urls`, each replica with a client (and limits) of its own.
-fn pool(spec: &str, settings: &ModelSettings) -> Result<Arc<dyn ChatModel>> {
+fn pool(spec: &str, settings: &ModelSettings, env: &ProviderEnv) -> Result<Arc<dyn ChatModel>> {
     let replicas = settings
         .base_urls
         .iter()
@@ -69,7 +75,7 @@ fn pool(spec: &str, settings: &ModelSettings) -> Result<Arc<dyn ChatModel>> {
                 base_urls: Vec::new(),
                 ..settings.clone()
             };
-            Ok((url.clone(), build_chat(spec, &one)?))
+            Ok((url.clone(), build_chat(spec, &one, env)?))
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(Arc::new(crate::PooledChat::new(
@@ -82,18 +88,31 @@ fn pool(spec: &str, settings: &ModelSettings) -> Result<Arc<dyn ChatModel>> {
 mod tests {
     use super::*;
 
+    fn env() -> ProviderEnv {
+        ProviderEnv::new(ragtester_testkit::environment(), Default::default())
+    }
+
     #[test]
     fn specs_resolve_or_explain() {
         let settings = ModelSettings::default();
-        assert_eq!(build_chat("offline", &settings).unwrap().name(), "offline");
-        let err = build_chat("gpt4", &settings).err().unwrap().to_string();
+        assert_eq!(
+            build_chat("offline", &settings, &env()).unwrap().name(),
+            "offline"
+        );
+        let err = build_chat("gpt4", &settings, &env())
+            .err()
+            .unwrap()
+            .to_string();
         assert!(err.contains("unknown model spec `gpt4`"), "{err}");
-        assert!(build_chat("hash", &settings).is_err());
+        assert!(build_chat("hash", &settings, &env()).is_err());
         let remote = ModelSettings {
             base_url: Some("http://127.0.0.1:9/v1".into()),
             ..Default::default()
         };
-        let err = build_chat("offline", &remote).err().unwrap().to_string();
+        let err = build_chat("offline", &remote, &env())
+            .err()
+            .unwrap()
+            .to_string();
         assert!(err.contains("runs in-process"), "{err}");
     }
 
@@ -106,7 +125,7 @@ mod tests {
             ],
             ..Default::default()
         };
-        let pool = build_chat("openai:m", &replicas).unwrap();
+        let pool = build_chat("openai:m", &replicas, &env()).unwrap();
         assert_eq!(pool.name(), "openai:m");
         assert!(
             pool.identity()
@@ -125,6 +144,6 @@ mod tests {
             ..Default::default()
         };
         assert!(bad.validate("openai:m").is_err());
-        assert!(build_chat("offline", &replicas).is_err());
+        assert!(build_chat("offline", &replicas, &env()).is_err());
     }
 }

@@ -33,26 +33,19 @@ pub struct HubSettings {
 
 impl HubSettings {
     /// The hub as the environment sets it up (`HF_HUB_CACHE` / `HF_HOME` / `~/.cache`, `HF_ENDPOINT`,
-    /// `HF_TOKEN`, `HF_HUB_OFFLINE`; read by core's settings layer).
-    pub fn configured() -> Result<Self> {
-        let hub = ragtester_core::settings::Environment::current()?
-            .hub
-            .clone();
-        Ok(Self {
+    /// `HF_TOKEN`, `HF_HUB_OFFLINE`; read by core's settings layer, handed over by the front end).
+    pub fn from_environment(env: &ragtester_core::settings::Environment) -> Self {
+        let hub = env.hub.clone();
+        Self {
             cache: hub.cache,
             endpoint: hub.endpoint,
             token: hub.token,
             offline: hub.offline,
-        })
+        }
     }
 }
 
 /// The cache folder of `hf:ORG/NAME`, downloading the model first when the cache does not hold it.
-pub fn cached_or_downloaded(repo: &str) -> Result<PathBuf> {
-    locate(repo, &HubSettings::configured()?)
-}
-
-/// [`cached_or_downloaded`] with explicit settings.
 pub fn locate(repo: &str, settings: &HubSettings) -> Result<PathBuf> {
     let where_ = "HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub";
     let hub = settings.cache.as_deref().with_context(|| {

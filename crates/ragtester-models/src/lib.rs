@@ -27,8 +27,8 @@ pub use role_tuning::{RoleSettings, Tuned};
 pub use vector_cache::CachedEmbedder;
 
 use anyhow::Result;
-use ragtester_core::settings::Environment;
 use ragtester_core::{ChatModel, Embedder, ModelSettings, ModelTable, Reranker, Sampling};
+use ragtester_llm::ProviderEnv;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -46,8 +46,9 @@ pub struct Models {
 /// What every view of one registry shares: the caches, the flags, and the models built so far.
 struct Registry {
     cache: Option<Arc<ragtester_store::ResponseStore>>,
-    /// What the environment says of caches and dense search, read when the registry is built.
-    environment: Arc<Environment>,
+    /// What the front end read of the environment (caches, dense search, providers' defaults) and the
+    /// limits every provider reads replies under.
+    env: ProviderEnv,
     refresh: bool,
     /// `--temperature`, `--max-tokens`, `--llm-seed`: over every role's own settings.
     flags: Sampling,
@@ -63,22 +64,23 @@ struct Registry {
 type BuiltKey = (String, String);
 
 impl Models {
+    /// A registry under the environment and limits its front end read once (`env`).
     pub fn new(
+        env: ProviderEnv,
         use_cache: bool,
         refresh: bool,
         flags: Sampling,
         fallback: ModelSettings,
     ) -> Result<Self> {
-        let environment = Environment::current()?;
         let cache = if use_cache {
-            let path = environment.cache_dir.join("responses.sqlite");
+            let path = env.environment.cache_dir.join("responses.sqlite");
             Some(Arc::new(ragtester_store::ResponseStore::open(&path)?))
         } else {
             None
         };
         let shared = Registry {
             cache,
-            environment,
+            env,
             refresh,
             flags,
             fallback,
@@ -94,6 +96,7 @@ impl Models {
     /// The registry a command's global flags ask for: `--no-cache`, `--refresh-cache`, sampling over every
     /// role, and rate limits for every model the config does not limit itself — each checked here.
     pub fn from_flags(
+        env: ProviderEnv,
         use_cache: bool,
         refresh: bool,
         flags: Sampling,
@@ -101,7 +104,7 @@ impl Models {
     ) -> Result<Self> {
         flags.validate("--temperature/--max-tokens")?;
         fallback.validate("--requests-per-minute/--tokens-per-minute")?;
-        Self::new(use_cache, refresh, flags, fallback)
+        Self::new(env, use_cache, refresh, flags, fallback)
     }
 
     /// This registry under a project's `[models]` table: the same caches and built models, this table's
@@ -134,13 +137,24 @@ impl Models {
         self.shared
             .cache
             .as_ref()
-            .map(|_| self.shared.environment.cache_dir.join(name))
+            .map(|_| self.shared.env.environment.cache_dir.join(name))
+    }
+
+    /// What providers are built under: the environment's defaults, HTTP attempts, timeout and reply
+    /// limits. For the clients a registry does not build itself (a vector store, the user's own service).
+    pub fn provider_env(&self) -> &ProviderEnv {
+        &self.shared.env
     }
 
     /// Dense search as the environment sets it (`RAGTESTER_ANN_THRESHOLD`), its graphs in the cache.
     pub fn ann_settings(&self) -> ragtester_retrieve::AnnSettings {
         ragtester_retrieve::AnnSettings {
-            threshold: self.shared.environment.ann_threshold.unwrap_or(usize::MAX),
+            threshold: self
+                .shared
+                .env
+                .environment
+                .ann_threshold
+                .unwrap_or(usize::MAX),
             cache: self.cache_subdir("indexes"),
         }
     }
@@ -158,14 +172,14 @@ impl Models {
             return Ok(model.clone());
         }
         let cache = self.cache_subdir("embeddings");
-        let model = retrieval::build_embedder(spec, cache.as_deref(), &settings)?;
+        let model = retrieval::build_embedder(spec, cache.as_deref(), &settings, &self.shared.env)?;
         built.insert(key, model.clone());
         Ok(model)
     }
 
     /// An embedder built afresh with no vector cache: for benchmarks, which time the embedding itself.
     pub fn fresh_embedder(&self, spec: &str) -> Result<Arc<dyn Embedder>> {
-        retrieval::build_embedder(spec, None, &self.settings(spec))
+        retrieval::build_embedder(spec, None, &self.settings(spec), &self.shared.env)
     }
 
     /// A reranker by spec; one that grades passages with a chat model gets it from `chat`, so it runs
@@ -175,7 +189,7 @@ impl Models {
         spec: &str,
         chat: &dyn Fn(&str) -> Result<Arc<dyn ChatModel>>,
     ) -> Result<Arc<dyn Reranker>> {
-        retrieval::build_reranker(spec, chat)
+        retrieval::build_reranker(spec, chat, &self.shared.env)
     }
 
     /// The sampling a role's calls are sent with: the command-line flags over the role's own settings.
@@ -231,7 +245,7 @@ impl Models {
             match built.get(&key) {
                 Some(model) => model.clone(),
                 None => {
-                    let model = chat::build_chat(spec, &settings)?;
+                    let model = chat::build_chat(spec, &settings, &self.shared.env)?;
                     built.insert(key, model.clone());
                     model
                 }

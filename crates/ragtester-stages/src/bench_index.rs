@@ -5,7 +5,6 @@
 //! rarest words of one chunk, so whether that chunk comes back is a sanity check on the index, not a quality
 //! figure (`bench retrieval` measures quality on real data).
 
-use crate::events::Events;
 use anyhow::{Result, bail};
 use ragtester_core::Chunk;
 use ragtester_retrieve::{AnnSettings, Bm25Index, DenseIndex, HashEmbedder, Retriever, Scope};
@@ -55,7 +54,8 @@ const VOCABULARY: usize = 50_000;
 /// Chunks per synthetic document.
 const CHUNKS_PER_DOCUMENT: usize = 100;
 
-pub fn index(args: &IndexBenchArgs<'_>, events: &dyn Events) -> Result<IndexBench> {
+pub fn index(args: &IndexBenchArgs<'_>, cx: &crate::StageContext<'_>) -> Result<IndexBench> {
+    let events = cx.events();
     if args.chunks == 0 || args.words == 0 {
         bail!("--chunks and --words must be at least 1");
     }
@@ -88,7 +88,10 @@ pub fn index(args: &IndexBenchArgs<'_>, events: &dyn Events) -> Result<IndexBenc
         }
         spec if spec.starts_with("chroma:") => (
             Arc::new(ragtester_chroma::ChromaStore::open(
-                spec, &chunks, embedder,
+                spec,
+                &chunks,
+                embedder,
+                &cx.models().provider_env().http,
             )?),
             None,
         ),

@@ -202,7 +202,7 @@ pub(crate) fn read_labels(
 ) -> Result<Vec<LabelledItem>> {
     let text = ragtester_core::limits::read_text_file(path, limits)
         .with_context(|| format!("cannot read {}", path.display()))?;
-    let (mut items, rejected) = ragtester_judge::agreement::parse_labels(&text);
+    let (mut items, rejected) = ragtester_judge::agreement::parse_labels(&text, limits);
     for why in &rejected {
         events.note(format!("{}: {why}", path.display()));
     }

@@ -240,7 +240,7 @@ pub async fn bench_request(
         .collect::<Result<Vec<_>>>()?;
     if let Some(labels) = req.labels {
         use crate::bench_labels;
-        let scoring = crate::judge::scoring(req.profile, cx.models())?;
+        let scoring = crate::judge::scoring(req.profile, cx)?;
         let args = bench_labels::LabelsBenchArgs {
             judges,
             labels,

@@ -159,6 +159,7 @@ impl Indexes<'_> {
                     spec,
                     &self.chunks,
                     model,
+                    &self.models.provider_env().http,
                 )?),
                 None => {
                     let settings = ragtester_retrieve::AnnSettings {

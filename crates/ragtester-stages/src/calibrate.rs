@@ -84,7 +84,7 @@ pub fn calibrate(req: &CalibrateRequest<'_>, cx: &crate::StageContext<'_>) -> Re
         });
         items.extend(read);
     }
-    let mut baseline = crate::judge::scoring(req.baseline, models)?;
+    let mut baseline = crate::judge::scoring(req.baseline, cx)?;
     if let Some(spec) = req.meaning {
         let embedder = models
             .embedder(spec)

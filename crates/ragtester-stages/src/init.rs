@@ -33,8 +33,6 @@ pub struct InitRequest<'a> {
     pub out: &'a Path,
     /// Replace a file that exists.
     pub force: bool,
-    /// What the environment says (its provider keys and hosts), read by the front end.
-    pub environment: &'a Environment,
 }
 
 /// Models this environment can reach.
@@ -116,7 +114,9 @@ pub async fn init(req: &InitRequest<'_>, cx: &StageContext<'_>) -> Result<Initia
         *languages.entry(d.language.clone()).or_default() += 1;
     }
     events.stage("init");
-    let reachable = Reachable::probe(req.environment).await;
+    // The environment as the front end read it: its provider keys and hosts.
+    let environment = &cx.models().provider_env().environment;
+    let reachable = Reachable::probe(environment, cx.limits()).await;
     let found = Found {
         paths: req.docs.iter().map(|p| relative_to(req.out, p)).collect(),
         documents: docs.len(),
@@ -136,8 +136,8 @@ pub async fn init(req: &InitRequest<'_>, cx: &StageContext<'_>) -> Result<Initia
 
 impl Reachable {
     /// Ask the servers the environment names (Ollama's default when unset) and look for model files here.
-    pub async fn probe(env: &Environment) -> Self {
-        let ollama = ragtester_llm::ollama::installed_models(&env.ollama_host, PROBE)
+    pub async fn probe(env: &Environment, limits: &ragtester_core::Limits) -> Self {
+        let ollama = ragtester_llm::ollama::installed_models(&env.ollama_host, PROBE, limits)
             .await
             .ok()
             .map(|models| (env.ollama_host.clone(), models));
@@ -149,7 +149,7 @@ impl Reachable {
             None
         } else {
             let url = format!("{}/models", base.trim_end_matches('/'));
-            ragtester_http::get_json(&url, PROBE)
+            ragtester_http::get_json(&url, PROBE, limits)
                 .await
                 .ok()
                 .map(|v| model_ids(&v))

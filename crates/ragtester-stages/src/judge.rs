@@ -218,12 +218,10 @@ struct Setup<'a> {
 
 /// The scoring a judging pass uses: the profile named (or the built-in one) and, when the profile reads
 /// semantic signals, its embedder from the registry.
-pub fn scoring(
-    profile: Option<&Path>,
-    models: &ragtester_models::Models,
-) -> Result<ragtester_judge::Scoring> {
+pub fn scoring(profile: Option<&Path>, cx: &StageContext<'_>) -> Result<ragtester_judge::Scoring> {
+    let models = cx.models();
     let profile = match profile {
-        Some(path) => ragtester_judge::profile::JudgeProfile::open(path)?,
+        Some(path) => ragtester_judge::profile::JudgeProfile::open(path, cx.limits())?,
         None => ragtester_judge::profile::JudgeProfile::builtin(),
     };
     let meaning = match &profile.meaning {
@@ -270,7 +268,7 @@ impl<'a> Setup<'a> {
             Some(dir) => ragtester_judge::JudgePrompts::from_dir(dir)?,
             None => ragtester_judge::JudgePrompts::default(),
         };
-        let scoring = scoring(args.profile, models)?;
+        let scoring = scoring(args.profile, cx)?;
         // Every verdict is committed as it is made under a session naming what verdicts depend on, so a
         // killed judge picks up where it stopped and a changed judge, prompt or answer starts afresh.
         let session = ragtester_core::ids::stable_id(

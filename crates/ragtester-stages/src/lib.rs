@@ -54,3 +54,4 @@ pub mod front {
 }
 pub use events::{Event, Events, Level, Silent};
 pub use models::Models;
+pub use ragtester_llm::ProviderEnv;

@@ -509,6 +509,9 @@ impl ragtester_exec::ModelSource for RunModels<'_> {
     fn vector_store(&self) -> Option<String> {
         self.args.vector_store.clone()
     }
+    fn http(&self) -> ragtester_http::HttpSettings {
+        self.cx.models().provider_env().http.clone()
+    }
 }
 
 /// The run store as execution's answer sink: answers committed to the run directory's database, each

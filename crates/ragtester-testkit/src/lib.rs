@@ -12,6 +12,14 @@ pub mod pdf;
 
 pub use case::case;
 
+/// The environment as a front end reads it at start: what tests hand to code that is given, never reads,
+/// the process's settings.
+pub fn environment() -> std::sync::Arc<ragtester_core::settings::Environment> {
+    std::sync::Arc::new(
+        ragtester_core::settings::Environment::read().expect("the test environment reads"),
+    )
+}
+
 use axum::Router;
 use axum::body::Body;
 use axum::extract::State;

@@ -14,8 +14,9 @@ use ragtester_stages::plan::{MatrixOverrides, PlanArgs};
 use ragtester_stages::{Events, Models, StageContext};
 use std::path::Path;
 
-/// The registry of this command's models, under the global flags.
-fn models_of(cli: &Cli) -> Result<Models> {
+/// The registry of this command's models, under the global flags, the environment read at start and the
+/// command's limits.
+fn models_of(cli: &Cli, limits: ragtester_core::Limits) -> Result<Models> {
     let flags = Sampling {
         max_tokens: cli.max_tokens,
         temperature: cli.temperature,
@@ -26,14 +27,16 @@ fn models_of(cli: &Cli) -> Result<Models> {
         tokens_per_minute: cli.tokens_per_minute,
         ..Default::default()
     };
-    Models::from_flags(!cli.no_cache, cli.refresh_cache, flags, fallback)
+    let environment = ragtester_core::settings::Environment::current()?;
+    let env = ragtester_stages::ProviderEnv::new(environment, limits);
+    Models::from_flags(env, !cli.no_cache, cli.refresh_cache, flags, fallback)
 }
 
 pub async fn dispatch(cli: Cli) -> Result<u8> {
     let limits = ragtester_core::Limits::default().with_overrides(&cli.limits)?;
-    // The engines below the stages still read the process's limits (ingest, HTTP, the judge's parsers).
+    // Record files are still read under the process's limits (core's JSONL reader).
     ragtester_core::Limits::set_process(limits);
-    let models = models_of(&cli)?;
+    let models = models_of(&cli, limits)?;
     let terminal = crate::render::Terminal::new(cli.quiet);
     let events: &dyn Events = &terminal;
     let cx = &StageContext::new(&models, events, limits);
@@ -92,7 +95,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8> {
         }
         Command::Bench(BenchCommand::Retrieval(bench)) => bench_retrieval(bench, cx),
         Command::Bench(BenchCommand::Oracle(bench)) => bench_oracle(bench, cx).await,
-        Command::Bench(BenchCommand::Index(bench)) => bench_index(bench, events),
+        Command::Bench(BenchCommand::Index(bench)) => bench_index(bench, cx),
         Command::Docgen(args) => docgen(args, cx).await,
         Command::Serve(sv) => {
             let access = ragtester_web::Access {
@@ -178,7 +181,6 @@ async fn init(i: InitCli, cx: &StageContext<'_>) -> Result<u8> {
         docs: &i.docs,
         out: &i.out,
         force: i.force,
-        environment: &*ragtester_core::settings::Environment::current()?,
     };
     let done = init(&request, cx).await?;
     eprintln!("{}", done.summary());
@@ -394,7 +396,7 @@ fn bench_retrieval(bench: RetrievalBenchCli, cx: &StageContext<'_>) -> Result<u8
 }
 
 /// `bench index`: one index over a synthetic corpus.
-fn bench_index(bench: IndexBenchCli, events: &dyn Events) -> Result<u8> {
+fn bench_index(bench: IndexBenchCli, cx: &StageContext<'_>) -> Result<u8> {
     let figures = tokio::task::block_in_place(|| {
         ragtester_stages::bench_index::index(
             &ragtester_stages::bench_index::IndexBenchArgs {
@@ -406,7 +408,7 @@ fn bench_index(bench: IndexBenchCli, events: &dyn Events) -> Result<u8> {
                 work: bench.work.as_deref(),
                 json: bench.json.as_deref(),
             },
-            events,
+            cx,
         )
     })?;
     print!("{}", ragtester_stages::bench_index::render(&figures));
