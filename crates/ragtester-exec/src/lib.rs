@@ -5,6 +5,33 @@
 //!
 //! A failure in one cell (retrieval or model) becomes that cell's recorded error; it never stops the run or
 //! disappears. This crate knows nothing of judging or reporting.
+//!
+//! # Map
+//!
+//! Builds one pipeline per configuration (chunks → BM25 / dense / hybrid / rerank → answer prompt → chat
+//! model, every model asked of a `ModelSource` — the stages' registry as the run sees it; or an external
+//! target, whose returned contexts are located in the corpus for retrieval metrics), sharing chunks and
+//! indexes between configurations that share chunking and embedder (dense indexes in process, or in Chroma
+//! when the `ModelSource` names a vector store); runs every (case, configuration) cell with the model calls
+//! in flight bounded by `--concurrency` and as many cells again retrieving ahead; records retrieved contexts,
+//! answer, latencies (the system's retrieval and generation; the wait for a call slot apart, as `queue_ms`)
+//! and tokens; leaves unasked, with the reason, the cells a system cannot be fairly given (`skip_reason`: a
+//! document-scoped negative for an external service); commits each answer to the caller's `AnswerSink`
+//! (`sink.rs`: a trait exec owns; the stages' run store implements it, `InMemory` serves tests; the sink also
+//! says how long an answer it keeps whole, the front end's `answer_kb`) as it finishes and skips cells
+//! already answered. A conversation's pending turns against one configuration run as one unit, in order, each
+//! answer sent back to be committed before the next turn is asked; the history (questions and the system's
+//! own answers) reaches the built-in pipeline as the configuration's `HistoryMode` says — none, chat messages
+//! in the answer prompt, or a rewrite by the system's model before retrieval (`prompt.rs`) — and a target as
+//! a `TargetRequest` (messages, session). A resumed unit reads its answered turns' history from the sink.
+//! `tracing.rs`: for a target whose traces are received, each call's trace context, and what its spans say
+//! (documents placed in the corpus as contexts, the retriever's query, tokens, retrieval time) put onto the
+//! answer with a `TraceRecord`. Documents a case injects (poisoned copies, indexed with the corpus by the
+//! stages' `run.rs`) are hidden from every other case; an external target cannot be given them, so those
+//! cells are recorded as errors saying so. Retrieval runs on blocking threads, so a query embedding or a
+//! cross-encoder never stalls the async workers. `shard.rs`: `--shard K/N`, the cells whose stable id falls
+//! in slice K of N (the same on every machine, whatever the order); a turn is sharded by its conversation
+//! (`shard_unit`), so one slice holds a whole history.
 
 mod pipeline;
 mod prompt;

@@ -24,15 +24,7 @@ use tokio::sync::Semaphore;
 /// Called after each finished cell with the counts so far.
 pub type Progress = dyn Fn(&Counts) + Send + Sync;
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
-    pub done: usize,
-    pub total: usize,
-    pub errors: usize,
-    pub cached: usize,
-    /// Cells not run because the budget was spent; left out of the sink so a resume runs them.
-    pub over_budget: usize,
-}
+pub use ragtester_core::progress::Counts;
 
 /// How a cell ended.
 enum Cell {

@@ -7,6 +7,65 @@
 //! answer whose execution failed is an `exec_error`. Neither is ever a pass, a fail or a NaN.
 //! Every failed or errored cell gets one primary cause with its evidence (`attribution.rs`).
 //! The judge sees the case, the answer and the retrieved text; it never sees a configuration's internals.
+//!
+//! # Map
+//!
+//! Rule metrics (keyword recall in context and answer, hit, MRR, nDCG over source spans, refusal, answer
+//! language, injection canary) and the rules that bound every judge's verdict (`rules.rs`: criteria that do
+//! not apply left out of the mean; the negative-case rule — a refusal of an unanswerable question passes with
+//! correctness 5, an answer to it fails; a refusal of an answerable question, a followed injection or an
+//! answer in another language fails whatever the judge rated, and so does one that gives a superseded value
+//! or hides that the sources disagree — core's `SourceConflict` on the case), checked citations
+//! (`citations.rs`: each sentence that cites passages by number against the passages it cites; precision and
+//! recall in the rule metrics), the judge prompts (`prompts/judge.{en,zh}.j2`, minijinja, overridable from a
+//! folder; `prompt.rs` also holds the reply's JSON schema), tolerant parsing with bounded re-asks
+//! (`parse.rs`), and the paper's fail rule (mean < 0.5 or faithfulness False) applied here, not taken from
+//! the judge. Repeated samples and panels: `panel.rs` (majority or mean consensus), `oracle.rs` (per-judge
+//! counts, agreement, intervals → core's `OracleSummary`), `stats.rs` (Cohen's and Fleiss' κ, Wilson and t
+//! intervals, McNemar exact, paired bootstrap, Cochran sample size; statrs for quantiles), `audit.rs`
+//! (drawing and scoring an audit sample) and `benchmark.rs` (`bench oracle`: answers of known label built
+//! from labelled questions, judged through the same path as a run, scored as precision on reported failures,
+//! recall and accuracy per language and kind). `attribution.rs`: one primary cause per failed or errored cell
+//! (core's `FailureCause` and `Attribution`), with its evidence — errors, the canary, conflicting sources
+//! (stale source, conflict hidden), refusal and language rules, then the source spans against the retrieved
+//! passages' offsets and ranks (retrieval miss, chunking, ranking), then the citations (misattributed), then
+//! the judge's criteria (unfaithful, incomplete, off target); the judge stage stores it on every verdict.
+//! `graded.rs`: a judge's graded score of one answer (verdict, then criteria and claims as tie-breakers; for
+//! the offline judge its closeness to the reference), read by both of the next two. `agreement.rs`: judges
+//! against people (`bench oracle --labels`) — a labels file of verdicts, scores or preferences between two
+//! answers, precision/recall on failures, Cohen's κ with a bootstrap interval, Pearson and Spearman with
+//! Fisher intervals, per language. `pairwise.rs`: which of two answers is better on correctness and
+//! completeness — the offline judge's claim-level comparison, an LLM judge asked in both orders. `judges.rs`:
+//! the `Judge` trait every judging path goes through (rating an answer, its claim metrics, comparing two
+//! answers), with two kinds: `ModelJudge`, any `ChatModel` asked with the judge prompt (reply read, re-asked
+//! when unreadable), and the offline judge (`OfflineModel` as a `Judge`), which works its ratings
+//! (`ragtester_offline::ratings`), claim judgements (`judge_claims`, every text tokenized once a cell) and
+//! comparisons (from the run's verdicts) out directly — what its replies to the prompts would say, which
+//! tests hold it to. Which kind a spec names is decided once (`judge_for`); nothing branches on what kind of
+//! model a judge wraps. A job of judges that only compute (and lexical or no claims) is CPU work alone:
+//! `JudgeJob::run_directly` makes its verdicts on every core (rayon), in the order the one-task path gives
+//! them. `pass.rs` is the judging loop over a run's answers, shaped as execution's: batches of
+//! 16 × concurrency, each turn with the history its conversation's earlier answers make, fresh verdicts
+//! committed to the caller's `VerdictSink` as they are made (resume) and each batch written through it.
+//!
+//! Scores and profiles: every criterion carries a score in [0, 1] its rating is a threshold on (core's
+//! `Criterion::scored`, `Rating::of_score`), every verdict an overall `score` and the `profile` hash that
+//! made it. `signals.rs` turns a judged answer into named numbers (the judge's verdict, criteria, rubric and
+//! claims; agreement with the reference in terms, negation and figures; refusal; length; grounding in the
+//! passages), `meaning.rs` adds semantic ones from an embedder (per answer sentence, its best match among the
+//! reference's and the passages' sentences; every text embedded once per process). `profile.rs` holds a judge
+//! profile — logistic models per language and pooled, the criteria people scored, the held-out agreement
+//! measured for it — read and checked from JSON (the built-in one in `profiles/offline.json`), applied by
+//! `Scoring` after each fresh verdict's claims (`JudgeJob::scoring`; a rescored criterion settles pass and
+//! fail again, `rules::settle`). `fit.rs`: regularised logistic regression by Newton's method (nalgebra's
+//! Cholesky) over verdicts, scores (soft targets) and preferences (Bradley–Terry pairs) in one objective,
+//! pulled towards a prior combination with a strength chosen by inner cross-validation; `calibrate.rs`: folds
+//! by question, held-out judgements, the profile fitted on all labels and its `MeasuredAgreement` (core's
+//! `oracle.rs`, which the report states).
+//!
+//! A turn of a conversation is judged with its history (`JudgeJob::histories`, shown by the `judge-v4`
+//! templates); attribution names `lost_context` for a follow-up that lost its referent and
+//! `contradicts_earlier` for an answer contradicting an earlier one (`attribution::contradiction`).
 
 pub mod agreement;
 pub mod attribution;
@@ -23,6 +82,7 @@ pub mod oracle;
 pub mod pairwise;
 mod panel;
 pub mod parse;
+pub mod pass;
 pub mod profile;
 mod prompt;
 mod rules;

@@ -4,6 +4,30 @@
 //! every verdict and JUnit XML.
 //!
 //! This crate reads records and writes text; it runs no model and knows no terminal (the binary prints).
+//!
+//! # Map
+//!
+//! The summary model (per configuration, category, generator, strategy, language and document origin; weakest
+//! category; failure causes; bad cases; pass rate with errors counted against it; cells not judged and why;
+//! the refusal confusion matrix in `refusals.rs`; latency over live answers with replayed ones counted apart;
+//! skipped cells), the gates over it (`gate.rs`: pass rate overall and per category, error rate,
+//! over-refusal, hallucination), a text table, `summary.json`, the single-file HTML report (minijinja,
+//! auto-escaped; inline SVG charts; no script; the pairwise win rates and, after an audit, the pass rates it
+//! corrects — `corrected.rs`, prediction-powered after ARES, neighbours that overlap flagged), a CSV of every
+//! verdict and JUnit XML (`csv_junit.rs`, quick-xml), and the comparison of two runs cell by cell (`diff.rs`:
+//! regressions, fixes, pass-rate deltas; `reference.rs`: what the retrieval is worth — each configuration
+//! against the `oracle` reference of the same model, chunking and history (headroom with a Newcombe interval,
+//! failures it fixes), against the whole documents (`full-doc`: pass rate, prompt tokens, latency and cost of
+//! each) and the closed book's (`none`) leaky cases; exec gives those three reference points their passages
+//! from the case, not an index (the whole documents cut to the model's `context_window()` where it knows
+//! one). `paired.rs`: McNemar and a bootstrap interval on the cases two verdict lists share, with the judge
+//! crate's statistics, also behind the summary's comparison with the best configuration); the oracle and
+//! audit sections when `oracle.json` / `audit.json` exist. `conversations.rs`: conversations as units per
+//! configuration (passed whole, referent kept, refusal kept, correction and language switch followed,
+//! consistency) and the failed ones with their turns; `diff.rs` also reports conversations that stopped or
+//! started passing whole. `diagnosis.rs`: causes × configuration with advice, and findings — dominant causes,
+//! embedders' unknown-token and truncation shares (from the run's `embedders.json`), a hybrid retriever below
+//! its best part per question language — shared with `bench retrieval`.
 
 mod axes;
 mod cause;

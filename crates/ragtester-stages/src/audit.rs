@@ -102,7 +102,7 @@ pub async fn audit(args: &AuditRequest<'_>, cx: &StageContext<'_>) -> Result<Aud
         (args.judges.join(" + "), labels)
     } else {
         let path = run.file(run_dir::AUDIT_SHEET);
-        write_sheet(&path, &sample, &case_of, &answer_of)?;
+        run.save_audit_sheet(&sheet(&sample, &case_of, &answer_of))?;
         events.info(format!(
             "wrote {}: fill its `label` column with true (a real failure) or false (a false alarm), then run\n  \
              ragtester audit {} --labels {}",
@@ -126,14 +126,13 @@ pub async fn audit(args: &AuditRequest<'_>, cx: &StageContext<'_>) -> Result<Aud
     Ok(AuditOutcome::Scored(summary))
 }
 
-fn write_sheet(
-    path: &Path,
+/// The sheet a person labels: each sampled failure with what deciding it needs, the label left empty.
+fn sheet(
     sample: &[&Verdict],
     case_of: &HashMap<&str, &TestCase>,
     answer_of: &HashMap<(&str, &str), &Answer>,
-) -> Result<()> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(COLUMNS)?;
+) -> run_dir::Sheet {
+    let mut rows = Vec::with_capacity(sample.len());
     for v in sample {
         let case = case_of.get(v.case_id.as_str());
         let answer = answer_of.get(&(v.case_id.as_str(), v.config_id.as_str()));
@@ -151,7 +150,7 @@ fn write_sheet(
                 .collect::<Vec<_>>()
                 .join("\n---\n")
         });
-        w.write_record(ragtester_core::spreadsheet::inert_row([
+        let cells = [
             v.case_id.as_str(),
             v.config_id.as_str(),
             case.map_or("", |c| c.category.as_str()),
@@ -161,10 +160,13 @@ fn write_sheet(
             context.as_str(),
             reasons.as_str(),
             "",
-        ]))?;
+        ];
+        rows.push(cells.iter().map(|c| c.to_string()).collect());
     }
-    let bytes = w.into_inner().context("cannot write the audit sheet")?;
-    ragtester_core::record::write_atomic(path, &bytes)
+    run_dir::Sheet {
+        headers: COLUMNS.iter().map(|c| c.to_string()).collect(),
+        rows,
+    }
 }
 
 /// Labels for the sample from a filled-in sheet, matched by (case, configuration). Rows of cells not in the

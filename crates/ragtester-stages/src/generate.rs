@@ -292,10 +292,7 @@ fn write_report(
     if !leaks.is_empty() {
         report["leaky"] = serde_json::to_value(leaks)?;
     }
-    ragtester_core::record::write_atomic(
-        &out.with_extension("report.json"),
-        serde_json::to_string_pretty(&report)?.as_bytes(),
-    )
+    crate::run_dir::save_suite_report(out, &report)
 }
 
 /// One document's line of the generation summary; on a shortfall, why slots went empty and the distinct

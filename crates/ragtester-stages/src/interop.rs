@@ -259,10 +259,10 @@ fn write_imported_run(
 ) -> Result<()> {
     std::fs::create_dir_all(run.path())
         .with_context(|| format!("cannot create {}", run.path().display()))?;
-    let store = run.store()?;
-    run.commit_inputs(&store, documents, cases, configs)?;
-    run.commit_answers(&store, answers, configs, cases)?;
-    store.log_stage(
+    let db = run.db()?;
+    run.commit_inputs(&db, documents, cases, configs)?;
+    run.commit_answers(&db, answers, configs, cases)?;
+    db.log_stage(
         "import",
         &format!("{} answers of {} systems", answers.len(), configs.len()),
     )

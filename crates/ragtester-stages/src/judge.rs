@@ -2,10 +2,9 @@
 //! made so a killed judge resumes; the panel's consensus and the oracle's figures written beside them.
 
 use crate::context::StageContext;
-use crate::events::Events;
+use crate::run_dir::RunDb;
 use crate::run_dir::{self, RunDir};
 use anyhow::{Context, Result, bail};
-use ragtester_store::RunStore;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -146,9 +145,9 @@ pub async fn judge(run_dir: &Path, args: &JudgeArgs<'_>, cx: &StageContext<'_>) 
     }
     let run = RunDir::new(run_dir);
     let setup = Setup::prepare(&run, args, cx)?;
-    let store = run.store()?;
-    remember_structured_output(&store)?;
-    let earlier = store.keep_judging_session(&setup.session)?;
+    let db = run.db()?;
+    remember_structured_output(&db)?;
+    let earlier = db.keep_judging_session(&setup.session)?;
     if earlier > 0 {
         events.info(format!(
             "resuming: {earlier} of {} verdicts were made by an earlier judge of these answers \
@@ -156,40 +155,33 @@ pub async fn judge(run_dir: &Path, args: &JudgeArgs<'_>, cx: &StageContext<'_>) 
             setup.total
         ));
     }
-    let mut judging = Judging {
-        out: run.verdict_writer(&store, setup.panel.is_some())?,
-        counts: std::sync::Mutex::new(ragtester_exec::Counts {
-            total: setup.total,
-            ..Default::default()
-        }),
-        slim: Vec::with_capacity(setup.total),
-        errors: 0,
-        conversations: Default::default(),
-        setup: &setup,
-        store: &store,
-        events,
+    let pass = ragtester_judge::pass::Pass {
+        cases: &setup.cases,
+        judges: &setup.judges,
+        samples: args.samples,
+        concurrency: args.concurrency,
+        prompts: &setup.prompts,
+        claims: setup.claims(),
+        scoring: &setup.scoring,
+        panel: setup.panel,
+        total: setup.total,
     };
-    // Enough answers per batch to keep every call slot busy but the batch's tail; memory follows the batch,
-    // not the run.
-    let batch_size = (args.concurrency * 16).max(16);
-    let mut answers = run.answer_reader()?;
-    loop {
-        let batch: Vec<ragtester_core::Answer> =
-            answers.by_ref().take(batch_size).collect::<Result<_>>()?;
-        if batch.is_empty() {
-            break;
-        }
-        judging.batch(&batch).await?;
-    }
-    let Judging {
-        out, slim, errors, ..
-    } = judging;
-    record_structured_output(&store)?;
+    let mut sink = DirSink {
+        db: &db,
+        session: &setup.session,
+        out: run.verdict_writer(&db, setup.panel.is_some())?,
+    };
+    let progress = |c: ragtester_exec::Counts| events.progress("verdicts", "resumed", c);
+    let judged =
+        ragtester_judge::pass::judge_answers(&pass, run.answer_reader()?, &mut sink, &progress)
+            .await?;
+    let (slim, errors, out) = (judged.slim, judged.errors, sink.out);
+    record_structured_output(&db)?;
     let mut oracle =
         ragtester_judge::oracle::summarise(&slim, args.samples, setup.panel.map(|p| p.as_str()));
     oracle.prompt_version = Some(setup.prompts.version.clone());
     oracle.people = setup.people();
-    store.log_stage("judge", &args.judges.join(","))?;
+    db.log_stage("judge", &args.judges.join(","))?;
     let written = out.finish()?;
     run.save_json(run_dir::ORACLE, &oracle)?;
     events.info(format!(
@@ -204,8 +196,6 @@ pub async fn judge(run_dir: &Path, args: &JudgeArgs<'_>, cx: &StageContext<'_>) 
 struct Setup<'a> {
     args: &'a JudgeArgs<'a>,
     cases: Vec<ragtester_core::TestCase>,
-    /// Turns of conversations by case id: their history is shown to the judge.
-    turns: std::collections::HashMap<String, usize>,
     judges: Vec<Arc<dyn ragtester_judge::Judge>>,
     lexical: ragtester_offline::OfflineModel,
     prompts: ragtester_judge::JudgePrompts,
@@ -287,12 +277,6 @@ impl<'a> Setup<'a> {
             total: answer_count * judges.len() * args.samples as usize,
             panel: (args.judges.len() > 1 || args.samples > 1).then_some(args.panel),
             args,
-            turns: cases
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| c.turn.is_some())
-                .map(|(i, c)| (c.id.clone(), i))
-                .collect(),
             cases,
             judges,
             lexical: ragtester_offline::OfflineModel,
@@ -320,11 +304,6 @@ impl<'a> Setup<'a> {
             .collect()
     }
 
-    /// The case of a conversation's turn; None for a single question.
-    fn turn(&self, case_id: &str) -> Option<&ragtester_core::TestCase> {
-        self.turns.get(case_id).map(|&i| &self.cases[i])
-    }
-
     fn claims(&self) -> Option<&dyn ragtester_judge::Judge> {
         match self.args.claims {
             ClaimChecker::Lexical => Some(&self.lexical),
@@ -334,181 +313,32 @@ impl<'a> Setup<'a> {
     }
 }
 
-/// Judging under way: the files and figures batches add to.
-struct Judging<'a> {
-    setup: &'a Setup<'a>,
-    store: &'a RunStore,
-    events: &'a dyn Events,
+/// The run directory as a judging pass's sink: verdicts of the pass's session looked up and committed in
+/// the run's database, each batch written to verdicts.jsonl.
+struct DirSink<'a> {
+    db: &'a RunDb,
+    session: &'a str,
     out: crate::run_dir::VerdictWriter<'a>,
-    counts: std::sync::Mutex<ragtester_exec::Counts>,
-    /// What the oracle's figures need of every raw verdict, without its reasons, metrics or claims.
-    slim: Vec<ragtester_core::Verdict>,
-    /// Errors among the verdicts reports follow.
-    errors: usize,
-    /// Per (configuration, conversation): the turns judged so far, as the next turn's history. Answers
-    /// come in run order (configuration, then suite order, where a conversation's turns stand in order).
-    conversations: std::collections::HashMap<(String, String), Vec<ragtester_core::Message>>,
 }
 
-impl Judging<'_> {
-    /// The history each turn of the batch was asked after: its conversation's earlier turns in this
-    /// configuration, the questions and the system's answers (a failed turn's question alone).
-    fn histories(&mut self, batch: &[ragtester_core::Answer]) -> ragtester_judge::Histories {
-        let mut histories = ragtester_judge::Histories::new();
-        for answer in batch {
-            let Some(case) = self.setup.turn(&answer.case_id) else {
-                continue;
-            };
-            let Some(conversation) = case.conversation() else {
-                continue;
-            };
-            // A turn imported with the history its log recorded is judged with that history.
-            if let Some(logged) = case.turn.as_ref().map(|t| &t.history)
-                && !logged.is_empty()
-            {
-                histories.insert(
-                    (answer.case_id.clone(), answer.config_id.clone()),
-                    logged.clone(),
-                );
-                continue;
-            }
-            let key = (answer.config_id.clone(), conversation.to_string());
-            let last = case.turn.as_ref().is_some_and(|t| t.index >= t.of);
-            let turns = self.conversations.entry(key.clone()).or_default();
-            if !turns.is_empty() {
-                histories.insert(
-                    (answer.case_id.clone(), answer.config_id.clone()),
-                    turns.clone(),
-                );
-            }
-            if last {
-                // Nothing comes after the last turn: its history is not held for the rest of the run.
-                self.conversations.remove(&key);
-                continue;
-            }
-            turns.push(ragtester_core::Message::user(case.query.clone()));
-            if answer.error.is_none() {
-                turns.push(ragtester_core::Message {
-                    role: ragtester_core::Role::Assistant,
-                    content: answer.answer.clone(),
-                });
-            }
-        }
-        histories
+impl ragtester_judge::pass::VerdictSink for DirSink<'_> {
+    fn judged(&self, cells: &[(&str, &str)]) -> Result<Vec<ragtester_core::Verdict>> {
+        self.db.judged_cells(self.session, cells)
     }
-
-    async fn batch(&mut self, batch: &[ragtester_core::Answer]) -> Result<()> {
-        let (setup, store) = (self.setup, self.store);
-        let cells: Vec<(&str, &str)> = batch
-            .iter()
-            .map(|a| (a.case_id.as_str(), a.config_id.as_str()))
-            .collect();
-        // A judge error (an outage, an unreadable reply) is asked again rather than kept: resuming must
-        // not fix an error in place that a rerun could clear.
-        let done: Vec<_> = store
-            .judged_cells(&setup.session, &cells)?
-            .into_iter()
-            .filter(|v| v.status != ragtester_core::VerdictStatus::JudgeError)
-            .collect();
-        let histories = self.histories(batch);
-        let job = ragtester_judge::JudgeJob {
-            cases: &setup.cases,
-            answers: batch,
-            judges: &setup.judges,
-            samples: setup.args.samples,
-            concurrency: setup.args.concurrency,
-            prompts: &setup.prompts,
-            claims: setup.claims(),
-            histories: Some(&histories),
-            scoring: Some(&setup.scoring),
-        };
-        let before = self.counts.lock().unwrap().done;
-        let commit_failed = std::sync::Mutex::new(None::<anyhow::Error>);
-        let made = |verdict: &ragtester_core::Verdict, fresh: bool, n: usize| {
-            if fresh && let Err(e) = store.put_judged(&setup.session, verdict) {
-                commit_failed.lock().unwrap().get_or_insert(e);
-            }
-            let mut c = self.counts.lock().unwrap();
-            c.done = c.done.max(before + n);
-            c.errors += usize::from(verdict.status != ragtester_core::VerdictStatus::Ok);
-            c.cached += usize::from(!fresh);
-            self.events.progress("verdicts", "resumed", *c);
-        };
-        let mut raw = if job.runs_directly() {
-            on_every_core(|| job.run_directly(&done, &made))
-        } else {
-            job.run(&done, &made).await
-        };
-        if let Some(e) = commit_failed.into_inner().unwrap() {
-            return Err(e.context("cannot commit a verdict to the run store"));
-        }
-        let mut panel_verdicts = match setup.panel {
-            Some(method) => ragtester_judge::consensus(&raw, method),
-            None => Vec::new(),
-        };
-        self.slim.extend(raw.iter().map(slim_verdict));
-        for verdicts in [&mut panel_verdicts, &mut raw] {
-            ragtester_judge::attribution::attribute_all(
-                &setup.cases,
-                batch,
-                verdicts,
-                Some(&histories),
-            );
-        }
-        // Reports follow the panel's verdicts when there is a panel, else the one judge's.
-        let followed = if setup.panel.is_some() {
-            &panel_verdicts
-        } else {
-            &raw
-        };
-        self.errors += followed
-            .iter()
-            .filter(|v| v.status != ragtester_core::VerdictStatus::Ok)
-            .count();
-        self.out.add(&panel_verdicts, &raw)
+    fn commit(&self, verdict: &ragtester_core::Verdict) -> Result<()> {
+        self.db.put_judged(self.session, verdict)
+    }
+    fn write(
+        &mut self,
+        panel: &[ragtester_core::Verdict],
+        raw: &[ragtester_core::Verdict],
+    ) -> Result<()> {
+        self.out.add(panel, raw)
     }
 }
 
-/// CPU work that takes a while (the offline judge over a batch, on rayon's threads) without stalling the
-/// runtime's other tasks: handed its worker's tasks on a multi-threaded runtime, run plainly on a
-/// current-thread one (which has no other worker to hand them to).
-fn on_every_core<T>(work: impl FnOnce() -> T) -> T {
-    let multi_threaded = tokio::runtime::Handle::try_current()
-        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
-    if multi_threaded {
-        tokio::task::block_in_place(work)
-    } else {
-        work()
-    }
-}
-
-/// A raw verdict with only what the oracle's figures read (judge, cell, sample, outcome, criteria mean).
-fn slim_verdict(v: &ragtester_core::Verdict) -> ragtester_core::Verdict {
-    ragtester_core::Verdict {
-        schema_version: v.schema_version,
-        case_id: v.case_id.clone(),
-        config_id: v.config_id.clone(),
-        judge: v.judge.clone(),
-        sample: v.sample,
-        status: v.status,
-        passed: v.passed,
-        criteria_mean: v.criteria_mean,
-        criteria: None,
-        rubric: None,
-        metrics: Default::default(),
-        error: None,
-        notes: Vec::new(),
-        rule_failure: None,
-        claims: None,
-        attribution: None,
-        score: None,
-        profile: None,
-        row_id: None,
-    }
-}
-
-fn remember_structured_output(store: &RunStore) -> Result<()> {
-    if let Some(json) = store.meta(STRUCTURED_OUTPUT_META)? {
+fn remember_structured_output(db: &RunDb) -> Result<()> {
+    if let Some(json) = db.structured_output()? {
         ragtester_llm::structured::remember(&serde_json::from_str(&json)?);
     }
     Ok(())
@@ -516,12 +346,10 @@ fn remember_structured_output(store: &RunStore) -> Result<()> {
 
 /// Record how each endpoint took structured output (`json_schema`, `json_object` or `prompt_only`), so a
 /// run says what its judges and writers were really asked for.
-fn record_structured_output(store: &RunStore) -> Result<()> {
+fn record_structured_output(db: &RunDb) -> Result<()> {
     let learned = ragtester_llm::structured::learned();
     if !learned.is_empty() {
-        store.set_meta(STRUCTURED_OUTPUT_META, &serde_json::to_string(&learned)?)?;
+        db.set_structured_output(&learned)?;
     }
     Ok(())
 }
-
-const STRUCTURED_OUTPUT_META: &str = "structured_output";

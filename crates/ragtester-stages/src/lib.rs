@@ -5,6 +5,57 @@
 //! embedder or a reranker. Each
 //! stage takes its settings and a [`Models`] registry and returns a typed outcome; everything it tells a
 //! person goes through an [`Events`] sink. This crate never prints, parses arguments or chooses exit codes.
+//!
+//! # Map
+//!
+//! The stages as functions over run directories, shared by the command line and the web UI. Each stage has
+//! one shape: a request (what a front end asks for, filled from flags or form fields over the project file's
+//! settings — `SuiteRequest::from_project`, `JudgeRequest::from_project`, `MatrixRequest::from_plan`,
+//! `AuditRequest::new`: `IngestRequest`, `SuiteRequest`, `MatrixRequest`, `JudgeRequest`,
+//! `OracleBenchRequest`, `AuditRequest`, `DocgenRequest`, `AnswersImport`) carried out by one function with a
+//! `StageContext` (`context.rs`: the command's `Models` under the project's `[models]` table, the `Events`
+//! sink, the spending cap and the front end's `--limit` values, built once by the front end —
+//! `StageContext::new(...).planned(&plan)` — and read, never changed, by the stages, which never read the
+//! process's limits or environment themselves (`init` reads the environment from the registry's
+//! `ProviderEnv`; no library crate but core reads either, checked by `tests/architecture.rs`); a web job
+//! builds its own, so two jobs never see each other's settings) — `ingest_request`, `generate_request`,
+//! `run_request`, `judge_request`, `bench_request`, `audit`, `docgen`, … — which returns a typed outcome the
+//! front end prints or shows. `full.rs` chains the same requests, each built from the project and reading
+//! what the one before wrote. `ingest.rs` (inputs of a stated kind, `Input`, written as `documents.jsonl`),
+//! `generate.rs` (every generator, the critic's quality gate over a BM25 corpus in `corpus.rs`, the suite and
+//! its generation report; `leaky.rs` leaves out what a `--drop-leaky` model answers closed book, asked with
+//! exec's answer prompt and judged by the offline judge), `run.rs` (the matrix executed under the run
+//! manifest, the cost estimate, the budget; `MatrixRequest` → `run_request`, the one request both front ends
+//! fill: the plan's model settings applied, documents and suite read, prices kept, the matrix run;
+//! `answers.jsonl` streamed from the store), `judge.rs` (`JudgeRequest` → `judge_request`: the judges,
+//! prompts, profile and judging session set up, the judge crate's pass run with the run directory as its
+//! sink — verdicts committed one by one under the session, each batch written, the panel's first and every
+//! judge's after them through a side file —, the oracle's figures over the pass's slim verdicts, what each
+//! endpoint accepted as structured output), `report.rs` (answers kept without their passages' text except for bad
+//! cases; CSV and JUnit streamed into their files), `pairwise.rs` (`judge --pairwise A B` → `pairwise.json`,
+//! and each case's winner per criterion with the reasons → `pairwise.jsonl`, joined to the summary when a run
+//! is read), `bench_labels.rs` (`bench oracle --labels`: labelled answers judged as a run judges them, scored
+//! by the profile in use), `calibrate.rs` (`calibrate`: those judgements fitted into a profile with held-out
+//! agreement before and after; `judge::scoring` loads the profile and the embedder it reads), `docgen.rs`,
+//! `audit.rs` (the audit sheet's CSV round trip and audit judges), `full.rs` (ingest → report from a project
+//! file), `interop.rs` (`export` / `import` of RAGAS and DeepEval datasets, and `import --answers`: answered
+//! records written as a run directory — store and records — with one imported configuration per file),
+//! `bench_oracle.rs` (the labelled questions from docgen's planted facts and CMRC 2018, judged and scored),
+//! `bench_retrieval.rs` (the retrievers on a BEIR data set, dense vectors in-process or in a Chroma server),
+//! `bench_index.rs` (`bench index`: one index — BM25, exact, HNSW or Chroma — over a synthetic Zipf corpus of
+//! any size: build time, query latency P50/P95, memory, HNSW's recall against exact search), `merge.rs`
+//! (`ragtester merge`: the slices of `run --shard K/N` checked — one manifest, one N, every K once, every
+//! cell once — and joined into the run an unsharded `run` writes), `diagnose.rs` (each embedder's token
+//! profile over the passages it indexes, per document language, taken by `run` into `embedders.json`),
+//! `plan.rs` (a run's configurations and settings: the project file with the command line's or the web form's
+//! axes and limits laid over it), `diff.rs` (two runs compared), `demo.rs` (the bundled corpus through the
+//! whole pipeline), `init.rs` (`ragtester init`: the documents read, the model servers the environment names
+//! asked once — through the providers' probes — and a commented project file drafted, read back, then put in
+//! place). `manifest.rs`: everything that shapes an answer, compared field by field on `--resume`. `run_dir`
+//! is `ragtester-run`, re-exported for the front ends. `bundled.rs`: the demo corpus (`examples/corpus`,
+//! compiled in); `about.rs`: what the binary carries and under which licences (the long version's text).
+//! `events.rs`: what stages tell a person — a stage starting, progress counts, and messages by level (error,
+//! warning, note, info) — through an `Events` sink.
 
 pub mod about;
 pub mod audit;
@@ -36,7 +87,7 @@ pub mod pairwise;
 pub mod plan;
 pub mod report;
 pub mod run;
-pub mod run_dir;
+pub use ragtester_run as run_dir;
 
 pub use context::StageContext;
 

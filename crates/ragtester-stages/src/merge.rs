@@ -4,7 +4,6 @@
 
 use crate::events::Events;
 use crate::manifest::RunManifest;
-use crate::run::SHARD_META;
 use crate::run_dir::{self, RunDir, SKIPPED};
 use anyhow::{Context, Result, bail};
 use ragtester_core::{Answer, Configuration, SkippedCell, TestCase};
@@ -23,16 +22,16 @@ struct Slice {
 
 fn read_slice(dir: &Path) -> Result<Slice> {
     let run = RunDir::new(dir);
-    if !run.file(ragtester_store::STORE_FILE).is_file() {
+    if !run.has_db() {
         bail!(
             "{} is not a run directory (no {})",
             dir.display(),
-            ragtester_store::STORE_FILE
+            crate::run_dir::DB_FILE
         );
     }
-    let store = run.store()?;
-    let manifest = store
-        .meta("manifest")?
+    let db = run.db()?;
+    let manifest = db
+        .manifest()?
         .with_context(|| format!("{} holds no run manifest", dir.display()))?;
     let manifest: RunManifest = serde_json::from_str(&manifest).with_context(|| {
         format!(
@@ -40,7 +39,7 @@ fn read_slice(dir: &Path) -> Result<Slice> {
             dir.display()
         )
     })?;
-    let shard = store.meta(SHARD_META)?.with_context(|| {
+    let shard = db.shard()?.with_context(|| {
         format!(
             "{} is a whole run, not a shard (run with --shard K/N)",
             dir.display()
@@ -50,7 +49,7 @@ fn read_slice(dir: &Path) -> Result<Slice> {
         dir: dir.to_path_buf(),
         shard: Shard::parse(&shard)?,
         manifest,
-        answers: store.answers()?,
+        answers: db.answers()?,
         skipped: run.records_or_empty(SKIPPED)?,
     })
 }
@@ -128,18 +127,18 @@ pub fn merge(shards: &[PathBuf], out: &Path, events: &dyn Events) -> Result<Merg
     skipped.sort_by_key(|k| positions.order(&k.case_id, &k.config_id));
 
     let run = RunDir::new(out);
-    let store = run.store()?;
-    if store.count("answers")? > 0 {
+    let db = run.db()?;
+    if db.has_answers()? {
         bail!(
             "{} already holds answers: merge into a new directory",
             out.display()
         );
     }
-    store.set_meta("manifest", &serde_json::to_string(&slices[0].manifest)?)?;
-    run.commit_inputs(&store, &documents, &cases, &configs)?;
-    run.commit_answers(&store, &answers, &configs, &cases)?;
+    db.set_manifest(&slices[0].manifest)?;
+    run.commit_inputs(&db, &documents, &cases, &configs)?;
+    run.commit_answers(&db, &answers, &configs, &cases)?;
     let count = slices[0].shard.count;
-    store.log_stage("merge", &format!("{} shards of {count}", slices.len()))?;
+    db.log_stage("merge", &format!("{} shards of {count}", slices.len()))?;
     run.save_records(SKIPPED, &skipped)?;
     // What every shard wrote alike (the embedder profiles, the prices): the first shard's copy.
     for name in [run_dir::EMBEDDERS, run_dir::PRICES] {

@@ -5,10 +5,9 @@
 use crate::context::StageContext;
 use crate::events::Events;
 use crate::manifest::{ManifestInputs, RunManifest};
-use crate::run_dir::{self, RunDir, SKIPPED};
+use crate::run_dir::{self, RunDb, RunDir, SKIPPED};
 use anyhow::{Context, Result, bail};
 use ragtester_core::{Configuration, Document, HistoryMode, TestCase};
-use ragtester_store::RunStore;
 use ragtester_text::tokens::count_tokens;
 use std::collections::HashMap;
 use std::path::Path;
@@ -34,9 +33,6 @@ pub struct RunArgs<'a> {
     pub trace_wait_ms: u64,
 }
 
-/// The store key recording which slice of the cells a run directory holds.
-pub const SHARD_META: &str = "shard";
-
 /// How a run ended.
 pub struct RunOutcome {
     /// Cells recorded with an error.
@@ -47,11 +43,11 @@ pub struct RunOutcome {
 
 /// Refuse to add answers to a run directory that holds another run: one whose manifest differs in anything
 /// that shapes an answer (each difference named), or answers of this run without `--resume`.
-fn check_manifest(store: &RunStore, manifest: &RunManifest, args: &RunArgs<'_>) -> Result<()> {
-    let Some(existing) = store.meta("manifest")? else {
+fn check_manifest(db: &RunDb, manifest: &RunManifest, args: &RunArgs<'_>) -> Result<()> {
+    let Some(existing) = db.manifest()? else {
         return Ok(());
     };
-    let answered = store.count("answers")? > 0;
+    let answered = db.has_answers()?;
     match serde_json::from_str::<RunManifest>(&existing) {
         Err(_) if answered => bail!(
             "{} holds a run made by an earlier version of ragtester, whose manifest does not record what \
@@ -71,7 +67,7 @@ fn check_manifest(store: &RunStore, manifest: &RunManifest, args: &RunArgs<'_>) 
             }
         }
     }
-    let shard = store.meta(SHARD_META)?;
+    let shard = db.shard()?;
     let asked = args.shard.map(|s| s.to_string());
     if answered && shard != asked {
         bail!(
@@ -141,7 +137,7 @@ pub async fn run(args: &RunArgs<'_>, cx: &StageContext<'_>) -> Result<RunOutcome
         ragtester_exec::build_pipelines(&corpus, args.configs, &source, tracing)
     })?;
     let run = RunDir::new(args.out);
-    let store = run.store()?;
+    let db = run.db()?;
     let manifest = RunManifest::new(&ManifestInputs {
         docs: &corpus,
         cases: args.cases,
@@ -152,19 +148,16 @@ pub async fn run(args: &RunArgs<'_>, cx: &StageContext<'_>) -> Result<RunOutcome
         replay_answers: args.replay_answers,
         vector_store: args.vector_store.as_deref(),
     });
-    check_manifest(&store, &manifest, args)?;
-    store.set_meta("manifest", &serde_json::to_string(&manifest)?)?;
-    match args.shard {
-        Some(shard) => store.set_meta(SHARD_META, &shard.to_string())?,
-        None => store.delete_meta(SHARD_META)?,
-    }
-    run.commit_inputs(&store, &corpus, args.cases, args.configs)?;
+    check_manifest(&db, &manifest, args)?;
+    db.set_manifest(&manifest)?;
+    db.set_shard(args.shard.map(|s| s.to_string()).as_deref())?;
+    run.commit_inputs(&db, &corpus, args.cases, args.configs)?;
     let profiles = tokio::task::block_in_place(|| {
         crate::diagnose::profile_embedders(&corpus, &pipelines, &source)
     })?;
     run.save_json(run_dir::EMBEDDERS, &profiles)?;
     save_skipped(&run, &pipelines, args, events)?;
-    tell_cells(&store, args, events)?;
+    tell_cells(&db, args, events)?;
     let progress = |c: &ragtester_exec::Counts| events.progress("cells", "cached", *c);
     let started = std::time::Instant::now();
     let (cases, concurrency) = (args.cases, args.concurrency);
@@ -172,7 +165,7 @@ pub async fn run(args: &RunArgs<'_>, cx: &StageContext<'_>) -> Result<RunOutcome
     let counts = execute(
         &pipelines,
         cases,
-        &StoreSink(&store, cx.limits().answer_bytes()),
+        &DbSink(&db, cx.limits().answer_bytes()),
         concurrency,
         args.shard,
         &progress,
@@ -187,7 +180,7 @@ pub async fn run(args: &RunArgs<'_>, cx: &StageContext<'_>) -> Result<RunOutcome
     ));
     let configs: Vec<&str> = pipelines.iter().map(|p| p.config.id.as_str()).collect();
     let cases: Vec<&str> = args.cases.iter().map(|c| c.id.as_str()).collect();
-    let (written, errors) = run.export_answers(&store, &configs, &cases)?;
+    let (written, errors) = run.export_answers(&db, &configs, &cases)?;
     events.info(format!(
         "wrote {written} answers ({errors} errors) to {}",
         run.file(run_dir::ANSWERS).display()
@@ -255,11 +248,11 @@ fn save_skipped(
 }
 
 /// The run logged in the store, and told: its cells, those already answered, those to run.
-fn tell_cells(store: &RunStore, args: &RunArgs<'_>, events: &dyn Events) -> Result<()> {
+fn tell_cells(db: &RunDb, args: &RunArgs<'_>, events: &dyn Events) -> Result<()> {
     let (cases, configs) = (args.cases.len(), args.configs.len());
-    store.log_stage("run", &format!("{cases} cases × {configs} configurations"))?;
+    db.log_stage("run", &format!("{cases} cases × {configs} configurations"))?;
     let total = cases * configs;
-    let done = store.answered()?.len();
+    let done = db.answered()?.len();
     events.info(match args.shard {
         None => format!(
             "{cases} cases × {configs} configurations = {total} cells: {done} already answered, {} to run",
@@ -514,11 +507,11 @@ impl ragtester_exec::ModelSource for RunModels<'_> {
     }
 }
 
-/// The run store as execution's answer sink: answers committed to the run directory's database, each
+/// The run's database as execution's answer sink: answers committed to the run directory, each
 /// cut at the front end's `answer_kb` limit.
-struct StoreSink<'a>(&'a RunStore, u64);
+struct DbSink<'a>(&'a RunDb, u64);
 
-impl ragtester_exec::AnswerSink for StoreSink<'_> {
+impl ragtester_exec::AnswerSink for DbSink<'_> {
     fn answered(&self) -> Result<std::collections::HashSet<(String, String)>> {
         self.0.answered()
     }

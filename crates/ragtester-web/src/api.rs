@@ -1,8 +1,8 @@
 //! The HTTP API under `/api`, and the embedded page.
 
-use crate::jobs::{DocgenRequest, JudgeRequest, RunRequest, SuiteRequest};
+use crate::AppState;
+use crate::jobs::{DocgenForm, JudgeForm, RunForm, SuiteForm};
 use crate::results::{Filter, RunIndex};
-use crate::{AppState, audit_sheet};
 use anyhow::Context;
 use axum::Json;
 use axum::extract::{Multipart, Path as UrlPath, Query, State};
@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use ragtester_stages::run_dir::{self, RunDir};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// An error as the UI shows it: a status and a sentence.
@@ -214,7 +214,7 @@ fn claim(s: &AppState, target: &str) -> ApiResult<()> {
     Ok(())
 }
 
-pub async fn docgen(State(s): Shared, Json(req): Json<DocgenRequest>) -> ApiResult<Json<Value>> {
+pub async fn docgen(State(s): Shared, Json(req): Json<DocgenForm>) -> ApiResult<Json<Value>> {
     if req.count == 0 || req.count > 200 {
         return Err(ApiError::bad("count must be between 1 and 200"));
     }
@@ -226,7 +226,7 @@ pub async fn docgen(State(s): Shared, Json(req): Json<DocgenRequest>) -> ApiResu
     Ok(started(id))
 }
 
-pub async fn suite(State(s): Shared, Json(req): Json<SuiteRequest>) -> ApiResult<Json<Value>> {
+pub async fn suite(State(s): Shared, Json(req): Json<SuiteForm>) -> ApiResult<Json<Value>> {
     let out = s.workspace.suite_path(&req.name).map_err(ApiError::bad)?;
     claim(&s, &format!("suite:{}", req.name))?;
     // Suites are never overwritten, as runs are not.
@@ -269,7 +269,7 @@ pub async fn suite(State(s): Shared, Json(req): Json<SuiteRequest>) -> ApiResult
     Ok(started(id))
 }
 
-pub async fn run(State(s): Shared, Json(req): Json<RunRequest>) -> ApiResult<Json<Value>> {
+pub async fn run(State(s): Shared, Json(req): Json<RunForm>) -> ApiResult<Json<Value>> {
     let suite = s.workspace.suite_path(&req.suite).map_err(ApiError::bad)?;
     if !suite.is_file() {
         return Err(ApiError::not_found(format!("no suite `{}`", req.suite)));
@@ -306,7 +306,7 @@ fn writable_run(s: &AppState, name: &str) -> ApiResult<PathBuf> {
     Ok(dir)
 }
 
-pub async fn judge(State(s): Shared, Json(req): Json<JudgeRequest>) -> ApiResult<Json<Value>> {
+pub async fn judge(State(s): Shared, Json(req): Json<JudgeForm>) -> ApiResult<Json<Value>> {
     let dir = writable_run(&s, &req.run)?;
     if req.judges.is_empty() {
         return Err(ApiError::bad("name at least one judge"));
@@ -495,7 +495,7 @@ pub async fn audit(State(s): Shared, UrlPath(name): UrlPath<String>) -> ApiResul
     let dir = run_path(&s, &name)?;
     crate::served::check_run(&dir).map_err(ApiError::bad)?;
     let run = RunDir::new(&dir);
-    let sheet = audit_sheet::read(&run.file(run_dir::AUDIT_SHEET))?;
+    let sheet = run.audit_sheet()?;
     let summary = run.audit()?;
     Ok(Json(json!({ "sheet": sheet, "summary": summary })))
 }
@@ -511,7 +511,6 @@ pub async fn label(
     Json(l): Json<Label>,
 ) -> ApiResult<Json<Value>> {
     let dir = writable_run(&s, &name)?;
-    let path: &Path = &RunDir::new(&dir).file(run_dir::AUDIT_SHEET);
-    audit_sheet::set_label(path, row, l.label).map_err(ApiError::bad)?;
+    (RunDir::new(&dir).set_audit_label(row, l.label)).map_err(ApiError::bad)?;
     Ok(Json(json!({ "ok": true })))
 }

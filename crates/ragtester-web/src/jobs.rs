@@ -1,6 +1,7 @@
 //! Jobs the UI starts (generate documents, a suite, a matrix run, judging, an audit), each on its own thread,
-//! with progress the UI polls. The stages themselves are the pipeline's (see `stages.rs`): this module knows
-//! threads and job state, never how a model is called.
+//! with progress the UI polls. The page's forms (`DocgenForm`, `SuiteForm`, `RunForm`, `JudgeForm`) are the
+//! JSON bodies it posts; `stages.rs` fills the stages' own requests from them, as the command line fills
+//! them from flags. This module knows threads and job state, never how a model is called.
 
 use anyhow::Result;
 use ragtester_core::config::{GenerationSettings, JudgeSettings, RunSettings};
@@ -11,7 +12,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Generate test documents into the workspace.
 #[derive(Debug, Clone, Deserialize, Serialize)]
-pub struct DocgenRequest {
+pub struct DocgenForm {
     /// Model spec that writes them; `offline` plants facts from templates.
     #[serde(default = "writer_of_documents")]
     pub llm: String,
@@ -30,7 +31,7 @@ pub struct DocgenRequest {
 
 /// Generate a suite from workspace documents.
 #[derive(Debug, Clone, Deserialize, Serialize)]
-pub struct SuiteRequest {
+pub struct SuiteForm {
     pub name: String,
     /// Document file names; empty means every document in the workspace.
     #[serde(default)]
@@ -54,7 +55,7 @@ pub struct SuiteRequest {
 
 /// Run a suite against a matrix, then judge and report it.
 #[derive(Debug, Clone, Deserialize, Serialize)]
-pub struct RunRequest {
+pub struct RunForm {
     pub name: String,
     pub suite: String,
     /// `bm25`, `dense`, `hybrid`, `hybrid-rerank`.
@@ -71,7 +72,7 @@ pub struct RunRequest {
 
 /// Judge (again) a run's answers, then report it.
 #[derive(Debug, Clone, Deserialize, Serialize)]
-pub struct JudgeRequest {
+pub struct JudgeForm {
     pub run: String,
     pub judges: Vec<String>,
 }
@@ -104,7 +105,7 @@ fn markdown() -> String {
     "markdown".into()
 }
 fn english() -> String {
-    ragtester_docgen::DocRequest::default().language
+    ragtester_stages::front::DocRequest::default().language
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -6,9 +6,34 @@
 //!
 //! This crate knows HTTP, the workspace layout and the records; its jobs call the stages of
 //! `ragtester-stages` directly ([`Stages`]), with the pipeline's events on the job the page polls.
+//!
+//! # Map
+//!
+//! `ragtester serve`: an axum server over a workspace folder (`workspace.rs`: `docs/`, `suites/`, `runs/`,
+//! names checked to one path component, plus read-only `--run` directories). Jobs (`jobs.rs`) run each on
+//! their own thread and runtime and report stage, cells done and a log, which the page polls; `stages.rs`
+//! carries each job out with the stages' request functions, the stages' events landing on the job (stage,
+//! progress, and every error, warning and note, so a job shows why a document failed). `results.rs` loads a
+//! run once (reloaded when its records change) into rows with filter fields precomputed, and filters, sorts
+//! and pages them on the server; a cell's detail gathers case, configuration, answer and every verdict, and
+//! for a turn its whole conversation as that configuration answered it. The audit CSV is labelled in place
+//! through `RunDir::set_audit_label`. The page (`assets/`: HTML, CSS, vanilla JS) is embedded with
+//! `include_str!` and builds every element from text nodes; a Content-Security-Policy forbids inline script.
+//! `guard.rs` is the outermost layer: `Host` must name an address the server serves (DNS rebinding); the
+//! access token is required on every address (a random one unless given by `RAGTESTER_TOKEN` or
+//! `--token-file`; constant-time compare) as `?token=`, `Authorization: Bearer` or the session cookie — named
+//! for the port, holding a per-start session secret rather than the token — and a browser's navigation with
+//! `?token=` is redirected without it; every change needs a same-origin `Origin` (or none), the session's
+//! CSRF token in `x-ragtester-csrf` (in the page's `<meta>`; `GET /api/session` for scripts) and a JSON or
+//! multipart body — refusals are 403 with the reason, before any route runs. `served.rs` reads a run
+//! directory as data: a run file that is a symbolic link out of the directory or not a regular file is
+//! refused by name, and report.html is read up to `file_mb` and served under a CSP `sandbox` with `script-src
+//! 'none'`. Uploads stream to hidden temporary files under `file_mb` per file and `request_mb` per request
+//! and take their names (`ragtester_core::record::persist_new`, never replacing a file or writing through a
+//! link) only once the whole request arrived; a name the workspace has, or uses itself (`docgen.json`), is
+//! refused. The workspace is created private to its account.
 
 mod api;
-pub mod audit_sheet;
 pub mod guard;
 pub mod jobs;
 pub mod results;
@@ -17,7 +42,7 @@ mod stages;
 pub mod workspace;
 
 pub use guard::Guard;
-pub use jobs::{DocgenRequest, Job, JudgeRequest, RunRequest, SuiteRequest};
+pub use jobs::{DocgenForm, Job, JudgeForm, RunForm, SuiteForm};
 pub use stages::Stages;
 pub use workspace::Workspace;
 

@@ -1,12 +1,12 @@
 //! The web UI's jobs, carried out by the pipeline's stages — the same as the commands run — with the
 //! pipeline's events landing on the job the page polls: its stage, progress, and every message.
 
-use crate::jobs::{DocgenRequest, Job, RunRequest, SuiteRequest};
+use crate::jobs::{DocgenForm, Job, RunForm, SuiteForm};
 use anyhow::{Context, Result, bail};
 use ragtester_core::config::{GenerationSettings, JudgeSettings, RunSettings};
 use ragtester_stages::generate::parse_generators;
 use ragtester_stages::ingest::Input;
-use ragtester_stages::judge::{JudgeArgs, judge};
+use ragtester_stages::judge::{JudgeArgs, JudgeRequest, judge_request};
 use ragtester_stages::plan::{MatrixOverrides, PlanArgs, plan};
 use ragtester_stages::report::report;
 use ragtester_stages::run::{MatrixOutcome, MatrixRequest, run_request};
@@ -36,8 +36,12 @@ async fn judge_and_report(
         judges: judges.to_vec(),
         ..Default::default()
     };
-    let args = JudgeArgs::from_settings(&settings, RunSettings::default().concurrency)?;
-    let errors = judge(run_dir, &args, &cx).await?;
+    let request = JudgeRequest {
+        run_dir,
+        args: JudgeArgs::from_settings(&settings, RunSettings::default().concurrency)?,
+        pairwise: None,
+    };
+    let errors = judge_request(&request, &cx).await?.errors;
     let summary = report(run_dir, &events)?;
     let judged: usize = summary.configs.iter().map(|c| c.passed + c.failed).sum();
     let passed: usize = summary.configs.iter().map(|c| c.passed).sum();
@@ -82,11 +86,11 @@ impl Stages {
 
     pub async fn generate_documents(
         &self,
-        req: &DocgenRequest,
+        req: &DocgenForm,
         dir: &Path,
         job: &Job,
     ) -> Result<String> {
-        let request = ragtester_docgen::DocRequest {
+        let request = ragtester_stages::front::DocRequest {
             topic: req.topic.clone(),
             language: req.language.clone(),
             seed: req.seed,
@@ -119,7 +123,7 @@ impl Stages {
 
     pub async fn generate_suite(
         &self,
-        req: &SuiteRequest,
+        req: &SuiteForm,
         docs: &[PathBuf],
         out: &Path,
         job: &Job,
@@ -151,7 +155,7 @@ impl Stages {
 
     pub async fn run_matrix(
         &self,
-        req: &RunRequest,
+        req: &RunForm,
         docs: &[PathBuf],
         suite: &Path,
         run_dir: &Path,

@@ -93,6 +93,40 @@ fn the_engines_do_not_depend_on_the_run_store() {
     }
 }
 
+/// The run directory has one door: only `ragtester-run` opens the run store or writes the files no record
+/// type covers (the audit sheet, the suite's generation report); the run store's crate serves it alone.
+#[test]
+fn only_the_run_crate_reaches_the_run_store_and_its_sheets() {
+    let door = ["ragtester-run", "ragtester-store"];
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(crates_dir()).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if door.contains(&name.as_str()) {
+            continue;
+        }
+        found.extend(library_lines_holding(
+            &entry.path(),
+            &[
+                "RunStore",
+                "ragtester_store::Meta",
+                "ragtester_store::Table",
+                "with_extension(\"report.json\")",
+                "AUDIT_SHEET), ",
+            ],
+        ));
+        let manifest = std::fs::read_to_string(entry.path().join("Cargo.toml")).unwrap();
+        let dependencies = manifest.split("[dev-dependencies]").next().unwrap();
+        if name != "ragtester-models" && dependencies.contains("ragtester-store") {
+            found.push(format!("{name}/Cargo.toml depends on ragtester-store"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "past the run directory's door:\n{}",
+        found.join("\n")
+    );
+}
+
 /// The command line reaches the engines through `stages` alone (its `front` re-exports what a front end
 /// fills in and shows): no engine crate is a dependency of the binary, nor named in its sources.
 #[test]

@@ -290,8 +290,13 @@ fn llama_cpp_server_plays_every_llm_role() {
     assert!(unreadable.is_empty(), "judge errors: {unreadable:?}");
     // What the server was found to accept is recorded with the run.
     let store = ragtester_store::RunStore::open(&run).unwrap();
-    let learned: Value =
-        serde_json::from_str(&store.meta("structured_output").unwrap().unwrap()).unwrap();
+    let learned: Value = serde_json::from_str(
+        &store
+            .meta(ragtester_store::Meta::StructuredOutput)
+            .unwrap()
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(
         learned[format!("openai:smollm2@{}", server.base)],
         json!("json_object_with_schema")

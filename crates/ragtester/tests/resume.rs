@@ -39,7 +39,7 @@ fn killed_run_resumes_to_the_same_records() {
         std::thread::sleep(Duration::from_millis(50));
         let committed = RunStore::open(&killed)
             .ok()
-            .and_then(|s| s.count("answers").ok())
+            .and_then(|s| s.count(ragtester_store::Table::Answers).ok())
             .unwrap_or(0);
         if committed >= (cells / 3) as u64 {
             break;
@@ -51,7 +51,10 @@ fn killed_run_resumes_to_the_same_records() {
     }
     child.kill().unwrap(); // SIGKILL on Unix: no chance to flush anything.
     child.wait().unwrap();
-    let committed = RunStore::open(&killed).unwrap().count("answers").unwrap() as usize;
+    let committed = RunStore::open(&killed)
+        .unwrap()
+        .count(ragtester_store::Table::Answers)
+        .unwrap() as usize;
     assert!(committed < cells, "the run finished before it was killed");
     assert!(
         !killed.join("answers.jsonl").exists(),
@@ -110,7 +113,7 @@ fn a_killed_judge_resumes_without_judging_twice() {
     let judged = || {
         RunStore::open(&run)
             .ok()
-            .and_then(|s| s.count("judged").ok())
+            .and_then(|s| s.count(ragtester_store::Table::Judged).ok())
             .unwrap_or(0) as usize
     };
     while judged() < cells / 3 {

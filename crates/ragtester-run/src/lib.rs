@@ -1,5 +1,6 @@
-//! A run directory, owned by one type: [`RunDir`] knows every file's name, loads each record typed (with an
-//! error that says which stage has not run yet), saves each atomically, and opens the run store.
+//! The run directory, and the only door to it: [`RunDir`] knows every file's name, loads each record typed
+//! (with an error that says which stage has not run yet), saves each atomically, and opens the run's
+//! database ([`RunDb`]), whose SQL store no other crate reaches.
 //!
 //! A run directory holds documents.jsonl, suite.jsonl, configs.jsonl, answers.jsonl, verdicts.jsonl,
 //! skipped.jsonl, oracle.json, prices.json, summary.json, report.html, results.csv, junit.xml and
@@ -11,7 +12,11 @@
 //! One writer: the store is written first and the JSONL records are written from what was committed, by
 //! this type alone (`writers.rs`); stages hand it records, never write a record file themselves.
 
+mod audit_sheet;
+mod db;
 mod writers;
+pub use audit_sheet::Sheet;
+pub use db::RunDb;
 pub use writers::VerdictWriter;
 
 use anyhow::{Context, Result};
@@ -19,13 +24,14 @@ use ragtester_core::oracle::{AuditSummary, OracleSummary};
 use ragtester_core::{
     Answer, Configuration, Document, SkippedCell, TestCase, Verdict, read_jsonl, write_jsonl_atomic,
 };
-use ragtester_store::RunStore;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
 
 pub const DOCUMENTS: &str = "documents.jsonl";
 pub const SUITE: &str = "suite.jsonl";
+/// The generation report of the run's suite: its quality and what each document gave.
+pub const SUITE_REPORT: &str = "suite.report.json";
 pub const CONFIGS: &str = "configs.jsonl";
 pub const ANSWERS: &str = "answers.jsonl";
 pub const VERDICTS: &str = "verdicts.jsonl";
@@ -49,12 +55,14 @@ pub const SUMMARY: &str = "summary.json";
 pub const REPORT_HTML: &str = "report.html";
 pub const RESULTS_CSV: &str = "results.csv";
 pub const JUNIT: &str = "junit.xml";
+/// The run's database: what resuming needs and the records cannot say.
+pub const DB_FILE: &str = ragtester_store::STORE_FILE;
 
 /// Files a pipeline writes into its output folder; removed before a fresh `test` or `demo` run there.
 const RUN_FILES: &[&str] = &[
     DOCUMENTS,
     SUITE,
-    "suite.report.json",
+    SUITE_REPORT,
     CONFIGS,
     ANSWERS,
     VERDICTS,
@@ -70,10 +78,22 @@ const RUN_FILES: &[&str] = &[
     AUDIT_SHEET,
     PAIRWISE,
     PAIRWISE_CASES,
-    "store.sqlite",
+    DB_FILE,
     "store.sqlite-wal",
     "store.sqlite-shm",
 ];
+
+/// Where the generation report of a suite file goes: beside it, `NAME.report.json` (a run directory's
+/// `suite.jsonl` → [`SUITE_REPORT`]).
+pub fn suite_report_path(suite: &Path) -> PathBuf {
+    suite.with_extension("report.json")
+}
+
+/// The generation report of a suite file, written beside it, pretty and atomically.
+pub fn save_suite_report<T: Serialize>(suite: &Path, report: &T) -> Result<()> {
+    let path = suite_report_path(suite);
+    ragtester_core::record::write_atomic(&path, serde_json::to_string_pretty(report)?.as_bytes())
+}
 
 const NOT_A_RUN: &str = "is this a run directory?";
 const NOT_RUN: &str = "has `ragtester run` finished here?";
@@ -209,11 +229,12 @@ impl RunDir {
     /// queries read) and as their records (what readers read), the store first.
     pub fn commit_inputs(
         &self,
-        store: &RunStore,
+        db: &RunDb,
         docs: &[ragtester_core::Document],
         cases: &[ragtester_core::TestCase],
         configs: &[ragtester_core::Configuration],
     ) -> Result<()> {
+        let store = db.store();
         store.put_documents(docs)?;
         store.put_cases(cases)?;
         store.put_configs(configs)?;
@@ -222,9 +243,14 @@ impl RunDir {
         self.save_records(CONFIGS, configs)
     }
 
-    /// The run store (created when missing).
-    pub fn store(&self) -> Result<RunStore> {
-        RunStore::open(&self.path)
+    /// Whether a run's database is here (a run, a merge or an import wrote this directory).
+    pub fn has_db(&self) -> bool {
+        self.file(DB_FILE).is_file()
+    }
+
+    /// The run's database (created when missing).
+    pub fn db(&self) -> Result<RunDb> {
+        RunDb::open(&self.path)
     }
 
     /// Remove what an earlier pipeline wrote here, before a fresh `test` or `demo` run.

@@ -2,7 +2,7 @@
 //! moment it exists, each batch of verdicts as it is judged — and the JSONL records every reader reads are
 //! written from what was committed, here and nowhere else.
 
-use super::{ANSWERS, RunDir, VERDICTS};
+use super::{ANSWERS, RunDb, RunDir, VERDICTS};
 use anyhow::{Context, Result};
 use ragtester_core::record::AtomicWriter;
 use ragtester_core::{Answer, Configuration, TestCase, Verdict};
@@ -16,10 +16,11 @@ impl RunDir {
     /// many were written and how many of those are errors.
     pub fn export_answers(
         &self,
-        store: &RunStore,
+        db: &RunDb,
         configs: &[&str],
         cases: &[&str],
     ) -> Result<(usize, usize)> {
+        let store = db.store();
         let mut file = AtomicWriter::create(&self.file(ANSWERS))?;
         let (mut written, mut errors) = (0, 0);
         store.for_each_answer_in_order(configs, cases, |answer| {
@@ -35,26 +36,23 @@ impl RunDir {
     /// answers.jsonl written from it as a run writes it.
     pub fn commit_answers(
         &self,
-        store: &RunStore,
+        db: &RunDb,
         answers: &[Answer],
         configs: &[Configuration],
         cases: &[TestCase],
     ) -> Result<()> {
         for answer in answers {
-            store.put_answer(answer)?;
+            db.put_answer(answer)?;
         }
         let configs: Vec<&str> = configs.iter().map(|c| c.id.as_str()).collect();
         let cases: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
-        self.export_answers(store, &configs, &cases)?;
+        self.export_answers(db, &configs, &cases)?;
         Ok(())
     }
 
     /// Where one judging's verdicts go, batch by batch.
-    pub fn verdict_writer<'a>(
-        &self,
-        store: &'a RunStore,
-        panel: bool,
-    ) -> Result<VerdictWriter<'a>> {
+    pub fn verdict_writer<'a>(&self, db: &'a RunDb, panel: bool) -> Result<VerdictWriter<'a>> {
+        let store = db.store();
         let main = AtomicWriter::create(&self.file(VERDICTS))?;
         let judges = if panel {
             let path = self.file(".verdicts-of-each-judge.partial");
