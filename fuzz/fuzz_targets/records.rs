@@ -8,10 +8,11 @@ use ragtester_core::{Answer, Document, TestCase, Verdict};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
+    let limits = ragtester_core::Limits::default();
     for (i, line) in text.lines().enumerate() {
-        let _ = parse_record::<TestCase>(line, "suite.jsonl", i + 1);
-        let _ = parse_record::<Answer>(line, "answers.jsonl", i + 1);
-        let _ = parse_record::<Verdict>(line, "verdicts.jsonl", i + 1);
-        let _ = parse_record::<Document>(line, "documents.jsonl", i + 1);
+        let _ = parse_record::<TestCase>(line, "suite.jsonl", i + 1, &limits);
+        let _ = parse_record::<Answer>(line, "answers.jsonl", i + 1, &limits);
+        let _ = parse_record::<Verdict>(line, "verdicts.jsonl", i + 1, &limits);
+        let _ = parse_record::<Document>(line, "documents.jsonl", i + 1, &limits);
     }
 });

@@ -2,13 +2,12 @@
 //! checks one of these before it spends memory or stack on them. Each limit has a name; an error that a limit
 //! raises names it (`limit file_mb = 256 exceeded: …`) and says how to raise it (`--limit NAME=VALUE`).
 //!
-//! The binary sets the process's limits once at start ([`Limits::set_process`]); code that is handed no
-//! limits of its own reads them with [`Limits::process`]. Tests pass their own `Limits` instead, so one test's
-//! small limit never leaks into another running in the same process.
+//! There are no process-wide limits: a front end (the binary from `--limit`, the web server at start) builds
+//! one `Limits` and hands it down — the stage context, the registry's HTTP settings, a reader's argument —
+//! so a test or a web job runs under its own and one test's small limit never leaks into another.
 
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
-use std::sync::RwLock;
 
 /// Every limit, with the defaults in [`Limits::default`]. Sizes are in the unit their name ends with.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -59,26 +58,9 @@ impl Default for Limits {
     }
 }
 
-static PROCESS: RwLock<Option<Limits>> = RwLock::new(None);
-
 const MIB: u64 = 1024 * 1024;
 
 impl Limits {
-    /// The limits this process runs under: the defaults unless the binary set others.
-    pub fn process() -> Self {
-        PROCESS
-            .read()
-            .map(|l| l.unwrap_or_default())
-            .unwrap_or_default()
-    }
-
-    /// Set the limits of this process (the binary does, once, from `--limit` flags).
-    pub fn set_process(limits: Self) {
-        if let Ok(mut l) = PROCESS.write() {
-            *l = Some(limits);
-        }
-    }
-
     /// Apply `NAME=VALUE` settings, each naming one limit.
     pub fn with_overrides(mut self, settings: &[String]) -> Result<Self> {
         for setting in settings {

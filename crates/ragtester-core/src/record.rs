@@ -134,14 +134,18 @@ impl Drop for AtomicWriter {
     }
 }
 
-/// Read a JSONL file. Errors name the file and the line; blank lines are skipped.
+/// Read a JSONL file ragtester wrote (a run directory's records) under the default limits. Errors name the
+/// file and the line; blank lines are skipped.
 pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
-    let mut records = Vec::new();
-    for_each_jsonl(path, |record| {
-        records.push(record);
-        Ok(())
-    })?;
-    Ok(records)
+    read_jsonl_under(path, &crate::Limits::default())
+}
+
+/// Read a JSONL file a user named (a suite, a documents file) under the command's limits.
+pub fn read_jsonl_under<T: DeserializeOwned>(
+    path: &Path,
+    limits: &crate::Limits,
+) -> Result<Vec<T>> {
+    JsonlReader::open_under(path, limits)?.collect()
 }
 
 /// Read a JSONL file one record at a time, never holding more than one: files of a whole run's answers
@@ -162,29 +166,43 @@ pub struct JsonlReader<T> {
     path: std::path::PathBuf,
     lines: std::io::Lines<BufReader<File>>,
     line: usize,
+    limits: crate::Limits,
     record: std::marker::PhantomData<T>,
 }
 
 impl<T: DeserializeOwned> JsonlReader<T> {
+    /// A file ragtester wrote, read under the default limits.
     pub fn open(path: &Path) -> Result<Self> {
+        Self::open_under(path, &crate::Limits::default())
+    }
+
+    /// A file read under `limits` (each line's nesting checked against `json_depth`).
+    pub fn open_under(path: &Path, limits: &crate::Limits) -> Result<Self> {
         let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         Ok(Self {
             path: path.to_path_buf(),
             lines: BufReader::new(file).lines(),
             line: 0,
+            limits: *limits,
             record: std::marker::PhantomData,
         })
     }
 
     fn parse(&self, line: &str) -> Result<T> {
-        parse_record(line, &self.path.display().to_string(), self.line)
+        let file = self.path.display().to_string();
+        parse_record(line, &file, self.line, &self.limits)
     }
 }
 
 /// One line of a JSONL record file read as a record of type `T`; errors name `file` and `index` (the line).
-/// A line nested deeper than the `json_depth` limit or newer than this build's schema is refused.
-pub fn parse_record<T: DeserializeOwned>(line: &str, file: &str, index: usize) -> Result<T> {
-    crate::Limits::process().check_json_depth(line, format_args!("{file}:{index}"))?;
+/// A line nested deeper than `limits`' `json_depth` or newer than this build's schema is refused.
+pub fn parse_record<T: DeserializeOwned>(
+    line: &str,
+    file: &str,
+    index: usize,
+    limits: &crate::Limits,
+) -> Result<T> {
+    limits.check_json_depth(line, format_args!("{file}:{index}"))?;
     let value: serde_json::Value =
         serde_json::from_str(line).with_context(|| format!("{file}:{index}: not valid JSON"))?;
     if let Some(version) = value.get("schema_version").and_then(|v| v.as_u64())

@@ -1,12 +1,11 @@
 //! The process's environment, read in one place. Every variable ragtester itself knows by name is read here,
 //! checked, and handed to the libraries as a plain value: the binary reads it once at start (a bad value is an
-//! error before any stage runs) and installs it; a library used on its own reads it when first asked.
+//! error before any stage runs) and hands it to the model registry; no library reads it on its own.
 //! Variables a user's configuration names (`api_key_env`, a target's `${VAR}` headers) are read through
 //! [`variable`] when that configuration is used, so a key set after start is still seen.
 
 use anyhow::{Result, anyhow};
 use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 /// What the environment says, every field already parsed.
@@ -43,8 +42,6 @@ pub struct HubEnvironment {
     /// `HF_HUB_OFFLINE`: never download.
     pub offline: bool,
 }
-
-static INSTALLED: RwLock<Option<Arc<Environment>>> = RwLock::new(None);
 
 impl Environment {
     /// Read and check every variable now.
@@ -92,21 +89,6 @@ impl Environment {
             openai_api_key,
             ollama_host: set("OLLAMA_HOST").unwrap_or_else(|| "127.0.0.1:11434".into()),
         })
-    }
-
-    /// Make this the environment every library sees for the rest of the process (the binary, at start).
-    pub fn install(self) {
-        if let Ok(mut slot) = INSTALLED.write() {
-            *slot = Some(Arc::new(self));
-        }
-    }
-
-    /// The installed environment, else the process's as it is now.
-    pub fn current() -> Result<Arc<Self>> {
-        if let Some(env) = INSTALLED.read().ok().and_then(|slot| slot.clone()) {
-            return Ok(env);
-        }
-        Self::read().map(Arc::new)
     }
 }
 

@@ -7,7 +7,8 @@ use crate::pdf::{PdfOxide, extract_pages};
 use anyhow::{Context, Result, bail};
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 use ragtester_core::limits::exceeded;
-use ragtester_core::{DocumentFormat, Limits, read_jsonl};
+use ragtester_core::record::read_jsonl_under;
+use ragtester_core::{DocumentFormat, Limits};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -163,7 +164,7 @@ pub fn ingest_inputs(inputs: &[Input], options: &IngestOptions) -> IngestReport 
                 continue;
             }
             let loaded = if records {
-                read_jsonl(&file).map(|docs| (docs, None))
+                read_jsonl_under(&file, &options.limits).map(|docs| (docs, None))
             } else {
                 load_file_with(&file, options).map(|(doc, warning)| (vec![doc], warning))
             };

@@ -14,12 +14,18 @@ use std::sync::Arc;
 pub struct ProviderEnv {
     pub environment: Arc<Environment>,
     pub http: HttpSettings,
+    /// What each endpoint was learned to accept as structured output, shared by every client built here.
+    pub structured: Arc<crate::structured::StructuredTable>,
 }
 
 impl ProviderEnv {
     pub fn new(environment: Arc<Environment>, replies: Limits) -> Self {
         let http = HttpSettings::new(&environment, replies);
-        Self { environment, http }
+        Self {
+            environment,
+            http,
+            structured: Default::default(),
+        }
     }
 }
 

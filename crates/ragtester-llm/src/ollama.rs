@@ -3,16 +3,20 @@
 
 use crate::endpoint::{Endpoint, ProviderEnv, normalise_host};
 use crate::openai::{estimated_tokens, snippet};
-use crate::structured::{self, StructuredOutput};
+use crate::structured::{self, StructuredOutput, StructuredTable};
 use anyhow::{Context, Result, anyhow};
 use ragtester_core::{ChatModel, ChatRequest, ChatResponse, ModelSettings, ReplyFormat, Usage};
 use ragtester_http::{ClientLimits, HttpClient, RetryPolicy};
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 pub struct OllamaChat {
     model: String,
     host: String,
     http: HttpClient,
+    /// What each endpoint was learned to accept as structured output, shared with the registry's other
+    /// clients.
+    structured: Arc<StructuredTable>,
 }
 
 impl OllamaChat {
@@ -34,7 +38,14 @@ impl OllamaChat {
             model,
             host: endpoint.base_url,
             http,
+            structured: Default::default(),
         })
+    }
+
+    /// The same client keeping what it learns of structured output in `table`.
+    pub fn sharing(mut self, table: Arc<StructuredTable>) -> Self {
+        self.structured = table;
+        self
     }
 
     /// Settings from the config's entry for this model over `OLLAMA_HOST`.
@@ -44,12 +55,13 @@ impl OllamaChat {
             model,
             http: HttpClient::configured(&env.http, endpoint.limits)?,
             host: endpoint.base_url,
+            structured: env.structured.clone(),
         })
     }
 
     /// The request body, asking for structured output the way this server is believed to accept.
     pub fn body(&self, request: &ChatRequest) -> Value {
-        let step = structured::accepted(&self.identity()).for_format(&request.format);
+        let step = (self.structured.accepted(&self.identity())).for_format(&request.format);
         self.body_at(request, step)
     }
 
@@ -105,6 +117,7 @@ impl ChatModel for OllamaChat {
         };
         let identity = self.identity();
         let reply = structured::send_down_the_ladder(
+            &self.structured,
             &identity,
             &request.format,
             names_format,
@@ -127,7 +140,7 @@ impl ChatModel for OllamaChat {
                 async move {
                     let body = self.body_at(
                         &roomier,
-                        structured::accepted(&identity).for_format(&roomier.format),
+                        (self.structured.accepted(&identity)).for_format(&roomier.format),
                     );
                     self.http.post_json(&url, None, &body).await
                 }

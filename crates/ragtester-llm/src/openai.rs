@@ -7,17 +7,21 @@
 //! [`crate::structured`]); the prompt describes the shape either way.
 
 use crate::endpoint::{Endpoint, ProviderEnv};
-use crate::structured::{self, StructuredOutput};
+use crate::structured::{self, StructuredOutput, StructuredTable};
 use anyhow::{Context, Result, anyhow};
 use ragtester_core::{ChatModel, ChatRequest, ChatResponse, ModelSettings, ReplyFormat, Usage};
 use ragtester_http::{ClientLimits, HttpClient, RetryPolicy};
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 pub struct OpenAiChat {
     model: String,
     base_url: String,
     api_key: Option<String>,
     http: HttpClient,
+    /// What each endpoint was learned to accept as structured output, shared with the registry's other
+    /// clients.
+    structured: Arc<StructuredTable>,
 }
 
 impl OpenAiChat {
@@ -49,19 +53,26 @@ impl OpenAiChat {
             base_url: endpoint.base_url.trim_end_matches('/').to_string(),
             api_key: endpoint.api_key,
             http,
+            structured: Default::default(),
         }
+    }
+
+    /// The same client keeping what it learns of structured output in `table`.
+    pub fn sharing(mut self, table: Arc<StructuredTable>) -> Self {
+        self.structured = table;
+        self
     }
 
     /// Settings from the config's entry for this model over `OPENAI_BASE_URL` and `OPENAI_API_KEY`.
     pub fn configured(model: String, settings: &ModelSettings, env: &ProviderEnv) -> Result<Self> {
         let endpoint = Endpoint::openai(settings, &env.environment)?;
         let http = HttpClient::configured(&env.http, endpoint.limits)?;
-        Ok(Self::over(model, endpoint, http))
+        Ok(Self::over(model, endpoint, http).sharing(env.structured.clone()))
     }
 
     /// The request body, asking for structured output the way this endpoint is believed to accept.
     pub fn body(&self, request: &ChatRequest) -> Value {
-        let step = structured::accepted(&self.identity()).for_format(&request.format);
+        let step = (self.structured.accepted(&self.identity())).for_format(&request.format);
         self.body_at(request, step)
     }
 
@@ -105,6 +116,7 @@ impl OpenAiChat {
         };
         let identity = self.identity();
         structured::send_down_the_ladder(
+            &self.structured,
             &identity,
             &request.format,
             structured::names_structured_output,

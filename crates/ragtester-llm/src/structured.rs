@@ -13,7 +13,7 @@
 use ragtester_core::{ChatRequest, Message, ReplyFormat};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{LazyLock, Mutex};
+use std::sync::Mutex;
 
 /// How an endpoint is asked for JSON, strongest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -59,49 +59,50 @@ impl StructuredOutput {
     }
 }
 
-static LEARNED: LazyLock<Mutex<HashMap<String, StructuredOutput>>> =
-    LazyLock::new(|| Mutex::new(HashMap::new()));
-
-/// The strongest step `identity` is believed to accept (the top of the ladder until it refuses one).
-pub fn accepted(identity: &str) -> StructuredOutput {
-    LEARNED
-        .lock()
-        .expect("structured-output table")
-        .get(identity)
-        .copied()
-        .unwrap_or(StructuredOutput::JsonSchema)
+/// What each endpoint (by model identity) was learned to accept, shared by every client one registry
+/// builds: a server that refused a schema once is asked one step down by every role from then on. Each
+/// registry (a command, the web server) has its own; a run directory keeps what its judging learned.
+#[derive(Debug, Default)]
+pub struct StructuredTable {
+    learned: Mutex<HashMap<String, StructuredOutput>>,
 }
 
-/// Record that `identity` refused `refused`: from now on it is asked one step down. Returns that step, or
-/// `None` at the bottom of the ladder. Concurrent callers that saw the same refusal step down once.
-pub fn step_down(identity: &str, refused: StructuredOutput) -> Option<StructuredOutput> {
-    let weaker = refused.weaker()?;
-    let mut table = LEARNED.lock().expect("structured-output table");
-    let entry = table
-        .entry(identity.to_string())
-        .or_insert(StructuredOutput::JsonSchema);
-    *entry = (*entry).max(weaker);
-    Some(*entry)
-}
-
-/// Take what an earlier run learned (a resumed run, a judge over a run directory), keeping the weaker step
-/// where both know the endpoint.
-pub fn remember(learned: &BTreeMap<String, StructuredOutput>) {
-    let mut table = LEARNED.lock().expect("structured-output table");
-    for (identity, step) in learned {
-        let entry = table.entry(identity.clone()).or_insert(*step);
-        *entry = (*entry).max(*step);
+impl StructuredTable {
+    fn table(&self) -> std::sync::MutexGuard<'_, HashMap<String, StructuredOutput>> {
+        self.learned.lock().unwrap_or_else(|p| p.into_inner())
     }
-}
 
-/// Every endpoint whose structured output was learned to be below the top of the ladder, by identity.
-pub fn learned() -> BTreeMap<String, StructuredOutput> {
-    LEARNED
-        .lock()
-        .expect("structured-output table")
-        .iter()
-        .map(|(k, v)| (k.clone(), *v))
-        .collect()
+    /// The strongest step `identity` is believed to accept (the top of the ladder until it refuses one).
+    pub fn accepted(&self, identity: &str) -> StructuredOutput {
+        (self.table().get(identity).copied()).unwrap_or(StructuredOutput::JsonSchema)
+    }
+
+    /// Record that `identity` refused `refused`: from now on it is asked one step down. Returns that step,
+    /// or `None` at the bottom of the ladder. Concurrent callers that saw the same refusal step down once.
+    pub fn step_down(&self, identity: &str, refused: StructuredOutput) -> Option<StructuredOutput> {
+        let weaker = refused.weaker()?;
+        let mut table = self.table();
+        let entry = table
+            .entry(identity.to_string())
+            .or_insert(StructuredOutput::JsonSchema);
+        *entry = (*entry).max(weaker);
+        Some(*entry)
+    }
+
+    /// Take what an earlier run learned (a resumed run, a judge over a run directory), keeping the weaker
+    /// step where both know the endpoint.
+    pub fn remember(&self, learned: &BTreeMap<String, StructuredOutput>) {
+        let mut table = self.table();
+        for (identity, step) in learned {
+            let entry = table.entry(identity.clone()).or_insert(*step);
+            *entry = (*entry).max(*step);
+        }
+    }
+
+    /// Every endpoint whose structured output was learned to be below the top of the ladder, by identity.
+    pub fn learned(&self) -> BTreeMap<String, StructuredOutput> {
+        self.table().iter().map(|(k, v)| (k.clone(), *v)).collect()
+    }
 }
 
 /// Whether an error body speaks of the structured-output request: then asking again the same way cannot
@@ -120,6 +121,7 @@ pub fn names_structured_output(body: &str) -> bool {
 /// never retried); steps in `same_as_next` are ones this provider cannot tell from the step below and are
 /// passed over. `send` posts the body for a step, with the body test that makes an error final.
 pub async fn send_down_the_ladder<F, Fut>(
+    table: &StructuredTable,
     identity: &str,
     format: &ReplyFormat,
     names_refusal: fn(&str) -> bool,
@@ -130,7 +132,7 @@ where
     F: FnMut(Option<StructuredOutput>, fn(&str) -> bool) -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<serde_json::Value>>,
 {
-    let mut step = accepted(identity).for_format(format);
+    let mut step = table.accepted(identity).for_format(format);
     loop {
         let is_final: fn(&str) -> bool = if step.is_some() {
             names_refusal
@@ -151,9 +153,9 @@ where
         if !names_it {
             return Err(error);
         }
-        let mut next = step_down(identity, refused);
+        let mut next = table.step_down(identity, refused);
         while let Some(step) = next.filter(|s| same_as_next.contains(s)) {
-            next = step_down(identity, step);
+            next = table.step_down(identity, step);
         }
         match next {
             Some(weaker) => {
@@ -252,28 +254,29 @@ mod tests {
     #[test]
     fn steps_down_once_and_never_back_up() {
         let id = "test:ladder@http://127.0.0.1:1";
-        assert_eq!(accepted(id), StructuredOutput::JsonSchema);
+        let table = StructuredTable::default();
+        assert_eq!(table.accepted(id), StructuredOutput::JsonSchema);
         assert_eq!(
-            step_down(id, StructuredOutput::JsonSchema),
+            table.step_down(id, StructuredOutput::JsonSchema),
             Some(StructuredOutput::JsonObjectWithSchema)
         );
         // A second caller that saw the same refusal does not step twice.
         assert_eq!(
-            step_down(id, StructuredOutput::JsonSchema),
+            table.step_down(id, StructuredOutput::JsonSchema),
             Some(StructuredOutput::JsonObjectWithSchema)
         );
-        remember(&[(id.to_string(), StructuredOutput::JsonSchema)].into());
-        assert_eq!(accepted(id), StructuredOutput::JsonObjectWithSchema);
+        table.remember(&[(id.to_string(), StructuredOutput::JsonSchema)].into());
+        assert_eq!(table.accepted(id), StructuredOutput::JsonObjectWithSchema);
         assert_eq!(
-            step_down(id, StructuredOutput::JsonObjectWithSchema),
+            table.step_down(id, StructuredOutput::JsonObjectWithSchema),
             Some(StructuredOutput::JsonObject)
         );
         assert_eq!(
-            step_down(id, StructuredOutput::JsonObject),
+            table.step_down(id, StructuredOutput::JsonObject),
             Some(StructuredOutput::PromptOnly)
         );
-        assert_eq!(step_down(id, StructuredOutput::PromptOnly), None);
-        assert_eq!(learned()[id], StructuredOutput::PromptOnly);
+        assert_eq!(table.step_down(id, StructuredOutput::PromptOnly), None);
+        assert_eq!(table.learned()[id], StructuredOutput::PromptOnly);
     }
 
     #[test]

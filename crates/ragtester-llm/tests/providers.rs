@@ -294,7 +294,8 @@ async fn a_server_refusing_schemas_gets_json_objects_from_then_on() {
         400,
         r#"{"error":{"message":"Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model."}}"#,
     ));
-    let model = openai(&server);
+    let table = std::sync::Arc::new(ragtester_llm::structured::StructuredTable::default());
+    let model = openai(&server).sharing(table.clone());
     let reply = model
         .chat(&request_as(ReplyFormat::Schema(schema())))
         .await
@@ -308,17 +309,25 @@ async fn a_server_refusing_schemas_gets_json_objects_from_then_on() {
         formats_sent(&server),
         ["json_schema", "json_object", "json_object"]
     );
-    // What was learned is shared by every client of that endpoint and model, and reported.
+    // What was learned is shared by every client of the registry's table, and reported.
     let identity = model.identity();
     assert_eq!(
-        ragtester_llm::structured::learned()[&identity],
+        table.learned()[&identity],
         StructuredOutput::JsonObjectWithSchema
     );
     openai(&server)
+        .sharing(table.clone())
         .chat(&request_as(ReplyFormat::Schema(schema())))
         .await
         .unwrap();
     assert_eq!(formats_sent(&server).last().unwrap(), "json_object");
+    // Another registry's client (another command, a test of its own) has learned nothing: it starts at the
+    // top of the ladder (the server, scripted to refuse once, now takes the schema).
+    openai(&server)
+        .chat(&request_as(ReplyFormat::Schema(schema())))
+        .await
+        .unwrap();
+    assert_eq!(formats_sent(&server).last().unwrap(), "json_schema");
     // Any other 400 is the caller's error, reported once and not retried.
     let server = ScriptedServer::start().await;
     server.push(Reply::status(

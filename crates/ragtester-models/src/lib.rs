@@ -146,6 +146,12 @@ impl Models {
         &self.shared.env
     }
 
+    /// The limits the front end built this registry under (`--limit`), which its providers read replies
+    /// under: what a server built over the registry hands its jobs.
+    pub fn limits(&self) -> ragtester_core::Limits {
+        self.shared.env.http.replies
+    }
+
     /// Dense search as the environment sets it (`RAGTESTER_ANN_THRESHOLD`), its graphs in the cache.
     pub fn ann_settings(&self) -> ragtester_retrieve::AnnSettings {
         ragtester_retrieve::AnnSettings {

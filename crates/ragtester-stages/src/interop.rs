@@ -4,7 +4,7 @@ use crate::events::Events;
 use crate::ingest::ingest;
 use crate::run_dir::RunDir;
 use anyhow::{Context, Result, bail};
-use ragtester_core::{Answer, Document, TestCase, read_jsonl};
+use ragtester_core::{Answer, Document, TestCase};
 use ragtester_testgen::interop::{self, Shape};
 use std::path::{Path, PathBuf};
 
@@ -48,7 +48,7 @@ pub fn export(
                 .collect();
             (cases, documents, Some(answers))
         } else {
-            let cases = read_jsonl(input)
+            let cases = ragtester_core::record::read_jsonl_under(input, cx.limits())
                 .with_context(|| format!("cannot read suite {}", input.display()))?;
             if docs.is_empty() {
                 bail!("exporting a suite file needs --docs, for the text of its source spans");

@@ -146,7 +146,8 @@ pub async fn judge(run_dir: &Path, args: &JudgeArgs<'_>, cx: &StageContext<'_>) 
     let run = RunDir::new(run_dir);
     let setup = Setup::prepare(&run, args, cx)?;
     let db = run.db()?;
-    remember_structured_output(&db)?;
+    let structured = &cx.models().provider_env().structured;
+    remember_structured_output(&db, structured)?;
     let earlier = db.keep_judging_session(&setup.session)?;
     if earlier > 0 {
         events.info(format!(
@@ -176,7 +177,7 @@ pub async fn judge(run_dir: &Path, args: &JudgeArgs<'_>, cx: &StageContext<'_>) 
         ragtester_judge::pass::judge_answers(&pass, run.answer_reader()?, &mut sink, &progress)
             .await?;
     let (slim, errors, out) = (judged.slim, judged.errors, sink.out);
-    record_structured_output(&db)?;
+    record_structured_output(&db, structured)?;
     let mut oracle =
         ragtester_judge::oracle::summarise(&slim, args.samples, setup.panel.map(|p| p.as_str()));
     oracle.prompt_version = Some(setup.prompts.version.clone());
@@ -337,17 +338,23 @@ impl ragtester_judge::pass::VerdictSink for DirSink<'_> {
     }
 }
 
-fn remember_structured_output(db: &RunDb) -> Result<()> {
+fn remember_structured_output(
+    db: &RunDb,
+    structured: &ragtester_llm::structured::StructuredTable,
+) -> Result<()> {
     if let Some(json) = db.structured_output()? {
-        ragtester_llm::structured::remember(&serde_json::from_str(&json)?);
+        structured.remember(&serde_json::from_str(&json)?);
     }
     Ok(())
 }
 
 /// Record how each endpoint took structured output (`json_schema`, `json_object` or `prompt_only`), so a
 /// run says what its judges and writers were really asked for.
-fn record_structured_output(db: &RunDb) -> Result<()> {
-    let learned = ragtester_llm::structured::learned();
+fn record_structured_output(
+    db: &RunDb,
+    structured: &ragtester_llm::structured::StructuredTable,
+) -> Result<()> {
+    let learned = structured.learned();
     if !learned.is_empty() {
         db.set_structured_output(&learned)?;
     }

@@ -320,7 +320,7 @@ pub enum MatrixOutcome {
 pub async fn run_request(req: &MatrixRequest<'_>, cx: &StageContext<'_>) -> Result<MatrixOutcome> {
     let plan = req.plan;
     let (docs, failed_documents) = crate::ingest::ingest(req.docs, cx)?;
-    let cases: Vec<TestCase> = ragtester_core::read_jsonl(req.suite)
+    let cases: Vec<TestCase> = ragtester_core::record::read_jsonl_under(req.suite, cx.limits())
         .map_err(|e| e.context(format!("cannot read suite {}", req.suite.display())))?;
     if cases.is_empty() {
         bail!("suite {} holds no cases", req.suite.display());

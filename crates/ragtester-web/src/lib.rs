@@ -180,8 +180,8 @@ pub async fn serve_workspace(
     let local = listener.local_addr()?;
     // The cookie is named for the real port, known once bound.
     let guard = Guard::new(local, &access.allow_hosts, access.token)?;
-    // The server's limits, read here once: its jobs' stages are handed them, never read them.
-    let limits = ragtester_core::Limits::process();
+    // The command's limits, as the registry was built under them: its jobs' stages are handed them.
+    let limits = models.limits();
     let state = AppState {
         workspace: workspace_state,
         jobs: Default::default(),

@@ -8,6 +8,7 @@ use crate::args::{
 use crate::exit::{EXIT_BUDGET, partial_if, threshold_if};
 use anyhow::Result;
 use ragtester_core::config::GenerationSettings;
+use ragtester_core::settings::Environment;
 use ragtester_core::{ModelSettings, Sampling};
 use ragtester_stages::generate::parse_generators;
 use ragtester_stages::plan::{MatrixOverrides, PlanArgs};
@@ -16,7 +17,11 @@ use std::path::Path;
 
 /// The registry of this command's models, under the global flags, the environment read at start and the
 /// command's limits.
-fn models_of(cli: &Cli, limits: ragtester_core::Limits) -> Result<Models> {
+fn models_of(
+    cli: &Cli,
+    environment: Environment,
+    limits: ragtester_core::Limits,
+) -> Result<Models> {
     let flags = Sampling {
         max_tokens: cli.max_tokens,
         temperature: cli.temperature,
@@ -27,16 +32,14 @@ fn models_of(cli: &Cli, limits: ragtester_core::Limits) -> Result<Models> {
         tokens_per_minute: cli.tokens_per_minute,
         ..Default::default()
     };
-    let environment = ragtester_core::settings::Environment::current()?;
-    let env = ragtester_stages::ProviderEnv::new(environment, limits);
+    let env = ragtester_stages::ProviderEnv::new(std::sync::Arc::new(environment), limits);
     Models::from_flags(env, !cli.no_cache, cli.refresh_cache, flags, fallback)
 }
 
-pub async fn dispatch(cli: Cli) -> Result<u8> {
+/// Carry out a command under the environment `main` read and checked at start.
+pub async fn dispatch(cli: Cli, environment: Environment) -> Result<u8> {
     let limits = ragtester_core::Limits::default().with_overrides(&cli.limits)?;
-    // Record files are still read under the process's limits (core's JSONL reader).
-    ragtester_core::Limits::set_process(limits);
-    let models = models_of(&cli, limits)?;
+    let models = models_of(&cli, environment, limits)?;
     let terminal = crate::render::Terminal::new(cli.quiet);
     let events: &dyn Events = &terminal;
     let cx = &StageContext::new(&models, events, limits);

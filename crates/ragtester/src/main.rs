@@ -36,16 +36,16 @@ fn main() -> ExitCode {
     }
     let cli = args::Cli::parse();
     // Every variable ragtester knows by name, read and checked once: a bad value stops here, not mid-run.
-    match ragtester_core::settings::Environment::read() {
-        Ok(environment) => environment.install(),
+    let environment = match ragtester_core::settings::Environment::read() {
+        Ok(environment) => environment,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
-    }
+    };
     let ran = tokio::runtime::Runtime::new()
         .context("cannot start the async runtime")
-        .and_then(|runtime| runtime.block_on(cli::dispatch(cli)));
+        .and_then(|runtime| runtime.block_on(cli::dispatch(cli, environment)));
     match ran {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
