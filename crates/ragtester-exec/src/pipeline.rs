@@ -45,7 +45,7 @@ pub trait ModelSource {
     }
     /// Retries, timeout and reply limits for the clients built here (the user's own service, the vector
     /// store), as the front end read them.
-    fn http(&self) -> ragtester_http::HttpSettings;
+    fn http(&self) -> ragtester_llm::HttpSettings;
 }
 
 /// Build every configuration's pipeline. Unknown specs fail here, before any cell runs.

@@ -19,4 +19,5 @@ pub use endpoint::ProviderEnv;
 pub use ollama::OllamaChat;
 pub use openai::OpenAiChat;
 pub use rag_target::{RagTarget, TargetReply, TargetRequest, target_for};
+pub use ragtester_http::HttpSettings;
 pub use rerankers::{HttpReranker, LlmReranker};

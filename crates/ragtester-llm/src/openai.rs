@@ -134,6 +134,27 @@ impl OpenAiChat {
     }
 }
 
+/// The models an OpenAI-compatible server at `base` lists (`GET {base}/models`, OpenAI's `data[].id`),
+/// asked once within `timeout`: what `ragtester init` offers. An unreachable server is an error the caller
+/// may take as "none".
+pub async fn served_models(
+    base: &str,
+    timeout: std::time::Duration,
+    limits: &ragtester_core::Limits,
+) -> Result<Vec<String>> {
+    let url = format!("{}/models", base.trim_end_matches('/'));
+    let list = ragtester_http::get_json(&url, timeout, limits).await?;
+    Ok(list["data"]
+        .as_array()
+        .map(|models| {
+            models
+                .iter()
+                .filter_map(|m| m["id"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default())
+}
+
 /// Prompt tokens plus the reply cap: what a tokens-per-minute limit counts against a request.
 pub(crate) fn estimated_tokens(request: &ChatRequest) -> u32 {
     let prompt: usize = request

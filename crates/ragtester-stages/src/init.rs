@@ -148,11 +148,9 @@ impl Reachable {
         let listed = if base.contains("api.openai.com") {
             None
         } else {
-            let url = format!("{}/models", base.trim_end_matches('/'));
-            ragtester_http::get_json(&url, PROBE, limits)
+            ragtester_llm::openai::served_models(&base, PROBE, limits)
                 .await
                 .ok()
-                .map(|v| model_ids(&v))
         };
         let openai = match listed {
             Some(models) => Some((base, models, keyed)),
@@ -166,19 +164,6 @@ impl Reachable {
             gguf: gguf_files(),
         }
     }
-}
-
-/// `data[].id` of an OpenAI-style model list.
-fn model_ids(list: &serde_json::Value) -> Vec<String> {
-    list["data"]
-        .as_array()
-        .map(|models| {
-            models
-                .iter()
-                .filter_map(|m| m["id"].as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// GGUF files two levels deep under `.models/` and `models/`, as the wheels the tests use unpack.

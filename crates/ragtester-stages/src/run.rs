@@ -502,7 +502,7 @@ impl ragtester_exec::ModelSource for RunModels<'_> {
     fn vector_store(&self) -> Option<String> {
         self.args.vector_store.clone()
     }
-    fn http(&self) -> ragtester_http::HttpSettings {
+    fn http(&self) -> ragtester_llm::HttpSettings {
         self.cx.models().provider_env().http.clone()
     }
 }

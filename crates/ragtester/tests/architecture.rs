@@ -127,6 +127,25 @@ fn only_the_run_crate_reaches_the_run_store_and_its_sheets() {
     );
 }
 
+/// The stages know no wire: what they ask of a server (init's probes, a target, a vector store) goes
+/// through the provider crate, which alone speaks HTTP to models.
+#[test]
+fn the_stages_know_no_http() {
+    let stages = crates_dir().join("ragtester-stages");
+    let manifest = std::fs::read_to_string(stages.join("Cargo.toml")).unwrap();
+    let dependencies = manifest.split("[dev-dependencies]").next().unwrap();
+    let mut found: Vec<String> = ["ragtester-http", "reqwest", "axum", "hyper"]
+        .iter()
+        .filter(|d| dependencies.contains(&format!("\n{d}")))
+        .map(|d| format!("ragtester-stages depends on {d}"))
+        .collect();
+    found.extend(library_lines_holding(
+        &stages,
+        &["ragtester_http::", "reqwest::", "axum::"],
+    ));
+    assert!(found.is_empty(), "stages speak HTTP:\n{}", found.join("\n"));
+}
+
 /// The command line reaches the engines through `stages` alone (its `front` re-exports what a front end
 /// fills in and shows): no engine crate is a dependency of the binary, nor named in its sources.
 #[test]
@@ -189,9 +208,7 @@ fn no_library_crate_reads_the_process_settings() {
     assert!(crates.len() > 15, "{crates:?}");
     let found: Vec<String> = crates
         .iter()
-        .flat_map(|krate| {
-            library_lines_holding(krate, &["Environment::read()", "std::env::var"])
-        })
+        .flat_map(|krate| library_lines_holding(krate, &["Environment::read()", "std::env::var"]))
         .collect();
     assert!(
         found.is_empty(),
