@@ -216,3 +216,37 @@ fn no_library_crate_reads_the_process_settings() {
         found.join("\n")
     );
 }
+
+/// Cargo's built-in profiles cannot share package tables, so the release table's lowering of dependencies
+/// is written again in the dev table. Kept in step here: every dependency the release build lowers is
+/// lowered at least as far in the tests' build (which may lower more: it runs less of them).
+#[test]
+fn the_dev_profile_lowers_every_dependency_the_release_profile_lowers() {
+    let root = std::fs::read_to_string(crates_dir().join("../Cargo.toml")).unwrap();
+    let manifest: toml::Table = root.parse().unwrap();
+    let profile = |name: &str| {
+        manifest["profile"][name]["package"]
+            .as_table()
+            .unwrap()
+            .clone()
+    };
+    let (release, dev) = (profile("release"), profile("dev"));
+    let level = |entry: &toml::Value| entry.get("opt-level").and_then(|l| l.as_integer());
+    assert!(release.len() > 50, "the release table is read");
+    let mut found = Vec::new();
+    for (name, entry) in &release {
+        if name.starts_with("ragtester") {
+            continue; // our crates are unoptimised in the dev profile anyway
+        }
+        // An entry without an opt-level (codegen units only) keeps the release profile's 3.
+        match (level(entry).or(Some(3)), dev.get(name).and_then(level)) {
+            (Some(r), Some(d)) if d <= r => {}
+            (r, d) => found.push(format!("{name}: release {r:?}, dev {d:?}")),
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the dev table lowers less than the release table:\n{}",
+        found.join("\n")
+    );
+}
