@@ -64,6 +64,7 @@ pub mod record;
 pub mod reply_schema;
 pub mod secrets;
 pub mod settings;
+pub mod shard;
 pub mod spec;
 pub mod spend;
 pub mod spreadsheet;

@@ -29,14 +29,12 @@
 //! answer with a `TraceRecord`. Documents a case injects (poisoned copies, indexed with the corpus by the
 //! stages' `run.rs`) are hidden from every other case; an external target cannot be given them, so those
 //! cells are recorded as errors saying so. Retrieval runs on blocking threads, so a query embedding or a
-//! cross-encoder never stalls the async workers. `shard.rs`: `--shard K/N`, the cells whose stable id falls
-//! in slice K of N (the same on every machine, whatever the order); a turn is sharded by its conversation
-//! (`shard_unit`), so one slice holds a whole history.
+//! cross-encoder never stalls the async workers. `--shard K/N` runs the cells of core's `Shard` K of N (a
+//! cell's stable id decides, the same on every machine; a turn is sharded by its conversation).
 
 mod pipeline;
 mod prompt;
 mod run;
-mod shard;
 mod sink;
 mod tracing;
 
@@ -44,7 +42,7 @@ pub use pipeline::{ModelSource, Pipeline, System, build_pipelines};
 pub use prompt::{
     ANSWER_PROMPT_VERSION, answer_messages, answer_prompt_identity, rewrite_messages,
 };
+pub use ragtester_core::shard::{Shard, cell_slot, shard_unit};
 pub use run::{Counts, Progress, execute, skip_reason, skipped_cells};
-pub use shard::{Shard, cell_slot, shard_unit};
 pub use sink::{AnswerSink, InMemory};
 pub use tracing::Tracing;

@@ -2,12 +2,12 @@
 
 use crate::pipeline::{Pipeline, System};
 use crate::prompt::{answer_messages, rewrite_messages};
-use crate::shard::Shard;
 use crate::sink::AnswerSink;
 use anyhow::Result;
 use futures::StreamExt;
 use ragtester_core::document::locate_context;
 use ragtester_core::secrets::{error_text, redact};
+use ragtester_core::shard::Shard;
 use ragtester_core::spend::BudgetExhausted;
 use ragtester_core::{
     Answer, ChatRequest, HistoryMode, Latency, Message, RetrievedContext, RetrieverKind, Role,
@@ -55,7 +55,7 @@ pub async fn execute(
     let pending: Vec<(usize, usize)> = (0..pipelines.len())
         .flat_map(|p| (0..cases.len()).map(move |c| (p, c)))
         .filter(|&(p, c)| {
-            let unit = crate::shard::shard_unit(&cases[c]);
+            let unit = ragtester_core::shard::shard_unit(&cases[c]);
             shard.is_none_or(|s| s.holds(unit, &pipelines[p].config.id))
         })
         .filter(|&(p, c)| !done.contains(&(cases[c].id.clone(), pipelines[p].config.id.clone())))

@@ -2,6 +2,7 @@
 //! it is reached through this type alone, its keys and tables named by the store's enums, never by strings.
 
 use anyhow::Result;
+use ragtester_core::shard::Shard;
 use ragtester_core::{Answer, Verdict};
 use ragtester_store::{Meta, RunStore, Table};
 use std::collections::HashSet;
@@ -22,23 +23,27 @@ impl RunDb {
     }
 
     /// The run's manifest as it was saved (JSON), if a run has started here.
-    pub fn manifest(&self) -> Result<Option<String>> {
+    pub(crate) fn manifest_json(&self) -> Result<Option<String>> {
         self.store.meta(Meta::Manifest)
     }
 
-    pub fn set_manifest<T: serde::Serialize>(&self, manifest: &T) -> Result<()> {
+    pub fn set_manifest(&self, manifest: &crate::manifest::RunManifest) -> Result<()> {
         self.store
             .set_meta(Meta::Manifest, &serde_json::to_string(manifest)?)
     }
 
-    /// `K/N` when the directory holds one slice of a run's cells.
-    pub fn shard(&self) -> Result<Option<String>> {
-        self.store.meta(Meta::Shard)
+    /// The slice of a run's cells the directory holds (`run --shard K/N`); None for all of them.
+    pub fn shard(&self) -> Result<Option<Shard>> {
+        self.store
+            .meta(Meta::Shard)?
+            .as_deref()
+            .map(Shard::parse)
+            .transpose()
     }
 
-    pub fn set_shard(&self, shard: Option<&str>) -> Result<()> {
+    pub fn set_shard(&self, shard: Option<Shard>) -> Result<()> {
         match shard {
-            Some(shard) => self.store.set_meta(Meta::Shard, shard),
+            Some(shard) => self.store.set_meta(Meta::Shard, &shard.to_string()),
             None => self.store.delete_meta(Meta::Shard),
         }
     }

@@ -14,6 +14,8 @@
 
 mod audit_sheet;
 mod db;
+pub mod manifest;
+pub mod shards;
 mod writers;
 pub use audit_sheet::Sheet;
 pub use db::RunDb;

@@ -51,7 +51,8 @@
 //! axes and limits laid over it), `diff.rs` (two runs compared), `demo.rs` (the bundled corpus through the
 //! whole pipeline), `init.rs` (`ragtester init`: the documents read, the model servers the environment names
 //! asked once — through the providers' probes — and a commented project file drafted, read back, then put in
-//! place). `manifest.rs`: everything that shapes an answer, compared field by field on `--resume`. `run_dir`
+//! place). `manifest.rs`: a run's manifest filled from its inputs and built pipelines (the run crate keeps it and
+//! compares it field by field on `--resume`). `run_dir`
 //! is `ragtester-run`, re-exported for the front ends. `bundled.rs`: the demo corpus (`examples/corpus`,
 //! compiled in); `about.rs`: what the binary carries and under which licences (the long version's text).
 //! `events.rs`: what stages tell a person — a stage starting, progress counts, and messages by level (error,

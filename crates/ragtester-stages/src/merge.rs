@@ -3,100 +3,11 @@
 //! manifest, one N, every K once) and that together they hold every cell exactly once.
 
 use crate::events::Events;
-use crate::manifest::RunManifest;
 use crate::run_dir::{self, RunDir, SKIPPED};
 use anyhow::{Context, Result, bail};
 use ragtester_core::{Answer, Configuration, SkippedCell, TestCase};
-use ragtester_exec::Shard;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-
-/// One slice as found on disk.
-struct Slice {
-    dir: PathBuf,
-    shard: Shard,
-    manifest: RunManifest,
-    answers: Vec<Answer>,
-    skipped: Vec<SkippedCell>,
-}
-
-fn read_slice(dir: &Path) -> Result<Slice> {
-    let run = RunDir::new(dir);
-    if !run.has_db() {
-        bail!(
-            "{} is not a run directory (no {})",
-            dir.display(),
-            crate::run_dir::DB_FILE
-        );
-    }
-    let db = run.db()?;
-    let manifest = db
-        .manifest()?
-        .with_context(|| format!("{} holds no run manifest", dir.display()))?;
-    let manifest: RunManifest = serde_json::from_str(&manifest).with_context(|| {
-        format!(
-            "{} was made by an earlier version of ragtester",
-            dir.display()
-        )
-    })?;
-    let shard = db.shard()?.with_context(|| {
-        format!(
-            "{} is a whole run, not a shard (run with --shard K/N)",
-            dir.display()
-        )
-    })?;
-    Ok(Slice {
-        dir: dir.to_path_buf(),
-        shard: Shard::parse(&shard)?,
-        manifest,
-        answers: db.answers()?,
-        skipped: run.records_or_empty(SKIPPED)?,
-    })
-}
-
-/// Every slice present once, all of one N and one manifest.
-fn check_slices(slices: &[Slice]) -> Result<()> {
-    let first = &slices[0];
-    for s in &slices[1..] {
-        let differences = s.manifest.differences(&first.manifest);
-        if !differences.is_empty() {
-            bail!(
-                "{} and {} are shards of different runs:\n  {}",
-                first.dir.display(),
-                s.dir.display(),
-                differences.join("\n  ")
-            );
-        }
-        if s.shard.count != first.shard.count {
-            bail!(
-                "{} is shard {} and {} is shard {}: all shards must split the run in the same N",
-                first.dir.display(),
-                first.shard,
-                s.dir.display(),
-                s.shard
-            );
-        }
-    }
-    let mut seen: BTreeMap<usize, &Path> = BTreeMap::new();
-    for s in slices {
-        if let Some(other) = seen.insert(s.shard.index, &s.dir) {
-            bail!(
-                "shard {} is given twice ({} and {})",
-                s.shard,
-                other.display(),
-                s.dir.display()
-            );
-        }
-    }
-    let missing: Vec<String> = (1..=first.shard.count)
-        .filter(|k| !seen.contains_key(k))
-        .map(|k| format!("{k}/{}", first.shard.count))
-        .collect();
-    if !missing.is_empty() {
-        bail!("shard(s) {} missing", missing.join(", "));
-    }
-    Ok(())
-}
 
 pub struct MergeOutcome {
     pub shards: usize,
@@ -110,11 +21,7 @@ pub fn merge(shards: &[PathBuf], out: &Path, events: &dyn Events) -> Result<Merg
     if shards.is_empty() {
         bail!("name the shards' run directories");
     }
-    let slices: Vec<Slice> = shards
-        .iter()
-        .map(|d| read_slice(d))
-        .collect::<Result<_>>()?;
-    check_slices(&slices)?;
+    let slices = ragtester_run::shards::read_slices(shards)?;
     let first = RunDir::new(&slices[0].dir);
     let documents = first.documents()?;
     let cases = first.cases()?;
@@ -201,7 +108,10 @@ type Gathered<'s> = (
 );
 
 /// Every shard's cells, each checked to be the run's, to belong to that shard and to be nowhere else.
-fn gather_cells<'s>(slices: &'s [Slice], positions: &Positions) -> Result<Gathered<'s>> {
+fn gather_cells<'s>(
+    slices: &'s [ragtester_run::shards::Slice],
+    positions: &Positions,
+) -> Result<Gathered<'s>> {
     let mut cells: HashMap<(String, String), &Path> = HashMap::new();
     let mut answers = Vec::new();
     let mut skipped = Vec::new();

@@ -4,7 +4,7 @@
 
 use crate::context::StageContext;
 use crate::events::Events;
-use crate::manifest::{ManifestInputs, RunManifest};
+use crate::manifest::{ManifestInputs, manifest_of};
 use crate::run_dir::{self, RunDb, RunDir, SKIPPED};
 use anyhow::{Context, Result, bail};
 use ragtester_core::{Configuration, Document, HistoryMode, TestCase};
@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-pub struct RunArgs<'a> {
+struct RunArgs<'a> {
     pub docs: &'a [Document],
     pub cases: &'a [TestCase],
     pub configs: &'a [Configuration],
@@ -39,51 +39,6 @@ pub struct RunOutcome {
     pub errors: usize,
     /// Cells left unrun because the budget was spent.
     pub over_budget: usize,
-}
-
-/// Refuse to add answers to a run directory that holds another run: one whose manifest differs in anything
-/// that shapes an answer (each difference named), or answers of this run without `--resume`.
-fn check_manifest(db: &RunDb, manifest: &RunManifest, args: &RunArgs<'_>) -> Result<()> {
-    let Some(existing) = db.manifest()? else {
-        return Ok(());
-    };
-    let answered = db.has_answers()?;
-    match serde_json::from_str::<RunManifest>(&existing) {
-        Err(_) if answered => bail!(
-            "{} holds a run made by an earlier version of ragtester, whose manifest does not record what \
-             shaped its answers: choose another --out",
-            args.out.display()
-        ),
-        Err(_) => {}
-        Ok(earlier) => {
-            let differences = manifest.differences(&earlier);
-            if !differences.is_empty() {
-                bail!(
-                    "{} holds a different run; resuming would mix answers of two runs. What differs:\n  {}\n\
-                     Choose another --out, or run with the settings it was started with",
-                    args.out.display(),
-                    differences.join("\n  ")
-                );
-            }
-        }
-    }
-    let shard = db.shard()?;
-    let asked = args.shard.map(|s| s.to_string());
-    if answered && shard != asked {
-        bail!(
-            "{} holds {} of this run, not {}: resume it with the same --shard, or choose another --out",
-            args.out.display(),
-            shard.map_or("all cells".to_string(), |s| format!("shard {s}")),
-            asked.map_or("all cells".to_string(), |s| format!("shard {s}"))
-        );
-    }
-    if !args.resume && answered {
-        bail!(
-            "{} already holds answers of this run: pass --resume to continue it, or choose another --out",
-            args.out.display()
-        );
-    }
-    Ok(())
 }
 
 /// The corpus a run indexes: the documents, then the documents cases inject (poisoned copies), each once.
@@ -125,7 +80,7 @@ fn trace_receiver(
 }
 
 /// Execute the matrix, the system under test spending from the context's budget.
-pub async fn run(args: &RunArgs<'_>, cx: &StageContext<'_>) -> Result<RunOutcome> {
+async fn run(args: &RunArgs<'_>, cx: &StageContext<'_>) -> Result<RunOutcome> {
     let (models, events) = (cx.models(), cx.events());
     events.stage("run");
     check_documents(args)?;
@@ -138,7 +93,7 @@ pub async fn run(args: &RunArgs<'_>, cx: &StageContext<'_>) -> Result<RunOutcome
     })?;
     let run = RunDir::new(args.out);
     let db = run.db()?;
-    let manifest = RunManifest::new(&ManifestInputs {
+    let manifest = manifest_of(&ManifestInputs {
         docs: &corpus,
         cases: args.cases,
         configs: args.configs,
@@ -148,9 +103,9 @@ pub async fn run(args: &RunArgs<'_>, cx: &StageContext<'_>) -> Result<RunOutcome
         replay_answers: args.replay_answers,
         vector_store: args.vector_store.as_deref(),
     });
-    check_manifest(&db, &manifest, args)?;
+    db.check_resumable(&manifest, args.shard, args.resume, args.out)?;
     db.set_manifest(&manifest)?;
-    db.set_shard(args.shard.map(|s| s.to_string()).as_deref())?;
+    db.set_shard(args.shard)?;
     run.commit_inputs(&db, &corpus, args.cases, args.configs)?;
     let profiles = tokio::task::block_in_place(|| {
         crate::diagnose::profile_embedders(&corpus, &pipelines, &source)

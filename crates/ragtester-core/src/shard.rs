@@ -35,7 +35,7 @@ impl Shard {
 
 /// What a case is sharded by: a turn of a conversation by its conversation (one job holds the whole
 /// history), any other case by itself.
-pub fn shard_unit(case: &ragtester_core::TestCase) -> &str {
+pub fn shard_unit(case: &crate::TestCase) -> &str {
     case.conversation().unwrap_or(&case.id)
 }
 
@@ -47,7 +47,7 @@ impl std::fmt::Display for Shard {
 
 /// The 0-based slice of N a cell belongs to: its stable id read as a number.
 pub fn cell_slot(case_id: &str, config_id: &str, count: usize) -> usize {
-    let id = ragtester_core::ids::stable_id("cell", &(case_id, config_id));
+    let id = crate::ids::stable_id("cell", &(case_id, config_id));
     let n = u64::from_str_radix(&id, 16).expect("stable ids are hexadecimal");
     (n % count as u64) as usize
 }
