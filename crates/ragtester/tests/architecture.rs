@@ -250,3 +250,69 @@ fn the_dev_profile_lowers_every_dependency_the_release_profile_lowers() {
         found.join("\n")
     );
 }
+
+/// The layering ARCHITECTURE.md's invariants describe, as the crates' own manifests must keep it: each
+/// library crate and the crates of ours it may depend on. A new edge is a design change: make it here and
+/// in ARCHITECTURE.md, or move the code.
+#[test]
+fn each_crate_depends_only_on_the_crates_its_layer_allows() {
+    let allowed: &[(&str, &[&str])] = &[
+        ("ragtester-text", &[]),
+        ("ragtester-core", &["text"]),
+        ("ragtester-offline", &["core", "text"]),
+        ("ragtester-retrieve", &["core", "text"]),
+        ("ragtester-gguf", &["core"]),
+        ("ragtester-bert", &["core"]),
+        ("ragtester-http", &["core"]),
+        ("ragtester-store", &["core"]),
+        ("ragtester-trace", &["core"]),
+        ("ragtester-ingest", &["core", "text"]),
+        ("ragtester-llm", &["core", "text", "http"]),
+        ("ragtester-chroma", &["core", "http", "retrieve"]),
+        ("ragtester-run", &["core", "store"]),
+        ("ragtester-testgen", &["core", "text", "ingest"]),
+        ("ragtester-docgen", &["core", "text"]),
+        ("ragtester-judge", &["core", "offline", "text"]),
+        ("ragtester-report", &["core", "judge", "text"]),
+        (
+            "ragtester-exec",
+            &[
+                "core", "text", "ingest", "retrieve", "trace", "llm", "chroma",
+            ],
+        ),
+        (
+            "ragtester-models",
+            &[
+                "core", "llm", "gguf", "offline", "bert", "retrieve", "store",
+            ],
+        ),
+        ("ragtester-web", &["core", "stages", "report"]),
+        ("ragtester", &["core", "stages", "web"]),
+    ];
+    let mut found = Vec::new();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(crates_dir()).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some((_, layer)) = allowed.iter().find(|(c, _)| *c == name) else {
+            continue; // the stages may use every engine; test support any crate
+        };
+        checked += 1;
+        let manifest = std::fs::read_to_string(entry.path().join("Cargo.toml")).unwrap();
+        let manifest: toml::Table = manifest.parse().unwrap();
+        let dependencies = manifest.get("dependencies").and_then(|d| d.as_table());
+        for dependency in dependencies.into_iter().flat_map(|d| d.keys()) {
+            let Some(ours) = dependency.strip_prefix("ragtester-") else {
+                continue;
+            };
+            if !layer.contains(&ours) {
+                found.push(format!("{name} depends on {dependency}"));
+            }
+        }
+    }
+    assert_eq!(checked, allowed.len(), "every crate named is read");
+    assert!(
+        found.is_empty(),
+        "dependencies outside the layering:\n{}",
+        found.join("\n")
+    );
+}
