@@ -28,6 +28,8 @@ pub struct Environment {
     pub openai_api_key: Option<String>,
     /// `OLLAMA_HOST`, Ollama's own default when unset (may omit the scheme).
     pub ollama_host: String,
+    /// `RAGTESTER_TOKEN`: the web UI's access token (trimmed; unset or blank: none, and `serve` makes one).
+    pub ui_token: Option<String>,
 }
 
 /// The Hugging Face hub as the environment sets it up.
@@ -88,6 +90,9 @@ impl Environment {
                 .unwrap_or_else(|| "https://api.openai.com/v1".into()),
             openai_api_key,
             ollama_host: set("OLLAMA_HOST").unwrap_or_else(|| "127.0.0.1:11434".into()),
+            ui_token: set("RAGTESTER_TOKEN")
+                .map(|t| t.trim().to_string())
+                .filter(|t| !t.is_empty()),
         })
     }
 }

@@ -102,7 +102,7 @@ pub async fn dispatch(cli: Cli, environment: Environment) -> Result<u8> {
         Command::Docgen(args) => docgen(args, cx).await,
         Command::Serve(sv) => {
             let access = ragtester_web::Access {
-                token: serve_token(&sv, events)?,
+                token: serve_token(&sv, &models.provider_env().environment, events)?,
                 allow_hosts: sv.allow_hosts,
             };
             eprintln!("workspace: {}", sv.workspace.display());
@@ -134,7 +134,11 @@ pub async fn dispatch(cli: Cli, environment: Environment) -> Result<u8> {
 
 /// The access token `serve` is to require, from where the user keeps it: a file (`--token-file`), the
 /// environment (`RAGTESTER_TOKEN`), or, with a warning, the command line; `None` makes a random one.
-fn serve_token(sv: &ServeCli, events: &dyn Events) -> Result<Option<String>> {
+fn serve_token(
+    sv: &ServeCli,
+    environment: &Environment,
+    events: &dyn Events,
+) -> Result<Option<String>> {
     if let Some(file) = &sv.token_file {
         let (token, warning) = ragtester_web::guard::read_token_file(file)?;
         if let Some(warning) = warning {
@@ -149,10 +153,7 @@ fn serve_token(sv: &ServeCli, events: &dyn Events) -> Result<Option<String>> {
         );
         return Ok(Some(token.clone()));
     }
-    Ok(std::env::var("RAGTESTER_TOKEN")
-        .ok()
-        .filter(|t| !t.trim().is_empty())
-        .map(|t| t.trim().to_string()))
+    Ok(environment.ui_token.clone())
 }
 
 /// `import`: another tool's dataset as a suite, or answered records as a run; exit code 3 when rows were
