@@ -339,11 +339,16 @@ pub async fn judge_one(case: Option<&TestCase>, answer: &Answer, judge: &dyn Jud
 
 /// A verdict on `answer` with nothing decided yet.
 fn unjudged(answer: &Answer, judge: String, sample: u32) -> Verdict {
+    blank_verdict(&answer.case_id, &answer.config_id, judge, sample)
+}
+
+/// A verdict on one cell by one judge's sample, with nothing decided or measured.
+pub(crate) fn blank_verdict(case_id: &str, config_id: &str, judge: String, sample: u32) -> Verdict {
     Verdict {
         sample,
         schema_version: ragtester_core::SCHEMA_VERSION,
-        case_id: answer.case_id.clone(),
-        config_id: answer.config_id.clone(),
+        case_id: case_id.to_string(),
+        config_id: config_id.to_string(),
         judge,
         status: VerdictStatus::Ok,
         criteria: None,

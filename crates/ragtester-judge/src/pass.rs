@@ -225,23 +225,9 @@ fn on_every_core<T>(work: impl FnOnce() -> T) -> T {
 fn slim_verdict(v: &Verdict) -> Verdict {
     Verdict {
         schema_version: v.schema_version,
-        case_id: v.case_id.clone(),
-        config_id: v.config_id.clone(),
-        judge: v.judge.clone(),
-        sample: v.sample,
         status: v.status,
         passed: v.passed,
         criteria_mean: v.criteria_mean,
-        criteria: None,
-        rubric: None,
-        metrics: Default::default(),
-        error: None,
-        notes: Vec::new(),
-        rule_failure: None,
-        claims: None,
-        attribution: None,
-        score: None,
-        profile: None,
-        row_id: None,
+        ..crate::blank_verdict(&v.case_id, &v.config_id, v.judge.clone(), v.sample)
     }
 }
