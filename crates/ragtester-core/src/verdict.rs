@@ -127,7 +127,9 @@ impl Criteria {
         scores.iter().sum::<f64>() / scores.len() as f64
     }
 
-    /// The paper's fail rule: mean below 0.5, or faithfulness False.
+    /// The paper's fail rule: mean below 0.5, or faithfulness False. (The judge crate's rules add what the
+    /// paper's judge caught by reading faithfulness against the expected answer too: an answer to another
+    /// question, a contradicted fact.)
     pub fn passes(&self) -> bool {
         self.mean() >= 0.5 && self.faithfulness.rating != Rating::False
     }
@@ -198,6 +200,15 @@ pub struct RuleMetrics {
     /// superseded value given, or one value given as if it were the only one. None when it did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conflict_wronged: Option<String>,
+    /// How the answer contradicts its sources where it copies one of their sentences with a fact changed (a
+    /// moved figure, a swapped name, a flipped negation; `ragtester_text::contradiction`). None when it
+    /// does not, and for refusals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contradicts_sources: Option<String>,
+    /// Whether the answer gives any of the expected answer: a fifth of its terms, or a span of it (or it
+    /// whole). None for refusals, unanswerable cases and a case with no expected answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gives_reference: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

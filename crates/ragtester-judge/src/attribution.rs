@@ -313,6 +313,18 @@ fn generation_cause(
     let rating = |pick: fn(&ragtester_core::Criteria) -> &ragtester_core::Criterion| {
         criteria.map(|c| (pick(c).rating, pick(c).reason.clone()))
     };
+    if let Some(why) = &verdict.metrics.contradicts_sources {
+        return Some(Attribution {
+            cause: FailureCause::Unfaithful,
+            evidence: with_note(format!("the answer {}", clip(why, 200))),
+        });
+    }
+    if let Some(why) = crate::rules::off_question(verdict) {
+        return Some(Attribution {
+            cause: FailureCause::OffTarget,
+            evidence: with_note(why),
+        });
+    }
     if let Some((Rating::False, reason)) = rating(|c| &c.faithfulness) {
         return Some(Attribution {
             cause: FailureCause::Unfaithful,

@@ -5,8 +5,10 @@
 //! - pass: the expected answer verbatim, reworded (a lead-in and the answer's own words), and another
 //!   annotator's different answer where the source has several (CMRC 2018: three people answered each
 //!   question, often with longer or shorter spans);
-//! - fail: another question's answer, a refusal, the answer cut before its key fact, the answer with its
-//!   number changed, and the fact stated in the other language.
+//!   the passage's own sentence that states the fact (quoted);
+//! - fail: another question's answer, the same read from its own (wrong) passage, a refusal, the answer
+//!   cut before its key fact, the answer with its number changed, the passage's sentence with its name
+//!   swapped for another question's or its negation flipped, and the fact stated in the other language.
 //!
 //! Every answer is judged by each judge through the same path as a real run (rule metrics, the judge's
 //! criteria, the rules that bound them), and the verdicts are scored against the labels: precision on
@@ -42,10 +44,19 @@ pub enum AnswerKind {
     Verbatim,
     Reworded,
     OtherAnnotator,
+    /// The passage's sentence that states the fact, as a reader that quotes writes it.
+    Quoted,
     OtherQuestion,
+    /// Another question's answer with that question's passage retrieved: faithful to the wrong passage,
+    /// the most common RAG failure.
+    OtherPassage,
     Refusal,
     Truncated,
     ChangedNumber,
+    /// The quoted sentence with its name (the fact asked for) swapped for another question's.
+    SwappedName,
+    /// The quoted sentence negated.
+    FlippedNegation,
     WrongLanguage,
 }
 
@@ -54,7 +65,10 @@ impl AnswerKind {
     pub fn should_fail(self) -> bool {
         !matches!(
             self,
-            AnswerKind::Verbatim | AnswerKind::Reworded | AnswerKind::OtherAnnotator
+            AnswerKind::Verbatim
+                | AnswerKind::Reworded
+                | AnswerKind::OtherAnnotator
+                | AnswerKind::Quoted
         )
     }
 }
@@ -65,6 +79,8 @@ pub struct LabelledAnswer {
     pub question: usize,
     pub kind: AnswerKind,
     pub text: String,
+    /// The question whose passage is retrieved with the answer: its own, but for [`AnswerKind::OtherPassage`].
+    pub passage_of: usize,
 }
 
 /// The labelled answers of every question: the kinds that can be built from it (a changed number needs a
@@ -73,14 +89,10 @@ pub fn labelled_answers(questions: &[LabelledQuestion]) -> Vec<LabelledAnswer> {
     let mut out = Vec::new();
     for (i, q) in questions.iter().enumerate() {
         let zh = q.language == "zh";
-        let mut push = |kind, text: String| {
-            out.push(LabelledAnswer {
-                question: i,
-                kind,
-                text,
-            })
-        };
-        push(AnswerKind::Verbatim, q.answer.clone());
+        // Each answer with the question whose passage is retrieved with it.
+        let mut made: Vec<(AnswerKind, String, usize)> = Vec::new();
+        let mut push = |kind, text: String, from: usize| made.push((kind, text, from));
+        push(AnswerKind::Verbatim, q.answer.clone(), i);
         push(
             AnswerKind::Reworded,
             if zh {
@@ -88,33 +100,42 @@ pub fn labelled_answers(questions: &[LabelledQuestion]) -> Vec<LabelledAnswer> {
             } else {
                 format!("According to the document, {}", lower_first(&q.answer))
             },
+            i,
         );
         if let Some(alternative) = q.alternatives.iter().find(|a| a.trim() != q.answer.trim()) {
-            push(AnswerKind::OtherAnnotator, alternative.clone());
+            push(AnswerKind::OtherAnnotator, alternative.clone(), i);
         }
         // The next question of the same language whose answer shares no keyword with this one.
-        if let Some(other) = questions
-            .iter()
-            .cycle()
-            .skip(i + 1)
-            .take(questions.len())
-            .find(|o| {
-                o.language == q.language
-                    && o.answer != q.answer
-                    && !q.keywords.iter().any(|k| o.answer.contains(k.as_str()))
-            })
+        let unlike = |o: &LabelledQuestion| {
+            o.answer != q.answer && !q.keywords.iter().any(|k| o.answer.contains(k.as_str()))
+        };
+        if let Some((_, other)) = others(questions, i).find(|(_, o)| unlike(o)) {
+            push(AnswerKind::OtherQuestion, other.answer.clone(), i);
+        }
+        if let Some((j, other)) =
+            others(questions, i).find(|(_, o)| unlike(o) && o.passage != q.passage)
         {
-            push(AnswerKind::OtherQuestion, other.answer.clone());
+            push(AnswerKind::OtherPassage, other.answer.clone(), j);
+        }
+        if let Some(quote) = quote(q) {
+            if let Some(swapped) = swapped_name(questions, i, &quote) {
+                push(AnswerKind::SwappedName, swapped, i);
+            }
+            if let Some(negated) = flipped_negation(&quote, zh) {
+                push(AnswerKind::FlippedNegation, negated, i);
+            }
+            push(AnswerKind::Quoted, quote, i);
         }
         push(
             AnswerKind::Refusal,
             ragtester_text::refusal_for(&q.language).to_string(),
+            i,
         );
         if let Some(cut) = truncated(q) {
-            push(AnswerKind::Truncated, cut);
+            push(AnswerKind::Truncated, cut, i);
         }
         if let Some(changed) = changed_number(&q.answer) {
-            push(AnswerKind::ChangedNumber, changed);
+            push(AnswerKind::ChangedNumber, changed, i);
         }
         if let Some(number) = first_number(&q.answer) {
             push(
@@ -124,8 +145,18 @@ pub fn labelled_answers(questions: &[LabelledQuestion]) -> Vec<LabelledAnswer> {
                 } else {
                     format!("文档中给出的数值是{number}。")
                 },
+                i,
             );
         }
+        out.extend(
+            made.into_iter()
+                .map(|(kind, text, passage_of)| LabelledAnswer {
+                    question: i,
+                    kind,
+                    text,
+                    passage_of,
+                }),
+        );
     }
     out
 }
@@ -203,9 +234,110 @@ fn changed_number(answer: &str) -> Option<String> {
     Some(format!("{}{changed}{}", &answer[..a], &answer[b..]))
 }
 
+/// The other questions of `i`'s language, from the next one on, with their indices.
+fn others(
+    questions: &[LabelledQuestion],
+    i: usize,
+) -> impl Iterator<Item = (usize, &LabelledQuestion)> {
+    let language = &questions[i].language;
+    (1..questions.len())
+        .map(move |k| (i + k) % questions.len())
+        .map(move |j| (j, &questions[j]))
+        .filter(move |(_, o)| &o.language == language)
+}
+
+/// The sentence of the question's passage that states its answer (or its first keyword found there).
+fn quote(q: &LabelledQuestion) -> Option<String> {
+    let lower = |s: &str| s.to_lowercase();
+    let marks: Vec<String> = std::iter::once(q.answer.as_str())
+        .chain(q.keywords.iter().map(String::as_str))
+        .map(lower)
+        .filter(|m| !m.trim().is_empty())
+        .collect();
+    let chars: Vec<char> = q.passage.chars().collect();
+    ragtester_text::sentences(&q.passage)
+        .into_iter()
+        .map(|(a, b)| chars[a..b].iter().collect::<String>())
+        .find(|s| marks.iter().any(|m| lower(s).contains(m.as_str())))
+}
+
+/// The name a question asks for, as the passage writes it: its first keyword that is a name, else its
+/// answer when that is one (a span answer).
+fn named_fact(q: &LabelledQuestion) -> Option<&str> {
+    // A name is short: a span answer that merely holds one ("大莱龙铁路于1997年…") is no name to swap.
+    let name = |s: &str| {
+        s.chars().count() <= 24
+            && !s.chars().any(|c| c.is_ascii_digit())
+            && ragtester_text::contradiction::is_name(s)
+    };
+    q.keywords
+        .iter()
+        .map(String::as_str)
+        .find(|k| name(k))
+        .or_else(|| (q.keywords.is_empty() && name(&q.answer)).then_some(q.answer.as_str()))
+        .filter(|f| q.passage.contains(f))
+}
+
+/// The quote with the fact it states swapped for another question's fact of the same language, one its
+/// own passage does not hold.
+fn swapped_name(questions: &[LabelledQuestion], i: usize, quote: &str) -> Option<String> {
+    let q = &questions[i];
+    let fact = named_fact(q).filter(|f| quote.contains(f))?;
+    let (_, other) = others(questions, i)
+        .filter_map(|(j, o)| named_fact(o).map(|f| (j, f)))
+        .find(|(_, f)| !q.passage.contains(f) && !f.contains(fact) && !fact.contains(f))?;
+    Some(quote.replacen(fact, other, 1))
+}
+
+/// The quote negated: "not" after its first auxiliary (不 or 没 before its verb in Chinese), or "It is not
+/// true that …" (并非…) where it has none. None for a sentence that already negates.
+fn flipped_negation(quote: &str, zh: bool) -> Option<String> {
+    if ragtester_text::negated(quote) {
+        return None;
+    }
+    if zh {
+        const SWAPS: [(&str, &str); 7] = [
+            ("必须", "无须"),
+            ("可以", "不可以"),
+            ("是", "不是"),
+            ("由", "不由"),
+            ("有", "没有"),
+            ("会", "不会"),
+            ("能", "不能"),
+        ];
+        return Some(
+            SWAPS
+                .iter()
+                .find(|(from, _)| quote.contains(from))
+                .map_or_else(
+                    || format!("并非{quote}"),
+                    |(from, to)| quote.replacen(from, to, 1),
+                ),
+        );
+    }
+    const AUXILIARIES: [&str; 11] = [
+        "is", "are", "was", "were", "must", "can", "will", "should", "may", "has", "have",
+    ];
+    let words: Vec<&str> = quote.split(' ').collect();
+    match words.iter().position(|w| AUXILIARIES.contains(w)) {
+        Some(at) => {
+            let mut negated: Vec<&str> = words.clone();
+            negated.insert(at + 1, "not");
+            Some(negated.join(" "))
+        }
+        None => Some(format!("It is not true that {}", lower_first(quote))),
+    }
+}
+
 /// What the run's records would hold for one labelled answer: a case and an answer whose single context is
 /// the question's passage.
-pub fn as_records(q: &LabelledQuestion, a: &LabelledAnswer, id: usize) -> (TestCase, Answer) {
+pub fn as_records(
+    questions: &[LabelledQuestion],
+    a: &LabelledAnswer,
+    id: usize,
+) -> (TestCase, Answer) {
+    let q = &questions[a.question];
+    let retrieved = &questions[a.passage_of].passage;
     let case = TestCase {
         schema_version: ragtester_core::SCHEMA_VERSION,
         id: format!("bench-{id}"),
@@ -216,12 +348,12 @@ pub fn as_records(q: &LabelledQuestion, a: &LabelledAnswer, id: usize) -> (TestC
         expected_answer: q.answer.clone(),
         keywords: q.keywords.clone(),
         source_spans: vec![SourceSpan {
-            document_id: "passage".into(),
+            document_id: format!("passage-{}", a.question),
             start: 0,
             end: q.passage.chars().count(),
             page: 1,
         }],
-        document_id: "passage".into(),
+        document_id: format!("passage-{}", a.question),
         restrict_to: Vec::new(),
         must_not_contain: Vec::new(),
         language: q.language.clone(),
@@ -245,11 +377,11 @@ pub fn as_records(q: &LabelledQuestion, a: &LabelledAnswer, id: usize) -> (TestC
         contexts: vec![RetrievedContext {
             rank: 1,
             score: 1.0,
-            chunk_id: "passage".into(),
-            document_id: "passage".into(),
+            chunk_id: format!("passage-{}", a.passage_of),
+            document_id: format!("passage-{}", a.passage_of),
             start: 0,
-            end: q.passage.chars().count(),
-            text: q.passage.clone(),
+            end: retrieved.chars().count(),
+            text: retrieved.clone(),
         }],
         answer: a.text.clone(),
         latency: Default::default(),
@@ -361,7 +493,7 @@ pub async fn judge_answers(
     let prompts = crate::JudgePrompts::default();
     futures::stream::iter(answers.iter().enumerate())
         .map(|(id, a)| {
-            let (case, answer) = as_records(&questions[a.question], a, id);
+            let (case, answer) = as_records(questions, a, id);
             let prompts = &prompts;
             async move { crate::judge_sample(Some(&case), &answer, judge, (0, prompts), &[]).await }
         })
@@ -501,6 +633,45 @@ mod tests {
             "no number to change"
         );
         assert!(!AnswerKind::Reworded.should_fail() && AnswerKind::Truncated.should_fail());
+    }
+
+    #[test]
+    fn quotes_are_swapped_negated_and_read_from_the_wrong_passage() {
+        let mut qs = vec![
+            q("Priya Castell", &["Priya Castell"]),
+            q("Tomas Reyes", &["Tomas Reyes"]),
+        ];
+        qs[0].passage =
+            "It is operated by Priya Castell, who leads a team of 12 technicians.".into();
+        qs[1].passage = "The depot is run by Tomas Reyes.".into();
+        let answers = labelled_answers(&qs);
+        let of = |kind: AnswerKind| {
+            answers
+                .iter()
+                .find(|a| a.question == 0 && a.kind == kind)
+                .unwrap_or_else(|| panic!("no {kind:?}"))
+        };
+        assert_eq!(of(AnswerKind::Quoted).text, qs[0].passage);
+        assert_eq!(
+            of(AnswerKind::SwappedName).text,
+            "It is operated by Tomas Reyes, who leads a team of 12 technicians."
+        );
+        assert_eq!(
+            of(AnswerKind::FlippedNegation).text,
+            "It is not operated by Priya Castell, who leads a team of 12 technicians."
+        );
+        let wrong = of(AnswerKind::OtherPassage);
+        assert_eq!((wrong.text.as_str(), wrong.passage_of), ("Tomas Reyes", 1));
+        let (_, answer) = as_records(&qs, wrong, 0);
+        assert_eq!(answer.contexts[0].text, qs[1].passage);
+        assert_eq!(
+            flipped_negation("过滤器每30天更换一次。", true).as_deref(),
+            Some("并非过滤器每30天更换一次。")
+        );
+        assert_eq!(
+            flipped_negation("进水温度超过40°C时必须停止运行。", true).as_deref(),
+            Some("进水温度超过40°C时无须停止运行。")
+        );
     }
 
     #[test]

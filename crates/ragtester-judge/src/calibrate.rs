@@ -435,3 +435,72 @@ mod tests {
         assert_eq!(verdict.profile.as_deref(), Some(profile.hash().as_str()));
     }
 }
+
+/// The single signal that follows people best on one figure of agreement, and how well (signed: a signal
+/// that falls as people's ratings rise, a hallucination share, has a negative estimate).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BestSignal {
+    pub signal: String,
+    pub correlation: crate::agreement::Correlation,
+}
+
+/// For each figure people's labels give — `scores`, `verdicts` (point-biserial), `preferences` and each
+/// criterion people scored — the one signal of the observations that correlates with people most strongly
+/// (by the size of Pearson's r): what a profile that combines signals must beat on these items.
+pub fn best_signals(
+    items: &[LabelledItem],
+    observations: &[Observation],
+) -> BTreeMap<String, BestSignal> {
+    let mut names: Vec<&str> = crate::signals::LEXICAL.to_vec();
+    if observations.iter().any(|o| !o.first.semantic.is_empty()) {
+        names.extend(crate::signals::SEMANTIC.iter().copied());
+    }
+    let mut best: BTreeMap<String, BestSignal> = BTreeMap::new();
+    for name in names {
+        let judged: Vec<JudgedItem> = items
+            .iter()
+            .zip(observations)
+            .map(|(item, o)| {
+                let value = o.first.get(name);
+                JudgedItem {
+                    verdict: o.verdict,
+                    score: value,
+                    preference: value
+                        .zip(o.second.as_ref().and_then(|s| s.get(name)))
+                        .map(|(a, b)| a - b),
+                    criteria: item
+                        .criteria
+                        .keys()
+                        .filter_map(|k| Some((k.clone(), value?)))
+                        .collect(),
+                }
+            })
+            .collect();
+        let (overall, _) = crate::agreement::agreement(items, &judged);
+        let figures = [
+            ("scores".to_string(), overall.score_pearson),
+            ("verdicts".to_string(), overall.verdict_pearson),
+            ("preferences".to_string(), overall.preference_pearson),
+        ]
+        .into_iter()
+        .chain(overall.criteria.iter().map(|(k, c)| (k.clone(), Some(*c))));
+        for (figure, correlation) in figures {
+            let Some(correlation) = correlation.filter(|c| c.estimate.is_finite()) else {
+                continue;
+            };
+            let stronger = best
+                .get(&figure)
+                .is_none_or(|b| correlation.estimate.abs() > b.correlation.estimate.abs());
+            if stronger {
+                best.insert(
+                    figure,
+                    BestSignal {
+                        signal: name.to_string(),
+                        correlation,
+                    },
+                );
+            }
+        }
+    }
+    best
+}

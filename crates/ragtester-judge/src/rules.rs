@@ -5,6 +5,7 @@
 
 use ragtester_core::ir::retrieval_metrics;
 use ragtester_core::{Answer, Criteria, Rating, RuleMetrics, TestCase, Verdict};
+use ragtester_text::contradiction::{contradiction, gives_reference};
 use ragtester_text::{confident_language, detect_language, is_cjk, is_refusal, keyword_recall};
 
 pub fn rule_metrics(case: &TestCase, answer: &Answer) -> RuleMetrics {
@@ -47,7 +48,19 @@ pub fn rule_metrics(case: &TestCase, answer: &Answer) -> RuleMetrics {
         .as_ref()
         .filter(|_| answered && !refused)
         .and_then(|c| c.wronged_by(&answer.answer));
+    let contradicts_sources = (answered && !refused && !case.expects_refusal())
+        .then(|| {
+            let passages: Vec<&str> = answer.contexts.iter().map(|c| c.text.as_str()).collect();
+            contradiction(&answer.answer, &case.expected_answer, &passages)
+        })
+        .flatten()
+        .map(|c| c.to_string());
+    let gives_reference = (answered && !refused && !case.expects_refusal())
+        .then(|| gives_reference(&answer.answer, &case.expected_answer))
+        .flatten();
     RuleMetrics {
+        gives_reference,
+        contradicts_sources,
         conflict_wronged,
         citation_precision: citations.as_ref().and_then(|c| c.precision()),
         citation_recall: citations.as_ref().and_then(|c| c.recall()),
@@ -108,6 +121,9 @@ pub fn rule_failure(case: &TestCase, metrics: &RuleMetrics) -> Option<String> {
     if let Some(why) = &metrics.conflict_wronged {
         return Some(format!("the sources disagree and the answer {why}"));
     }
+    if let Some(why) = &metrics.contradicts_sources {
+        return Some(format!("contradicts its sources: it {why}"));
+    }
     None
 }
 
@@ -126,9 +142,25 @@ pub fn bound_verdict(case: &TestCase, verdict: &mut Verdict) {
     verdict.criteria_mean = Some(criteria.mean());
     verdict.passed = Some(criteria.passes());
     negative_case_rule(case, verdict);
-    if let Some(why) = rule_failure(case, &verdict.metrics) {
+    if let Some(why) = rule_failure(case, &verdict.metrics).or_else(|| off_question(verdict)) {
         fail_by_rule(verdict, why, 2);
     }
+}
+
+/// An answer to another question: rated off the question (relevance False) and giving none of the expected
+/// answer. The paper's judge failed it on faithfulness, read against the expected answer as well as the
+/// passages; a judge that reads faithfulness against the passages alone rates such an answer faithful — to
+/// the wrong passage it read, the most common RAG failure — and the mean of the other criteria can pass it.
+/// A short answer that takes up none of the question's words but gives the expected answer, or a span of it
+/// ("1655年"), is no such answer.
+pub(crate) fn off_question(verdict: &Verdict) -> Option<String> {
+    let relevance = &verdict.criteria.as_ref()?.relevance;
+    (relevance.rating == Rating::False && verdict.metrics.gives_reference == Some(false)).then(|| {
+        format!(
+            "does not address its question: rated off it ({}) and gives none of the expected answer",
+            relevance.reason
+        )
+    })
 }
 
 /// Settle pass and fail again after a profile rescored criteria (`profile.rs`): the paper's rule over the
@@ -147,6 +179,8 @@ pub fn settle(case: &TestCase, verdict: &mut Verdict) {
     }
     if verdict.rule_failure.is_some() {
         verdict.passed = Some(false);
+    } else if let Some(why) = off_question(verdict) {
+        fail_by_rule(verdict, why, 2);
     }
 }
 

@@ -255,6 +255,8 @@ struct Overlap {
     invented: Vec<String>,
     expected_figures: HashSet<String>,
     answer_figures: HashSet<String>,
+    /// Where the answer copies a sentence of its sources with a fact changed.
+    contradiction: Option<String>,
 }
 
 fn figures(terms: &HashSet<String>) -> HashSet<String> {
@@ -291,7 +293,12 @@ impl Overlap {
             .cloned()
             .collect();
         invented.sort();
+        let passages: Vec<&str> = cell.contexts.iter().map(String::as_str).collect();
+        let contradiction =
+            ragtester_text::contradiction::contradiction(cell.answer, cell.expected, &passages)
+                .map(|c| c.to_string());
         Self {
+            contradiction,
             recall: share(&answer_terms, &expected_terms),
             support: share(&grounded, &answer_terms),
             on_topic: share(&answer_terms, &query_terms),
@@ -332,6 +339,8 @@ impl Overlap {
                     self.invented.join(", ")
                 ),
             )
+        } else if let Some(why) = &self.contradiction {
+            Criterion::scored(failed(score), why.clone())
         } else if self.contradicted() {
             let (said, reference) = (sorted(&self.answer_figures), sorted(&self.expected_figures));
             Criterion::scored(

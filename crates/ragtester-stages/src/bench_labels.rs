@@ -9,7 +9,7 @@ use futures::StreamExt;
 use ragtester_core::{Answer, RetrievedContext, TestCase};
 use ragtester_judge::Scoring;
 use ragtester_judge::agreement::{Agreement, JudgedItem, LabelledItem, agreement};
-use ragtester_judge::calibrate::Observation;
+use ragtester_judge::calibrate::{BestSignal, Observation, best_signals};
 use ragtester_judge::meaning::Meaning;
 use ragtester_judge::signals;
 use serde::Serialize;
@@ -34,6 +34,10 @@ pub struct LabelsScore {
     pub overall: Agreement,
     pub by_language: BTreeMap<String, Agreement>,
     pub seconds: f64,
+    /// Per figure of agreement, the single signal of the judged answers that follows people best: what
+    /// the judge's score must beat to be worth combining signals for.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub best_signals: BTreeMap<String, BestSignal>,
 }
 
 pub(crate) fn case_of(item: &LabelledItem, n: usize) -> TestCase {
@@ -143,8 +147,9 @@ async fn judge_item(
     item: &LabelledItem,
     n: usize,
     scoring: &Scoring,
-) -> JudgedItem {
+) -> (JudgedItem, Observation) {
     let seen = see(judge, item, n, scoring.meaning.as_ref()).await;
+    let observation = seen.observation.clone();
     let asked = judge.asks_preferences();
     let preference = match (&seen.answers[..], asked) {
         ([a, b], true) => judge
@@ -158,7 +163,7 @@ async fn judge_item(
     if asked {
         judged.preference = preference;
     }
-    judged
+    (judged, observation)
 }
 
 /// A labelled item's verdicts scored (`scoring`): the first answer's verdict, score and criterion scores,
@@ -247,11 +252,14 @@ pub async fn bench_labels(
     let mut scores = Vec::new();
     for judge in &args.judges {
         let started = std::time::Instant::now();
-        let judged: Vec<JudgedItem> = futures::stream::iter(items.iter().enumerate())
-            .map(|(n, item)| judge_item(judge.as_ref(), item, n, args.scoring))
-            .buffered(args.concurrency.max(1))
-            .collect()
-            .await;
+        let (judged, observations): (Vec<JudgedItem>, Vec<Observation>) =
+            futures::stream::iter(items.iter().enumerate())
+                .map(|(n, item)| judge_item(judge.as_ref(), item, n, args.scoring))
+                .buffered(args.concurrency.max(1))
+                .collect::<Vec<_>>()
+                .await
+                .into_iter()
+                .unzip();
         let (overall, by_language) = agreement(&items, &judged);
         let seconds = started.elapsed().as_secs_f64();
         events.info(format!(
@@ -265,6 +273,7 @@ pub async fn bench_labels(
             overall,
             by_language,
             seconds,
+            best_signals: best_signals(&items, &observations),
         });
     }
     if let Some(path) = args.json {
@@ -347,6 +356,14 @@ pub fn render(score: &LabelsScore) -> String {
         }
     };
     row(&mut out, "all", &score.overall);
+    for (figure, best) in &score.best_signals {
+        let _ = writeln!(
+            out,
+            "    best single signal for {figure}: {} pearson {}",
+            best.signal,
+            correlation(Some(best.correlation))
+        );
+    }
     for (language, a) in &score.by_language {
         row(&mut out, &format!("language {language}"), a);
     }

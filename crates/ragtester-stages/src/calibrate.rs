@@ -60,6 +60,7 @@ fn score_of(
         overall,
         by_language,
         seconds,
+        best_signals: Default::default(),
     }
 }
 
@@ -100,12 +101,13 @@ pub fn calibrate(req: &CalibrateRequest<'_>, cx: &crate::StageContext<'_>) -> Re
         started.elapsed().as_secs_f64()
     ));
     let before_judged: Vec<JudgedItem> = seen.into_iter().map(|s| scored(&baseline, s)).collect();
-    let before = score_of(
+    let mut before = score_of(
         format!("before: profile {}", baseline.profile.name),
         &items,
         &before_judged,
         started.elapsed().as_secs_f64(),
     );
+    before.best_signals = ragtester_judge::calibrate::best_signals(&items, &observations);
     let mut signals: Vec<String> = ragtester_judge::signals::LEXICAL
         .iter()
         .map(|s| s.to_string())

@@ -60,9 +60,31 @@ pub fn export(
     // metadata still restores its case, conversation and all.
     let conversations = format != interop::FileFormat::Csv;
     let rows = interop::export_rows(shape, &cases, &documents, answers.as_deref(), conversations);
-    let bytes = interop::write_rows(&rows, format, shape)?;
+    let (turns, single): (Vec<_>, Vec<_>) = rows
+        .into_iter()
+        .partition(|r| conversations && interop::is_conversation_row(r));
+    let apart = !shape.mixes_conversations() && !turns.is_empty() && !single.is_empty();
+    let (main, second) = if apart {
+        (single, turns)
+    } else {
+        (single.into_iter().chain(turns).collect(), Vec::new())
+    };
+    let bytes = interop::write_rows(&main, format, shape)?;
     ragtester_core::record::write_atomic(out, &bytes)?;
-    events.info(format!("wrote {} rows to {}", rows.len(), out.display()));
+    events.info(format!("wrote {} rows to {}", main.len(), out.display()));
+    if apart {
+        let path = interop::conversations_file(out);
+        let bytes = interop::write_rows(&second, format, shape)?;
+        ragtester_core::record::write_atomic(&path, &bytes)?;
+        events.info(format!(
+            "wrote {} conversation turns to {} ({format_name} loads single turns and conversations as \
+             datasets of their own; `ragtester import --answers {}` reads both files back)",
+            second.len(),
+            path.display(),
+            out.display(),
+            format_name = shape.library(),
+        ));
+    }
     Ok(())
 }
 
@@ -226,7 +248,21 @@ fn import_system(
     (limits, events): (&ragtester_core::Limits, &dyn Events),
 ) -> Result<(usize, ragtester_testgen::answered::AnsweredRecords)> {
     use ragtester_testgen::answered;
-    let read = answered::read_answered(file, limits)?;
+    let mut read = answered::read_answered(file, limits)?;
+    // An export that wrote conversations apart (`export --format ragas|deepeval`) is one system's answers in
+    // two files: the second comes back with the first.
+    let companion = ragtester_testgen::interop::conversations_file(file);
+    if !ragtester_testgen::interop::is_conversations_file(file) && companion.exists() {
+        let more = answered::read_answered(&companion, limits)?;
+        events.info(format!(
+            "{}: read with its conversations file {} ({} rows)",
+            file.display(),
+            companion.display(),
+            more.rows.len() + more.rejected.len()
+        ));
+        read.rows.extend(more.rows);
+        read.rejected.extend(more.rejected);
+    }
     let records = answered::answered_records(&read.rows, &config.id, documents, locator);
     for why in read.rejected.iter().chain(&records.notes) {
         events.note(format!("{}: {why}", file.display()));

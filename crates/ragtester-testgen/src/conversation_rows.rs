@@ -1,7 +1,8 @@
 //! A turn of a conversation, answered, as each tool keeps it (what `logged.rs` reads back): a RAGAS
 //! multi-turn sample (`user_input` as human and AI messages, the last AI message carrying the passages in
-//! its metadata), a DeepEval conversational test case (`turns`, the last assistant turn with its
-//! `retrieval_context`; `expected_outcome` the reference), or OpenAI chat `messages` beside `answer`,
+//! its metadata), a DeepEval conversational golden (`turns`, the last assistant turn with its
+//! `retrieval_context`; `expected_outcome` the reference; a `scenario`, without which DeepEval's dataset
+//! reads the row as a single-turn golden), or OpenAI chat `messages` beside `answer`,
 //! `contexts` and `reference`. Its history is the log's, for an imported turn, or the configuration's own
 //! answers to the conversation's earlier turns.
 
@@ -41,6 +42,22 @@ fn history(case: &TestCase, cases: &[TestCase], answers: &[Answer]) -> Vec<Messa
         }
     }
     out
+}
+
+/// What a DeepEval conversational golden's scenario says of a turn: what the user asks, after how much.
+fn scenario(case: &TestCase, earlier_messages: usize) -> String {
+    let turns = earlier_messages.div_ceil(2);
+    if case.language == "zh" {
+        format!(
+            "用户就文档提问；此前已有 {turns} 轮对话，这一轮问：{}",
+            case.query
+        )
+    } else {
+        format!(
+            "A user asks about the documents; after {turns} earlier turn(s), they ask: {}",
+            case.query
+        )
+    }
 }
 
 /// One answered turn as a row of `shape`; `base` holds the case's reference fields in that shape.
@@ -87,11 +104,14 @@ pub fn conversation_row(
             turns.push(json!({"role": "assistant", "content": answer.answer,
                 "retrieval_context": retrieved}));
             m.insert("turns".into(), Value::Array(turns));
+            // DeepEval's dataset reads a row as a conversational golden only when it has a scenario.
+            m.insert("scenario".into(), json!(scenario(case, earlier.len())));
             m.insert("expected_outcome".into(), json!(case.expected_answer));
             if let Some(context) = base.get("context") {
                 m.insert("context".into(), context.clone());
             }
-            m.insert("metadata".into(), json!({ META_KEY: meta }));
+            // Where DeepEval's dataset keeps a golden's metadata.
+            m.insert("additional_metadata".into(), json!({ META_KEY: meta }));
         }
         Shape::Messages => {
             let mut messages: Vec<Value> = earlier

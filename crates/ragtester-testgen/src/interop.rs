@@ -87,6 +87,43 @@ pub fn export_rows(
     }
 }
 
+/// Where an export puts the conversations a shape cannot mix with single turns in one file: beside `out`,
+/// `NAME.conversations.EXT` (RAGAS's `EvaluationDataset` holds single-turn or multi-turn samples, never
+/// both; DeepEval keeps goldens and conversational goldens in datasets of their own). `import --answers
+/// NAME.EXT` reads it back with `NAME.EXT`.
+pub fn conversations_file(out: &std::path::Path) -> std::path::PathBuf {
+    let stem = out
+        .file_stem()
+        .map_or_else(|| "export".into(), |s| s.to_string_lossy().into_owned());
+    let name = match out.extension() {
+        Some(ext) => format!("{stem}.conversations.{}", ext.to_string_lossy()),
+        None => format!("{stem}.conversations"),
+    };
+    out.with_file_name(name)
+}
+
+/// Whether a path is the conversations file of another export ([`conversations_file`]).
+pub fn is_conversations_file(path: &std::path::Path) -> bool {
+    path.file_stem()
+        .and_then(|s| s.to_str())
+        .is_some_and(|s| s.ends_with(".conversations"))
+}
+
+/// Whether an exported row is a conversation's turn (its messages, not a single question).
+pub fn is_conversation_row(row: &Map<String, Value>) -> bool {
+    ["user_input", "turns", "messages"]
+        .iter()
+        .any(|k| row.get(*k).is_some_and(Value::is_array))
+}
+
+impl Shape {
+    /// Whether the shape's library reads single turns and conversations from one file: ours does, RAGAS's
+    /// and DeepEval's loaders take one kind of sample a dataset.
+    pub fn mixes_conversations(self) -> bool {
+        self == Shape::Messages
+    }
+}
+
 /// A dataset file's shape on disk, by extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileFormat {

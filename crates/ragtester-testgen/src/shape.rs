@@ -25,6 +25,15 @@ impl Shape {
         }
     }
 
+    /// The library the shape is for, as people name it.
+    pub fn library(self) -> &'static str {
+        match self {
+            Self::Ragas => "RAGAS",
+            Self::DeepEval => "DeepEval",
+            Self::Messages => "the messages format",
+        }
+    }
+
     /// (query, reference, reference contexts, response, retrieved contexts) field names.
     pub(crate) fn fields(self) -> [&'static str; 5] {
         match self {

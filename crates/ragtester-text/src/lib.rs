@@ -5,6 +5,7 @@
 //!
 //! Knows plain text only: no records, no models, no I/O.
 
+pub mod contradiction;
 mod lexical;
 pub mod readability;
 pub mod refusal;

@@ -164,13 +164,28 @@ fn logged_conversations_are_judged_with_their_history_and_go_back_out() {
                 .arg("--out")
                 .arg(&exported),
         );
-        let rows = read_lines(&exported);
-        let turn = rows.iter().find(|r| r["id"] == "log-17").unwrap();
         let history_field = match format {
             "messages" => "messages",
             "ragas" => "user_input",
             _ => "turns",
         };
+        let is_turn = |r: &Value| r[history_field].is_array();
+        let mut rows = read_lines(&exported);
+        // RAGAS and DeepEval load one kind of sample a dataset: their conversations come in a second file,
+        // the single questions stay in the first; our own messages format holds both.
+        let apart = dir.path().join(format!("{format}.conversations.jsonl"));
+        if format == "messages" {
+            assert!(!apart.exists());
+        } else {
+            assert!(
+                rows.iter().all(|r| !is_turn(r)),
+                "{format}: a turn among single rows"
+            );
+            let turns = read_lines(&apart);
+            assert!(!turns.is_empty() && turns.iter().all(is_turn), "{format}");
+            rows.extend(turns);
+        }
+        let turn = rows.iter().find(|r| r["id"] == "log-17").unwrap();
         assert!(turn[history_field].as_array().unwrap().len() >= 3, "{turn}");
         let back = dir.path().join(format!("back-{format}"));
         common::succeeds(

@@ -43,12 +43,34 @@ fn the_offline_judge_meets_its_goals_on_the_labelled_benchmark() {
     for kind in [
         "verbatim",
         "reworded",
+        "quoted",
         "other_question",
+        "other_passage",
         "refusal",
         "truncated",
         "changed_number",
+        "swapped_name",
+        "flipped_negation",
         "wrong_language",
     ] {
         assert!(offline["by_kind"][kind].is_object(), "no {kind} answers");
     }
+    // The wrong answers a lexical judge is most tempted to pass — another question's answer read from its
+    // own passage, the passage's sentence with a name swapped, a figure moved or a negation flipped — each
+    // fail at least 95 % of the time; a quoted sentence of the passage passes.
+    for kind in [
+        "other_passage",
+        "swapped_name",
+        "changed_number",
+        "flipped_negation",
+    ] {
+        let c = &offline["by_kind"][kind];
+        let count = |k: &str| c[k].as_u64().unwrap();
+        let failures = count("true_failures") + count("missed_failures");
+        assert!(failures >= 20, "{kind}: {c}");
+        let recall = count("true_failures") as f64 / failures as f64;
+        assert!(recall >= 0.95, "{kind}: {c}");
+    }
+    let quoted = &offline["by_kind"]["quoted"];
+    assert_eq!(quoted["false_failures"], 0, "{quoted}");
 }

@@ -927,6 +927,96 @@ fn peer_conversations(python: &Path, args: &[&str], file: &Path) -> Vec<Value> {
     serde_json::from_slice(&out.stdout).unwrap_or_default()
 }
 
+/// The demo's run — single questions and conversations — exported as RAGAS and DeepEval datasets loads
+/// whole in each library's own dataset loader, each kind of sample where the library keeps it (the
+/// conversations in the second file the export names), and comes back through `import` with every row.
+#[test]
+#[ignore = "needs the real tools: scripts/real-tools.sh builds them, scripts/test.sh runs this with them"]
+fn the_demo_run_exported_loads_whole_in_ragas_and_deepeval() {
+    let Some(python) = tools_python() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let demo = tmp.path().join("demo");
+    let cache = tmp.path().join("cache");
+    let out = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+        .args(["demo", "--out", demo.to_str().unwrap()])
+        .env("RAGTESTER_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    succeeded(&out, "demo");
+    let config: Value = serde_json::from_str(
+        std::fs::read_to_string(demo.join("configs.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let config = config["id"].as_str().unwrap();
+    let answers: Vec<Answer> = read_jsonl(&demo.join("answers.jsonl")).unwrap();
+    let cells = answers.iter().filter(|a| a.config_id == config).count();
+    let cases: Vec<TestCase> = read_jsonl(&demo.join("suite.jsonl")).unwrap();
+    let turns = cases.iter().filter(|c| c.turn.is_some()).count();
+    assert!(turns > 0 && turns < cases.len(), "the demo has both kinds");
+    for (library, ext, single, multi) in [
+        ("ragas", "jsonl", "SingleTurnSample", "MultiTurnSample"),
+        ("deepeval", "json", "Golden", "ConversationalGolden"),
+        ("deepeval", "jsonl", "Golden", "ConversationalGolden"),
+    ] {
+        let file = tmp.path().join(format!("demo-{library}.{ext}"));
+        let out = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+            .args(["export", demo.to_str().unwrap(), "--format", library])
+            .args(["--config", config, "--out", file.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let said = succeeded(&out, &format!("exporting the demo to {library}"));
+        let second = tmp
+            .path()
+            .join(format!("demo-{library}.conversations.{ext}"));
+        assert!(
+            said.contains(second.to_str().unwrap()),
+            "the output names the second file: {said}"
+        );
+        let load = |path: &Path| -> Value {
+            let out = Command::new(&python)
+                .arg(peer_script())
+                .args(["load", library])
+                .arg(path)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{library} cannot load {}: {}",
+                path.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            serde_json::from_slice(&out.stdout).unwrap()
+        };
+        let (first, rest) = (load(&file), load(&second));
+        assert_eq!(first, json!({ single: cells - turns }), "{library}.{ext}");
+        assert_eq!(rest, json!({ multi: turns }), "{library}.{ext}");
+        let back = tmp.path().join(format!("back-{library}-{ext}"));
+        let out = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+            .args(["import", "--answers", file.to_str().unwrap()])
+            .arg("--docs")
+            .arg(demo.join("corpus"))
+            .args(["--out", back.to_str().unwrap()])
+            .env("RAGTESTER_CACHE_DIR", &cache)
+            .output()
+            .unwrap();
+        succeeded(&out, &format!("importing {library}'s export"));
+        let again: Vec<Answer> = read_jsonl(&back.join("answers.jsonl")).unwrap();
+        assert_eq!(again.len(), cells, "{library}.{ext}: every row back");
+        let kept: Vec<TestCase> = read_jsonl(&back.join("suite.jsonl")).unwrap();
+        assert_eq!(
+            kept.iter().filter(|c| c.turn.is_some()).count(),
+            turns,
+            "{library}.{ext}: every conversation turn back as a turn"
+        );
+    }
+}
+
 /// Conversations RAGAS and DeepEval write with their own classes come in with their history, and what
 /// ragtester writes back is read by those classes as conversations again, turn for turn.
 #[test]

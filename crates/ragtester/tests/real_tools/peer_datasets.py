@@ -4,6 +4,8 @@
     python peer_datasets.py read ragas|deepeval FILE -> the rows the library's own reader finds in FILE, as JSON on stdout
     python peer_datasets.py conversations-write DIR CONVERSATIONS.json -> DIR/ragas-multiturn.jsonl, DIR/deepeval-conversations.json
     python peer_datasets.py conversations-read ragas|deepeval FILE -> each conversation as the library reads it
+    python peer_datasets.py load ragas|deepeval FILE -> how many samples of each kind the library's dataset
+                                                       loader (RAGAS from_jsonl, DeepEval add_goldens_from_*) reads
 
 ROWS.json holds [{"question", "answer", "contexts": [...]}]. Run by crates/ragtester/tests/real_tools.rs.
 """
@@ -144,8 +146,34 @@ def conversations_read(library, path):
     return out
 
 
+def load(library, path):
+    """The library's own dataset loader over a whole file, as a user loads an export: the kinds of sample it
+    made and how many of each. A row it cannot read raises, as it does for the user."""
+    kinds = {}
+    if library == "ragas":
+        from ragas import EvaluationDataset
+
+        samples = EvaluationDataset.from_jsonl(path).samples
+    else:
+        from deepeval.dataset import EvaluationDataset
+
+        dataset = EvaluationDataset()
+        if path.endswith(".json"):
+            dataset.add_goldens_from_json_file(path)
+        elif path.endswith(".csv"):
+            dataset.add_goldens_from_csv_file(path)
+        else:
+            dataset.add_goldens_from_jsonl_file(path)
+        samples = dataset.goldens
+    for s in samples:
+        kinds[type(s).__name__] = kinds.get(type(s).__name__, 0) + 1
+    return kinds
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "write":
+    if sys.argv[1] == "load":
+        json.dump(load(sys.argv[2], sys.argv[3]), sys.stdout)
+    elif sys.argv[1] == "write":
         write(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "conversations-write":
         conversations_write(sys.argv[2], sys.argv[3])

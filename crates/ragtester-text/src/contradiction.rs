@@ -1,0 +1,388 @@
+//! An answer that says what its sources say with one fact changed: a sentence of the answer laid over the
+//! source sentence it copies (a passage's or the reference's), and what it put in place of the source's words
+//! read for a moved figure, a swapped name or a flipped negation.
+//!
+//! Lexical, and deliberately narrow: it sees an answer that copies or edits a source sentence (what a reader
+//! model and a careless summary write most), not a paraphrase. What it reports is a contradiction in the
+//! answer's own words, so a rule may fail the answer on it whatever a judge rated.
+
+use crate::{is_cjk, negated, sentences, terms};
+use std::fmt;
+
+/// What an answer changed in the sentence it copies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    /// A figure the source does not give, where the source gives another.
+    Figure,
+    /// A name in place of the source's: a name (a capitalised word, a Chinese proper noun) or the fact the
+    /// reference answers with.
+    Name,
+    /// A negation put in or taken out.
+    Negation,
+}
+
+/// A contradiction found: its kind, what the answer says and what its source says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Contradiction {
+    pub kind: ChangeKind,
+    /// The answer's words in place of the source's (empty where it only left words out).
+    pub said: String,
+    /// The source's words the answer replaced or left out (empty where it only added words).
+    pub source: String,
+    /// The source sentence the answer copies.
+    pub sentence: String,
+}
+
+impl fmt::Display for Contradiction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (said, source) = (self.said.trim(), self.source.trim());
+        match self.kind {
+            ChangeKind::Figure => write!(f, "states {said:?} where its source says {source:?}"),
+            ChangeKind::Name => write!(f, "names {said:?} where its source names {source:?}"),
+            ChangeKind::Negation if said.is_empty() => {
+                write!(f, "drops the negation {source:?} of its source")
+            }
+            ChangeKind::Negation => write!(f, "negates its source with {said:?}"),
+        }?;
+        write!(f, " (\"{}\")", self.sentence)
+    }
+}
+
+/// Longest change read as one edit, in chars: more is a different sentence, not an edited one.
+const MAX_CHANGE: usize = 40;
+/// Share of the longer sentence the two must share around the change.
+const MIN_SHARED: f64 = 0.6;
+
+/// The first sentence of `answer` that copies a sentence of `reference` or `passages` with a figure, a name
+/// or a negation changed. None when no sentence does (or the answer copies nothing).
+pub fn contradiction(answer: &str, reference: &str, passages: &[&str]) -> Option<Contradiction> {
+    let mut sources: Vec<&str> = Vec::new();
+    for text in std::iter::once(reference).chain(passages.iter().copied()) {
+        sources.extend(sentence_slices(text));
+    }
+    let grounded = Grounded::of(reference, passages);
+    sentence_slices(answer).into_iter().find_map(|said| {
+        let (edit, source) = sources
+            .iter()
+            .filter_map(|s| Edit::of(said, s).map(|e| (e, *s)))
+            .max_by_key(|(e, _)| e.shared)?;
+        edit.contradiction(source, reference, &grounded)
+            .map(|kind| Contradiction {
+                kind,
+                said: edit.inserted.to_string(),
+                source: edit.removed.to_string(),
+                sentence: source.to_string(),
+            })
+    })
+}
+
+fn sentence_slices(text: &str) -> Vec<&str> {
+    let starts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+    let byte = |c: usize| starts.get(c).copied().unwrap_or(text.len());
+    sentences(text)
+        .into_iter()
+        .map(|(a, b)| text[byte(a)..byte(b)].trim_end_matches(['.', '。', '!', '！', '?', '？']))
+        .filter(|s| !s.trim().is_empty())
+        .collect()
+}
+
+/// The text every source holds, lower-cased, to ask whether the answer's new words occur anywhere in them.
+struct Grounded {
+    text: String,
+}
+
+impl Grounded {
+    fn of(reference: &str, passages: &[&str]) -> Self {
+        let mut text = reference.to_lowercase();
+        for p in passages {
+            text.push('\n');
+            text.push_str(&p.to_lowercase());
+        }
+        Self { text }
+    }
+
+    fn holds(&self, words: &str) -> bool {
+        let w = words.trim().to_lowercase();
+        w.is_empty() || self.text.contains(&w)
+    }
+}
+
+/// One sentence of the answer over one source sentence: the common start and end, and what differs between.
+#[derive(Debug)]
+struct Edit<'a> {
+    inserted: &'a str,
+    removed: &'a str,
+    /// Chars the two share around the change.
+    shared: usize,
+}
+
+impl<'a> Edit<'a> {
+    /// The edit turning `source` into `said`, when they share most of their text around one short change.
+    fn of(said: &'a str, source: &'a str) -> Option<Self> {
+        let a: Vec<(usize, char)> = said.char_indices().collect();
+        let b: Vec<(usize, char)> = source.char_indices().collect();
+        let same = |x: char, y: char| x.to_lowercase().eq(y.to_lowercase());
+        let prefix = a
+            .iter()
+            .zip(&b)
+            .take_while(|((_, x), (_, y))| same(*x, *y))
+            .count();
+        let max_suffix = a.len().min(b.len()) - prefix;
+        let suffix = a
+            .iter()
+            .rev()
+            .zip(b.iter().rev())
+            .take(max_suffix)
+            .take_while(|((_, x), (_, y))| same(*x, *y))
+            .count();
+        let shared = prefix + suffix;
+        let longer = a.len().max(b.len());
+        if shared == a.len() && shared == b.len() {
+            return None;
+        }
+        let (ins, rem) = (a.len() - shared, b.len() - shared);
+        if (shared as f64) < MIN_SHARED * longer as f64 || ins > MAX_CHANGE || rem > MAX_CHANGE {
+            return None;
+        }
+        let cut = |s: &'a str, v: &[(usize, char)], from: usize, to: usize| {
+            let at = |i: usize| v.get(i).map_or(s.len(), |(b, _)| *b);
+            &s[at(from)..at(to)]
+        };
+        // Widen a change that starts or ends inside a word to the whole word, so "11.5" against "4.5" reads
+        // as figures, not "11" against "4". Both sides agree outside the change, so one side's chars decide.
+        let word = |c: char| c.is_alphanumeric() && !is_cjk(c);
+        let inside = |v: &[(usize, char)], from: usize, to: usize, i: usize| {
+            (from..to).contains(&i) && word(v[i].1)
+        };
+        let joins = |c: char| word(c) || is_figure_char(c);
+        let (mut from, mut to_a, mut to_b) = (prefix, a.len() - suffix, b.len() - suffix);
+        while from > 0
+            && (word(a[from - 1].1)
+                || (is_figure_char(a[from - 1].1) && from >= 2 && a[from - 2].1.is_ascii_digit()))
+            && (inside(&a, from, to_a, from) || inside(&b, from, to_b, from))
+        {
+            from -= 1;
+        }
+        while to_a < a.len()
+            && (word(a[to_a].1)
+                || (is_figure_char(a[to_a].1)
+                    && a.get(to_a + 1).is_some_and(|(_, c)| c.is_ascii_digit())))
+            && ((to_a > from && joins(a[to_a - 1].1)) || (to_b > from && joins(b[to_b - 1].1)))
+        {
+            to_a += 1;
+            to_b += 1;
+        }
+        Some(Self {
+            inserted: cut(said, &a, from, to_a),
+            removed: cut(source, &b, from, to_b.min(b.len())),
+            shared,
+        })
+    }
+
+    /// What kind of contradiction this edit makes, if any.
+    fn contradiction(
+        &self,
+        source: &str,
+        reference: &str,
+        grounded: &Grounded,
+    ) -> Option<ChangeKind> {
+        let (ins, rem) = (self.inserted.trim(), self.removed.trim());
+        if negated(ins) != negated(rem) && (only_negation(ins) || only_negation(rem)) {
+            return Some(ChangeKind::Negation);
+        }
+        if ins.is_empty() || rem.is_empty() {
+            return None;
+        }
+        let figures = |s: &str| -> Vec<String> {
+            terms(s)
+                .into_iter()
+                .filter(|t| t.starts_with(|c: char| c.is_ascii_digit()))
+                .collect()
+        };
+        let (new, old) = (figures(ins), figures(rem));
+        if !new.is_empty() && !old.is_empty() {
+            return new
+                .iter()
+                .any(|f| !old.contains(f) && !grounded.holds(f))
+                .then_some(ChangeKind::Figure);
+        }
+        // A name in place of the fact the reference gives ("Tomas Reyes" where it says "Priya Castell"),
+        // or of another name, from nowhere in the sources. A vaguer phrase in place of the fact ("a set
+        // pressure" for "4.5 bar") leaves it out, which is incompleteness, not a contradiction.
+        if !is_name(ins) || grounded_in_reference(ins, reference) {
+            return None;
+        }
+        let replaced_the_fact = rem.chars().count() >= 2
+            && reference.to_lowercase().contains(&rem.to_lowercase())
+            && !reference.trim().eq_ignore_ascii_case(source.trim());
+        (replaced_the_fact || (is_name(rem) && !grounded.holds(ins))).then_some(ChangeKind::Name)
+    }
+}
+
+/// Whether an answer gives any of its reference: a fifth of the reference's terms, or a span of it ("1655年"
+/// of "顺治十二年（1655年）"), or the reference whole within a longer answer. None when the reference has
+/// no terms to compare with.
+pub fn gives_reference(answer: &str, reference: &str) -> Option<bool> {
+    let wanted: std::collections::HashSet<String> = terms(reference).into_iter().collect();
+    if wanted.is_empty() {
+        return None;
+    }
+    let (said, reference) = (
+        answer.trim().to_lowercase(),
+        reference.trim().to_lowercase(),
+    );
+    let spans =
+        said.chars().count() >= 2 && (reference.contains(&said) || said.contains(&reference));
+    let given: std::collections::HashSet<String> = terms(&said).into_iter().collect();
+    let share = wanted.iter().filter(|t| given.contains(*t)).count() as f64 / wanted.len() as f64;
+    Some(spans || share >= 0.2)
+}
+
+fn is_figure_char(c: char) -> bool {
+    c.is_ascii_digit() || c == '.' || c == ','
+}
+
+fn grounded_in_reference(words: &str, reference: &str) -> bool {
+    reference.to_lowercase().contains(&words.to_lowercase())
+}
+
+/// Whether a change is a negation and little else: "not", "n't", "never", 不, 没, "It is not true that"…
+fn only_negation(s: &str) -> bool {
+    const FILLER: &[&str] = &[
+        "not", "no", "never", "n't", "it", "is", "was", "true", "that", "the", "case", "do",
+        "does", "did", "can", "cannot", "don't", "doesn't", "didn't", "isn't", "wasn't", "aren't",
+        "weren't", "won't", "can't",
+    ];
+    const ZH: &[char] = &['不', '没', '未', '无', '非', '并', '须', '有', '是', '必'];
+    let s = s.trim().to_lowercase();
+    if s.is_empty() {
+        return false;
+    }
+    s.split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .all(|w| {
+            FILLER.contains(&w) || (w.chars().all(is_cjk) && w.chars().all(|c| ZH.contains(&c)))
+        })
+}
+
+/// Whether words name something: a capitalised word that is no function word ("Priya Castell", "Debian"),
+/// or a Chinese proper noun by jieba's tags (person, place, organisation, other proper noun).
+pub fn is_name(words: &str) -> bool {
+    let latin = words
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 2)
+        .any(|w| {
+            w.starts_with(|c: char| c.is_uppercase())
+                && !crate::is_stop_word(&w.to_lowercase())
+                && w.chars().all(|c| c.is_alphabetic() && !is_cjk(c))
+        });
+    latin
+        || crate::tagged_pieces(words).into_iter().any(|(w, tag)| {
+            w.chars().count() >= 2 && matches!(tag, "nr" | "ns" | "nt" | "nz" | "nrt")
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PASSAGE: &str = "It is operated by Priya Castell, who leads a team of 12 technicians. \
+        Filters are replaced every 30 days.";
+
+    fn found(answer: &str, reference: &str) -> Option<ChangeKind> {
+        contradiction(answer, reference, &[PASSAGE]).map(|c| c.kind)
+    }
+
+    #[test]
+    fn a_copied_sentence_with_one_fact_changed_contradicts_its_source() {
+        let name = "It is operated by Tomas Reyes, who leads a team of 12 technicians.";
+        assert_eq!(found(name, "Priya Castell"), Some(ChangeKind::Name));
+        let figure = "Filters are replaced every 37 days.";
+        assert_eq!(found(figure, "Every 30 days"), Some(ChangeKind::Figure));
+        // Something vaguer in place of the fact leaves it out: incomplete, not contradictory.
+        let vague = "It is operated by a supervisor, who leads a team of 12 technicians.";
+        assert_eq!(found(vague, "Priya Castell"), None);
+        let negation = "Filters are not replaced every 30 days.";
+        assert_eq!(found(negation, "Every 30 days"), Some(ChangeKind::Negation));
+        let it_is_not = "It is not true that filters are replaced every 30 days.";
+        assert_eq!(
+            found(it_is_not, "Every 30 days"),
+            Some(ChangeKind::Negation)
+        );
+        let c = contradiction(name, "Priya Castell", &[PASSAGE]).unwrap();
+        assert_eq!(
+            (c.said.as_str(), c.source.as_str()),
+            ("Tomas Reyes", "Priya Castell")
+        );
+        assert!(c.to_string().contains("Tomas Reyes"), "{c}");
+    }
+
+    #[test]
+    fn chinese_edits_are_read_the_same_way() {
+        let passage = "该站点由王建国负责运营，带领一支12名技术员的团队。过滤器每30天更换一次。";
+        let of = |answer: &str, reference: &str| {
+            contradiction(answer, reference, &[passage]).map(|c| c.kind)
+        };
+        assert_eq!(
+            of("该站点由李明负责运营，带领一支12名技术员的团队。", "王建国"),
+            Some(ChangeKind::Name)
+        );
+        assert_eq!(
+            of("过滤器每37天更换一次。", "每30天"),
+            Some(ChangeKind::Figure)
+        );
+        assert_eq!(
+            of("过滤器并非每30天更换一次。", "每30天"),
+            Some(ChangeKind::Negation)
+        );
+        assert_eq!(of("过滤器每30天更换一次。", "每30天"), None);
+    }
+
+    #[test]
+    fn faithful_answers_are_no_contradiction() {
+        for answer in [
+            "It is operated by Priya Castell, who leads a team of 12 technicians.",
+            "It is operated by Priya Castell.",
+            "Priya Castell operates it.",
+            "Filters are replaced every 30 days, according to the handbook.",
+            "Yes. Filters are replaced every 30 days.",
+            "The filters are replaced every 30 days.",
+            "Pumps are painted blue.",
+        ] {
+            assert_eq!(found(answer, "Priya Castell"), None, "{answer}");
+        }
+        // Leaving out a clause that held a negation negates nothing.
+        let source = "The pump does not need priming and runs 24 hours a day.";
+        assert_eq!(
+            contradiction("The pump runs 24 hours a day.", "24 hours", &[source]),
+            None
+        );
+    }
+
+    #[test]
+    fn an_answer_gives_its_reference_by_its_terms_or_as_a_span() {
+        assert_eq!(
+            gives_reference("1655年", "顺治十二年（1655年）"),
+            Some(true)
+        );
+        assert_eq!(
+            gives_reference("It opens at 4.5 bar.", "4.5 bar"),
+            Some(true)
+        );
+        assert_eq!(
+            gives_reference("Every 30 days", "Priya Castell"),
+            Some(false)
+        );
+        assert_eq!(gives_reference("anything", ""), None);
+    }
+
+    #[test]
+    fn names_are_capitalised_words_or_chinese_proper_nouns() {
+        assert!(is_name("Priya Castell"));
+        assert!(is_name("Debian"));
+        assert!(!is_name("the pump"));
+        assert!(!is_name("The"));
+        assert!(is_name("北京") && is_name("陈墨") && is_name("王建国"));
+        assert!(!is_name("更换"));
+    }
+}
