@@ -960,11 +960,25 @@ fn suites_travel_to_ragas_and_deepeval_and_back() {
         ragas.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let rows: Vec<serde_json::Value> = std::fs::read_to_string(&ragas)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = |path: &std::path::Path| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    // RAGAS loads one kind of sample a dataset: the conversations' turns go to a second file, which the
+    // output names; the first holds the single questions alone.
+    let turns_file = tmp.path().join("ragas.conversations.jsonl");
+    assert!(
+        stderr(&out).contains(turns_file.to_str().unwrap()),
+        "{}",
+        stderr(&out)
+    );
+    let (singles, turns) = (lines(&ragas), lines(&turns_file));
+    assert!(singles.iter().all(|r| r["user_input"].is_string()));
+    assert!(turns.iter().all(|r| r["user_input"].is_array()));
+    let rows: Vec<serde_json::Value> = singles.into_iter().chain(turns).collect();
     assert_eq!(rows.len(), cases.len());
     // A single question is a single-turn sample; a conversation's turn a multi-turn one, its history and
     // answer as messages.
