@@ -5,7 +5,7 @@
 //! is what a report later states beside the verdicts.
 
 use crate::agreement::{Agreement, HumanLabel, JudgedItem, LabelledItem};
-use crate::fit::{Example, Logistic, fit_tuned};
+use crate::fit::{Example, Logistic, fit_tuned_weighted};
 use crate::profile::{JudgeProfile, POOLED, PROFILE_FORMAT, ScoreModels};
 use crate::signals::Signals;
 use ragtester_core::oracle::{AgreementFigure, LabelSet, MeasuredAgreement};
@@ -85,7 +85,8 @@ impl Scales {
     }
 }
 
-/// The examples for the overall model, or for one criterion, from the items at `indices`.
+/// The examples for the overall model, or for one criterion, from the items at `indices`, each with its
+/// question's group and its item.
 fn examples(
     items: &[LabelledItem],
     seen: &[Observation],
@@ -93,7 +94,7 @@ fn examples(
     scales: &Scales,
     profile: &JudgeProfile,
     criterion: Option<&str>,
-) -> Vec<(Example, u64)> {
+) -> Vec<(Example, (u64, usize))> {
     let vector = |s: &Signals| profile.vector(s);
     indices
         .iter()
@@ -103,7 +104,7 @@ fn examples(
             let group = question_group(&item.question);
             if let Some(name) = criterion {
                 let y = scales.scaled(&item.set, name, *item.criteria.get(name)?)?;
-                return Some((Example::Point { x, y }, group));
+                return Some((Example::Point { x, y }, (group, i)));
             }
             let example = match item.label {
                 HumanLabel::Verdict(pass) => Some(Example::Point {
@@ -121,8 +122,23 @@ fn examples(
                 }),
                 HumanLabel::Criteria => None,
             }?;
-            Some((example, group))
+            Some((example, (group, i)))
         })
+        .collect()
+}
+
+/// A weight per example (each placed by its question group and its item) that makes every label set count
+/// alike, whatever its size: a set of 4,700 short dialogue responses does not drown 460 long answers. The
+/// weights average 1, so the pull towards the prior keeps its strength.
+fn set_weights(items: &[LabelledItem], placed: &[(u64, usize)]) -> Vec<f64> {
+    let mut per_set: HashMap<&str, usize> = HashMap::new();
+    for (_, i) in placed {
+        *per_set.entry(items[*i].set.as_str()).or_default() += 1;
+    }
+    let (n, sets) = (placed.len() as f64, per_set.len() as f64);
+    placed
+        .iter()
+        .map(|(_, i)| n / (sets * per_set[items[*i].set.as_str()] as f64))
         .collect()
 }
 
@@ -158,11 +174,13 @@ fn fit_models(
     let prior = prior(profile);
     let models_of = |subset: &[usize]| -> ScoreModels {
         let one = |criterion: Option<&str>| -> Option<Logistic> {
-            let (examples, groups): (Vec<Example>, Vec<u64>) =
+            let (examples, placed): (Vec<Example>, Vec<(u64, usize)>) =
                 examples(items, seen, subset, &scales, profile, criterion)
                     .into_iter()
                     .unzip();
-            fit_tuned(&examples, &groups, width, &prior).map(|(model, _)| model)
+            let groups: Vec<u64> = placed.iter().map(|(g, _)| *g).collect();
+            let weights = set_weights(items, &placed);
+            fit_tuned_weighted(&examples, &weights, &groups, width, &prior).map(|(model, _)| model)
         };
         ScoreModels {
             overall: one(None),

@@ -76,30 +76,49 @@ pub fn fit_tuned(
     width: usize,
     prior: &[f64],
 ) -> Option<(Logistic, f64)> {
+    fit_tuned_weighted(examples, &vec![1.0; examples.len()], groups, width, prior)
+}
+
+/// [`fit_tuned`] with a weight per example (parallel to `examples`), in the fit and in the held-out loss:
+/// what lets several label sets of very different sizes count alike.
+pub fn fit_tuned_weighted(
+    examples: &[Example],
+    weights: &[f64],
+    groups: &[u64],
+    width: usize,
+    prior: &[f64],
+) -> Option<(Logistic, f64)> {
     let fold = |g: u64| (g % INNER_FOLDS as u64) as usize;
     let mut best: Option<(f64, f64)> = None;
     for l2 in L2_GRID {
         let mut loss = 0.0;
         for k in 0..INNER_FOLDS {
             let in_fold = |g: &u64| fold(*g) == k;
-            let train: Vec<Example> = examples
+            let (train, train_weights): (Vec<Example>, Vec<f64>) = examples
                 .iter()
+                .zip(weights)
                 .zip(groups)
                 .filter(|(_, g)| !in_fold(g))
-                .map(|(e, _)| e.clone())
-                .collect();
-            let test = examples.iter().zip(groups).filter(|(_, g)| in_fold(g));
-            let Some(model) = fit(&train, width, l2, prior) else {
+                .map(|((e, w), _)| (e.clone(), *w))
+                .unzip();
+            let test = examples
+                .iter()
+                .zip(weights)
+                .zip(groups)
+                .filter(|(_, g)| in_fold(g));
+            let Some(model) = fit_weighted(&train, &train_weights, width, l2, prior) else {
                 continue;
             };
-            loss += test.map(|(e, _)| model.cross_entropy(e)).sum::<f64>();
+            loss += test
+                .map(|((e, w), _)| w * model.cross_entropy(e))
+                .sum::<f64>();
         }
         if best.is_none_or(|(_, b)| loss < b) {
             best = Some((l2, loss));
         }
     }
     let l2 = best.map_or(L2, |(l2, _)| l2);
-    Some((fit(examples, width, l2, prior)?, l2))
+    Some((fit_weighted(examples, weights, width, l2, prior)?, l2))
 }
 
 const NEWTON_STEPS: usize = 50;
@@ -107,7 +126,18 @@ const NEWTON_STEPS: usize = 50;
 /// Fit a model to examples whose signal vectors all have `width` entries, its weights pulled towards
 /// `prior` (weights on the raw signals; zeros for none) with strength `l2`. None without examples.
 pub fn fit(examples: &[Example], width: usize, l2: f64, prior: &[f64]) -> Option<Logistic> {
-    if examples.is_empty() || prior.len() != width {
+    fit_weighted(examples, &vec![1.0; examples.len()], width, l2, prior)
+}
+
+/// [`fit`] with a weight per example (parallel to `examples`): each example's share of the likelihood.
+pub fn fit_weighted(
+    examples: &[Example],
+    weights: &[f64],
+    width: usize,
+    l2: f64,
+    prior: &[f64],
+) -> Option<Logistic> {
+    if examples.is_empty() || prior.len() != width || weights.len() != examples.len() {
         return None;
     }
     let (center, spread) = standardisation(examples, width);
@@ -145,10 +175,10 @@ pub fn fit(examples: &[Example], width: usize, l2: f64, prior: &[f64]) -> Option
     for _ in 0..NEWTON_STEPS {
         let mut gradient = &penalty * (&w - &anchor);
         let mut hessian = penalty.clone();
-        for (row, y) in &rows {
+        for ((row, y), weight) in rows.iter().zip(weights) {
             let p = sigmoid(row.dot(&w));
-            gradient.axpy(p - y, row, 1.0);
-            hessian.ger(p * (1.0 - p), row, row, 1.0);
+            gradient.axpy(weight * (p - y), row, 1.0);
+            hessian.ger(weight * p * (1.0 - p), row, row, 1.0);
         }
         let step = hessian.cholesky()?.solve(&gradient);
         w -= &step;
@@ -230,6 +260,42 @@ mod tests {
             .collect();
         let model = fit(&examples, 1, L2, &[0.0]).unwrap();
         assert!((model.predict(&[0.0]) - 0.75).abs() < 1e-6, "{model:?}");
+    }
+
+    #[test]
+    fn weights_make_a_small_set_count_as_much_as_a_large_one() {
+        // A large set says the answer is good (0.9), a small one bad (0.1): unweighted, the large one wins;
+        // each set weighted to the same total, the estimate lies between them.
+        let mut examples = vec![
+            Example::Point {
+                x: vec![0.0],
+                y: 0.9
+            };
+            900
+        ];
+        examples.extend(vec![
+            Example::Point {
+                x: vec![0.0],
+                y: 0.1
+            };
+            100
+        ]);
+        let plain = fit(&examples, 1, L2, &[0.0]).unwrap();
+        assert!((plain.predict(&[0.0]) - 0.82).abs() < 1e-3, "{plain:?}");
+        let weights: Vec<f64> = (0..1000)
+            .map(|i| {
+                if i < 900 {
+                    1000.0 / 1800.0
+                } else {
+                    1000.0 / 200.0
+                }
+            })
+            .collect();
+        let balanced = fit_weighted(&examples, &weights, 1, L2, &[0.0]).unwrap();
+        assert!(
+            (balanced.predict(&[0.0]) - 0.5).abs() < 1e-3,
+            "{balanced:?}"
+        );
     }
 
     #[test]

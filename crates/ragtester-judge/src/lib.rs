@@ -15,7 +15,9 @@
 //! not apply left out of the mean; the negative-case rule — a refusal of an unanswerable question passes with
 //! correctness 5, an answer to it fails; a refusal of an answerable question, a followed injection or an
 //! answer in another language fails whatever the judge rated, and so does one that gives a superseded value
-//! or hides that the sources disagree — core's `SourceConflict` on the case), checked citations
+//! or hides that the sources disagree — core's `SourceConflict` on the case —, one rated off its question
+//! that gives none of the expected answer, and one that copies a sentence of its sources with a figure, a
+//! name or a negation changed — `ragtester_text::contradiction`), checked citations
 //! (`citations.rs`: each sentence that cites passages by number against the passages it cites; precision and
 //! recall in the rule metrics), the judge prompts (`prompts/judge.{en,zh}.j2`, minijinja, overridable from a
 //! folder; `prompt.rs` also holds the reply's JSON schema), tolerant parsing with bounded re-asks
@@ -309,6 +311,9 @@ impl JudgeJob<'_> {
                     (self.claims, case, item.judge_index, item.sample)
                 {
                     v.claims = claims::claim_metrics(model, case, answer).await;
+                    if rate_from_claims(&mut v) {
+                        rules::settle(case, &mut v);
+                    }
                 }
                 match (self.scoring, case) {
                     (Some(scoring), Some(case)) => scoring.score(case, answer, &mut v),
@@ -321,6 +326,51 @@ impl JudgeJob<'_> {
         made(&verdict, fresh, n);
         verdict
     }
+}
+
+/// Faithfulness and completeness rated from the claims a model checked, where it checked them: the share of
+/// the answer's claims its passages support, and of the expected answer's claims it states, are stronger
+/// evidence than one rating of the whole answer (on long answers people rated, claim-level faithfulness
+/// follows them where the holistic criterion does not). The judge's own rating stays in the reason. Lexical
+/// claims (sentences and shared terms) are no stronger than the ratings they would replace, and leave them
+/// be. Returns whether a criterion changed, so the caller settles pass and fail again.
+pub(crate) fn rate_from_claims(verdict: &mut Verdict) -> bool {
+    let (Some(claims), Some(criteria)) = (verdict.claims.as_ref(), verdict.criteria.as_mut())
+    else {
+        return false;
+    };
+    if verdict.status != VerdictStatus::Ok || claims.method == "lexical" || claims.error.is_some() {
+        return false;
+    }
+    let mut changed = false;
+    let mut rate =
+        |criterion: &mut ragtester_core::Criterion, share: Option<f64>, of: &str, n: usize| {
+            let Some(share) = share.filter(|s| s.is_finite()) else {
+                return;
+            };
+            let own = format!("{:?}: {}", criterion.rating, criterion.reason);
+            *criterion = ragtester_core::Criterion::scored(
+                share.clamp(0.0, 1.0),
+                format!(
+                    "{:.0}% of {n} {of} (claim-level; the judge's own rating: {own})",
+                    share * 100.0
+                ),
+            );
+            changed = true;
+        };
+    rate(
+        &mut criteria.faithfulness,
+        claims.faithfulness,
+        "answer claims supported by the passages",
+        claims.answer_claims,
+    );
+    rate(
+        &mut criteria.completeness,
+        claims.claim_recall,
+        "expected claims the answer states",
+        claims.expected_claims,
+    );
+    changed
 }
 
 /// One verdict a job will make or take from what was done before.
@@ -488,4 +538,54 @@ pub(crate) async fn ask_model(
         }
     }
     Err(problems.join(" | "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ragtester_core::{ClaimMetrics, Criteria, Criterion, Rating};
+
+    fn rated(method: &str) -> Verdict {
+        let mut v = blank_verdict("c", "k", "openai:judge".into(), 0);
+        let fine = || Criterion::rated(Rating::True, "fine");
+        v.criteria = Some(Criteria {
+            faithfulness: fine(),
+            relevance: fine(),
+            completeness: fine(),
+            clarity: fine(),
+            keyword_match: fine(),
+        });
+        v.claims = Some(ClaimMetrics {
+            method: method.into(),
+            answer_claims: 4,
+            expected_claims: 2,
+            faithfulness: Some(0.25),
+            claim_recall: Some(0.5),
+            ..Default::default()
+        });
+        v
+    }
+
+    #[test]
+    fn claims_a_model_checked_rate_faithfulness_and_completeness() {
+        let mut v = rated("openai:judge");
+        assert!(rate_from_claims(&mut v));
+        let c = v.criteria.as_ref().unwrap();
+        assert_eq!(c.faithfulness.rating, Rating::False, "{:?}", c.faithfulness);
+        assert!(c.faithfulness.reason.contains("25% of 4 answer claims"));
+        assert!(
+            c.faithfulness
+                .reason
+                .contains("the judge's own rating: True")
+        );
+        assert_eq!(c.completeness.rating, Rating::Partially);
+        assert_eq!(c.relevance.rating, Rating::True);
+        // Lexical claims, or claims that could not be checked, leave the judge's ratings be.
+        let mut lexical = rated("lexical");
+        assert!(!rate_from_claims(&mut lexical));
+        let mut failed = rated("openai:judge");
+        failed.claims.as_mut().unwrap().error = Some("unreadable".into());
+        assert!(!rate_from_claims(&mut failed));
+        assert_eq!(failed.criteria.unwrap().faithfulness.rating, Rating::True);
+    }
 }

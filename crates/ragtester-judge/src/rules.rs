@@ -1,7 +1,9 @@
 //! Rule metrics, computed from the case and the answer alone, and the rules that bound a judge's verdict:
-//! whatever a judge rates, a refusal of an answerable question, a followed injection and an answer in
-//! another language than the question fail, and a criterion that does not apply to the case is left out of
-//! the mean instead of counting as met.
+//! whatever a judge rates, a refusal of an answerable question, a followed injection, an answer in another
+//! language than the question, an answer that contradicts its sources (a copied sentence with a figure, a
+//! name or a negation changed) and an answer rated off its question that gives none of the expected answer
+//! fail, and a criterion that does not apply to the case is left out of the mean instead of counting as
+//! met.
 
 use ragtester_core::ir::retrieval_metrics;
 use ragtester_core::{Answer, Criteria, Rating, RuleMetrics, TestCase, Verdict};
