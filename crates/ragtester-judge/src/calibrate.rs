@@ -5,7 +5,7 @@
 //! is what a report later states beside the verdicts.
 
 use crate::agreement::{Agreement, HumanLabel, JudgedItem, LabelledItem};
-use crate::fit::{Example, Logistic, fit_tuned_weighted};
+use crate::fit::{Example, Logistic, fit_across_sets};
 use crate::profile::{JudgeProfile, POOLED, PROFILE_FORMAT, ScoreModels};
 use crate::signals::Signals;
 use ragtester_core::oracle::{AgreementFigure, LabelSet, MeasuredAgreement};
@@ -142,6 +142,17 @@ fn set_weights(items: &[LabelledItem], placed: &[(u64, usize)]) -> Vec<f64> {
         .collect()
 }
 
+/// The label set of each example, as a number.
+fn set_indices(items: &[LabelledItem], placed: &[(u64, usize)]) -> Vec<usize> {
+    let mut names: Vec<&str> = placed.iter().map(|(_, i)| items[*i].set.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    placed
+        .iter()
+        .map(|(_, i)| names.binary_search(&items[*i].set.as_str()).unwrap_or(0))
+        .collect()
+}
+
 /// A stable number for a question: the group two answers to it share in the inner folds.
 fn question_group(question: &str) -> u64 {
     use std::hash::{Hash, Hasher};
@@ -180,7 +191,9 @@ fn fit_models(
                     .unzip();
             let groups: Vec<u64> = placed.iter().map(|(g, _)| *g).collect();
             let weights = set_weights(items, &placed);
-            fit_tuned_weighted(&examples, &weights, &groups, width, &prior).map(|(model, _)| model)
+            let sets = set_indices(items, &placed);
+            fit_across_sets(&examples, &weights, &groups, &sets, width, &prior)
+                .map(|(model, _)| model)
         };
         ScoreModels {
             overall: one(None),
