@@ -61,9 +61,13 @@
 //! `Scoring` after each fresh verdict's claims (`JudgeJob::scoring`; a rescored criterion settles pass and
 //! fail again, `rules::settle`). `fit.rs`: regularised logistic regression by Newton's method (nalgebra's
 //! Cholesky) over verdicts, scores (soft targets) and preferences (Bradley–Terry pairs) in one objective,
-//! pulled towards a prior combination with a strength chosen by inner cross-validation; `calibrate.rs`: folds
-//! by question, held-out judgements, the profile fitted on all labels and its `MeasuredAgreement` (core's
-//! `oracle.rs`, which the report states).
+//! pulled towards a prior combination with a strength chosen by inner cross-validation, each example weighted
+//! (`fit_weighted`), and `fit_across_sets`, which keeps the combination or one signal alone by how well each
+//! predicts a label set left out; `calibrate.rs`: every labels file weighing alike, folds by question,
+//! held-out judgements, the profile fitted on all labels and its `MeasuredAgreement` (core's `oracle.rs`,
+//! which the report states), and `best_signals` (the single signal that follows people best, per figure).
+//! Where a model checked the answer's claims, `rate_from_claims` rates faithfulness and completeness from
+//! them.
 //!
 //! A turn of a conversation is judged with its history (`JudgeJob::histories`, shown by the `judge-v4`
 //! templates); attribution names `lost_context` for a follow-up that lost its referent and

@@ -40,7 +40,9 @@
 //! its judged turn and the history before it, and a row's place in a conversation kept one row a turn;
 //! `answered.rs` makes such a turn a case of kind `logged` carrying that history (core's `Turn::history`) and
 //! the row's id (`row_id`), conversations in turn order. `conversation_rows.rs` writes an answered turn back
-//! in each shape with its history (the log's, or the configuration's own answers to the earlier turns).
+//! in each shape with its history (the log's, or the configuration's own answers to the earlier turns); a
+//! shape whose library loads one kind of sample a dataset (RAGAS, DeepEval) has its turns written to a file
+//! of their own beside the single questions (`interop::conversations_file`).
 //!
 //! `writer/conversation.rs` writes conversations of one document (follow-up, topic switch and back,
 //! correction, refusal pressed again, language switch, comparison of two figures — its expected answer worked
