@@ -130,8 +130,8 @@ pub enum Choice {
 
 /// A model that carries what generalises from one label set to another: the combination [`fit_tuned_weighted`]
 /// fits, or a model of one signal alone, whichever predicts a set left out best — each set of `sets` (one
-/// per example) left out in turn, fitted on the others, its weighted cross-entropy averaged with every set
-/// counting alike. A combination fitted on attribution labels of dialogue responses can order long expert
+/// per example) left out in turn, fitted on the others, how well it orders that set's answers averaged with
+/// every set counting alike. A combination fitted on attribution labels of dialogue responses can order long expert
 /// answers worse than one of its own inputs; this keeps the input then. With fewer than two sets there is
 /// nothing to generalise across, and the combination is fitted as before.
 pub fn fit_across_sets(
@@ -160,25 +160,31 @@ pub fn fit_across_sets(
             Choice::Signal(s) => single(&train, &train_weights, width, s, prior[s]),
         }
     };
-    let held_out_loss = |choice: Choice| -> Option<f64> {
+    // How well a choice orders the answers of each set left out (Pearson's r of its estimate with people's
+    // judgement; for a pair, of the difference of its two estimates with the preference), averaged over the
+    // sets. Ordering, not calibration: sets label on scales of their own, so one set's estimates can be
+    // shifted against another's and still order its answers as people do — which is what is reported.
+    let held_out = |choice: Choice| -> Option<f64> {
         let mut total = 0.0;
         for &set in &distinct {
             let model = fit_choice(choice, &|i| sets[i] != set)?;
-            let (mut loss, mut weight) = (0.0, 0.0);
-            for i in (0..examples.len()).filter(|&i| sets[i] == set) {
-                loss += weights[i] * model.cross_entropy(&examples[i]);
-                weight += weights[i];
-            }
-            total += loss / weight.max(f64::MIN_POSITIVE);
+            let (estimates, targets): (Vec<f64>, Vec<f64>) = (0..examples.len())
+                .filter(|&i| sets[i] == set)
+                .map(|i| match &examples[i] {
+                    Example::Point { x, y } => (model.logit(x), *y),
+                    Example::Pair { a, b, y } => (model.logit(a) - model.logit(b), *y),
+                })
+                .unzip();
+            total += crate::agreement::pearson(&estimates, &targets).map_or(0.0, |r| r.estimate);
         }
         Some(total / distinct.len() as f64)
     };
     let mut best: Option<(Choice, f64)> = None;
     for choice in candidates {
-        if let Some(loss) = held_out_loss(choice)
-            && best.is_none_or(|(_, b)| loss < b)
+        if let Some(r) = held_out(choice)
+            && best.is_none_or(|(_, b)| r > b)
         {
-            best = Some((choice, loss));
+            best = Some((choice, r));
         }
     }
     match best.map(|(c, _)| c) {
