@@ -267,12 +267,6 @@ fn figures(terms: &HashSet<String>) -> HashSet<String> {
         .collect()
 }
 
-fn sorted(set: &HashSet<String>) -> Vec<&String> {
-    let mut v: Vec<&String> = set.iter().collect();
-    v.sort();
-    v
-}
-
 impl Overlap {
     fn measure(cell: &Judged) -> Self {
         // "According to the document, …" frames the answer; its words are not claims to ground.
@@ -310,15 +304,6 @@ impl Overlap {
         }
     }
 
-    /// The reference's figures against the answer's: an answer that gives figures, none of them the
-    /// reference's, contradicts it even when its figure occurs elsewhere in the context ("2016年" where the
-    /// reference says 2009).
-    fn contradicted(&self) -> bool {
-        !self.expected_figures.is_empty()
-            && !self.answer_figures.is_empty()
-            && self.expected_figures.is_disjoint(&self.answer_figures)
-    }
-
     /// Grounding and coverage together: True when 80 % of the answer's terms are grounded and half the
     /// reference is covered, Partially from 50 % and a quarter; an invented or contradicted figure fails it.
     fn faithfulness(&self, injected: Option<&str>) -> Criterion {
@@ -341,12 +326,6 @@ impl Overlap {
             )
         } else if let Some(why) = &self.contradiction {
             Criterion::scored(failed(score), why.clone())
-        } else if self.contradicted() {
-            let (said, reference) = (sorted(&self.answer_figures), sorted(&self.expected_figures));
-            Criterion::scored(
-                failed(score),
-                format!("states {said:?} where the reference says {reference:?}"),
-            )
         } else if score >= Rating::PARTLY_FROM {
             Criterion::scored(
                 score,

@@ -1,6 +1,7 @@
 //! An answer that says what its sources say with one fact changed: a sentence of the answer laid over the
 //! source sentence it copies (a passage's or the reference's), and what it put in place of the source's words
-//! read for a moved figure, a swapped name or a flipped negation.
+//! read for a moved figure, a swapped name or a flipped negation; and an answer that gives figures, none of
+//! them the reference's, in whatever words.
 //!
 //! Lexical, and deliberately narrow: it sees an answer that copies or edits a source sentence (what a reader
 //! model and a careless summary write most), not a paraphrase. What it reports is a contradiction in the
@@ -61,7 +62,7 @@ pub fn contradiction(answer: &str, reference: &str, passages: &[&str]) -> Option
         sources.extend(sentence_slices(text));
     }
     let grounded = Grounded::of(reference, passages);
-    sentence_slices(answer).into_iter().find_map(|said| {
+    let edited = sentence_slices(answer).into_iter().find_map(|said| {
         let (edit, source) = sources
             .iter()
             .filter_map(|s| Edit::of(said, s).map(|e| (e, *s)))
@@ -73,7 +74,31 @@ pub fn contradiction(answer: &str, reference: &str, passages: &[&str]) -> Option
                 source: edit.removed.to_string(),
                 sentence: source.to_string(),
             })
-    })
+    });
+    edited.or_else(|| other_figures(answer, reference))
+}
+
+/// The reference gives figures and the answer gives figures, none of them the reference's: "opens at 11.5
+/// bar" against "4.5 bar", in any words ("2016年" where the reference says 2009, however the answer puts it).
+fn other_figures(answer: &str, reference: &str) -> Option<Contradiction> {
+    let figures = |text: &str| -> Vec<String> {
+        let mut f: Vec<String> = terms(text)
+            .into_iter()
+            .filter(|t| t.starts_with(|c: char| c.is_ascii_digit()))
+            .collect();
+        f.sort();
+        f.dedup();
+        f
+    };
+    let (said, wanted) = (figures(answer), figures(reference));
+    (!said.is_empty() && !wanted.is_empty() && said.iter().all(|f| !wanted.contains(f))).then(
+        || Contradiction {
+            kind: ChangeKind::Figure,
+            said: said.join(", "),
+            source: wanted.join(", "),
+            sentence: reference.trim().to_string(),
+        },
+    )
 }
 
 fn sentence_slices(text: &str) -> Vec<&str> {
@@ -297,6 +322,15 @@ mod tests {
     fn a_copied_sentence_with_one_fact_changed_contradicts_its_source() {
         let name = "It is operated by Tomas Reyes, who leads a team of 12 technicians.";
         assert_eq!(found(name, "Priya Castell"), Some(ChangeKind::Name));
+        // In any words: the reference's figure is not the answer's.
+        assert_eq!(
+            found("They change them monthly, every 31 days.", "Every 30 days"),
+            Some(ChangeKind::Figure)
+        );
+        assert_eq!(
+            found("They change them monthly, every 30 days.", "Every 30 days"),
+            None
+        );
         let figure = "Filters are replaced every 37 days.";
         assert_eq!(found(figure, "Every 30 days"), Some(ChangeKind::Figure));
         // Something vaguer in place of the fact leaves it out: incomplete, not contradictory.
