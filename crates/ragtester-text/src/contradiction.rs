@@ -57,17 +57,25 @@ const MIN_SHARED: f64 = 0.6;
 /// The first sentence of `answer` that copies a sentence of `reference` or `passages` with a figure, a name
 /// or a negation changed. None when no sentence does (or the answer copies nothing).
 pub fn contradiction(answer: &str, reference: &str, passages: &[&str]) -> Option<Contradiction> {
-    let mut sources: Vec<&str> = Vec::new();
+    // Each source sentence with its length: one that differs from an answer sentence by more than one
+    // change's length cannot be its edit, and is passed over without comparing a char (judging reads every
+    // retrieved passage of every cell).
+    let mut sources: Vec<(&str, usize)> = Vec::new();
     for text in std::iter::once(reference).chain(passages.iter().copied()) {
-        sources.extend(sentence_slices(text));
+        sources.extend(
+            sentence_slices(text)
+                .into_iter()
+                .map(|s| (s, s.chars().count())),
+        );
     }
-    let grounded = Grounded::of(reference, passages);
     let edited = sentence_slices(answer).into_iter().find_map(|said| {
+        let length = said.chars().count();
         let (edit, source) = sources
             .iter()
-            .filter_map(|s| Edit::of(said, s).map(|e| (e, *s)))
+            .filter(|(_, n)| n.abs_diff(length) <= MAX_CHANGE)
+            .filter_map(|(s, _)| Edit::of(said, s).map(|e| (e, *s)))
             .max_by_key(|(e, _)| e.shared)?;
-        edit.contradiction(source, reference, &grounded)
+        edit.contradiction(source, reference, &Grounded::of(reference, passages))
             .map(|kind| Contradiction {
                 kind,
                 said: edit.inserted.to_string(),
