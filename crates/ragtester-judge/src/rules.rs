@@ -53,7 +53,9 @@ pub fn rule_metrics(case: &TestCase, answer: &Answer) -> RuleMetrics {
     let contradicts_sources = (answered && !refused && !case.expects_refusal())
         .then(|| {
             let passages: Vec<&str> = answer.contexts.iter().map(|c| c.text.as_str()).collect();
-            contradiction(&answer.answer, &case.expected_answer, &passages)
+            // Citation markers ("[1]") are no figures the answer states.
+            let said = crate::citations::unmarked(&answer.answer);
+            contradiction(&said, &case.expected_answer, &passages)
         })
         .flatten()
         .map(|c| c.to_string());
@@ -239,5 +241,51 @@ fn note_not_applicable(criteria: &Criteria, notes: &mut Vec<String>) {
         notes.push(format!(
             "{name} does not apply to this case: left out of the mean"
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::benchmark::{AnswerKind, LabelledAnswer, LabelledQuestion, as_records};
+
+    /// The rule metrics of `text` answering "At what pressure does the relief valve open?" (reference and
+    /// passage "The relief valve opens at 4.5 bar.").
+    fn metrics_of(text: &str) -> (TestCase, RuleMetrics) {
+        let question = LabelledQuestion {
+            source: "t".into(),
+            language: "en".into(),
+            question: "At what pressure does the relief valve open?".into(),
+            answer: "The relief valve opens at 4.5 bar.".into(),
+            keywords: Vec::new(),
+            passage: "The relief valve opens at 4.5 bar.".into(),
+            alternatives: Vec::new(),
+        };
+        let labelled = LabelledAnswer {
+            question: 0,
+            kind: AnswerKind::Verbatim,
+            text: text.into(),
+            passage_of: 0,
+        };
+        let (case, answer) = as_records(&[question], &labelled, 0);
+        let metrics = rule_metrics(&case, &answer);
+        (case, metrics)
+    }
+
+    #[test]
+    fn a_copied_sentence_with_a_fact_changed_fails_by_rule_and_a_citation_marker_is_no_figure() {
+        let (case, moved) = metrics_of("The relief valve opens at 11.5 bar.");
+        let why = rule_failure(&case, &moved).expect("a moved figure fails");
+        assert!(why.contains("11.5"), "{why}");
+        let (_, cited) = metrics_of("It opens at 4.5 bar [1].");
+        assert_eq!(cited.contradicts_sources, None);
+        let (_, only_cited) = metrics_of("The relief valve is on the outlet [1].");
+        assert_eq!(
+            only_cited.contradicts_sources, None,
+            "a marker is no figure"
+        );
+        assert_eq!(only_cited.gives_reference, Some(true));
+        let (_, other) = metrics_of("Filters are replaced every month.");
+        assert_eq!(other.gives_reference, Some(false));
     }
 }
