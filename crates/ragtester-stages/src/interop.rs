@@ -60,20 +60,31 @@ pub fn export(
     // metadata still restores its case, conversation and all.
     let conversations = format != interop::FileFormat::Csv;
     let rows = interop::export_rows(shape, &cases, &documents, answers.as_deref(), conversations);
-    let (turns, single): (Vec<_>, Vec<_>) = rows
-        .into_iter()
-        .partition(|r| conversations && interop::is_conversation_row(r));
-    let apart = !shape.mixes_conversations() && !turns.is_empty() && !single.is_empty();
-    let (main, second) = if apart {
-        (single, turns)
+    let turn = |r: &serde_json::Map<String, serde_json::Value>| {
+        conversations && interop::is_conversation_row(r)
+    };
+    let apart =
+        !shape.mixes_conversations() && rows.iter().any(turn) && rows.iter().any(|r| !turn(r));
+    let (main, second): (Vec<_>, Vec<_>) = if apart {
+        rows.into_iter().partition(|r| !turn(r))
     } else {
-        (single.into_iter().chain(turns).collect(), Vec::new())
+        (rows, Vec::new())
     };
     let bytes = interop::write_rows(&main, format, shape)?;
     ragtester_core::record::write_atomic(out, &bytes)?;
     events.info(format!("wrote {} rows to {}", main.len(), out.display()));
+    let path = interop::conversations_file(out);
+    if !apart && path.exists() {
+        // `import --answers` reads a conversations file beside its export: one left by an earlier export to
+        // the same name would come back with this one.
+        std::fs::remove_file(&path)
+            .with_context(|| format!("cannot remove the earlier export's {}", path.display()))?;
+        events.info(format!(
+            "removed {}, an earlier export's conversations: this export holds none apart",
+            path.display()
+        ));
+    }
     if apart {
-        let path = interop::conversations_file(out);
         let bytes = interop::write_rows(&second, format, shape)?;
         ragtester_core::record::write_atomic(&path, &bytes)?;
         events.info(format!(

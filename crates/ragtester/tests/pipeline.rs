@@ -998,6 +998,22 @@ fn suites_travel_to_ragas_and_deepeval_and_back() {
         }
     }
     assert!(rows.iter().any(|r| r["conversation_id"].is_string()));
+    // The suite alone (no answers, so no conversation rows) exported to the same name: the earlier export's
+    // conversations file goes, so `import --answers` cannot read it back with this one.
+    let suite_file = dir.join("suite.jsonl");
+    let out = ragtester(&[
+        "export",
+        suite_file.to_str().unwrap(),
+        "--docs",
+        corpus.to_str().unwrap(),
+        "--format",
+        "ragas",
+        "--out",
+        ragas.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!turns_file.exists(), "{}", stderr(&out));
+    assert_eq!(lines(&ragas).len(), cases.len());
 
     let goldens = tmp.path().join("goldens.csv");
     let suite = dir.join("suite.jsonl");

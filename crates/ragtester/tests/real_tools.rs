@@ -375,15 +375,21 @@ fn peer_script() -> PathBuf {
 }
 
 fn peer_read(python: &Path, library: &str, file: &Path) -> Vec<Value> {
+    serde_json::from_value(peer(python, "read", library, file)).unwrap()
+}
+
+/// What `peer_datasets.py VERB LIBRARY FILE` prints, as JSON; a library that cannot read the file fails the
+/// test with its own error.
+fn peer(python: &Path, verb: &str, library: &str, file: &Path) -> Value {
     let out = Command::new(python)
         .arg(peer_script())
-        .args(["read", library])
+        .args([verb, library])
         .arg(file)
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "the library cannot read {}: {}",
+        "{library} cannot {verb} {}: {}",
         file.display(),
         String::from_utf8_lossy(&out.stderr)
     );
@@ -978,21 +984,7 @@ fn the_demo_run_exported_loads_whole_in_ragas_and_deepeval() {
             said.contains(second.to_str().unwrap()),
             "the output names the second file: {said}"
         );
-        let load = |path: &Path| -> Value {
-            let out = Command::new(&python)
-                .arg(peer_script())
-                .args(["load", library])
-                .arg(path)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{library} cannot load {}: {}",
-                path.display(),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            serde_json::from_slice(&out.stdout).unwrap()
-        };
+        let load = |path: &Path| peer(&python, "load", library, path);
         let (first, rest) = (load(&file), load(&second));
         assert_eq!(first, json!({ single: cells - turns }), "{library}.{ext}");
         assert_eq!(rest, json!({ multi: turns }), "{library}.{ext}");

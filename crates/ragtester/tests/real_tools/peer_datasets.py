@@ -66,6 +66,12 @@ def read(library, path):
 
         dataset = EvaluationDataset.from_jsonl(path)
         return [s.model_dump(exclude_none=True) for s in dataset.samples]
+    fields = ["input", "expected_output", "context", "actual_output", "retrieval_context"]
+    return [{f: getattr(g, f) for f in fields if getattr(g, f, None) is not None} for g in deepeval_goldens(path)]
+
+
+def deepeval_goldens(path):
+    """DeepEval's own dataset reader over a file, by its extension: JSON, CSV or JSON lines."""
     from deepeval.dataset import EvaluationDataset
 
     dataset = EvaluationDataset()
@@ -75,8 +81,7 @@ def read(library, path):
         dataset.add_goldens_from_csv_file(path)
     else:
         dataset.add_goldens_from_jsonl_file(path)
-    fields = ["input", "expected_output", "context", "actual_output", "retrieval_context"]
-    return [{f: getattr(g, f) for f in fields if getattr(g, f, None) is not None} for g in dataset.goldens]
+    return dataset.goldens
 
 
 def conversations_write(directory, conversations_file):
@@ -155,16 +160,7 @@ def load(library, path):
 
         samples = EvaluationDataset.from_jsonl(path).samples
     else:
-        from deepeval.dataset import EvaluationDataset
-
-        dataset = EvaluationDataset()
-        if path.endswith(".json"):
-            dataset.add_goldens_from_json_file(path)
-        elif path.endswith(".csv"):
-            dataset.add_goldens_from_csv_file(path)
-        else:
-            dataset.add_goldens_from_jsonl_file(path)
-        samples = dataset.goldens
+        samples = deepeval_goldens(path)
     for s in samples:
         kinds[type(s).__name__] = kinds.get(type(s).__name__, 0) + 1
     return kinds
