@@ -240,6 +240,22 @@ pub struct TestCase {
     /// what the answer owes them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conflict: Option<SourceConflict>,
+    /// The id of the case this one descends from, when `generate --update` wrote it again because its
+    /// source text changed: the first ancestor's id, so runs before and after any number of updates line
+    /// up case by case (see [`TestCase::lineage_id`]). None for a case as first written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lineage: Option<String>,
+    /// Why the case may test what its documents no longer say (its document no longer parses; its source
+    /// changed and nothing could write it again): kept in the suite, reported apart, never dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stale: Option<String>,
+}
+
+impl TestCase {
+    /// The id that stays the same across suite updates: the first ancestor's, or the case's own.
+    pub fn lineage_id(&self) -> &str {
+        self.lineage.as_deref().unwrap_or(&self.id)
+    }
 }
 
 /// A fact the corpus states more than once, with different values.

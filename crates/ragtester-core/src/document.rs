@@ -122,9 +122,29 @@ pub struct SourceSpan {
     pub start: usize,
     pub end: usize,
     pub page: u32,
+    /// Content hash of the span's text when the suite was written, so an updated corpus tells an untouched
+    /// span from a changed one (`generate --update`). None in suites written before spans were hashed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
 }
 
 impl SourceSpan {
+    /// The span `[start, end)` of `doc`, with its page and the hash of its text.
+    pub fn in_document(doc: &Document, start: usize, end: usize) -> Self {
+        Self {
+            document_id: doc.id.clone(),
+            start,
+            end,
+            page: doc.page_of(start),
+            hash: Some(Self::hash_of(&doc.slice(start, end))),
+        }
+    }
+
+    /// The content hash a span of this text carries.
+    pub fn hash_of(text: &str) -> String {
+        crate::ids::content_id(text.as_bytes())
+    }
+
     /// Whether the char range `[start, end)` of `document_id` shares at least one char with this span.
     pub fn overlaps(&self, document_id: &str, start: usize, end: usize) -> bool {
         self.document_id == document_id && start < self.end && self.start < end
@@ -288,6 +308,7 @@ mod tests {
             start: 10,
             end: 20,
             page: 1,
+            hash: None,
         };
         assert!(s.overlaps("d", 19, 30));
         assert!(!s.overlaps("d", 20, 30));

@@ -85,6 +85,7 @@ mod tests {
             start,
             end,
             page: 1,
+            hash: None,
         }
     }
 

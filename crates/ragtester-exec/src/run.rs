@@ -1145,6 +1145,7 @@ mod whole_document_tests {
                 start: 0,
                 end: 2,
                 page: 1,
+                hash: None,
             })
             .to_vec();
         let (contexts, cut) = whole_documents(&case, &chunks, None);

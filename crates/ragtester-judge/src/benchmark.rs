@@ -352,6 +352,7 @@ pub fn as_records(
             start: 0,
             end: q.passage.chars().count(),
             page: 1,
+            hash: None,
         }],
         document_id: format!("passage-{}", a.question),
         restrict_to: Vec::new(),
@@ -369,6 +370,8 @@ pub fn as_records(
         turn: None,
         row_id: None,
         conflict: None,
+        lineage: None,
+        stale: None,
     };
     let answer = Answer {
         schema_version: ragtester_core::SCHEMA_VERSION,

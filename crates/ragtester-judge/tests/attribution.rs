@@ -84,6 +84,7 @@ fn case(l: &Lang) -> TestCase {
             start: SOURCE_START,
             end: SOURCE_START + l.source.chars().count(),
             page: 1,
+            hash: None,
         }],
         document_id: "manual".into(),
         language: l.code.into(),

@@ -20,6 +20,7 @@ fn case(language: &str, expected: &str, source_len: usize) -> TestCase {
             start: 0,
             end: source_len,
             page: 1,
+            hash: None,
         }],
         document_id: "manual".into(),
         language: language.into(),

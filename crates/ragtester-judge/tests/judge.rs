@@ -25,6 +25,7 @@ fn case(category: Category, expected: &str) -> TestCase {
                 start: 100,
                 end: 130,
                 page: 1,
+                hash: None,
             }]
         },
         ..ragtester_testkit::case(

@@ -34,6 +34,8 @@ pub const DOCUMENTS: &str = "documents.jsonl";
 pub const SUITE: &str = "suite.jsonl";
 /// The generation report of the run's suite: its quality and what each document gave.
 pub const SUITE_REPORT: &str = "suite.report.json";
+/// The documents the run's suite was written from (see [`suite_documents_path`]).
+pub const SUITE_DOCUMENTS: &str = "suite.documents.jsonl";
 pub const CONFIGS: &str = "configs.jsonl";
 pub const ANSWERS: &str = "answers.jsonl";
 pub const VERDICTS: &str = "verdicts.jsonl";
@@ -65,6 +67,7 @@ const RUN_FILES: &[&str] = &[
     DOCUMENTS,
     SUITE,
     SUITE_REPORT,
+    SUITE_DOCUMENTS,
     CONFIGS,
     ANSWERS,
     VERDICTS,
@@ -89,6 +92,12 @@ const RUN_FILES: &[&str] = &[
 /// `suite.jsonl` → [`SUITE_REPORT`]).
 pub fn suite_report_path(suite: &Path) -> PathBuf {
     suite.with_extension("report.json")
+}
+
+/// The documents a suite file was written from, beside it: `NAME.documents.jsonl`. `generate --update`
+/// compares them with the documents as they are now.
+pub fn suite_documents_path(suite: &Path) -> PathBuf {
+    suite.with_extension("documents.jsonl")
 }
 
 /// The generation report of a suite file, written beside it, pretty and atomically.

@@ -108,6 +108,9 @@ pub async fn generate_request(
     cx: &StageContext<'_>,
 ) -> Result<SuiteOutcome> {
     let args = GenerateArgs::from_settings(&req.settings, req.concurrency);
+    if let Some(earlier) = &req.settings.update {
+        return crate::suite_update::update_request(req, &args, earlier, cx).await;
+    }
     let options = crate::ingest::options_of(cx);
     let (docs, failed_documents) = crate::ingest::ingest_with(&req.docs, &options, cx.events())?;
     let generated = generate(&docs, &args, req.out, cx).await?;
@@ -167,14 +170,15 @@ pub async fn generate(
         bail!("no test case could be generated (see the notes above)");
     }
     write_jsonl_atomic(out, &cases)?;
-    write_report(out, &cases, &reports, &leaks, events)?;
+    write_jsonl_atomic(&crate::run_dir::suite_documents_path(out), docs)?;
+    write_report(out, &cases, &reports, &leaks, None, events)?;
     Ok(Generated { cases, halted })
 }
 
 /// The question writer and, when the gate is on, the critic with the corpus it checks negatives against.
-struct Writers {
-    model: Arc<dyn ragtester_core::ChatModel>,
-    prompts: ragtester_testgen::QuestionPrompts,
+pub(crate) struct Writers {
+    pub(crate) model: Arc<dyn ragtester_core::ChatModel>,
+    pub(crate) prompts: ragtester_testgen::QuestionPrompts,
     critic: Option<(
         Arc<dyn ragtester_core::ChatModel>,
         KeywordCorpus,
@@ -183,7 +187,11 @@ struct Writers {
 }
 
 impl Writers {
-    fn prepare(docs: &[Document], args: &GenerateArgs, cx: &StageContext<'_>) -> Result<Self> {
+    pub(crate) fn prepare(
+        docs: &[Document],
+        args: &GenerateArgs,
+        cx: &StageContext<'_>,
+    ) -> Result<Self> {
         let (models, budget) = (cx.models(), cx.budget());
         let model = models
             .for_role(&args.llm, args.sampling, budget)
@@ -215,7 +223,7 @@ impl Writers {
         })
     }
 
-    fn gate(&self) -> Option<ragtester_testgen::QualityGate<'_>> {
+    pub(crate) fn gate(&self) -> Option<ragtester_testgen::QualityGate<'_>> {
         self.critic
             .as_ref()
             .map(|(critic, corpus, prompts)| ragtester_testgen::QualityGate {
@@ -276,12 +284,14 @@ async fn run_generators(
     Ok(reports)
 }
 
-/// The suite's quality and every document's generation report, beside the suite (`*.report.json`).
-fn write_report(
+/// The suite's quality, every document's generation report and, for an update, what it changed, beside
+/// the suite (`*.report.json`).
+pub(crate) fn write_report(
     out: &Path,
     cases: &[TestCase],
     reports: &[GenerationReport],
     leaks: &[crate::leaky::LeakCheck],
+    update: Option<&ragtester_testgen::update::UpdateReport>,
     events: &dyn Events,
 ) -> Result<()> {
     let documents: Vec<_> = reports.iter().flat_map(|r| r.documents.iter()).collect();
@@ -291,6 +301,9 @@ fn write_report(
     let mut report = serde_json::json!({ "quality": quality, "documents": documents });
     if !leaks.is_empty() {
         report["leaky"] = serde_json::to_value(leaks)?;
+    }
+    if let Some(update) = update {
+        report["update"] = serde_json::to_value(update)?;
     }
     crate::run_dir::save_suite_report(out, &report)
 }

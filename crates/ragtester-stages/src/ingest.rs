@@ -58,6 +58,16 @@ pub fn ingest_with(
     options: &IngestOptions,
     events: &dyn Events,
 ) -> Result<(Vec<Document>, usize)> {
+    let (docs, failures) = ingest_naming_failures(inputs, options, events)?;
+    Ok((docs, failures.len()))
+}
+
+/// [`ingest_with`], with each file that failed and why.
+pub fn ingest_naming_failures(
+    inputs: &[Input],
+    options: &IngestOptions,
+    events: &dyn Events,
+) -> Result<(Vec<Document>, Vec<ragtester_ingest::Failure>)> {
     events.stage("ingest");
     let report = ragtester_ingest::ingest_inputs(inputs, options);
     for f in &report.failures {
@@ -88,7 +98,7 @@ pub fn ingest_with(
         report.documents.len(),
         report.failures.len()
     ));
-    Ok((report.documents, report.failures.len()))
+    Ok((report.documents, report.failures))
 }
 
 #[cfg(test)]

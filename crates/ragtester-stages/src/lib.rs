@@ -88,6 +88,7 @@ pub mod pairwise;
 pub mod plan;
 pub mod report;
 pub mod run;
+pub mod suite_update;
 pub use ragtester_run as run_dir;
 
 pub use context::StageContext;

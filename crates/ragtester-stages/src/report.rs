@@ -163,6 +163,7 @@ mod tests {
                 start,
                 end: start + 6,
                 page: 1,
+                hash: None,
             }],
             ..ragtester_testkit::case("c", "q", "a")
         };

@@ -478,17 +478,9 @@ pub(crate) fn locate_spans(contexts: &[String], documents: &[Document]) -> Vec<S
     contexts
         .iter()
         .filter_map(|c| locator.find(c))
-        .map(|(document_id, start, end)| {
-            let page = documents
-                .iter()
-                .find(|d| d.id == document_id)
-                .map_or(1, |d| d.page_of(start));
-            SourceSpan {
-                document_id,
-                start,
-                end,
-                page,
-            }
+        .filter_map(|(document_id, start, end)| {
+            let doc = documents.iter().find(|d| d.id == document_id)?;
+            Some(SourceSpan::in_document(doc, start, end))
         })
         .collect()
 }
@@ -535,6 +527,8 @@ pub fn imported_case(
         turn: None,
         row_id: None,
         conflict: None,
+        lineage: None,
+        stale: None,
     }
 }
 

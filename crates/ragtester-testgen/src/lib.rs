@@ -76,6 +76,7 @@ mod row_meta;
 pub mod section_class;
 mod sections;
 mod shape;
+pub mod update;
 mod writer;
 
 pub use critic::{CRITIC_PROMPT_VERSION, Corpus, CriticPrompts, QualityGate};

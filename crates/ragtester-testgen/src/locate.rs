@@ -43,12 +43,7 @@ pub fn locate_in(parts: &[(&Document, &Section)], answer: &str) -> Option<Vec<Ve
         let start = section.start + range.0;
         let end = section.start + range.1;
         if !found[i].iter().any(|s| s.start == start && s.end == end) {
-            found[i].push(SourceSpan {
-                document_id: doc.id.clone(),
-                start,
-                end,
-                page: doc.page_of(start),
-            });
+            found[i].push(SourceSpan::in_document(doc, start, end));
         }
     }
     found.iter().any(|f| !f.is_empty()).then_some(found)

@@ -2,7 +2,7 @@
 
 use crate::critic::QualityGate;
 use crate::options::GenerationOptions;
-use crate::rng::{SplitMix64, seed_for};
+
 use crate::sections::{Section, sections_of};
 use crate::writer::DocWriter;
 use anyhow::Result;
@@ -11,7 +11,7 @@ use ragtester_core::{
     ChatModel, ConversationKind, Document, Generator, SectionClass, Strategy, TestCase,
 };
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 /// What generation did per document: nothing is silently short.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -123,21 +123,7 @@ async fn generate_document<'a>(
     gate: Option<&'a QualityGate<'a>>,
 ) -> (DocumentReport, Vec<TestCase>) {
     let doc = &docs[i];
-    let mut writer = DocWriter {
-        doc,
-        sections: &sections[i],
-        options,
-        model,
-        gate,
-        used: HashSet::new(),
-        cases: Vec::new(),
-        notes: Vec::new(),
-        rejected_by_critic: 0,
-        rng: SplitMix64::new(seed_for(options.seed, &doc.id)),
-        halted: None,
-        gave_up: None,
-        unreadable_in_a_row: 0,
-    };
+    let mut writer = DocWriter::new(doc, &sections[i], options, model, gate);
     let slots = match options.generator {
         Generator::Ragtester => ragtester_slots(target, options.n_complex, docs.len() > 1),
         Generator::Baseline => vec![Strategy::Baseline; target],
@@ -254,7 +240,11 @@ fn document_report(
 /// The paper's order: complex passages first, then negatives, then coverage of what is left; the kinds
 /// beyond the paper come before coverage (they need unused sections, two for a multi-passage question),
 /// each joining once the suite is large enough to keep at least one coverage case.
-fn ragtester_slots(n: usize, n_complex: Option<usize>, several_documents: bool) -> Vec<Strategy> {
+pub(crate) fn ragtester_slots(
+    n: usize,
+    n_complex: Option<usize>,
+    several_documents: bool,
+) -> Vec<Strategy> {
     // About a quarter negatives: the paper's two methods first, then near misses and false premises.
     let negatives = match n {
         0 | 1 => 0,

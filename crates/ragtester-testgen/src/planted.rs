@@ -84,12 +84,7 @@ fn case_of(doc: &Document, fact: &PlantedFact) -> Result<TestCase, String> {
         let (_, start, end) =
             ragtester_core::document::find_text(std::slice::from_ref(doc), sentence)
                 .ok_or_else(|| sentence.clone())?;
-        spans.push(SourceSpan {
-            document_id: doc.id.clone(),
-            start,
-            end,
-            page: doc.page_of(start),
-        });
+        spans.push(SourceSpan::in_document(doc, start, end));
     }
     Ok(TestCase {
         schema_version: ragtester_core::SCHEMA_VERSION,
@@ -117,6 +112,8 @@ fn case_of(doc: &Document, fact: &PlantedFact) -> Result<TestCase, String> {
         turn: None,
         row_id: None,
         conflict: fact.conflict.clone(),
+        lineage: None,
+        stale: None,
     })
 }
 

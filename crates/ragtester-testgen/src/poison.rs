@@ -78,6 +78,7 @@ pub(crate) fn poison(
             start: s.start - section.start,
             end: s.end - section.start,
             page: 1,
+            hash: None,
         })
         .collect();
     Poisoned {
@@ -118,6 +119,7 @@ mod tests {
             start,
             end: start + "The relief valve opens at 4.5 bar.".len(),
             page: 1,
+            hash: None,
         };
         let p = poison(&doc, &section, &[span], 0);
         assert_eq!(p.document.origin, DocumentOrigin::Poisoned);

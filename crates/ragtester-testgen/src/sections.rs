@@ -29,26 +29,37 @@ pub fn sections_of(doc: &Document, max_tokens: usize) -> Result<Vec<Section>> {
     Ok(ragtester_ingest::split_sections(&doc.text, max_tokens)?
         .into_iter()
         .enumerate()
-        .map(|(index, (start, text))| {
-            let language = match detect_language(&text) {
-                "und" => doc.language.clone(),
-                detected => detected.to_string(),
-            };
-            let scored = readability(&text, &language);
-            let classified = classify(&text, index);
-            Section {
-                class: classified.class,
-                class_reason: classified.reason,
-                index,
-                start,
-                end: start + text.chars().count(),
-                language,
-                readability: scored.map(|s| s.0),
-                measure: scored.map(|s| s.1),
-                text,
-            }
-        })
+        .map(|(index, (start, text))| section(doc, index, start, text))
         .collect())
+}
+
+/// The chars `[start, end)` of `doc` as section `index`, its whitespace trimmed: a suite update asks about
+/// just the text that changed or is new, not the whole section around it.
+pub(crate) fn section_at(doc: &Document, index: usize, start: usize, end: usize) -> Section {
+    let text = doc.slice(start, end);
+    let lead = text.chars().take_while(|c| c.is_whitespace()).count();
+    let trimmed = text.trim().to_string();
+    section(doc, index, start + lead, trimmed)
+}
+
+fn section(doc: &Document, index: usize, start: usize, text: String) -> Section {
+    let language = match detect_language(&text) {
+        "und" => doc.language.clone(),
+        detected => detected.to_string(),
+    };
+    let scored = readability(&text, &language);
+    let classified = classify(&text, index);
+    Section {
+        class: classified.class,
+        class_reason: classified.reason,
+        index,
+        start,
+        end: start + text.chars().count(),
+        language,
+        readability: scored.map(|s| s.0),
+        measure: scored.map(|s| s.1),
+        text,
+    }
 }
 
 #[cfg(test)]

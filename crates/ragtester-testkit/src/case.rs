@@ -32,5 +32,7 @@ pub fn case(id: &str, query: &str, expected_answer: &str) -> TestCase {
         turn: None,
         row_id: None,
         conflict: None,
+        lineage: None,
+        stale: None,
     }
 }

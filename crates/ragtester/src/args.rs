@@ -75,7 +75,7 @@ pub(crate) enum Command {
     Ingest(IngestCli),
     /// Generate a test suite from documents.
     #[command(
-        after_help = "Examples:\n  ragtester generate --docs docs/ --out suite.jsonl\n  ragtester generate --docs docs/ --out suite.jsonl --strategy ragtester --strategy baseline --n-test 10 --n-complex 3\n  ragtester generate --docs docs/ --out suite.jsonl --llm openai:gpt-4o-mini --critic openai:gpt-4o --budget-tokens 200000"
+        after_help = "Examples:\n  ragtester generate --docs docs/ --out suite.jsonl\n  ragtester generate --docs docs/ --update suite.jsonl --out suite-v2.jsonl   # after the documents changed\n  ragtester generate --docs docs/ --out suite.jsonl --strategy ragtester --strategy baseline --n-test 10 --n-complex 3\n  ragtester generate --docs docs/ --out suite.jsonl --llm openai:gpt-4o-mini --critic openai:gpt-4o --budget-tokens 200000"
     )]
     Generate(GenerateCli),
     /// Write a suite, or one configuration's answered cells of a run, as a RAGAS or DeepEval dataset.
@@ -373,6 +373,11 @@ pub(crate) struct GenerateCli {
     pub(crate) docs: Vec<PathBuf>,
     #[arg(long)]
     pub(crate) out: PathBuf,
+    /// An earlier suite to bring in step with the documents as they are now, written to --out (never over
+    /// it): untouched cases keep their ids, cases whose text changed are written again, cases whose text is
+    /// gone are retired, new sections get new cases; the changes are listed in --out's report.
+    #[arg(long, value_name = "OLD_SUITE")]
+    pub(crate) update: Option<PathBuf>,
     /// ragtester (the paper's strategies), baseline, or planted (the exact facts of documents `ragtester
     /// docgen` wrote offline); repeatable.
     #[arg(long = "strategy", default_values_t = strategy_names())]

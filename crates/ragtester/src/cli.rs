@@ -249,6 +249,7 @@ async fn generate(g: GenerateCli, cx: &StageContext<'_>) -> Result<u8> {
             prompts: g.prompts,
             critic: g.critic,
             drop_leaky: g.drop_leaky,
+            update: g.update,
             ..Default::default()
         },
         concurrency: g.concurrency,

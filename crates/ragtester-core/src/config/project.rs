@@ -211,6 +211,10 @@ pub struct GenerationSettings {
     /// them: such a case tests the model's memory, not the documents.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub drop_leaky: Vec<String>,
+    /// An earlier suite to bring in step with the documents instead of writing one afresh: untouched cases
+    /// keep their ids, changed ones are written again, removed ones retired (`generate --update`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update: Option<PathBuf>,
 }
 
 impl GenerationSettings {
@@ -262,6 +266,7 @@ impl Default for GenerationSettings {
             prompts: None,
             critic: None,
             drop_leaky: Vec::new(),
+            update: None,
         }
     }
 }
@@ -415,6 +420,11 @@ impl ProjectConfig {
                     *p = base.join(&*p);
                 }
             }
+        }
+        if let Some(p) = &mut config.generation.update
+            && p.is_relative()
+        {
+            *p = base.join(&*p);
         }
         for p in [&mut config.judge.prompts, &mut config.judge.profile]
             .into_iter()

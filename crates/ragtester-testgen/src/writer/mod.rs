@@ -50,6 +50,9 @@ pub(crate) struct DocWriter<'a> {
     pub gave_up: Option<String>,
     /// Questions in a row whose reply stayed unreadable after the re-ask.
     pub unreadable_in_a_row: usize,
+    /// When set, the only sections a slot may be filled from (a suite update writes again from the changed
+    /// text, or asks about new sections only).
+    pub only: Option<HashSet<usize>>,
 }
 
 /// Questions in a row with unreadable replies (each asked twice) before a document is given up: a model that
@@ -153,6 +156,32 @@ fn kind_of(slot: Strategy) -> QuestionKind {
 }
 
 impl<'a> DocWriter<'a> {
+    /// A writer for one document, its random choices seeded by the document's text.
+    pub fn new(
+        doc: &'a Document,
+        sections: &'a [Section],
+        options: &'a GenerationOptions,
+        model: &'a dyn ChatModel,
+        gate: Option<&'a QualityGate<'a>>,
+    ) -> Self {
+        Self {
+            doc,
+            sections,
+            options,
+            model,
+            gate,
+            used: HashSet::new(),
+            cases: Vec::new(),
+            notes: Vec::new(),
+            rejected_by_critic: 0,
+            rng: SplitMix64::new(crate::rng::seed_for(options.seed, &doc.id)),
+            halted: None,
+            gave_up: None,
+            unreadable_in_a_row: 0,
+            only: None,
+        }
+    }
+
     /// Fill one slot. Slots that need another document fall back to their one-document kind when there is
     /// none (or it yields nothing), and a multi-passage slot to coverage, each with a note.
     pub async fn fill(&mut self, slot: Strategy, other: Other<'a>) {
@@ -203,8 +232,17 @@ impl<'a> DocWriter<'a> {
     }
 
     /// Sections to try for a slot, best first: only sections whose class suits the slot (see [`suits`]),
-    /// prose before code or tables.
+    /// prose before code or tables, and only those the writer is held to when it is.
     pub(super) fn candidates(&mut self, slot: Strategy) -> Vec<usize> {
+        let mut ranked = self.ranked(slot);
+        if let Some(only) = &self.only {
+            ranked.retain(|i| only.contains(i));
+            ranked.dedup();
+        }
+        ranked
+    }
+
+    fn ranked(&mut self, slot: Strategy) -> Vec<usize> {
         let sections = self.sections;
         let fits = |i: &usize| suits(slot, sections[*i].class);
         let prose_first = |i: &usize| sections[*i].class != SectionClass::Prose;
@@ -579,6 +617,8 @@ impl<'a> DocWriter<'a> {
             turn: draft.turn,
             row_id: None,
             conflict: None,
+            lineage: None,
+            stale: None,
         };
         self.cases.push(case);
     }
