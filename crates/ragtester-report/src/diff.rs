@@ -1,12 +1,15 @@
 //! Comparing two judged runs cell by cell: which (case, configuration) cells regressed (passed, now fail),
-//! were fixed, or changed error state, and how each configuration's pass rate moved. Cells are matched by
-//! case id and configuration id, both stable hashes, so the same suite and settings line up across runs.
+//! were fixed, or changed error state, and how each configuration's pass rate moved. Cases are matched by
+//! their lineage (a case `generate --update` wrote again carries its ancestor's id) and configurations by
+//! their id without the repeat (`run --repeat N`), so runs of a suite before and after its documents
+//! changed, and runs with repeats, line up. What is not a regression is kept apart: cases rewritten because
+//! their source changed, retired, new or stale; and flaky cells, whose repeats disagree in either run.
 
 use crate::paired::paired_tests;
 use crate::summary::primary_verdicts;
 use ragtester_core::{Configuration, TestCase, Verdict, VerdictStatus};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -15,6 +18,19 @@ pub enum Outcome {
     Passed,
     Failed,
     Error,
+    /// Passed in some repeats and not in others.
+    Flaky,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Failed => "failed",
+            Outcome::Error => "error",
+            Outcome::Flaky => "flaky",
+        }
+    }
 }
 
 fn outcome(v: &Verdict) -> Outcome {
@@ -22,6 +38,20 @@ fn outcome(v: &Verdict) -> Outcome {
         (VerdictStatus::Ok, Some(true)) => Outcome::Passed,
         (VerdictStatus::Ok, Some(false)) => Outcome::Failed,
         _ => Outcome::Error,
+    }
+}
+
+/// A cell's repeats as one outcome: passed or failed in every repeat, no verdict in any, or flaky.
+fn folded(outcomes: &[Outcome]) -> Outcome {
+    let passed = outcomes.iter().filter(|o| **o == Outcome::Passed).count();
+    if passed == outcomes.len() {
+        Outcome::Passed
+    } else if passed > 0 {
+        Outcome::Flaky
+    } else if outcomes.iter().all(|o| *o == Outcome::Error) {
+        Outcome::Error
+    } else {
+        Outcome::Failed
     }
 }
 
@@ -41,12 +71,51 @@ pub struct ConfigDelta {
     pub pass_rate_after: Option<f64>,
     pub regressions: usize,
     pub fixes: usize,
+    /// Cells whose repeats disagree in either run.
+    pub flaky: usize,
     /// Cells judged pass or fail in both runs.
     pub paired: usize,
     /// McNemar's exact p-value on the paired pass/fail cells (regressions against fixes).
     pub mcnemar_p: Option<f64>,
     /// Mean change of the criteria score over paired cells, with a 95 % percentile-bootstrap interval.
     pub score_change: Option<ragtester_core::oracle::Interval>,
+}
+
+/// How a case of the suite differs between the runs, apart from its results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SuiteChangeKind {
+    /// Written again because its source text changed: its results before and after test different facts.
+    Rewritten,
+    /// In the earlier suite only: its source text is gone.
+    Retired,
+    /// In the later suite only.
+    New,
+    /// Kept, but its document no longer parses: it may test what the documents no longer say.
+    Stale,
+}
+
+impl SuiteChangeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SuiteChangeKind::Rewritten => "rewritten",
+            SuiteChangeKind::Retired => "retired",
+            SuiteChangeKind::New => "new",
+            SuiteChangeKind::Stale => "stale",
+        }
+    }
+}
+
+/// A case the suites differ on, with its outcome in each configuration before and after.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SuiteChange {
+    pub kind: SuiteChangeKind,
+    pub lineage: String,
+    pub query: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// (configuration, before, after): None where the case was not in that run.
+    pub cells: Vec<(String, Option<Outcome>, Option<Outcome>)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -56,13 +125,26 @@ pub struct RunDiff {
     pub fixes: Vec<CellChange>,
     /// Other cells whose error state changed (failed → error, or error → pass or fail).
     pub error_changes: Vec<CellChange>,
-    /// Cells present in only one of the runs.
+    /// Cells whose repeats disagree in either run: never counted as regressions or fixes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flaky: Vec<CellChange>,
+    /// Cases rewritten, retired, new or stale between the suites: never counted as regressions or fixes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suite_changes: Vec<SuiteChange>,
+    /// Cells of an unchanged case present in only one of the runs (a configuration one run lacks).
     pub only_before: usize,
     pub only_after: usize,
     pub configs: Vec<ConfigDelta>,
     /// Conversations, as units, whose every-turn-passed state changed in a configuration.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub conversations: Vec<ConversationChange>,
+}
+
+impl RunDiff {
+    /// How many cases changed in the suite in this way.
+    pub fn suite_count(&self, kind: SuiteChangeKind) -> usize {
+        self.suite_changes.iter().filter(|c| c.kind == kind).count()
+    }
 }
 
 /// A conversation that passed as a whole in one run and not in the other, with the turns that changed.
@@ -88,42 +170,127 @@ fn pass_rate(verdicts: &[&Verdict]) -> Option<f64> {
     })
 }
 
-/// Compare run `before` with run `after` (each: its configurations and the first judge's verdicts);
-/// `cases` (the suite) groups a conversation's turns into one unit.
-pub fn diff_runs(
-    cases: &[TestCase],
-    before: (&[Configuration], &[Verdict]),
-    after: (&[Configuration], &[Verdict]),
-) -> RunDiff {
-    let primary =
-        |vs: &[Verdict]| -> Vec<Verdict> { primary_verdicts(vs).into_iter().cloned().collect() };
-    let (b, a) = (primary(before.1), primary(after.1));
-    let index = |vs: &[Verdict]| -> HashMap<(String, String), Outcome> {
-        vs.iter()
-            .map(|v| ((v.case_id.clone(), v.config_id.clone()), outcome(v)))
-            .collect()
-    };
-    let (bi, ai) = (index(&b), index(&a));
+/// One judged run as the diff reads it: its suite, its configurations and its verdicts (the first judge's
+/// are compared).
+#[derive(Debug, Clone, Copy)]
+pub struct RunSide<'a> {
+    pub cases: &'a [TestCase],
+    pub configs: &'a [Configuration],
+    pub verdicts: &'a [Verdict],
+}
+
+/// One run's cells keyed by (case lineage, configuration without its repeat), repeats folded.
+struct Cells<'a> {
+    outcomes: HashMap<(String, String), Outcome>,
+    /// Case id → the case.
+    cases: HashMap<&'a str, &'a TestCase>,
+    /// Lineage → case id.
+    by_lineage: HashMap<&'a str, &'a str>,
+    /// Configuration id (a repeat's too) → base id.
+    base: HashMap<&'a str, String>,
+    primary: Vec<&'a Verdict>,
+}
+
+impl<'a> Cells<'a> {
+    fn of(side: RunSide<'a>) -> Self {
+        let primary = primary_verdicts(side.verdicts);
+        let cases: HashMap<&str, &TestCase> =
+            side.cases.iter().map(|c| (c.id.as_str(), c)).collect();
+        let by_lineage = side
+            .cases
+            .iter()
+            .map(|c| (c.lineage_id(), c.id.as_str()))
+            .collect();
+        let base: HashMap<&str, String> = side
+            .configs
+            .iter()
+            .map(|c| (c.id.as_str(), c.base_id()))
+            .collect();
+        let mut repeats: HashMap<(String, String), Vec<Outcome>> = HashMap::new();
+        for v in &primary {
+            let lineage = cases
+                .get(v.case_id.as_str())
+                .map_or(v.case_id.as_str(), |c| c.lineage_id());
+            let config = base
+                .get(v.config_id.as_str())
+                .cloned()
+                .unwrap_or_else(|| v.config_id.clone());
+            repeats
+                .entry((lineage.to_string(), config))
+                .or_default()
+                .push(outcome(v));
+        }
+        let outcomes = repeats
+            .into_iter()
+            .map(|(k, list)| (k, folded(&list)))
+            .collect();
+        Self {
+            outcomes,
+            cases,
+            by_lineage,
+            base,
+            primary,
+        }
+    }
+
+    fn base_of(&self, config_id: &str) -> String {
+        self.base
+            .get(config_id)
+            .cloned()
+            .unwrap_or_else(|| config_id.to_string())
+    }
+}
+
+/// Compare run `before` with run `after`.
+pub fn diff_runs(before: RunSide<'_>, after: RunSide<'_>) -> RunDiff {
+    let (b, a) = (Cells::of(before), Cells::of(after));
     let mut diff = RunDiff {
         regressions: vec![],
         fixes: vec![],
         error_changes: vec![],
-        only_before: bi.keys().filter(|k| !ai.contains_key(*k)).count(),
-        only_after: ai.keys().filter(|k| !bi.contains_key(*k)).count(),
+        flaky: vec![],
+        suite_changes: suite_changes(&b, &a),
+        only_before: 0,
+        only_after: 0,
         configs: vec![],
-        conversations: conversation_changes(cases, &bi, &ai),
+        conversations: vec![],
     };
-    let mut keys: Vec<&(String, String)> = bi.keys().filter(|k| ai.contains_key(*k)).collect();
+    let set_apart: BTreeSet<&str> = diff
+        .suite_changes
+        .iter()
+        .map(|c| c.lineage.as_str())
+        .collect();
+    let compared = |k: &(String, String)| !set_apart.contains(k.0.as_str());
+    diff.only_before = b
+        .outcomes
+        .keys()
+        .filter(|k| compared(k) && !a.outcomes.contains_key(*k))
+        .count();
+    diff.only_after = a
+        .outcomes
+        .keys()
+        .filter(|k| compared(k) && !b.outcomes.contains_key(*k))
+        .count();
+    let mut keys: Vec<&(String, String)> = b
+        .outcomes
+        .keys()
+        .filter(|k| compared(k) && a.outcomes.contains_key(*k))
+        .collect();
     keys.sort();
     for key in keys {
-        let (x, y) = (bi[key], ai[key]);
+        let (x, y) = (b.outcomes[key], a.outcomes[key]);
         let change = CellChange {
-            case_id: key.0.clone(),
+            case_id: a
+                .by_lineage
+                .get(key.0.as_str())
+                .map_or(key.0.clone(), |id| id.to_string()),
             config_id: key.1.clone(),
             before: x,
             after: y,
         };
         match (x, y) {
+            // A flaky cell is neither a regression nor a fix, whichever run it flaked in.
+            (Outcome::Flaky, _) | (_, Outcome::Flaky) => diff.flaky.push(change),
             // A cell that passed and now has no verdict has lost its pass: a regression, not a shrug.
             (Outcome::Passed, Outcome::Failed | Outcome::Error) => diff.regressions.push(change),
             (Outcome::Failed, Outcome::Passed) => diff.fixes.push(change),
@@ -131,38 +298,143 @@ pub fn diff_runs(
             _ => {}
         }
     }
+    diff.conversations = conversation_changes(after.cases, &b, &a, &set_apart);
+    diff.configs = config_deltas(before, after, &b, &a, &diff, &set_apart);
+    diff
+}
+
+/// Per configuration (repeats folded): pass rates, regressions, fixes, flaky cells and the paired tests on
+/// the cases both suites hold unchanged (first repeats).
+fn config_deltas(
+    before: RunSide<'_>,
+    after: RunSide<'_>,
+    b: &Cells<'_>,
+    a: &Cells<'_>,
+    diff: &RunDiff,
+    set_apart: &BTreeSet<&str>,
+) -> Vec<ConfigDelta> {
     let mut labels: BTreeMap<String, String> = BTreeMap::new();
-    for c in before.0.iter().chain(after.0) {
-        labels.entry(c.id.clone()).or_insert_with(|| c.label());
+    for c in before.configs.iter().chain(after.configs) {
+        labels.entry(c.base_id()).or_insert_with(|| c.base_label());
     }
+    let first_repeat = |configs: &[Configuration], id: &str| {
+        configs
+            .iter()
+            .find(|c| c.id == id)
+            .is_none_or(|c| c.repeat.is_none_or(|r| r.index == 1))
+    };
+    let unchanged = |cells: &Cells<'_>, v: &Verdict| {
+        cells
+            .cases
+            .get(v.case_id.as_str())
+            .is_none_or(|c| !set_apart.contains(c.lineage_id()))
+    };
+    let mut out = Vec::new();
     for (id, label) in labels {
-        let vb: Vec<&Verdict> = b.iter().filter(|v| v.config_id == id).collect();
-        let va: Vec<&Verdict> = a.iter().filter(|v| v.config_id == id).collect();
-        let (paired, mcnemar_p, score_change) = paired_tests(&vb, &va);
-        diff.configs.push(ConfigDelta {
+        let vb: Vec<&Verdict> = b
+            .primary
+            .iter()
+            .copied()
+            .filter(|v| b.base_of(&v.config_id) == id)
+            .collect();
+        let va: Vec<&Verdict> = a
+            .primary
+            .iter()
+            .copied()
+            .filter(|v| a.base_of(&v.config_id) == id)
+            .collect();
+        let pb: Vec<&Verdict> = vb
+            .iter()
+            .copied()
+            .filter(|v| first_repeat(before.configs, &v.config_id) && unchanged(b, v))
+            .collect();
+        let pa: Vec<&Verdict> = va
+            .iter()
+            .copied()
+            .filter(|v| first_repeat(after.configs, &v.config_id) && unchanged(a, v))
+            .collect();
+        let (paired, mcnemar_p, score_change) = paired_tests(&pb, &pa);
+        let count = |list: &[CellChange]| list.iter().filter(|c| c.config_id == id).count();
+        out.push(ConfigDelta {
             paired,
             mcnemar_p,
             score_change,
             pass_rate_before: pass_rate(&vb),
             pass_rate_after: pass_rate(&va),
-            regressions: diff
-                .regressions
-                .iter()
-                .filter(|c| c.config_id == id)
-                .count(),
-            fixes: diff.fixes.iter().filter(|c| c.config_id == id).count(),
+            regressions: count(&diff.regressions),
+            fixes: count(&diff.fixes),
+            flaky: count(&diff.flaky),
             config_id: id,
             label,
         });
     }
-    diff
+    out
 }
 
-/// Conversations whose every-turn-passed state differs between the runs, per configuration both ran.
+/// The cases the two suites differ on: rewritten (same lineage, another id), retired, new and stale.
+fn suite_changes(b: &Cells<'_>, a: &Cells<'_>) -> Vec<SuiteChange> {
+    let configs: BTreeSet<&String> = b
+        .outcomes
+        .keys()
+        .chain(a.outcomes.keys())
+        .map(|k| &k.1)
+        .collect();
+    let cells = |lineage: &str| -> Vec<(String, Option<Outcome>, Option<Outcome>)> {
+        configs
+            .iter()
+            .map(|c| {
+                let key = (lineage.to_string(), (*c).clone());
+                (
+                    (*c).clone(),
+                    b.outcomes.get(&key).copied(),
+                    a.outcomes.get(&key).copied(),
+                )
+            })
+            .filter(|(_, x, y)| x.is_some() || y.is_some())
+            .collect()
+    };
+    let mut out = Vec::new();
+    let mut lineages: BTreeSet<&str> = b.by_lineage.keys().copied().collect();
+    lineages.extend(a.by_lineage.keys().copied());
+    for lineage in lineages {
+        let was = b.by_lineage.get(lineage).map(|id| b.cases[id]);
+        let is = a.by_lineage.get(lineage).map(|id| a.cases[id]);
+        let (kind, case, reason) = match (was, is) {
+            (Some(_), Some(now)) if now.stale.is_some() => {
+                (SuiteChangeKind::Stale, now, now.stale.clone())
+            }
+            (Some(then), Some(now)) if then.id != now.id => (
+                SuiteChangeKind::Rewritten,
+                now,
+                Some(format!(
+                    "expected «{}», now «{}»",
+                    then.expected_answer, now.expected_answer
+                )),
+            ),
+            (Some(_), Some(_)) => continue,
+            (Some(then), None) => (SuiteChangeKind::Retired, then, None),
+            (None, Some(now)) => (SuiteChangeKind::New, now, now.stale.clone()),
+            (None, None) => continue,
+        };
+        out.push(SuiteChange {
+            kind,
+            lineage: lineage.to_string(),
+            query: case.query.clone(),
+            reason,
+            cells: cells(lineage),
+        });
+    }
+    out.sort_by(|x, y| x.kind.cmp(&y.kind).then(x.lineage.cmp(&y.lineage)));
+    out
+}
+
+/// Conversations whose every-turn-passed state differs between the runs, per configuration both ran;
+/// conversations with a turn set apart (rewritten, stale, new) are not compared.
 fn conversation_changes(
     cases: &[TestCase],
-    before: &HashMap<(String, String), Outcome>,
-    after: &HashMap<(String, String), Outcome>,
+    before: &Cells<'_>,
+    after: &Cells<'_>,
+    set_apart: &BTreeSet<&str>,
 ) -> Vec<ConversationChange> {
     let mut turns: BTreeMap<&str, Vec<&TestCase>> = BTreeMap::new();
     for case in cases {
@@ -170,19 +442,23 @@ fn conversation_changes(
             turns.entry(id).or_default().push(case);
         }
     }
-    let configs: std::collections::BTreeSet<&str> = before
+    let configs: BTreeSet<&str> = before
+        .outcomes
         .keys()
-        .filter(|k| after.contains_key(*k))
+        .filter(|k| after.outcomes.contains_key(*k))
         .map(|k| k.1.as_str())
         .collect();
     let mut out = Vec::new();
     for (id, list) in &mut turns {
+        if list.iter().any(|c| set_apart.contains(c.lineage_id())) {
+            continue;
+        }
         list.sort_by_key(|c| c.turn.as_ref().map_or(0, |t| t.index));
         for config in &configs {
-            let key = |c: &TestCase| (c.id.clone(), config.to_string());
-            let passed = |index: &HashMap<(String, String), Outcome>| {
+            let key = |c: &TestCase| (c.lineage_id().to_string(), config.to_string());
+            let passed = |cells: &Cells<'_>| {
                 list.iter()
-                    .all(|c| index.get(&key(c)) == Some(&Outcome::Passed))
+                    .all(|c| cells.outcomes.get(&key(c)) == Some(&Outcome::Passed))
             };
             let (was, is) = (passed(before), passed(after));
             if was == is {
@@ -200,7 +476,7 @@ fn conversation_changes(
                 passed_after: is,
                 changed_turns: list
                     .iter()
-                    .filter(|c| before.get(&key(c)) != after.get(&key(c)))
+                    .filter(|c| before.outcomes.get(&key(c)) != after.outcomes.get(&key(c)))
                     .filter_map(|c| c.turn.as_ref().map(|t| t.index))
                     .collect(),
             });
@@ -241,18 +517,61 @@ pub fn render_diff(diff: &RunDiff) -> String {
     }
     let _ = writeln!(
         out,
-        "\n{} regressions, {} fixes, {} error changes; {} cells only before, {} only after",
+        "\n{} regressions, {} fixes, {} error changes, {} flaky cells; {} cells only before, {} only after",
         diff.regressions.len(),
         diff.fixes.len(),
         diff.error_changes.len(),
+        diff.flaky.len(),
         diff.only_before,
         diff.only_after
     );
+    if !diff.suite_changes.is_empty() {
+        let _ = writeln!(
+            out,
+            "the suites differ (not counted as regressions): {} rewritten, {} retired, {} new, {} stale",
+            diff.suite_count(SuiteChangeKind::Rewritten),
+            diff.suite_count(SuiteChangeKind::Retired),
+            diff.suite_count(SuiteChangeKind::New),
+            diff.suite_count(SuiteChangeKind::Stale)
+        );
+    }
     for c in &diff.regressions {
         let _ = writeln!(
             out,
             "regressed: case {} in configuration {}",
             c.case_id, c.config_id
+        );
+    }
+    for c in &diff.suite_changes {
+        let outcomes: Vec<String> = c
+            .cells
+            .iter()
+            .map(|(_, x, y)| {
+                let show = |o: &Option<Outcome>| o.map_or("–", |o| o.as_str());
+                format!("{} → {}", show(x), show(y))
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "{}: case {} {} [{}]{}",
+            c.kind.as_str(),
+            c.lineage,
+            c.query.chars().take(60).collect::<String>(),
+            outcomes.join(", "),
+            c.reason
+                .as_deref()
+                .map(|r| format!(" — {}", r.chars().take(160).collect::<String>()))
+                .unwrap_or_default()
+        );
+    }
+    for c in &diff.flaky {
+        let _ = writeln!(
+            out,
+            "flaky: case {} in configuration {} ({} → {})",
+            c.case_id,
+            c.config_id,
+            c.before.as_str(),
+            c.after.as_str()
         );
     }
     for c in &diff.conversations {
@@ -278,6 +597,14 @@ pub fn render_diff(diff: &RunDiff) -> String {
 mod tests {
     use super::*;
     use ragtester_core::RuleMetrics;
+
+    fn side<'a>(cases: &'a [TestCase], verdicts: &'a [Verdict]) -> RunSide<'a> {
+        RunSide {
+            cases,
+            configs: &[],
+            verdicts,
+        }
+    }
 
     fn v(case: &str, passed: Option<bool>) -> Verdict {
         Verdict {
@@ -321,7 +648,7 @@ mod tests {
             v("c", None),
             v("e", Some(true)),
         ];
-        let d = diff_runs(&[], (&[], &before), (&[], &after));
+        let d = diff_runs(side(&[], &before), side(&[], &after));
         // "c" passed and now errors: that is a regression too.
         let regressed: Vec<(&str, Outcome)> = d
             .regressions
@@ -332,7 +659,7 @@ mod tests {
         assert_eq!(d.fixes[0].case_id, "b");
         assert!(d.error_changes.is_empty());
         assert_eq!((d.only_before, d.only_after), (1, 1));
-        assert!(render_diff(&d).contains("2 regressions, 1 fixes, 0 error changes"));
+        assert!(render_diff(&d).contains("2 regressions, 1 fixes, 0 error changes, 0 flaky"));
         // The error counts against the pass rate after: 2 of 4 cells passed, not 2 of 3.
         assert_eq!(pass_rate(&after.iter().collect::<Vec<_>>()), Some(0.5));
     }
@@ -343,14 +670,14 @@ mod tests {
         let cases = vec![turn("t1", 1), turn("t2", 2)];
         let before = vec![v("t1", Some(true)), v("t2", Some(true))];
         let after = vec![v("t1", Some(true)), v("t2", Some(false))];
-        let d = diff_runs(&cases, (&[], &before), (&[], &after));
+        let d = diff_runs(side(&cases, &before), side(&cases, &after));
         assert_eq!(d.conversations.len(), 1);
         let c = &d.conversations[0];
         assert_eq!((c.passed_before, c.passed_after), (true, false));
         assert_eq!(c.changed_turns, [2]);
         assert!(render_diff(&d).contains("conversation talk (follow up)"));
         assert!(
-            diff_runs(&cases, (&[], &before), (&[], &before))
+            diff_runs(side(&cases, &before), side(&cases, &before))
                 .conversations
                 .is_empty()
         );

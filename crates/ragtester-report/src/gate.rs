@@ -21,6 +21,9 @@ pub struct Gates {
     /// Least agreement with people (held-out κ or Pearson's r) measured for the judge in use, in every
     /// language of the run.
     pub require_agreement: Option<f64>,
+    /// How a repeated configuration's cases count as passed for `fail_under`: it is held per
+    /// configuration over its repeats, not per repeat.
+    pub repeat_policy: crate::repeats::RepeatPolicy,
 }
 
 /// `negative=0.95` → (Negative, 0.95): a `--fail-under-category` gate.
@@ -94,6 +97,11 @@ pub fn check_gates(summary: &Summary, gates: &Gates) -> Vec<String> {
     for c in &summary.configs {
         misses.extend(config_misses(c, gates));
     }
+    if let Some(min) = gates.fail_under {
+        for r in &summary.repeats {
+            misses.extend(repeated_miss(r, gates.repeat_policy, min));
+        }
+    }
     if let Some(level) = gates.require_agreement {
         misses.extend(agreement_misses(summary, level));
     }
@@ -150,11 +158,32 @@ fn agreement_misses(summary: &Summary, level: f64) -> Vec<String> {
     misses
 }
 
+/// The pass rate gate of a configuration answered N times, under the policy.
+fn repeated_miss(
+    r: &crate::repeats::RepeatedConfig,
+    policy: crate::repeats::RepeatPolicy,
+    min: f64,
+) -> Option<String> {
+    let rate = r.pass_rate(policy)?;
+    (rate < min).then(|| {
+        format!(
+            "{}: pass rate over {} repeats ({}) {} is below {} ({} flaky cases)",
+            r.label,
+            r.repeats,
+            policy.describe(),
+            pct(rate),
+            pct(min),
+            r.flaky
+        )
+    })
+}
+
 /// The gates one configuration misses: pass rate, error rate, per category, over-refusal, hallucination.
+/// A repeat's own pass rate is not gated: its configuration's, over every repeat, is.
 fn config_misses(c: &ConfigSummary, gates: &Gates) -> Vec<String> {
     let label = &c.label;
     let mut misses = Vec::new();
-    if let Some(min) = gates.fail_under {
+    if let Some(min) = gates.fail_under.filter(|_| c.repeat_of.is_none()) {
         misses.push(match c.pass_rate {
             Some(p) if p >= min => None,
             Some(p) => Some(format!(

@@ -136,6 +136,7 @@ mod tests {
             heuristic_note: None,
             agreement_with_people: Vec::new(),
             idle_axes: Vec::new(),
+            repeats: Vec::new(),
             judge: Some(evil.into()),
             documents: 1,
             poisoned_copies: 0,

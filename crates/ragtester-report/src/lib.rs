@@ -43,6 +43,7 @@ mod html;
 mod paired;
 mod reference;
 mod refusals;
+mod repeats;
 mod summary;
 mod table;
 #[cfg(test)]
@@ -56,11 +57,12 @@ pub use diagnosis::{
     CauseRow, Diagnosis, Finding, FusionPair, RetrievalFigures, Severity, describe,
     embedder_findings, fusion_finding,
 };
-pub use diff::{RunDiff, diff_runs, render_diff};
+pub use diff::{Outcome, RunDiff, RunSide, SuiteChange, SuiteChangeKind, diff_runs, render_diff};
 pub use gate::{Gates, check_gates, parse_category_gate};
 pub use html::render_html;
 pub use reference::{Headroom, Leaky, LeakyCase};
 pub use refusals::RefusalMatrix;
+pub use repeats::{FlakyCase, RepeatPolicy, RepeatedConfig, fold_repeats};
 pub use summary::{
     Attribution, BadCase, ConfigSummary, ErrorReason, FailureCause, GroupSummary, NotJudged,
     ReportInputs, Summary, is_bad_case, primary_verdicts, summarise,

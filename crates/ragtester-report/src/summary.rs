@@ -56,6 +56,10 @@ pub struct GroupSummary {
 pub struct ConfigSummary {
     pub id: String,
     pub label: String,
+    /// For a repeat of a configuration (`run --repeat N`): the configuration it repeats, whose folded
+    /// figures are in `Summary::repeats`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat_of: Option<String>,
     pub retriever: String,
     pub top_k: usize,
     pub cases: usize,
@@ -272,6 +276,10 @@ pub struct Summary {
     /// full-doc`): pass rate, tokens, latency and cost of each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub long_context: Vec<crate::reference::LongContext>,
+    /// Each configuration answered N times (`run --repeat N`), its repeats folded: passes out of N per
+    /// case and the flaky cases.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repeats: Vec<crate::repeats::RepeatedConfig>,
 }
 
 /// Cells that got no verdict: how many, and the reasons, most frequent first.
@@ -515,6 +523,7 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         heuristic_note: heuristic.then(|| heuristic_note(&heuristic_parts)),
         agreement_with_people: agreement_with_people(inputs.oracle),
         idle_axes: crate::axes::idle_axes(inputs.configs, inputs.answers),
+        repeats: crate::repeats::fold_repeats(inputs.cases, inputs.configs, &verdicts),
         judge,
         documents: inputs
             .documents
@@ -844,6 +853,7 @@ fn config_summary(
     ConfigSummary {
         id: config.id.clone(),
         label: config.label(),
+        repeat_of: config.repeat.map(|_| config.base_id()),
         retriever: config.retriever.as_str().to_string(),
         top_k: config.top_k,
         cases: group.cases,

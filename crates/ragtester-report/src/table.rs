@@ -15,6 +15,7 @@ pub fn render_table(s: &Summary) -> String {
     let mut out = String::new();
     heading(&mut out, s);
     configurations(&mut out, s);
+    repeats(&mut out, s);
     reference_points(&mut out, s);
     citations(&mut out, s);
     groups(&mut out, s);
@@ -132,6 +133,45 @@ fn configurations(out: &mut String, s: &Summary) {
             pct(c.hit_rate),
             pct(c.chunk_coverage)
         );
+    }
+}
+
+/// Each repeated configuration folded: how many cases passed in k of N repeats, the flaky ones.
+fn repeats(out: &mut String, s: &Summary) {
+    const FLAKY_SHOWN: usize = 5;
+    for r in &s.repeats {
+        let n = r.repeats as usize;
+        let counts: Vec<String> = (0..=n)
+            .rev()
+            .map(|k| format!("{}/{n}: {}", k, r.passes[k]))
+            .collect();
+        let _ = writeln!(
+            out,
+            "\nrepeats of {}: {} cases; passed {}; {} flaky; pass rate every repeat {}, mean {}",
+            r.label,
+            r.cases,
+            counts.join(", "),
+            r.flaky,
+            pct(r.pass_rate(crate::RepeatPolicy::All)),
+            pct(r.pass_rate(crate::RepeatPolicy::Mean))
+        );
+        for f in r.flaky_cases.iter().take(FLAKY_SHOWN) {
+            let _ = writeln!(
+                out,
+                "  flaky {}/{}: {} {}",
+                f.passed,
+                f.of,
+                f.case_id,
+                f.query.chars().take(70).collect::<String>()
+            );
+        }
+        if r.flaky > FLAKY_SHOWN {
+            let _ = writeln!(
+                out,
+                "  … {} more flaky cases in summary.json",
+                r.flaky - FLAKY_SHOWN
+            );
+        }
     }
 }
 

@@ -2,17 +2,23 @@
 
 use crate::run_dir::RunDir;
 use anyhow::Result;
-use ragtester_report::RunDiff;
+use ragtester_report::{RunDiff, RunSide};
 use std::path::Path;
 
 /// Compare two run directories; with `json`, the comparison is also saved there.
 pub fn diff(before: &Path, after: &Path, json: Option<&Path>) -> Result<RunDiff> {
     let (before, after) = (RunDir::new(before), RunDir::new(after));
-    let (b_configs, b_verdicts) = (before.configs()?, before.verdicts()?);
-    let (a_configs, a_verdicts) = (after.configs()?, after.verdicts()?);
-    let cases = after.cases()?;
-    let diff =
-        ragtester_report::diff_runs(&cases, (&b_configs, &b_verdicts), (&a_configs, &a_verdicts));
+    let (b_cases, b_configs, b_verdicts) = (before.cases()?, before.configs()?, before.verdicts()?);
+    let (a_cases, a_configs, a_verdicts) = (after.cases()?, after.configs()?, after.verdicts()?);
+    let side = |cases, configs, verdicts| RunSide {
+        cases,
+        configs,
+        verdicts,
+    };
+    let diff = ragtester_report::diff_runs(
+        side(&b_cases, &b_configs, &b_verdicts),
+        side(&a_cases, &a_configs, &a_verdicts),
+    );
     if let Some(path) = json {
         ragtester_core::record::write_atomic(
             path,

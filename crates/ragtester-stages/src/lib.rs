@@ -102,7 +102,8 @@ pub mod front {
     pub use ragtester_ingest::{IngestOptions, Input};
     pub use ragtester_judge::PanelMethod;
     pub use ragtester_report::{
-        Gates, check_gates, parse_category_gate, render_audit, render_diff, render_table,
+        Gates, RepeatPolicy, check_gates, parse_category_gate, render_audit, render_diff,
+        render_table,
     };
 }
 pub use events::{Event, Events, Level, Silent};

@@ -98,6 +98,8 @@ pub struct PlanArgs<'a> {
     pub concurrency: Option<usize>,
     pub budget_usd: Option<f64>,
     pub budget_tokens: Option<u64>,
+    /// `--repeat N`: every cell answered N times.
+    pub repeat: Option<usize>,
 }
 
 /// A run's configurations and the settings they run under.
@@ -136,6 +138,10 @@ pub fn plan(args: &PlanArgs<'_>) -> Result<RunPlan> {
     }
     if let Some(matrix) = &mut project.matrix {
         args.overrides.apply(matrix)?;
+    }
+    if let Some(n) = args.repeat {
+        project.run.repeat = n;
+        project.validate()?;
     }
     let mut settings = project.run.clone();
     if let Some(usd) = args.budget_usd {

@@ -76,6 +76,7 @@ async function refresh() {
   $('#suite-docs').replaceChildren(...ws.documents.map((d) => el('label', {}, el('input', { type: 'checkbox', name: 'documents', value: d.name }), ` ${d.name}`)));
   $('#suite-table tbody').replaceChildren(...ws.suites.map((s) => el('tr', {}, el('td', {}, s.name), el('td', {}, `${(s.bytes / 1024).toFixed(1)} KiB`))));
   fillSelect($('#run-suite'), ws.suites.map((s) => [s.name, s.name]));
+  fillSelect($('#suite-update'), [['', 'none: write a new suite'], ...ws.suites.map((s) => [s.name, s.name])]);
   $('#run-table tbody').replaceChildren(...ws.runs.map(runRow));
   const runs = ws.runs.map((r) => [r.name, r.name]);
   fillSelect($('#result-run'), ws.runs.filter((r) => r.judged || true).map((r) => [r.name, r.name]));
@@ -186,7 +187,7 @@ function wireForms() {
     await startJob('/api/jobs/suite', {
       name: f.name, documents: asList(f.documents), strategies: asList(f.strategies), n_test: Number(f.n_test),
       n_complex: f.n_complex === '' ? null : Number(f.n_complex), llm: f.llm,
-      critic: f.critic ? f.critic : null,
+      critic: f.critic ? f.critic : null, update: f.update ? f.update : null,
     });
   }));
   $('#run-form').addEventListener('submit', guard(async (ev) => {

@@ -243,6 +243,16 @@ pub async fn suite(State(s): Shared, Json(req): Json<SuiteForm>) -> ApiResult<Js
         .workspace
         .document_paths(&req.documents)
         .map_err(ApiError::bad)?;
+    let earlier = match req.update.as_deref().filter(|n| !n.is_empty()) {
+        None => None,
+        Some(name) => {
+            let path = s.workspace.suite_path(name).map_err(ApiError::bad)?;
+            if !path.is_file() {
+                return Err(ApiError::not_found(format!("no suite `{name}` to update")));
+            }
+            Some(path)
+        }
+    };
     if req.n_test == 0 || req.strategies.is_empty() {
         return Err(ApiError::bad(
             "choose at least one strategy and at least one test per document",
@@ -261,7 +271,9 @@ pub async fn suite(State(s): Shared, Json(req): Json<SuiteForm>) -> ApiResult<Js
     let target = format!("suite:{}", req.name);
     let id = s.jobs.spawn("suite", &target, move |job| {
         Box::pin(async move {
-            let made = stages.generate_suite(&req, &docs, &out, job).await?;
+            let made = stages
+                .generate_suite(&req, &docs, earlier, &out, job)
+                .await?;
             ragtester_core::record::write_atomic(&docs_list, &serde_json::to_vec(&names)?)?;
             Ok(made)
         })
@@ -480,9 +492,16 @@ pub async fn compare(State(s): Shared, Query(q): Query<ComparePair>) -> ApiResul
         return Err(ApiError::bad("both runs must be judged to be compared"));
     }
     let diff = ragtester_report::diff_runs(
-        &b.cases,
-        (&a.configs, &a.verdicts),
-        (&b.configs, &b.verdicts),
+        ragtester_report::RunSide {
+            cases: &a.cases,
+            configs: &a.configs,
+            verdicts: &a.verdicts,
+        },
+        ragtester_report::RunSide {
+            cases: &b.cases,
+            configs: &b.configs,
+            verdicts: &b.verdicts,
+        },
     );
     Ok(Json(json!(diff)))
 }

@@ -51,6 +51,10 @@ pub struct SuiteForm {
     /// The quality gate's critic: unset for the question writer itself, `none` for no gate.
     #[serde(default)]
     pub critic: Option<String>,
+    /// An earlier suite of the workspace to bring in step with the documents (`generate --update`): the
+    /// new suite keeps its untouched cases and lists every change in its report.
+    #[serde(default)]
+    pub update: Option<String>,
 }
 
 /// Run a suite against a matrix, then judge and report it.

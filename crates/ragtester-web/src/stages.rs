@@ -125,6 +125,7 @@ impl Stages {
         &self,
         req: &SuiteForm,
         docs: &[PathBuf],
+        update: Option<PathBuf>,
         out: &Path,
         job: &Job,
     ) -> Result<String> {
@@ -141,6 +142,7 @@ impl Stages {
             conversations: req.conversations.unwrap_or(request.settings.conversations),
             llm: req.llm.clone(),
             critic: req.critic.clone(),
+            update,
             ..request.settings
         };
         let events = JobEvents(job);

@@ -196,7 +196,11 @@ impl Workspace {
         for entry in std::fs::read_dir(self.root.join("suites"))? {
             let entry = entry?;
             let file = entry.file_name().to_string_lossy().into_owned();
-            if let Some(name) = file.strip_suffix(".jsonl") {
+            // A suite's documents snapshot and conversations export sit beside it; they are not suites.
+            let companion = [".documents.jsonl", ".conversations.jsonl"]
+                .iter()
+                .any(|c| file.ends_with(c));
+            if let Some(name) = file.strip_suffix(".jsonl").filter(|_| !companion) {
                 out.push(FileEntry {
                     name: name.to_string(),
                     bytes: entry.metadata()?.len(),

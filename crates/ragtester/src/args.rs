@@ -526,6 +526,10 @@ pub(crate) struct RunCli {
     /// endpoint, model, prompt and sampling); the report counts replayed answers. Off by default.
     #[arg(long)]
     pub(crate) replay_answers: bool,
+    /// Answer every cell N times, each a new call to the system under test: the report counts each case's
+    /// passes out of N and lists flaky cases (outcomes that disagree across repeats) per configuration.
+    #[arg(long, value_name = "N")]
+    pub(crate) repeat: Option<usize>,
     /// Print the cells and an estimate of the tokens the run would use, and run nothing.
     #[arg(long)]
     pub(crate) dry_run: bool,
@@ -564,6 +568,10 @@ pub(crate) struct GatesCli {
     /// measured at this level or above in every language of the run (`ragtester calibrate`).
     #[arg(long)]
     pub(crate) require_agreement: Option<f64>,
+    /// How a case answered N times (`run --repeat N`) counts as passed for --fail-under, which then holds
+    /// each configuration over its repeats: `all` (every repeat passes), K (at least K of N) or `mean`.
+    #[arg(long, default_value = "mean", value_parser = ragtester_stages::front::RepeatPolicy::parse)]
+    pub(crate) repeat_policy: ragtester_stages::front::RepeatPolicy,
 }
 
 impl From<GatesCli> for ragtester_stages::front::Gates {
@@ -575,6 +583,7 @@ impl From<GatesCli> for ragtester_stages::front::Gates {
             max_over_refusal: g.max_over_refusal,
             max_hallucination: g.max_hallucination,
             require_agreement: g.require_agreement,
+            repeat_policy: g.repeat_policy,
         }
     }
 }

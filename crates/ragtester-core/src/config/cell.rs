@@ -217,6 +217,19 @@ pub struct Configuration {
     /// is the default, so configuration ids of earlier runs stay valid.
     #[serde(default, skip_serializing_if = "HistoryMode::is_default")]
     pub history: HistoryMode,
+    /// Which answering of a repeated run this is (`run --repeat N`). Each repeat is a configuration of its
+    /// own, so every repeat's cells are asked afresh, stored, resumed, sharded and budgeted as any cell;
+    /// reports fold the repeats of one configuration together by [`Configuration::base_id`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<Repeat>,
+}
+
+/// The place of a configuration among the repeats of one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Repeat {
+    /// 1-based.
+    pub index: u32,
+    pub of: u32,
 }
 
 /// The settings a configuration id is computed from (everything but the id and schema version).
@@ -233,6 +246,8 @@ struct ConfigKey<'a> {
     target: &'a Option<TargetSettings>,
     #[serde(skip_serializing_if = "HistoryMode::is_default")]
     history: HistoryMode,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repeat: Option<Repeat>,
 }
 
 impl Configuration {
@@ -266,9 +281,41 @@ impl Configuration {
             rerank,
             target: None,
             history: HistoryMode::default(),
+            repeat: None,
         };
         config.id = config.compute_id();
         config
+    }
+
+    /// The `index`-th of `of` repeats of this configuration; the id follows.
+    pub fn with_repeat(mut self, index: u32, of: u32) -> Self {
+        self.repeat = Some(Repeat { index, of });
+        self.id = self.compute_id();
+        self
+    }
+
+    /// The id of the configuration this one repeats (its own id when it is no repeat).
+    pub fn base_id(&self) -> String {
+        match self.repeat {
+            None => self.id.clone(),
+            Some(_) => Configuration {
+                repeat: None,
+                ..self.clone()
+            }
+            .compute_id(),
+        }
+    }
+
+    /// The label of the configuration this one repeats.
+    pub fn base_label(&self) -> String {
+        let label = self.label();
+        match self.repeat {
+            None => label,
+            Some(r) => label
+                .strip_suffix(&format!(" · repeat {}/{}", r.index, r.of))
+                .unwrap_or(&label)
+                .to_string(),
+        }
     }
 
     /// The same cell with another use of a conversation's history; the id follows. Targets keep their
@@ -305,6 +352,7 @@ impl Configuration {
             rerank: None,
             target: Some(target),
             history: HistoryMode::default(),
+            repeat: None,
         };
         config.id = config.compute_id();
         config
@@ -323,12 +371,20 @@ impl Configuration {
                 rerank: &self.rerank,
                 target: &self.target,
                 history: self.history,
+                repeat: self.repeat,
             },
         )
     }
 
     /// A short human label: `hybrid k=5 · offline · hash`.
     pub fn label(&self) -> String {
+        match self.repeat {
+            Some(r) => format!("{} · repeat {}/{}", self.settings_label(), r.index, r.of),
+            None => self.settings_label(),
+        }
+    }
+
+    fn settings_label(&self) -> String {
         if let Some(t) = &self.target {
             return format!(
                 "target {} ({})",

@@ -354,6 +354,18 @@ pub struct RunSettings {
     /// How long a call's trace is waited for once the call returned, in milliseconds.
     #[serde(default = "default_trace_wait_ms")]
     pub trace_wait_ms: u64,
+    /// Times every cell is answered (`run --repeat N`): each repeat a new call to the system under test,
+    /// never a cached answer; reports count each case's passes out of N and set flaky cases apart.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub repeat: usize,
+}
+
+fn one() -> usize {
+    1
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
 }
 
 fn default_trace_port() -> u16 {
@@ -377,6 +389,7 @@ impl Default for RunSettings {
             replay_answers: false,
             trace_port: default_trace_port(),
             trace_wait_ms: default_trace_wait_ms(),
+            repeat: 1,
         }
     }
 }
@@ -452,6 +465,15 @@ impl ProjectConfig {
         if self.generation.section_tokens < 16 {
             bail!("generation.section_tokens must be at least 16");
         }
+        if self.run.repeat == 0 {
+            bail!("run.repeat must be at least 1");
+        }
+        if self.run.repeat > 1 && self.run.replay_answers {
+            bail!(
+                "run.repeat asks every cell afresh N times: it cannot be combined with replay_answers, \
+                 which answers from the cache"
+            );
+        }
         if self.run.concurrency == 0 {
             bail!("run.concurrency must be at least 1");
         }
@@ -505,6 +527,13 @@ impl ProjectConfig {
                 bail!("two targets are named `{}`", t.name);
             }
             configs.push(Configuration::for_target(t.clone()));
+        }
+        let n = self.run.repeat as u32;
+        if n > 1 {
+            configs = configs
+                .into_iter()
+                .flat_map(|c| (1..=n).map(move |i| c.clone().with_repeat(i, n)))
+                .collect();
         }
         Ok(configs)
     }
