@@ -61,6 +61,9 @@ pub struct CellChange {
     pub config_id: String,
     pub before: Outcome,
     pub after: Outcome,
+    /// Why the cell fails now (its failure attribution, or the judge's rule), for a regression.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -182,6 +185,8 @@ pub struct RunSide<'a> {
 /// One run's cells keyed by (case lineage, configuration without its repeat), repeats folded.
 struct Cells<'a> {
     outcomes: HashMap<(String, String), Outcome>,
+    /// The first verdict of each cell that did not pass.
+    failing: HashMap<(String, String), &'a Verdict>,
     /// Case id → the case.
     cases: HashMap<&'a str, &'a TestCase>,
     /// Lineage → case id.
@@ -207,6 +212,7 @@ impl<'a> Cells<'a> {
             .map(|c| (c.id.as_str(), c.base_id()))
             .collect();
         let mut repeats: HashMap<(String, String), Vec<Outcome>> = HashMap::new();
+        let mut failing = HashMap::new();
         for v in &primary {
             let lineage = cases
                 .get(v.case_id.as_str())
@@ -215,10 +221,11 @@ impl<'a> Cells<'a> {
                 .get(v.config_id.as_str())
                 .cloned()
                 .unwrap_or_else(|| v.config_id.clone());
-            repeats
-                .entry((lineage.to_string(), config))
-                .or_default()
-                .push(outcome(v));
+            let key = (lineage.to_string(), config);
+            if outcome(v) != Outcome::Passed {
+                failing.entry(key.clone()).or_insert(*v);
+            }
+            repeats.entry(key).or_default().push(outcome(v));
         }
         let outcomes = repeats
             .into_iter()
@@ -226,11 +233,23 @@ impl<'a> Cells<'a> {
             .collect();
         Self {
             outcomes,
+            failing,
             cases,
             by_lineage,
             base,
             primary,
         }
+    }
+
+    /// Why a cell did not pass: its failure attribution, else the judge's rule or error.
+    fn cause_of(&self, key: &(String, String)) -> Option<String> {
+        let v = self.failing.get(key)?;
+        let case = self.cases.get(v.case_id.as_str());
+        let attributed = case.and_then(|c| crate::cause::attribution(c, None, v));
+        attributed
+            .map(|a| format!("{}: {}", a.cause.as_str().replace('_', " "), a.evidence))
+            .or_else(|| v.rule_failure.clone())
+            .or_else(|| v.error.clone())
     }
 
     fn base_of(&self, config_id: &str) -> String {
@@ -287,12 +306,16 @@ pub fn diff_runs(before: RunSide<'_>, after: RunSide<'_>) -> RunDiff {
             config_id: key.1.clone(),
             before: x,
             after: y,
+            cause: None,
         };
         match (x, y) {
             // A flaky cell is neither a regression nor a fix, whichever run it flaked in.
             (Outcome::Flaky, _) | (_, Outcome::Flaky) => diff.flaky.push(change),
             // A cell that passed and now has no verdict has lost its pass: a regression, not a shrug.
-            (Outcome::Passed, Outcome::Failed | Outcome::Error) => diff.regressions.push(change),
+            (Outcome::Passed, Outcome::Failed | Outcome::Error) => diff.regressions.push(CellChange {
+                cause: a.cause_of(key),
+                ..change
+            }),
             (Outcome::Failed, Outcome::Passed) => diff.fixes.push(change),
             (p, q) if p != q => diff.error_changes.push(change),
             _ => {}

@@ -40,6 +40,7 @@ mod diff;
 mod gate;
 mod glance;
 mod html;
+mod markdown;
 mod paired;
 mod reference;
 mod refusals;
@@ -60,6 +61,7 @@ pub use diagnosis::{
 pub use diff::{Outcome, RunDiff, RunSide, SuiteChange, SuiteChangeKind, diff_runs, render_diff};
 pub use gate::{Gates, check_gates, parse_category_gate};
 pub use html::render_html;
+pub use markdown::{GITHUB_COMMENT_LIMIT, diff_markdown, summary_markdown};
 pub use reference::{Headroom, Leaky, LeakyCase};
 pub use refusals::RefusalMatrix;
 pub use repeats::{FlakyCase, RepeatPolicy, RepeatedConfig, fold_repeats};

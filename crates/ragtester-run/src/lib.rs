@@ -57,6 +57,8 @@ pub const PRICES: &str = "prices.json";
 pub const EMBEDDERS: &str = "embedders.json";
 pub const SUMMARY: &str = "summary.json";
 pub const REPORT_HTML: &str = "report.html";
+/// The run's summary in Markdown, within a pull-request comment's limit.
+pub const SUMMARY_MD: &str = "summary.md";
 pub const RESULTS_CSV: &str = "results.csv";
 pub const JUNIT: &str = "junit.xml";
 /// The run's database: what resuming needs and the records cannot say.
@@ -74,6 +76,7 @@ const RUN_FILES: &[&str] = &[
     SKIPPED,
     SUMMARY,
     REPORT_HTML,
+    SUMMARY_MD,
     RESULTS_CSV,
     JUNIT,
     PRICES,

@@ -118,8 +118,12 @@ pub fn report(run_dir: &Path, events: &dyn Events) -> Result<Summary> {
         run_dir::REPORT_HTML,
         &ragtester_report::render_html(&summary)?,
     )?;
+    run.save_text(
+        run_dir::SUMMARY_MD,
+        &ragtester_report::summary_markdown(&summary, ragtester_report::GITHUB_COMMENT_LIMIT),
+    )?;
     events.info(format!(
-        "wrote report.html, summary.json, results.csv and junit.xml to {}",
+        "wrote report.html, summary.json, summary.md, results.csv and junit.xml to {}",
         run_dir.display()
     ));
     Ok(summary)

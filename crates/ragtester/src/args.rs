@@ -691,6 +691,10 @@ pub(crate) struct DiffCli {
     /// Write the comparison as JSON here too.
     #[arg(long)]
     pub(crate) json: Option<PathBuf>,
+    /// Write the comparison as a pull-request summary in Markdown here (within GitHub's 65,536-character
+    /// comment limit): pass rates, regressions with their cause, flaky cells, cases the suites differ on.
+    #[arg(long)]
+    pub(crate) markdown: Option<PathBuf>,
     /// Exit with code 4 when any cell that passed before fails now, or has no verdict (an execution or
     /// judge error).
     #[arg(long)]

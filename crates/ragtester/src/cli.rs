@@ -81,7 +81,8 @@ pub async fn dispatch(cli: Cli, environment: Environment) -> Result<u8> {
             ragtester_stages::merge::merge(&shards, &out, events).map(|_| 0)
         }
         Command::Diff(d) => {
-            let diff = ragtester_stages::diff::diff(&d.before, &d.after, d.json.as_deref())?;
+            let (json, md) = (d.json.as_deref(), d.markdown.as_deref());
+            let diff = ragtester_stages::diff::diff(&d.before, &d.after, json, md)?;
             print!("{}", ragtester_stages::front::render_diff(&diff));
             Ok(threshold_if(
                 d.fail_on_regression && !diff.regressions.is_empty(),
