@@ -312,10 +312,12 @@ pub fn diff_runs(before: RunSide<'_>, after: RunSide<'_>) -> RunDiff {
             // A flaky cell is neither a regression nor a fix, whichever run it flaked in.
             (Outcome::Flaky, _) | (_, Outcome::Flaky) => diff.flaky.push(change),
             // A cell that passed and now has no verdict has lost its pass: a regression, not a shrug.
-            (Outcome::Passed, Outcome::Failed | Outcome::Error) => diff.regressions.push(CellChange {
-                cause: a.cause_of(key),
-                ..change
-            }),
+            (Outcome::Passed, Outcome::Failed | Outcome::Error) => {
+                diff.regressions.push(CellChange {
+                    cause: a.cause_of(key),
+                    ..change
+                })
+            }
             (Outcome::Failed, Outcome::Passed) => diff.fixes.push(change),
             (p, q) if p != q => diff.error_changes.push(change),
             _ => {}

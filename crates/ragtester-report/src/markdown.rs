@@ -19,7 +19,11 @@ pub fn summary_markdown(s: &Summary, limit: usize) -> String {
     fit(limit, |cap| {
         let mut out = String::new();
         let glance = Glance::of(s);
-        let worst = glance.rows.iter().map(|r| r.rate).fold(f64::INFINITY, f64::min);
+        let worst = glance
+            .rows
+            .iter()
+            .map(|r| r.rate)
+            .fold(f64::INFINITY, f64::min);
         let _ = writeln!(
             out,
             "## ragtester: {} cases × {} configurations\n",
@@ -47,7 +51,11 @@ pub fn diff_markdown(diff: &RunDiff, after: Option<&Summary>, limit: usize) -> S
         } else {
             "regressions"
         };
-        let mark = if diff.regressions.is_empty() { "✅" } else { "❌" };
+        let mark = if diff.regressions.is_empty() {
+            "✅"
+        } else {
+            "❌"
+        };
         let _ = writeln!(out, "## {mark} ragtester: {verdict}\n");
         let _ = writeln!(
             out,
@@ -247,7 +255,11 @@ fn fit(limit: usize, render: impl Fn(usize) -> String) -> String {
 
 fn more(out: &mut String, total: usize, shown: usize, what: &str) {
     if total > shown {
-        let _ = writeln!(out, "\n… and {} more {what} (see the report).", total - shown);
+        let _ = writeln!(
+            out,
+            "\n… and {} more {what} (see the report).",
+            total - shown
+        );
     }
 }
 

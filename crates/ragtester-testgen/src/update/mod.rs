@@ -215,8 +215,9 @@ enum Verdict<'a> {
     Stale(String),
 }
 
-/// Inserted text shorter than this (a word, a figure) is an edit, not a new section to ask about.
-const NEW_TEXT: usize = 40;
+/// Inserted text of fewer terms than this (a word, a figure) is an edit, not new text to ask about; terms
+/// (words, CJK bigrams) count alike in both languages, where chars do not.
+const NEW_TEXT: usize = 8;
 
 struct Work<'w, 'a> {
     corpus: &'w Corpus<'a>,
@@ -226,9 +227,9 @@ struct Work<'w, 'a> {
     gate: Option<&'w QualityGate<'w>>,
     cases: Vec<TestCase>,
     report: UpdateReport,
-    /// Per new document, the sections rewritten cases were written from (new sections are asked about
-    /// only where no rewrite already asks).
-    claimed: HashMap<String, HashSet<usize>>,
+    /// Per new document, the char ranges rewritten cases were written from: new text is asked about only
+    /// where no rewrite already asks.
+    claimed: HashMap<String, Vec<(usize, usize)>>,
 }
 
 impl<'w, 'a> Work<'w, 'a> {
@@ -406,7 +407,10 @@ impl<'w, 'a> Work<'w, 'a> {
                 format!("its source text changed and no question could be written from the new text ({why})"),
             );
         }
-        self.claimed.entry(doc.id.clone()).or_default().extend(only);
+        self.claimed
+            .entry(doc.id.clone())
+            .or_default()
+            .extend(regions);
         let reason = format!("its source text changed: «{}»", clip(&was, 160));
         let written = fresh.len();
         for (k, mut case) in fresh.into_iter().enumerate() {
@@ -451,12 +455,9 @@ impl<'w, 'a> Work<'w, 'a> {
             let regions: Vec<(usize, usize)> = map
                 .inserted()
                 .into_iter()
-                .filter(|r| r.len() >= NEW_TEXT)
+                .filter(|r| ragtester_text::terms(&doc.slice(r.start, r.end)).len() >= NEW_TEXT)
                 .map(|r| (r.start, r.end))
-                .filter(|&(a, b)| {
-                    let at = sections.iter().find(|s| s.start < b && a < s.end);
-                    at.is_none_or(|s| !claimed.contains(&s.index))
-                })
+                .filter(|&(a, b)| claimed.iter().all(|&(x, y)| b <= x || y <= a))
                 .collect();
             let (focus, fresh) = focused(doc, sections, &regions);
             let fresh: HashSet<usize> = fresh

@@ -54,13 +54,17 @@ impl TextMap {
             &line_texts(&new_chars, &new_lines),
             deadline,
         );
-        let mut runs = Vec::new();
+        let mut raw = Vec::new();
         for op in line_ops {
             let (tag, o, n) = op.as_tag_tuple();
             let old_range = chars_of(&old_lines, o, old_chars.len());
             let new_range = chars_of(&new_lines, n, new_chars.len());
             if tag == DiffTag::Equal {
-                push(&mut runs, true, old_range, new_range);
+                raw.push(Run {
+                    equal: true,
+                    old: old_range,
+                    new: new_range,
+                });
                 continue;
             }
             // A changed hunk is compared char by char, so an edited word leaves its line's rest equal.
@@ -70,12 +74,25 @@ impl TextMap {
                 &new_chars[new_range.clone()],
                 deadline,
             );
-            for op in ops {
-                let (tag, o, n) = op.as_tag_tuple();
-                let o = old_range.start + o.start..old_range.start + o.end;
-                let n = new_range.start + n.start..new_range.start + n.end;
-                push(&mut runs, tag == DiffTag::Equal, o, n);
-            }
+            let hunk: Vec<Run> = ops
+                .iter()
+                .map(|op| {
+                    let (tag, o, n) = op.as_tag_tuple();
+                    Run {
+                        equal: tag == DiffTag::Equal,
+                        old: old_range.start + o.start..old_range.start + o.end,
+                        new: new_range.start + n.start..new_range.start + n.end,
+                    }
+                })
+                .collect();
+            raw.extend(replaced_if_mostly_changed(
+                hunk,
+                old_range.len().max(new_range.len()),
+            ));
+        }
+        let mut runs = Vec::new();
+        for run in without_short_equals(raw) {
+            push(&mut runs, run.equal, run.old, run.new);
         }
         Self { runs }
     }
@@ -132,6 +149,46 @@ impl TextMap {
             .map(|r| r.new.clone())
             .collect()
     }
+}
+
+/// Equal runs shorter than this between two changes are part of the change: two unrelated sentences
+/// share letters, and an alignment on them is noise.
+const MIN_EQUAL: usize = 8;
+
+/// A hunk that is mostly changed as one replacement: a section replaced by another is new text, not an
+/// edit of the old one, whatever letters the two share.
+fn replaced_if_mostly_changed(hunk: Vec<Run>, longest: usize) -> Vec<Run> {
+    let equal: usize = hunk.iter().filter(|r| r.equal).map(|r| r.old.len()).sum();
+    if (equal as f64) >= SURVIVES * longest as f64 {
+        return hunk;
+    }
+    match (hunk.first(), hunk.last()) {
+        (Some(a), Some(b)) => vec![Run {
+            equal: false,
+            old: a.old.start..b.old.end,
+            new: a.new.start..b.new.end,
+        }],
+        _ => Vec::new(),
+    }
+}
+
+/// Equal runs shorter than [`MIN_EQUAL`] between two changes made part of the change: a shared blank line
+/// or letter does not split new text in two.
+fn without_short_equals(runs: Vec<Run>) -> Vec<Run> {
+    let last = runs.len().saturating_sub(1);
+    let changed = |i: usize| runs.get(i).is_some_and(|r: &Run| !r.equal);
+    runs.iter()
+        .enumerate()
+        .map(|(i, r)| Run {
+            equal: r.equal
+                && !(i > 0
+                    && i < last
+                    && r.old.len() < MIN_EQUAL
+                    && changed(i - 1)
+                    && changed(i + 1)),
+            ..r.clone()
+        })
+        .collect()
 }
 
 /// Adds a run, joining it to the last one when both are equal or both changed and they touch.
