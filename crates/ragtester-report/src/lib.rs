@@ -32,6 +32,7 @@
 mod axes;
 mod cause;
 mod claims;
+mod console;
 mod conversations;
 mod corrected;
 mod csv_junit;
@@ -52,6 +53,7 @@ mod testdata;
 
 pub use cause::{attribution, failure_cause};
 pub use claims::ClaimSummary;
+pub use console::render_summary;
 pub use conversations::{ConversationSummary, FailedConversation, Rate, TurnRow};
 pub use csv_junit::{render_csv, render_junit, write_csv, write_junit};
 pub use diagnosis::{

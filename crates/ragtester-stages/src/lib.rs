@@ -105,6 +105,15 @@ pub mod front {
         Gates, RepeatPolicy, check_gates, parse_category_gate, render_audit, render_diff,
         render_table,
     };
+
+    /// What a command prints of a reported run: the one-screen summary, or with `full` every table.
+    pub fn render(summary: &ragtester_report::Summary, full: bool) -> String {
+        if full {
+            render_table(summary)
+        } else {
+            ragtester_report::render_summary(summary)
+        }
+    }
 }
 pub use events::{Event, Events, Level, Silent};
 pub use models::Models;

@@ -136,6 +136,10 @@ pub(crate) enum Command {
     )]
     Report {
         run_dir: PathBuf,
+        /// Print every table (configurations, categories, generators, refusals, the oracle) instead of the
+        /// one-screen summary; both are in report.html and summary.json.
+        #[arg(long)]
+        full: bool,
         #[command(flatten)]
         gates: GatesCli,
     },

@@ -69,9 +69,13 @@ pub async fn dispatch(cli: Cli, environment: Environment) -> Result<u8> {
             print!("{}", ragtester_stages::calibrate::render(&calibration));
             Ok(0)
         }
-        Command::Report { run_dir, gates } => {
+        Command::Report {
+            run_dir,
+            full,
+            gates,
+        } => {
             let summary = ragtester_stages::report::report(&run_dir, events)?;
-            print!("{}", ragtester_stages::front::render_table(&summary));
+            print!("{}", ragtester_stages::front::render(&summary, full));
             Ok(missed(&ragtester_stages::front::check_gates(
                 &summary,
                 &gates.into(),
@@ -217,7 +221,7 @@ fn print_outcome(outcome: &ragtester_stages::full::PipelineOutcome, out: &Path) 
     println!();
     print!(
         "{}",
-        ragtester_stages::front::render_table(&outcome.summary)
+        ragtester_stages::front::render(&outcome.summary, false)
     );
     println!();
     use ragtester_stages::run_dir::{REPORT_HTML, RunDir, SUMMARY};

@@ -1,0 +1,150 @@
+//! The summary a command prints when a run is reported: one screen — what was tested, how far the judge can
+//! be trusted, the best and worst configurations, the top causes of failure with what to change, flaky
+//! cases, and what was left unjudged. Every table stays in the report (`report --full` prints them).
+
+use crate::glance::Glance;
+use crate::{RepeatPolicy, Summary};
+use std::fmt::Write;
+
+/// Configurations shown at each end of the ranking.
+const ENDS: usize = 3;
+/// The widest line the summary prints; longer ones are wrapped.
+const WIDTH: usize = 120;
+
+pub fn render_summary(s: &Summary) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} documents, {} cases, {} configurations; judge: {}",
+        s.documents,
+        s.cases,
+        s.configs.len(),
+        s.judge.as_deref().unwrap_or("–")
+    );
+    if let Some(note) = &s.heuristic_note {
+        let _ = writeln!(out, "{}", wrap(&format!("NOTE: {note}"), "      "));
+    }
+    if let Some(line) = s.agreement_with_people.first() {
+        let _ = writeln!(out, "{}", wrap(&format!("TRUST: {line}"), "       "));
+    }
+    let glance = Glance::of(s);
+    let mut rows: Vec<_> = glance.rows.iter().collect();
+    rows.sort_by(|a, b| b.rate.total_cmp(&a.rate));
+    let shown: Vec<(&str, _)> = if rows.len() <= 2 * ENDS {
+        rows.iter().map(|r| ("", *r)).collect()
+    } else {
+        let best = rows.iter().take(ENDS).map(|r| ("best", *r));
+        best.chain(rows.iter().skip(rows.len() - ENDS).map(|r| ("worst", *r)))
+            .collect()
+    };
+    if !shown.is_empty() {
+        let _ = writeln!(out);
+        if !glance.shared.is_empty() {
+            let _ = writeln!(out, "every configuration: {}", glance.shared);
+        }
+        let width = shown
+            .iter()
+            .map(|(_, r)| r.label.chars().count())
+            .max()
+            .unwrap_or(0);
+        for (end, r) in shown {
+            let _ = writeln!(
+                out,
+                "{end:<5} {:<width$}  pass {:>5.1}% [{:.1}–{:.1}%] of {} cells",
+                r.label, r.rate, r.low, r.high, r.cells
+            );
+        }
+    }
+    if !glance.causes.is_empty() {
+        let _ = writeln!(out, "\ntop causes of failure:");
+        for c in &glance.causes {
+            let _ = writeln!(
+                out,
+                "{}",
+                wrap(&format!("  {}: {}", c.cause, c.message), "    ")
+            );
+            let _ = writeln!(out, "{}", wrap(&format!("    → {}", c.advice), "      "));
+        }
+    }
+    let _ = writeln!(out);
+    if let Some(w) = &s.weakest_category {
+        let rate = s
+            .categories
+            .iter()
+            .find(|c| &c.name == w)
+            .and_then(|c| c.fail_rate)
+            .map_or(String::new(), |r| {
+                format!(" ({:.1}% of its judged cells fail)", r * 100.0)
+            });
+        let _ = writeln!(out, "weakest category: {w}{rate}");
+    }
+    for r in &s.repeats {
+        let pct = |p: Option<f64>| p.map_or("–".to_string(), |v| format!("{:.1}%", v * 100.0));
+        let _ = writeln!(
+            out,
+            "{}",
+            wrap(
+                &format!(
+                    "repeats: {} × {}: {} flaky cases; passed every repeat {}, mean {}",
+                    r.label,
+                    r.repeats,
+                    r.flaky,
+                    pct(r.pass_rate(RepeatPolicy::All)),
+                    pct(r.pass_rate(RepeatPolicy::Mean))
+                ),
+                "  "
+            )
+        );
+    }
+    let unjudged = s.not_judged.exec_errors + s.not_judged.judge_errors;
+    if unjudged > 0 {
+        let _ = writeln!(
+            out,
+            "not judged: {} cells ({} execution errors, {} judge errors), counted as failures by every gate",
+            unjudged, s.not_judged.exec_errors, s.not_judged.judge_errors
+        );
+    }
+    let skipped: usize = s.skipped.iter().map(|r| r.count).sum();
+    if skipped > 0 {
+        let _ = writeln!(out, "skipped: {skipped} cells (the report says why)");
+    }
+    out
+}
+
+/// A long line folded at [`WIDTH`], its continuation lines indented.
+fn wrap(text: &str, indent: &str) -> String {
+    textwrap::fill(
+        text,
+        textwrap::Options::new(WIDTH).subsequent_indent(indent),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testdata::{case, summary_of, verdict};
+    use ragtester_core::VerdictStatus;
+
+    #[test]
+    fn the_summary_fits_a_screen_whatever_the_matrix() {
+        let cases: Vec<_> = (0..40).map(|i| case(&format!("c{i}"), "q")).collect();
+        let verdicts: Vec<_> = (0..40)
+            .map(|i| verdict(&format!("c{i}"), "k", Some(i % 3 != 0), VerdictStatus::Ok))
+            .collect();
+        let mut s = summary_of(&cases, &verdicts);
+        s.configs = (0..24)
+            .map(|i| crate::summary::ConfigSummary {
+                id: format!("k{i}"),
+                label: format!("hybrid k={i} · offline · hash"),
+                cases: 40,
+                passed: 10 + i,
+                failed: 30 - i,
+                ..Default::default()
+            })
+            .collect();
+        let text = render_summary(&s);
+        assert!(text.lines().count() <= 40, "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+        assert!(text.contains("best ") && text.contains("worst"), "{text}");
+    }
+}
