@@ -1,5 +1,5 @@
 //! Exit codes beyond 0 (success), 1 (error: nothing usable was produced) and 2 (usage, from clap);
-//! README.md lists them all.
+//! docs/guide/ci.md lists them all.
 
 /// Some inputs, cells or verdicts failed and were reported; the rest was processed.
 pub const EXIT_PARTIAL: u8 = 3;
