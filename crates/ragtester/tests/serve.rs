@@ -352,6 +352,45 @@ async fn a_failing_job_reports_why_and_read_only_runs_stay_read_only() {
     let problems = done["problems"].to_string();
     assert!(problems.contains("broken.pdf"), "{problems}");
     assert!(log.contains(&"ingested 1 documents (1 failed)"), "{log:?}");
+    // The document changes: a new suite updates the earlier one, which stays as it was; the suite list
+    // holds suites only, not their documents snapshots.
+    std::fs::remove_file(ws.join("docs/broken.pdf")).unwrap();
+    let earlier = std::fs::read(ws.join("suites/s.jsonl")).unwrap();
+    std::fs::write(
+        ws.join("docs/good.md"),
+        "# Pump\n\nThe pump runs at 6.5 bar. The filter is changed every 90 days.",
+    )
+    .unwrap();
+    let (status, r) = post(
+        &client,
+        format!("{base}/api/jobs/suite"),
+        json!({"name": "s3", "strategies": ["ragtester"], "n_test": 1, "update": "missing"}),
+    )
+    .await;
+    assert_eq!(status, 404, "{r}");
+    let updated = job(
+        &client,
+        &base,
+        "/api/jobs/suite",
+        json!({"name": "s2", "strategies": ["ragtester"], "n_test": 1, "update": "s"}),
+    )
+    .await;
+    assert_eq!(updated["status"], "done", "{updated}");
+    assert!(
+        updated["log"].to_string().contains("suite updated:"),
+        "{updated}"
+    );
+    assert_eq!(std::fs::read(ws.join("suites/s.jsonl")).unwrap(), earlier);
+    let report = std::fs::read_to_string(ws.join("suites/s2.report.json")).unwrap();
+    assert!(report.contains("\"update\""), "{report}");
+    let (_, workspace) = get(&client, format!("{base}/api/workspace")).await;
+    let suites: Vec<&str> = workspace["suites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(suites, ["s", "s2"]);
     // Only a running job can be cancelled.
     let id = done["id"].as_u64().unwrap();
     let (status, r) = post(&client, format!("{base}/api/jobs/{id}/cancel"), json!({})).await;
