@@ -510,6 +510,32 @@ fn conversation_changes(
     out
 }
 
+/// One line per case the suites differ on, with its outcomes per configuration before → after.
+fn suite_change_lines(out: &mut String, diff: &RunDiff) {
+    for c in &diff.suite_changes {
+        let outcomes: Vec<String> = c
+            .cells
+            .iter()
+            .map(|(_, x, y)| {
+                let show = |o: &Option<Outcome>| o.map_or("–", |o| o.as_str());
+                format!("{} → {}", show(x), show(y))
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "{}: case {} {} [{}]{}",
+            c.kind.as_str(),
+            c.lineage,
+            c.query.chars().take(60).collect::<String>(),
+            outcomes.join(", "),
+            c.reason
+                .as_deref()
+                .map(|r| format!(" — {}", r.chars().take(160).collect::<String>()))
+                .unwrap_or_default()
+        );
+    }
+}
+
 pub fn render_diff(diff: &RunDiff) -> String {
     let pct = |x: Option<f64>| x.map_or("–".to_string(), |v| format!("{:.1}%", v * 100.0));
     let mut out = String::new();
@@ -567,28 +593,7 @@ pub fn render_diff(diff: &RunDiff) -> String {
             c.case_id, c.config_id
         );
     }
-    for c in &diff.suite_changes {
-        let outcomes: Vec<String> = c
-            .cells
-            .iter()
-            .map(|(_, x, y)| {
-                let show = |o: &Option<Outcome>| o.map_or("–", |o| o.as_str());
-                format!("{} → {}", show(x), show(y))
-            })
-            .collect();
-        let _ = writeln!(
-            out,
-            "{}: case {} {} [{}]{}",
-            c.kind.as_str(),
-            c.lineage,
-            c.query.chars().take(60).collect::<String>(),
-            outcomes.join(", "),
-            c.reason
-                .as_deref()
-                .map(|r| format!(" — {}", r.chars().take(160).collect::<String>()))
-                .unwrap_or_default()
-        );
-    }
+    suite_change_lines(&mut out, diff);
     for c in &diff.flaky {
         let _ = writeln!(
             out,

@@ -28,6 +28,14 @@
 //! started passing whole. `diagnosis.rs`: causes × configuration with advice, and findings — dominant causes,
 //! embedders' unknown-token and truncation shares (from the run's `embedders.json`), a hybrid retriever below
 //! its best part per question language — shared with `bench retrieval`.
+//!
+//! `console.rs`: the one screen a command prints (best and worst configurations, top causes with advice, the
+//! trust line; `table.rs` keeps every table for `report --full`). `repeats.rs`: a configuration answered N
+//! times (`run --repeat N`) folded — passes out of N per case, flaky cases, the pass rate under a policy (all,
+//! at least k, the mean) that `gate.rs` holds `--fail-under` to. `diff.rs` matches cases by lineage and
+//! configurations without their repeat, and sets apart the cases the suites differ on (rewritten, retired,
+//! new, stale) and flaky cells. `markdown.rs`: a run's summary and a diff in Markdown for a pull request,
+//! lists halved until the text fits GitHub's comment limit.
 
 mod axes;
 mod cause;

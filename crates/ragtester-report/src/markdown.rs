@@ -46,15 +46,10 @@ pub fn summary_markdown(s: &Summary, limit: usize) -> String {
 pub fn diff_markdown(diff: &RunDiff, after: Option<&Summary>, limit: usize) -> String {
     fit(limit, |cap| {
         let mut out = String::new();
-        let verdict = if diff.regressions.is_empty() {
-            "no regressions"
+        let (mark, verdict) = if diff.regressions.is_empty() {
+            ("✅", "no regressions")
         } else {
-            "regressions"
-        };
-        let mark = if diff.regressions.is_empty() {
-            "✅"
-        } else {
-            "❌"
+            ("❌", "regressions")
         };
         let _ = writeln!(out, "## {mark} ragtester: {verdict}\n");
         let _ = writeln!(
@@ -71,95 +66,116 @@ pub fn diff_markdown(diff: &RunDiff, after: Option<&Summary>, limit: usize) -> S
         if let Some(after) = after {
             trust(&mut out, after);
         }
-        let _ = writeln!(
-            out,
-            "| configuration | pass rate before | after | regressions | fixes | flaky |\n|---|---:|---:|---:|---:|---:|"
-        );
-        let pct = |x: Option<f64>| x.map_or("–".to_string(), |v| format!("{:.1}%", v * 100.0));
-        for c in diff.configs.iter().take(cap) {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} |",
-                cell(&c.label),
-                pct(c.pass_rate_before),
-                pct(c.pass_rate_after),
-                c.regressions,
-                c.fixes,
-                c.flaky
-            );
-        }
-        more(&mut out, diff.configs.len(), cap, "configurations");
-        let label = |id: &str| {
-            diff.configs
-                .iter()
-                .find(|c| c.config_id == id)
-                .map_or(id.to_string(), |c| c.label.clone())
-        };
-        if !diff.regressions.is_empty() {
-            let _ = writeln!(
-                out,
-                "\n### Regressions\n\n| case | configuration | now | cause |\n|---|---|---|---|"
-            );
-            for r in diff.regressions.iter().take(cap) {
-                let _ = writeln!(
-                    out,
-                    "| `{}` | {} | {} | {} |",
-                    r.case_id,
-                    cell(&label(&r.config_id)),
-                    r.after.as_str(),
-                    cell(&clip(r.cause.as_deref().unwrap_or("–"), 200))
-                );
-            }
-            more(&mut out, diff.regressions.len(), cap, "regressions");
-        }
-        if !diff.flaky.is_empty() {
-            let _ = writeln!(
-                out,
-                "\n### Flaky cells (repeats disagree; not counted as regressions)\n"
-            );
-            for f in diff.flaky.iter().take(cap) {
-                let _ = writeln!(
-                    out,
-                    "- `{}` in {}: {} → {}",
-                    f.case_id,
-                    cell(&label(&f.config_id)),
-                    f.before.as_str(),
-                    f.after.as_str()
-                );
-            }
-            more(&mut out, diff.flaky.len(), cap, "flaky cells");
-        }
-        if !diff.suite_changes.is_empty() {
-            let _ = writeln!(
-                out,
-                "\n### Cases the suites differ on (not counted as regressions)\n"
-            );
-            for c in diff.suite_changes.iter().take(cap) {
-                let now: Vec<&str> = c
-                    .cells
-                    .iter()
-                    .filter_map(|(_, _, y)| y.map(Outcome::as_str))
-                    .collect();
-                let _ = writeln!(
-                    out,
-                    "- **{}** `{}` {}{}",
-                    c.kind.as_str(),
-                    c.lineage,
-                    cell(&clip(&c.query, 120)),
-                    if now.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" — now {}", now.join(", "))
-                    }
-                );
-            }
-            more(&mut out, diff.suite_changes.len(), cap, "suite changes");
-        }
+        config_deltas(&mut out, diff, cap);
+        regressions(&mut out, diff, cap);
+        flaky(&mut out, diff, cap);
+        suite_changes(&mut out, diff, cap);
         if let Some(after) = after {
             causes(&mut out, &Glance::of(after));
         }
         out
     })
+}
+
+/// A configuration's label by its id (the id when the diff has no such configuration).
+fn label_of(diff: &RunDiff, id: &str) -> String {
+    diff.configs
+        .iter()
+        .find(|c| c.config_id == id)
+        .map_or(id.to_string(), |c| c.label.clone())
+}
+
+fn config_deltas(out: &mut String, diff: &RunDiff, cap: usize) {
+    let _ = writeln!(
+        out,
+        "| configuration | pass rate before | after | regressions | fixes | flaky |\n|---|---:|---:|---:|---:|---:|"
+    );
+    let pct = |x: Option<f64>| x.map_or("–".to_string(), |v| format!("{:.1}%", v * 100.0));
+    for c in diff.configs.iter().take(cap) {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} |",
+            cell(&c.label),
+            pct(c.pass_rate_before),
+            pct(c.pass_rate_after),
+            c.regressions,
+            c.fixes,
+            c.flaky
+        );
+    }
+    more(out, diff.configs.len(), cap, "configurations");
+}
+
+fn regressions(out: &mut String, diff: &RunDiff, cap: usize) {
+    if diff.regressions.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n### Regressions\n\n| case | configuration | now | cause |\n|---|---|---|---|"
+    );
+    for r in diff.regressions.iter().take(cap) {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} |",
+            r.case_id,
+            cell(&label_of(diff, &r.config_id)),
+            r.after.as_str(),
+            cell(&clip(r.cause.as_deref().unwrap_or("–"), 200))
+        );
+    }
+    more(out, diff.regressions.len(), cap, "regressions");
+}
+
+fn flaky(out: &mut String, diff: &RunDiff, cap: usize) {
+    if diff.flaky.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n### Flaky cells (repeats disagree; not counted as regressions)\n"
+    );
+    for f in diff.flaky.iter().take(cap) {
+        let _ = writeln!(
+            out,
+            "- `{}` in {}: {} → {}",
+            f.case_id,
+            cell(&label_of(diff, &f.config_id)),
+            f.before.as_str(),
+            f.after.as_str()
+        );
+    }
+    more(out, diff.flaky.len(), cap, "flaky cells");
+}
+
+fn suite_changes(out: &mut String, diff: &RunDiff, cap: usize) {
+    if diff.suite_changes.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n### Cases the suites differ on (not counted as regressions)\n"
+    );
+    for c in diff.suite_changes.iter().take(cap) {
+        let now: Vec<&str> = c
+            .cells
+            .iter()
+            .filter_map(|(_, _, y)| y.map(Outcome::as_str))
+            .collect();
+        let _ = writeln!(
+            out,
+            "- **{}** `{}` {}{}",
+            c.kind.as_str(),
+            c.lineage,
+            cell(&clip(&c.query, 120)),
+            if now.is_empty() {
+                String::new()
+            } else {
+                format!(" — now {}", now.join(", "))
+            }
+        );
+    }
+    more(out, diff.suite_changes.len(), cap, "suite changes");
 }
 
 /// The judge's trust line and the heuristics note, as a quote.

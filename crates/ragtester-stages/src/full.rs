@@ -1,13 +1,14 @@
 //! The whole pipeline from a project file, as `ragtester test` and `demo` run it.
 
 use crate::context::StageContext;
-use crate::generate::{SuiteRequest, generate_request};
+use crate::generate::SuiteRequest;
 use crate::ingest::{IngestRequest, Input, ingest_request};
 use crate::judge::{JudgeRequest, judge_request};
 use crate::plan::RunPlan;
 use crate::report::report;
 use crate::run::{MatrixOutcome, MatrixRequest, run_request};
 use crate::run_dir::{RunDir, SUITE};
+use crate::suite::generate_request;
 use anyhow::{Context, Result, bail};
 use ragtester_core::config::ProjectConfig;
 use ragtester_report::Summary;

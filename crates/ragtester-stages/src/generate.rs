@@ -102,18 +102,15 @@ impl SuiteOutcome {
     }
 }
 
-/// Read the documents and write the suite a request asks for.
-pub async fn generate_request(
+/// A suite written afresh from the request's documents.
+pub(crate) async fn write_request(
     req: &SuiteRequest<'_>,
+    args: &GenerateArgs,
     cx: &StageContext<'_>,
 ) -> Result<SuiteOutcome> {
-    let args = GenerateArgs::from_settings(&req.settings, req.concurrency);
-    if let Some(earlier) = &req.settings.update {
-        return crate::suite_update::update_request(req, &args, earlier, cx).await;
-    }
     let options = crate::ingest::options_of(cx);
     let (docs, failed_documents) = crate::ingest::ingest_with(&req.docs, &options, cx.events())?;
-    let generated = generate(&docs, &args, req.out, cx).await?;
+    let generated = generate(&docs, args, req.out, cx).await?;
     Ok(SuiteOutcome {
         generated,
         documents: docs.len(),

@@ -22,8 +22,10 @@
 //! `run_request`, `judge_request`, `bench_request`, `audit`, `docgen`, … — which returns a typed outcome the
 //! front end prints or shows. `full.rs` chains the same requests, each built from the project and reading
 //! what the one before wrote. `ingest.rs` (inputs of a stated kind, `Input`, written as `documents.jsonl`),
-//! `generate.rs` (every generator, the critic's quality gate over a BM25 corpus in `corpus.rs`, the suite and
-//! its generation report; `leaky.rs` leaves out what a `--drop-leaky` model answers closed book, asked with
+//! `generate.rs` (every generator, the critic's quality gate over a BM25 corpus in `corpus.rs`, the suite, the
+//! documents it was written from and its generation report; `suite_update.rs`: `generate --update`, the
+//! earlier suite brought in step with the documents as they are now and written to a new file, never over
+//! it; `suite.rs`: the request a front end fills, sent to one or the other; `leaky.rs` leaves out what a `--drop-leaky` model answers closed book, asked with
 //! exec's answer prompt and judged by the offline judge), `run.rs` (the matrix executed under the run
 //! manifest, the cost estimate, the budget; `MatrixRequest` → `run_request`, the one request both front ends
 //! fill: the plan's model settings applied, documents and suite read, prices kept, the matrix run;
@@ -48,7 +50,8 @@
 //! cell once — and joined into the run an unsharded `run` writes), `diagnose.rs` (each embedder's token
 //! profile over the passages it indexes, per document language, taken by `run` into `embedders.json`),
 //! `plan.rs` (a run's configurations and settings: the project file with the command line's or the web form's
-//! axes and limits laid over it), `diff.rs` (two runs compared), `demo.rs` (the bundled corpus through the
+//! axes and limits laid over it, `--repeat N` multiplying it), `diff.rs` (two runs compared, and the
+//! comparison in Markdown for a pull request), `demo.rs` (the bundled corpus through the
 //! whole pipeline), `init.rs` (`ragtester init`: the documents read, the model servers the environment names
 //! asked once — through the providers' probes — and a commented project file drafted, read back, then put in
 //! place). `manifest.rs`: a run's manifest filled from its inputs and built pipelines (the run crate keeps it and
@@ -88,6 +91,7 @@ pub mod pairwise;
 pub mod plan;
 pub mod report;
 pub mod run;
+pub mod suite;
 pub mod suite_update;
 pub use ragtester_run as run_dir;
 

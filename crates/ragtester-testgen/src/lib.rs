@@ -54,6 +54,14 @@
 //! conversation turns counted (the side with more gives up its last single questions first, whole
 //! conversations only where that is not enough), noting what was left out.
 //!
+//! `update/` updates an earlier suite against the documents as they are now (`generate --update`):
+//! `text_map.rs` compares a document's earlier and new text (lines by patience, changed passages by chars,
+//! with `similar`; a mostly changed passage is a replacement, not an edit), `fates.rs` matches each earlier
+//! document to its new version and follows each span (the same text moved, its words changed, gone, stale),
+//! and `mod.rs` keeps, rewrites (the writer held to the changed text, under the case's strategy and
+//! generator, carrying its lineage), retires or marks stale each case or whole conversation, asks about new
+//! text and documents, and reports every change with its reason.
+//!
 //! `planted.rs` turns the facts `ragtester docgen` planted (listed in the `docgen.json` beside the documents)
 //! into cases whose spans are the stating sentences, found in the ingested text.
 

@@ -147,7 +147,7 @@ impl Stages {
         };
         let events = JobEvents(job);
         let cx = StageContext::new(&self.models, &events, self.limits);
-        let outcome = ragtester_stages::generate::generate_request(&request, &cx).await?;
+        let outcome = ragtester_stages::suite::generate_request(&request, &cx).await?;
         Ok(format!(
             "{} cases from {} documents",
             outcome.generated.cases.len(),

@@ -261,7 +261,7 @@ async fn generate(g: GenerateCli, cx: &StageContext<'_>) -> Result<u8> {
         out: &g.out,
     };
     let cx = &(cx.clone()).with_token_budget(g.budget_tokens)?;
-    let outcome = ragtester_stages::generate::generate_request(&request, cx).await?;
+    let outcome = ragtester_stages::suite::generate_request(&request, cx).await?;
     let cases = outcome.generated.cases.len();
     eprintln!("wrote {cases} cases to {}", g.out.display());
     if outcome.generated.halted > 0 {
