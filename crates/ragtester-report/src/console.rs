@@ -8,6 +8,8 @@ use std::fmt::Write;
 
 /// Configurations shown at each end of the ranking.
 const ENDS: usize = 3;
+/// Reasons a cell went unjudged, listed (the report has them all).
+const REASONS: usize = 3;
 /// The widest line the summary prints; longer ones are wrapped.
 const WIDTH: usize = 120;
 
@@ -21,11 +23,13 @@ pub fn render_summary(s: &Summary) -> String {
         s.configs.len(),
         s.judge.as_deref().unwrap_or("–")
     );
+    // The note and the trust line stay one line each (the terminal folds them), so they read and search
+    // as the report's.
     if let Some(note) = &s.heuristic_note {
-        let _ = writeln!(out, "{}", wrap(&format!("NOTE: {note}"), "      "));
+        let _ = writeln!(out, "NOTE: {note}");
     }
-    if let Some(line) = s.agreement_with_people.first() {
-        let _ = writeln!(out, "{}", wrap(&format!("TRUST: {line}"), "       "));
+    for line in &s.agreement_with_people {
+        let _ = writeln!(out, "TRUST: {line}");
     }
     let glance = Glance::of(s);
     let mut rows: Vec<_> = glance.rows.iter().collect();
@@ -66,6 +70,9 @@ pub fn render_summary(s: &Summary) -> String {
             let _ = writeln!(out, "{}", wrap(&format!("    → {}", c.advice), "      "));
         }
     }
+    if let Some(h) = &glance.headroom {
+        let _ = writeln!(out, "{}", wrap(&format!("headroom: {h}"), "  "));
+    }
     let _ = writeln!(out);
     if let Some(w) = &s.weakest_category {
         let rate = s
@@ -103,6 +110,13 @@ pub fn render_summary(s: &Summary) -> String {
             "not judged: {} cells ({} execution errors, {} judge errors), counted as failures by every gate",
             unjudged, s.not_judged.exec_errors, s.not_judged.judge_errors
         );
+        for r in s.not_judged.reasons.iter().take(REASONS) {
+            let _ = writeln!(
+                out,
+                "{}",
+                wrap(&format!("  {} × {}: {}", r.count, r.kind, r.reason), "    ")
+            );
+        }
     }
     let skipped: usize = s.skipped.iter().map(|r| r.count).sum();
     if skipped > 0 {
@@ -144,7 +158,13 @@ mod tests {
             .collect();
         let text = render_summary(&s);
         assert!(text.lines().count() <= 40, "{text}");
-        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+        let wrapped = |l: &&str| !l.starts_with("NOTE: ") && !l.starts_with("TRUST: ");
+        assert!(
+            text.lines()
+                .filter(wrapped)
+                .all(|l| l.chars().count() <= WIDTH),
+            "{text}"
+        );
         assert!(text.contains("best ") && text.contains("worst"), "{text}");
     }
 }

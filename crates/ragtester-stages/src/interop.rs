@@ -140,6 +140,8 @@ pub fn import(
         );
     }
     ragtester_core::write_jsonl_atomic(out, &imported.cases)?;
+    // The documents its reference contexts were found in, so `generate --update` can follow them.
+    ragtester_core::write_jsonl_atomic(&crate::run_dir::suite_documents_path(out), &documents)?;
     events.info(format!(
         "imported {} of {} rows into {}",
         imported.cases.len(),

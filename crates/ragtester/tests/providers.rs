@@ -227,7 +227,11 @@ fn answers_are_replayed_only_when_asked_and_only_from_the_same_endpoint() {
         .unwrap();
     assert!(judged.status.success());
     let report = bin()
-        .args(["report", tmp.path().join("replayed").to_str().unwrap()])
+        .args([
+            "report",
+            tmp.path().join("replayed").to_str().unwrap(),
+            "--full",
+        ])
         .output()
         .unwrap();
     let table = String::from_utf8_lossy(&report.stdout);
@@ -523,7 +527,7 @@ fn a_panel_of_judges_reports_agreement_and_samples_report_intervals() {
     let pair = &oracle["agreement"]["pairs"][0];
     assert_eq!(pair["items"].as_u64().unwrap() as usize, cells);
     assert!(pair["percent"].as_f64().unwrap() > 0.0);
-    let report = bin().args(["report", &dir]).output().unwrap();
+    let report = bin().args(["report", &dir, "--full"]).output().unwrap();
     let table = String::from_utf8_lossy(&report.stdout);
     assert!(
         table.contains("Cohen's κ") && table.contains("Fleiss' κ"),

@@ -104,7 +104,7 @@ fn oracle_and_closed_book_runs_give_headroom_and_leaky_cases() {
         }
     }
     succeeds(bin().args(["judge", r]));
-    let out = succeeds(bin().args(["report", r]));
+    let out = succeeds(bin().args(["report", r, "--full"]));
     let printed = String::from_utf8_lossy(&out.stdout);
     assert!(printed.contains("headroom: bm25 k=1"), "{printed}");
     assert!(printed.contains("leaky: offline passes"), "{printed}");

@@ -85,7 +85,7 @@ fn edit(
     // The fact: a figure in a sentence one single question was written from.
     let (sentence, range) = own
         .iter()
-        .filter(|c| matches!(c.generator, Generator::Ragtester | Generator::Baseline))
+        .filter(|c| c.generator != Generator::Planted)
         .filter(|c| c.source_spans.len() == 1 && c.injected_documents.is_empty())
         .map(|c| (span_texts(c)[0].clone(), &c.source_spans[0]))
         .find(|(t, _)| {
@@ -398,6 +398,74 @@ fn a_document_that_no_longer_parses_keeps_its_cases_marked_stale() {
         assert!(reason.contains("no longer parses"), "{reason}");
     }
     assert_eq!(after.len(), before.len(), "nothing else changed");
+}
+
+#[test]
+fn an_imported_suite_is_followed_where_it_is_anchored_to_the_documents() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    copy_corpus(&docs);
+    let suite = tmp.path().join("suite.jsonl");
+    generate(&docs, &suite, &["--strategy", "ragtester", "--n-test", "3"]);
+    let (ragas, imported) = (
+        tmp.path().join("ragas.jsonl"),
+        tmp.path().join("imported.jsonl"),
+    );
+    let d = docs.to_str().unwrap();
+    succeeds(
+        bin()
+            .args([
+                "export",
+                suite.to_str().unwrap(),
+                "--docs",
+                d,
+                "--format",
+                "ragas",
+            ])
+            .args(["--out", ragas.to_str().unwrap()]),
+    );
+    succeeds(
+        bin()
+            .args([
+                "import",
+                ragas.to_str().unwrap(),
+                "--format",
+                "ragas",
+                "--docs",
+                d,
+            ])
+            .args(["--out", imported.to_str().unwrap()]),
+    );
+    let cases: Vec<TestCase> = read_jsonl(&imported).unwrap();
+    let snapshot: Vec<Document> = read_jsonl(&imported.with_extension("documents.jsonl")).unwrap();
+    let edited = edit(&docs, "harbor-pump-manual.md", "", &cases, &snapshot);
+    let v2 = tmp.path().join("v2.jsonl");
+    generate(&docs, &v2, &["--update", imported.to_str().unwrap()]);
+    let updated: Vec<TestCase> = read_jsonl(&v2).unwrap();
+    for old in &edited.rewritten {
+        let kept = updated
+            .iter()
+            .find(|u| u.id == *old)
+            .expect("an imported case is kept");
+        let reason = kept
+            .stale
+            .as_deref()
+            .expect("marked stale where its source changed");
+        assert!(reason.contains("imported"), "{reason}");
+    }
+    for old in &edited.retired {
+        assert!(
+            updated.iter().all(|u| u.id != *old),
+            "{old} retired with its section"
+        );
+    }
+    let untouched = cases
+        .iter()
+        .filter(|c| !edited.rewritten.contains(&c.id) && !edited.retired.contains(&c.id));
+    for c in untouched {
+        let kept = updated.iter().find(|u| u.id == c.id).expect("kept");
+        assert!(kept.stale.is_none() && kept.query == c.query);
+    }
 }
 
 /// A command target that answers each case's expected answer, except that a question whose hash is even

@@ -262,7 +262,6 @@ impl<'w, 'a> Work<'w, 'a> {
         let mut fates = Vec::new();
         for case in unit {
             if case.source_spans.is_empty() {
-                // A negative has no span: it goes with its document.
                 let span = SourceSpan {
                     document_id: case.document_id.clone(),
                     start: 0,
@@ -270,14 +269,12 @@ impl<'w, 'a> Work<'w, 'a> {
                     page: 1,
                     hash: None,
                 };
+                // A negative has no span: it goes with its document, when the snapshot knows it (an
+                // imported row may name none: nothing anchors it, so nothing retires it).
                 match self.corpus.status.get(&case.document_id) {
-                    Some(DocStatus::Removed) | None
-                        if self.corpus.successor(&case.document_id).is_none() =>
-                    {
-                        fates.push(SpanFate::Removed(
-                            "its document is no longer in the corpus".into(),
-                        ))
-                    }
+                    Some(DocStatus::Removed) => fates.push(SpanFate::Removed(
+                        "its document is no longer in the corpus".into(),
+                    )),
                     Some(DocStatus::Unparsable(reason)) => fates.push(SpanFate::Stale(format!(
                         "its document no longer parses ({reason}); kept as it was"
                     ))),
