@@ -32,27 +32,34 @@ generate=(--no-cache generate --strategy ragtester --strategy baseline --n-test 
 measure first-generation "$bin" "${generate[@]}" --docs "$work/docs" --out "$work/v1.jsonl"
 echo "cases: $(wc -l <"$work/v1.jsonl") from $documents documents"
 
-# One document edited: its first figure in a sentence changed, a section appended.
+# One document edited: a figure in a sentence a case was written from changed, a section appended.
 rm -rf "$work/docs2" && cp -r "$work/docs" "$work/docs2"
 doc=$(ls "$work/docs2"/*.md | sort | sed -n "$((documents / 2))p")
-python3 - "$doc" <<'PY'
-import re, sys
-path = sys.argv[1]
+python3 - "$doc" "$work/v1.jsonl" <<'PY'
+import json, os, re, sys
+path, suite = sys.argv[1], sys.argv[2]
+name = os.path.basename(path)
+docs = [json.loads(l) for l in open(suite.replace(".jsonl", ".documents.jsonl"), encoding="utf-8")]
+doc = next(d for d in docs if os.path.basename(d["source"]) == name)
 text = open(path, encoding="utf-8").read()
-lines = text.split("\n")
-for i, line in enumerate(lines):
-    m = re.search(r"\d+", line)
-    if m and not line.startswith("#") and i > len(lines) // 3:
-        value = str(int(m.group()) + 1)
-        lines[i] = line[: m.start()] + value + line[m.end():]
-        break
-text = "\n".join(lines) + (
+sentences = []
+for line in open(suite, encoding="utf-8"):
+    case = json.loads(line)
+    if case["document_id"] == doc["id"] and len(case["source_spans"]) == 1:
+        s = case["source_spans"][0]
+        sentence = doc["text"][s["start"]:s["end"]]
+        if re.search(r"\d", sentence) and text.count(sentence) == 1:
+            sentences.append(sentence)
+sentence = sentences[0]
+m = re.search(r"\d+", sentence)
+edited = sentence[: m.start()] + str(int(m.group()) + 1) + sentence[m.end():]
+text = text.replace(sentence, edited) + (
     "\n\n## Service life\n\nThe equipment described here is designed for a service life of 9,400 operating "
     "hours at full load, after which the main bearings are replaced and the unit is inspected again.\n"
 )
 open(path, "w", encoding="utf-8").write(text)
+print(f"edited: «{sentence}» → «{edited}»")
 PY
-echo "edited: $(basename "$doc")"
 
 for k in $(seq 1 "$runs"); do
   measure "update-$k" "$bin" "${generate[@]}" --docs "$work/docs2" --update "$work/v1.jsonl" --out "$work/v2.jsonl"

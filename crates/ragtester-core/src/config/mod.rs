@@ -93,6 +93,37 @@ mod tests {
     }
 
     #[test]
+    fn a_project_updates_its_suite_and_repeats_its_cells() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.toml");
+        std::fs::write(
+            &path,
+            "[generation]\nupdate = \"suites/v1.jsonl\"\n[run]\nrepeat = 3\n[matrix]\nretriever = [\"bm25\"]\ntop_k = [3]\n",
+        )
+        .unwrap();
+        let config = ProjectConfig::load(&path).unwrap();
+        // The earlier suite is found beside the project file, as its documents are.
+        assert_eq!(
+            config.generation.update,
+            Some(dir.path().join("suites/v1.jsonl"))
+        );
+        let configs = config.configurations().unwrap();
+        assert_eq!(configs.len(), 3);
+        let base = configs[0].base_id();
+        assert!(configs.iter().all(|c| c.base_id() == base && c.id != base));
+        assert_eq!(
+            configs[1].label(),
+            format!("{} · repeat 2/3", configs[1].base_label())
+        );
+        // Repeats ask afresh: answers replayed from the cache are refused beside them.
+        std::fs::write(&path, "[run]\nrepeat = 2\nreplay_answers = true\n").unwrap();
+        let err = format!("{:#}", ProjectConfig::load(&path).unwrap_err());
+        assert!(err.contains("replay_answers"), "{err}");
+        std::fs::write(&path, "[run]\nrepeat = 0\n").unwrap();
+        assert!(ProjectConfig::load(&path).is_err());
+    }
+
+    #[test]
     fn prices_cost_tokens() {
         let p = Price {
             input_per_million: 0.15,
