@@ -468,6 +468,71 @@ fn an_imported_suite_is_followed_where_it_is_anchored_to_the_documents() {
     }
 }
 
+/// An LLM writer (SmolLM2-135M in process, `scripts/fetch-models.sh`) writes the changed cases again: each
+/// is rewritten by it or kept and marked stale with the writer's reason, never dropped.
+#[test]
+fn an_llm_writer_rewrites_a_changed_case_or_says_why_not() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let pump = docs.join("pump.md");
+    std::fs::write(
+        &pump,
+        "# Pump notes\n\nThe Harbor P-200 pump has a maximum pressure of 4.5 bar.\n\nIts filter is replaced every 90 days.\n",
+    )
+    .unwrap();
+    let v1 = tmp.path().join("v1.jsonl");
+    generate(&docs, &v1, &["--strategy", "ragtester", "--n-test", "2"]);
+    let before: Vec<TestCase> = read_jsonl(&v1).unwrap();
+    std::fs::write(
+        &pump,
+        "# Pump notes\n\nThe Harbor P-200 pump has a maximum pressure of 5.5 bar.\n\nIts filter is replaced every 90 days.\n",
+    )
+    .unwrap();
+    let model = format!("local:{}", ragtester_testkit::smollm2_gguf().display());
+    let v2 = tmp.path().join("v2.jsonl");
+    let out = generating(&docs, &v2, &["--strategy", "ragtester", "--n-test", "2"])
+        .args([
+            "--update",
+            v1.to_str().unwrap(),
+            "--llm",
+            &model,
+            "--critic",
+            "none",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 3)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after: Vec<TestCase> = read_jsonl(&v2).unwrap();
+    for old in before.iter().filter(|c| !c.source_spans.is_empty()) {
+        let rewritten = after
+            .iter()
+            .find(|a| a.lineage.as_deref() == Some(old.id.as_str()));
+        let stale = after.iter().find(|a| a.id == old.id && a.stale.is_some());
+        match (rewritten, stale) {
+            (Some(new), None) => assert!(new.generator_model.starts_with("local:"), "{new:?}"),
+            (None, Some(kept)) => assert!(
+                kept.stale
+                    .as_deref()
+                    .unwrap()
+                    .contains("no question could be written"),
+                "{kept:?}"
+            ),
+            other => panic!("{} neither rewritten nor kept stale: {other:?}", old.id),
+        }
+    }
+    for old in before.iter().filter(|c| c.source_spans.is_empty()) {
+        assert!(
+            after.iter().any(|a| a.id == old.id && a.stale.is_none()),
+            "the negative is kept"
+        );
+    }
+}
+
 /// A command target that answers each case's expected answer, except that a question whose hash is even
 /// gets a wrong answer on every second call: its outcomes disagree across repeats.
 const FLAKY_TARGET: &str = r#"

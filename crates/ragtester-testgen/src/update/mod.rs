@@ -398,7 +398,14 @@ impl<'w, 'a> Work<'w, 'a> {
         };
         let fresh: Vec<TestCase> = writer.cases.split_off(before);
         if !written || fresh.is_empty() {
-            let why = writer.notes.last().cloned().unwrap_or_default();
+            // The first section's own refusal says more than the slot's closing "no section left".
+            let notes = &writer.notes;
+            let why = notes
+                .iter()
+                .find(|n| n.contains("(section "))
+                .or(notes.last())
+                .cloned()
+                .unwrap_or_default();
             return self.keep_stale(
                 unit,
                 format!("its source text changed and no question could be written from the new text ({why})"),
