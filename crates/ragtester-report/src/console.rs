@@ -2,8 +2,8 @@
 //! be trusted, the best and worst configurations, the top causes of failure with what to change, flaky
 //! cases, and what was left unjudged. Every table stays in the report (`report --full` prints them).
 
+use crate::Summary;
 use crate::glance::Glance;
-use crate::{RepeatPolicy, Summary};
 use std::fmt::Write;
 
 /// Configurations shown at each end of the ranking.
@@ -15,64 +15,12 @@ const WIDTH: usize = 120;
 
 pub fn render_summary(s: &Summary) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} documents, {} cases, {} configurations; judge: {}",
-        s.documents,
-        s.cases,
-        s.configs.len(),
-        s.judge.as_deref().unwrap_or("–")
-    );
-    // The note and the trust line stay one line each (the terminal folds them), so they read and search
-    // as the report's.
-    if let Some(note) = &s.heuristic_note {
-        let _ = writeln!(out, "NOTE: {note}");
-    }
-    for line in &s.agreement_with_people {
-        let _ = writeln!(out, "TRUST: {line}");
-    }
+    // The heading, the note and the trust line as the full table prints them: one line each (the
+    // terminal folds them), so they read and search alike.
+    crate::table::heading(&mut out, s);
     let glance = Glance::of(s);
-    let mut rows: Vec<_> = glance.rows.iter().collect();
-    rows.sort_by(|a, b| b.rate.total_cmp(&a.rate));
-    let shown: Vec<(&str, _)> = if rows.len() <= 2 * ENDS {
-        rows.iter().map(|r| ("", *r)).collect()
-    } else {
-        let best = rows.iter().take(ENDS).map(|r| ("best", *r));
-        best.chain(rows.iter().skip(rows.len() - ENDS).map(|r| ("worst", *r)))
-            .collect()
-    };
-    if !shown.is_empty() {
-        let _ = writeln!(out);
-        if !glance.shared.is_empty() {
-            let _ = writeln!(out, "every configuration: {}", glance.shared);
-        }
-        let width = shown
-            .iter()
-            .map(|(_, r)| r.label.chars().count())
-            .max()
-            .unwrap_or(0);
-        for (end, r) in shown {
-            let _ = writeln!(
-                out,
-                "{end:<5} {:<width$}  pass {:>5.1}% [{:.1}–{:.1}%] of {} cells",
-                r.label, r.rate, r.low, r.high, r.cells
-            );
-        }
-    }
-    if !glance.causes.is_empty() {
-        let _ = writeln!(out, "\ntop causes of failure:");
-        for c in &glance.causes {
-            let _ = writeln!(
-                out,
-                "{}",
-                wrap(&format!("  {}: {}", c.cause, c.message), "    ")
-            );
-            let _ = writeln!(out, "{}", wrap(&format!("    → {}", c.advice), "      "));
-        }
-    }
-    if let Some(h) = &glance.headroom {
-        let _ = writeln!(out, "{}", wrap(&format!("headroom: {h}"), "  "));
-    }
+    ends(&mut out, &glance);
+    causes(&mut out, &glance);
     let _ = writeln!(out);
     if let Some(w) = &s.weakest_category {
         let rate = s
@@ -86,23 +34,67 @@ pub fn render_summary(s: &Summary) -> String {
         let _ = writeln!(out, "weakest category: {w}{rate}");
     }
     for r in &s.repeats {
-        let pct = |p: Option<f64>| p.map_or("–".to_string(), |v| format!("{:.1}%", v * 100.0));
+        let line = format!(
+            "repeats: {} × {}: {} flaky cases; {}",
+            r.label,
+            r.repeats,
+            r.flaky,
+            r.rates()
+        );
+        let _ = writeln!(out, "{}", wrap(&line, "  "));
+    }
+    left_out(&mut out, s);
+    out
+}
+
+/// The best and the worst configurations by pass rate (all of them when there are few).
+fn ends(out: &mut String, glance: &Glance) {
+    let mut rows: Vec<_> = glance.rows.iter().collect();
+    rows.sort_by(|a, b| b.rate.total_cmp(&a.rate));
+    let shown: Vec<(&str, _)> = if rows.len() <= 2 * ENDS {
+        rows.iter().map(|r| ("", *r)).collect()
+    } else {
+        let best = rows.iter().take(ENDS).map(|r| ("best", *r));
+        best.chain(rows.iter().skip(rows.len() - ENDS).map(|r| ("worst", *r)))
+            .collect()
+    };
+    if shown.is_empty() {
+        return;
+    }
+    if !glance.shared.is_empty() {
+        let _ = writeln!(out, "every configuration: {}", glance.shared);
+    }
+    let width = shown
+        .iter()
+        .map(|(_, r)| r.label.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (end, r) in shown {
         let _ = writeln!(
             out,
-            "{}",
-            wrap(
-                &format!(
-                    "repeats: {} × {}: {} flaky cases; passed every repeat {}, mean {}",
-                    r.label,
-                    r.repeats,
-                    r.flaky,
-                    pct(r.pass_rate(RepeatPolicy::All)),
-                    pct(r.pass_rate(RepeatPolicy::Mean))
-                ),
-                "  "
-            )
+            "{end:<5} {:<width$}  pass {:>5.1}% [{:.1}–{:.1}%] of {} cells",
+            r.label, r.rate, r.low, r.high, r.cells
         );
     }
+}
+
+/// The top causes of failure with what to change, and the largest headroom.
+fn causes(out: &mut String, glance: &Glance) {
+    if !glance.causes.is_empty() {
+        let _ = writeln!(out, "\ntop causes of failure:");
+        for c in &glance.causes {
+            let cause = format!("  {}: {}", c.cause, c.message);
+            let _ = writeln!(out, "{}", wrap(&cause, "    "));
+            let _ = writeln!(out, "{}", wrap(&format!("    → {}", c.advice), "      "));
+        }
+    }
+    if let Some(h) = &glance.headroom {
+        let _ = writeln!(out, "{}", wrap(&format!("headroom: {h}"), "  "));
+    }
+}
+
+/// Cells with no verdict (and why) and cells not asked: every gate counts the first against a run.
+fn left_out(out: &mut String, s: &Summary) {
     let unjudged = s.not_judged.exec_errors + s.not_judged.judge_errors;
     if unjudged > 0 {
         let _ = writeln!(
@@ -111,18 +103,14 @@ pub fn render_summary(s: &Summary) -> String {
             unjudged, s.not_judged.exec_errors, s.not_judged.judge_errors
         );
         for r in s.not_judged.reasons.iter().take(REASONS) {
-            let _ = writeln!(
-                out,
-                "{}",
-                wrap(&format!("  {} × {}: {}", r.count, r.kind, r.reason), "    ")
-            );
+            let reason = format!("  {} × {}: {}", r.count, r.kind, r.reason);
+            let _ = writeln!(out, "{}", wrap(&reason, "    "));
         }
     }
     let skipped: usize = s.skipped.iter().map(|r| r.count).sum();
     if skipped > 0 {
         let _ = writeln!(out, "skipped: {skipped} cells (the report says why)");
     }
-    out
 }
 
 /// A long line folded at [`WIDTH`], its continuation lines indented.

@@ -41,15 +41,17 @@ fn outcome(v: &Verdict) -> Outcome {
     }
 }
 
-/// A cell's repeats as one outcome: passed or failed in every repeat, no verdict in any, or flaky.
+/// A cell's repeats as one outcome: passed or failed in every repeat, flaky where judged repeats disagree,
+/// and an error where any repeat has no verdict — a cell that passed and now errors in one repeat has lost
+/// its pass (a regression), not flaked.
 fn folded(outcomes: &[Outcome]) -> Outcome {
     let passed = outcomes.iter().filter(|o| **o == Outcome::Passed).count();
-    if passed == outcomes.len() {
+    if outcomes.contains(&Outcome::Error) {
+        Outcome::Error
+    } else if passed == outcomes.len() {
         Outcome::Passed
     } else if passed > 0 {
         Outcome::Flaky
-    } else if outcomes.iter().all(|o| *o == Outcome::Error) {
-        Outcome::Error
     } else {
         Outcome::Failed
     }
@@ -252,6 +254,15 @@ impl<'a> Cells<'a> {
             .or_else(|| v.error.clone())
     }
 
+    /// The primary verdicts per configuration without its repeat, in one pass.
+    fn by_configuration(&self) -> HashMap<String, Vec<&'a Verdict>> {
+        let mut out: HashMap<String, Vec<&'a Verdict>> = HashMap::new();
+        for v in &self.primary {
+            out.entry(self.base_of(&v.config_id)).or_default().push(*v);
+        }
+        out
+    }
+
     fn base_of(&self, config_id: &str) -> String {
         self.base
             .get(config_id)
@@ -354,20 +365,11 @@ fn config_deltas(
             .get(v.case_id.as_str())
             .is_none_or(|c| !set_apart.contains(c.lineage_id()))
     };
+    let (by_b, by_a) = (b.by_configuration(), a.by_configuration());
     let mut out = Vec::new();
     for (id, label) in labels {
-        let vb: Vec<&Verdict> = b
-            .primary
-            .iter()
-            .copied()
-            .filter(|v| b.base_of(&v.config_id) == id)
-            .collect();
-        let va: Vec<&Verdict> = a
-            .primary
-            .iter()
-            .copied()
-            .filter(|v| a.base_of(&v.config_id) == id)
-            .collect();
+        let vb: Vec<&Verdict> = by_b.get(&id).cloned().unwrap_or_default();
+        let va: Vec<&Verdict> = by_a.get(&id).cloned().unwrap_or_default();
         let pb: Vec<&Verdict> = vb
             .iter()
             .copied()
@@ -537,7 +539,7 @@ fn suite_change_lines(out: &mut String, diff: &RunDiff) {
 }
 
 pub fn render_diff(diff: &RunDiff) -> String {
-    let pct = |x: Option<f64>| x.map_or("–".to_string(), |v| format!("{:.1}%", v * 100.0));
+    let pct = crate::percent::pct;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -711,6 +713,47 @@ mod tests {
                 .conversations
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn repeats_that_disagree_are_flaky_and_a_repeat_with_no_verdict_is_a_regression() {
+        let base = crate::testdata::config();
+        let repeats: Vec<Configuration> = (1..=2).map(|i| base.clone().with_repeat(i, 2)).collect();
+        let at = |case: &str, r: usize, passed: Option<bool>| Verdict {
+            config_id: repeats[r].id.clone(),
+            ..v(case, passed)
+        };
+        let before: Vec<Verdict> = ["steady", "flaky", "broken"]
+            .iter()
+            .flat_map(|c| [at(c, 0, Some(true)), at(c, 1, Some(true))])
+            .collect();
+        let after = vec![
+            at("steady", 0, Some(true)),
+            at("steady", 1, Some(true)),
+            at("flaky", 0, Some(true)),
+            at("flaky", 1, Some(false)),
+            at("broken", 0, Some(true)),
+            at("broken", 1, None),
+        ];
+        let side = |verdicts| RunSide {
+            cases: &[],
+            configs: &repeats,
+            verdicts,
+        };
+        let d = diff_runs(side(&before), side(&after));
+        assert_eq!(d.flaky.len(), 1);
+        assert_eq!(
+            (d.flaky[0].case_id.as_str(), d.flaky[0].config_id.as_str()),
+            ("flaky", base.id.as_str())
+        );
+        let regressed: Vec<(&str, Outcome)> = d
+            .regressions
+            .iter()
+            .map(|c| (c.case_id.as_str(), c.after))
+            .collect();
+        assert_eq!(regressed, [("broken", Outcome::Error)]);
+        assert_eq!(d.configs.len(), 1, "repeats fold into their configuration");
+        assert_eq!(d.configs[0].label, base.label());
     }
 
     #[test]

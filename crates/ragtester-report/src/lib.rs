@@ -51,6 +51,7 @@ mod glance;
 mod html;
 mod markdown;
 mod paired;
+mod percent;
 mod reference;
 mod refusals;
 mod repeats;

@@ -3,9 +3,9 @@
 //! shorter until the whole fits, each cut saying how many rows it left out; the full figures stay in
 //! `summary.json`, the diff's JSON and the HTML report.
 
+use crate::Summary;
 use crate::diff::{Outcome, RunDiff, SuiteChangeKind};
 use crate::glance::Glance;
-use crate::{RepeatPolicy, Summary};
 use std::fmt::Write;
 
 /// The most characters a GitHub pull-request comment holds.
@@ -90,7 +90,7 @@ fn config_deltas(out: &mut String, diff: &RunDiff, cap: usize) {
         out,
         "| configuration | pass rate before | after | regressions | fixes | flaky |\n|---|---:|---:|---:|---:|---:|"
     );
-    let pct = |x: Option<f64>| x.map_or("–".to_string(), |v| format!("{:.1}%", v * 100.0));
+    let pct = crate::percent::pct;
     for c in diff.configs.iter().take(cap) {
         let _ = writeln!(
             out,
@@ -227,15 +227,13 @@ fn causes(out: &mut String, glance: &Glance) {
 
 fn repeats(out: &mut String, s: &Summary, cap: usize) {
     for r in &s.repeats {
-        let pct = |p: Option<f64>| p.map_or("–".to_string(), |v| format!("{:.1}%", v * 100.0));
         let _ = writeln!(
             out,
-            "\n### {} × {} repeats: {} flaky cases\n\nPassed every repeat {}, mean {}.\n",
+            "\n### {} × {} repeats: {} flaky cases\n\n{}.\n",
             cell(&r.label),
             r.repeats,
             r.flaky,
-            pct(r.pass_rate(RepeatPolicy::All)),
-            pct(r.pass_rate(RepeatPolicy::Mean))
+            r.rates()
         );
         for f in r.flaky_cases.iter().take(cap) {
             let _ = writeln!(

@@ -74,6 +74,15 @@ pub struct FlakyCase {
 }
 
 impl RepeatedConfig {
+    /// "pass rate every repeat X, mean Y": the two ends of the policies, as every rendering says them.
+    pub fn rates(&self) -> String {
+        format!(
+            "pass rate every repeat {}, mean {}",
+            crate::percent::pct(self.pass_rate(RepeatPolicy::All)),
+            crate::percent::pct(self.pass_rate(RepeatPolicy::Mean))
+        )
+    }
+
     /// The pass rate under `policy`: None without cases.
     pub fn pass_rate(&self, policy: RepeatPolicy) -> Option<f64> {
         if self.cases == 0 {

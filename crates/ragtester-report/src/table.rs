@@ -1,11 +1,8 @@
 //! The plain-text summary the CLI prints.
 
 use crate::Summary;
+use crate::percent::pct;
 use std::fmt::Write;
-
-fn pct(x: Option<f64>) -> String {
-    x.map_or("–".into(), |v| format!("{:.1}%", v * 100.0))
-}
 
 fn ms(x: Option<f64>) -> String {
     x.map_or("–".into(), |v| format!("{v:.1}"))
@@ -71,7 +68,7 @@ pub fn citation_line(c: &crate::summary::ConfigSummary) -> String {
 }
 
 /// What was tested and by whom, and the heuristics note when there is one.
-fn heading(out: &mut String, s: &Summary) {
+pub(crate) fn heading(out: &mut String, s: &Summary) {
     let _ = writeln!(
         out,
         "{} documents{}, {} cases, {} configurations; judge: {}",
@@ -147,13 +144,12 @@ fn repeats(out: &mut String, s: &Summary) {
             .collect();
         let _ = writeln!(
             out,
-            "\nrepeats of {}: {} cases; passed {}; {} flaky; pass rate every repeat {}, mean {}",
+            "\nrepeats of {}: {} cases; passed {}; {} flaky; {}",
             r.label,
             r.cases,
             counts.join(", "),
             r.flaky,
-            pct(r.pass_rate(crate::RepeatPolicy::All)),
-            pct(r.pass_rate(crate::RepeatPolicy::Mean))
+            r.rates()
         );
         for f in r.flaky_cases.iter().take(FLAKY_SHOWN) {
             let _ = writeln!(

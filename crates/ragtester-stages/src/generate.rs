@@ -61,6 +61,22 @@ impl GenerateArgs {
     }
 }
 
+impl GenerateArgs {
+    /// The settings one generator writes under, with the writer's prompts.
+    pub(crate) fn options(&self, generator: Generator, writers: &Writers) -> GenerationOptions {
+        GenerationOptions {
+            generator,
+            n_test: self.n_test,
+            n_complex: self.n_complex,
+            conversations: self.conversations,
+            section_tokens: self.section_tokens,
+            seed: self.seed,
+            concurrency: self.concurrency,
+            prompts: writers.prompts.clone(),
+        }
+    }
+}
+
 /// `generate` as a front end asks for it: the documents to read, the `[generation]` settings with the front
 /// end's choices laid over them, the calls in flight, and where the suite goes. What the writer's and
 /// critic's calls may spend is the context's budget.
@@ -244,16 +260,7 @@ async fn run_generators(
     let mut reports: Vec<GenerationReport> = Vec::new();
     let mut targets: Option<HashMap<String, usize>> = None;
     for generator in generators {
-        let options = GenerationOptions {
-            generator,
-            n_test: args.n_test,
-            n_complex: args.n_complex,
-            conversations: args.conversations,
-            section_tokens: args.section_tokens,
-            seed: args.seed,
-            concurrency: args.concurrency,
-            prompts: writers.prompts.clone(),
-        };
+        let options = args.options(generator, writers);
         let model = writers.model.as_ref();
         let report = if generator == Generator::Planted {
             ragtester_testgen::planted_cases(docs, args.n_test, &planted_facts)

@@ -274,6 +274,11 @@ pub enum MatrixOutcome {
 /// matrix executed — under a context built for the request's plan ([`StageContext::planned`]).
 pub async fn run_request(req: &MatrixRequest<'_>, cx: &StageContext<'_>) -> Result<MatrixOutcome> {
     let plan = req.plan;
+    if plan.settings.repeat > 1 && req.replay_answers {
+        bail!(
+            "--repeat asks every cell afresh N times: it cannot be combined with --replay-answers"
+        );
+    }
     let (docs, failed_documents) = crate::ingest::ingest(req.docs, cx)?;
     let cases: Vec<TestCase> = ragtester_core::record::read_jsonl_under(req.suite, cx.limits())
         .map_err(|e| e.context(format!("cannot read suite {}", req.suite.display())))?;

@@ -9,8 +9,8 @@ use crate::events::Events;
 use crate::generate::{GenerateArgs, Generated, SuiteOutcome, SuiteRequest, Writers};
 use anyhow::{Context, Result, bail};
 use ragtester_core::{Document, TestCase, read_jsonl, write_jsonl_atomic};
+use ragtester_testgen::GenerationReport;
 use ragtester_testgen::update::{Change, Earlier, Unparsed, UpdateReport};
-use ragtester_testgen::{GenerationOptions, GenerationReport};
 use std::path::Path;
 
 /// Changes of one kind listed on the console before "… N more" (the report lists them all).
@@ -51,16 +51,8 @@ pub async fn update_request(
     events.stage("generate");
     let writers = Writers::prepare(&docs, args, cx)?;
     let gate = writers.gate();
-    let generation = GenerationOptions {
-        generator: ragtester_core::Generator::Ragtester,
-        n_test: args.n_test,
-        n_complex: args.n_complex,
-        conversations: args.conversations,
-        section_tokens: args.section_tokens,
-        seed: args.seed,
-        concurrency: args.concurrency,
-        prompts: writers.prompts.clone(),
-    };
+    // Each case is written again by its own generator; this one writes for new documents.
+    let generation = args.options(ragtester_core::Generator::Ragtester, &writers);
     let updated = ragtester_testgen::update::update(
         Earlier {
             cases: &cases,

@@ -295,11 +295,6 @@ async fn run_matrix(run: RunCli, cx: &StageContext<'_>) -> Result<u8> {
         budget_tokens: run.budget_tokens,
         repeat: run.repeat,
     })?;
-    if plan.settings.repeat > 1 && run.replay_answers {
-        anyhow::bail!(
-            "--repeat asks every cell afresh N times: it cannot be combined with --replay-answers"
-        );
-    }
     use ragtester_stages::run::{MatrixOutcome, MatrixRequest, run_request};
     let request = MatrixRequest {
         resume: run.resume,
