@@ -102,6 +102,11 @@ pub struct Answer {
     /// any `[1]` markers in the answer's text.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub citations: Vec<Citation>,
+    /// The tools the system called, in order, as its reply (a target's `tool_calls_pointer`), its traces
+    /// (tool spans) or an imported record report them. None when nothing says: the calls were not
+    /// observed, which is not the same as none made (`Some(vec![])`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<Vec<crate::tool::ToolCall>>,
 }
 
 /// One citation a system returned beside its answer: the passages it cites (1-based ranks of the answer's

@@ -249,6 +249,14 @@ pub struct TestCase {
     /// changed and nothing could write it again): kept in the suite, reported apart, never dropped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stale: Option<String>,
+    /// For an agentic system: the tools a correct run calls (DeepEval's `expected_tools`; RAGAS's
+    /// `reference_tool_calls`), each with the arguments that matter. Empty: the case expects none in
+    /// particular, and tool calls are not checked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expected_tools: Vec<crate::tool::ToolCall>,
+    /// Whether `expected_tools` must be called in their order.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tools_in_order: bool,
 }
 
 impl TestCase {

@@ -44,10 +44,17 @@ pub enum FailureCause {
     StaleSource,
     /// The sources disagree and the answer gives one of their values as if it were the only one.
     ConflictHidden,
+    /// An agent called a tool its case does not expect, left out one it expects, or called them out of
+    /// order.
+    WrongTool,
+    /// An agent called the right tool with an argument that does not hold what its case expects.
+    WrongArgument,
+    /// An agent answered without the search of the documents its case expects.
+    MissingSearch,
 }
 
 impl FailureCause {
-    pub const ALL: [FailureCause; 17] = [
+    pub const ALL: [FailureCause; 20] = [
         FailureCause::ProviderError,
         FailureCause::JudgeError,
         FailureCause::InjectionFollowed,
@@ -65,6 +72,9 @@ impl FailureCause {
         FailureCause::Misattributed,
         FailureCause::StaleSource,
         FailureCause::ConflictHidden,
+        FailureCause::WrongTool,
+        FailureCause::WrongArgument,
+        FailureCause::MissingSearch,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -86,6 +96,9 @@ impl FailureCause {
             FailureCause::Misattributed => "misattributed",
             FailureCause::StaleSource => "stale_source",
             FailureCause::ConflictHidden => "conflict_hidden",
+            FailureCause::WrongTool => "wrong_tool",
+            FailureCause::WrongArgument => "wrong_argument",
+            FailureCause::MissingSearch => "missing_search",
         }
     }
 
@@ -96,6 +109,9 @@ impl FailureCause {
             FailureCause::JudgeError => "oracle",
             FailureCause::RetrievalMiss | FailureCause::Ranking => "retrieval",
             FailureCause::Chunking => "chunking",
+            FailureCause::WrongTool | FailureCause::WrongArgument | FailureCause::MissingSearch => {
+                "agent"
+            }
             _ => "generation",
         }
     }
@@ -153,6 +169,15 @@ impl FailureCause {
             }
             FailureCause::ConflictHidden => {
                 "tell the model to report every value when passages disagree and say which source gives which; retrieve enough passages to see the disagreement"
+            }
+            FailureCause::WrongTool => {
+                "describe each tool's purpose plainly in its schema, offer the agent only the tools the task needs, and show it an example of the right sequence"
+            }
+            FailureCause::WrongArgument => {
+                "name and type every parameter in the tool's schema with an example value, and tell the agent to take arguments from the question's own words"
+            }
+            FailureCause::MissingSearch => {
+                "require a search before any factual answer (tool_choice, or a system prompt that forbids answering from memory), and check the search tool is offered on every turn"
             }
         }
     }

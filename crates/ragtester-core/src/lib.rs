@@ -11,7 +11,8 @@
 //! `Turn`: conversation id, place, kind, step, the standalone question it stands for — every turn is a case,
 //! so resume, caches, shards and merge work per turn), `Configuration` (id = stable hash of all its settings;
 //! `HistoryMode`, the conversation axis, left out of the hash when default), `Answer` (a rewritten query; a
-//! target's `TraceRecord`; the `Citation`s a target returns in a field of its own), `Verdict`; JSONL reading
+//! target's `TraceRecord`; the `Citation`s a target returns in a field of its own), `Verdict`; `tool.rs` (an agentic system's tool calls: those a case expects, those an answer made, the
+//! figures comparing them); JSONL reading
 //! and atomic writing, both also one record at a time (`JsonlReader`, `AtomicWriter`) for files a whole run
 //! deep; `config/` (the matrix cell in `cell.rs`, the user's own services as rows in `target.rs`, the TOML
 //! project file, its defaults and matrix expansion in `project.rs`, model prices in `prices.rs`); `cause.rs`
@@ -68,6 +69,7 @@ pub mod shard;
 pub mod spec;
 pub mod spend;
 pub mod spreadsheet;
+pub mod tool;
 pub mod verdict;
 
 pub use answer::{
@@ -92,6 +94,7 @@ pub use limits::Limits;
 pub use llm_settings::{ModelSettings, ModelTable, Sampling};
 pub use record::{SCHEMA_VERSION, read_jsonl, write_jsonl_atomic};
 pub use spec::ModelSpec;
+pub use tool::{ToolCall, ToolMetrics, ToolMistake, ToolMistakeKind};
 pub use verdict::{
     ClaimMetrics, Criteria, Criterion, Rating, Rubric, RubricScore, RuleMetrics, Verdict,
     VerdictStatus,

@@ -209,6 +209,10 @@ pub struct RuleMetrics {
     /// whole). None for refusals, unanswerable cases and a case with no expected answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gives_reference: Option<bool>,
+    /// For a case that expects tools, or an answer that reports its tool calls: how the calls compare
+    /// with what the case expects (`ragtester_judge::tools`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<crate::tool::ToolMetrics>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

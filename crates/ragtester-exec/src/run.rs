@@ -305,6 +305,7 @@ async fn answer_cell(
         cached_at: None,
         truncated_from: None,
         context_cut_from: None,
+        tool_calls: None,
         citations: Vec::new(),
         error: None,
         rewritten_query: None,
@@ -1090,6 +1091,7 @@ mod conversation_tests {
             rewritten_query: None,
             truncated_from: None,
             context_cut_from: None,
+            tool_calls: None,
             citations: Vec::new(),
             trace: None,
         };

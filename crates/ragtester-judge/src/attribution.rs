@@ -1,18 +1,18 @@
 //! One primary cause per failed or errored cell, read from what the run recorded: the case's source spans,
 //! the retrieved passages with their ranks and offsets, the answer, the rule metrics and the judge's
-//! criteria. Spans and rules decide where they can (errors, canaries, refusals, language, retrieval,
+//! criteria. Spans and rules decide where they can (errors, canaries, an agent's tool calls, refusals, language, retrieval,
 //! chunking, ranking); the judge's criteria decide between the generation causes.
 
 use ragtester_core::{
-    Answer, Attribution, FailureCause, Rating, RetrievedContext, SourceSpan, TestCase, TurnStep,
-    Verdict, VerdictStatus,
+    Answer, Attribution, FailureCause, Rating, RetrievedContext, SourceSpan, TestCase,
+    ToolMistakeKind, TurnStep, Verdict, VerdictStatus,
 };
 use ragtester_text::{keyword_recall, terms};
 use std::collections::{HashMap, HashSet};
 
 /// A passage "holds the answer" when it carries this share of the answer's markers (the case's keywords,
 /// else the expected answer's terms).
-const HOLDS: f64 = 0.8;
+pub(crate) const HOLDS: f64 = 0.8;
 
 /// The cause of a failed or errored verdict; None for a pass. `answer` is the cell's answer when the run
 /// has it (an errored cell's error text, a failed cell's passages).
@@ -124,6 +124,14 @@ fn attribute_alone(
             FailureCause::InjectionFollowed,
             format!("the answer carries the planted canary{canary}"),
         );
+    }
+    if let Some(mistake) = metrics.tools.as_ref().and_then(|t| t.mistake.as_ref()) {
+        let cause = match mistake.kind {
+            ToolMistakeKind::WrongTool => FailureCause::WrongTool,
+            ToolMistakeKind::WrongArgument => FailureCause::WrongArgument,
+            ToolMistakeKind::MissingSearch => FailureCause::MissingSearch,
+        };
+        return found(cause, mistake.detail.clone());
     }
     if let (Some(why), Some(conflict)) = (&metrics.conflict_wronged, &case.conflict) {
         let cause = match conflict {
@@ -387,7 +395,7 @@ fn generation_cause(
 }
 
 /// What an answer must carry: the case's keywords, else the expected answer's terms (deduplicated).
-fn answer_markers(case: &TestCase) -> Vec<String> {
+pub(crate) fn answer_markers(case: &TestCase) -> Vec<String> {
     if !case.keywords.is_empty() {
         return case.keywords.iter().map(|k| k.to_lowercase()).collect();
     }
@@ -398,7 +406,7 @@ fn answer_markers(case: &TestCase) -> Vec<String> {
         .collect()
 }
 
-fn share_present(markers: &[String], text: &str) -> f64 {
+pub(crate) fn share_present(markers: &[String], text: &str) -> f64 {
     if markers.is_empty() {
         return 0.0;
     }

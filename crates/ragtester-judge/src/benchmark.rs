@@ -372,6 +372,8 @@ pub fn as_records(
         conflict: None,
         lineage: None,
         stale: None,
+        expected_tools: Vec::new(),
+        tools_in_order: false,
     };
     let answer = Answer {
         schema_version: ragtester_core::SCHEMA_VERSION,
@@ -393,6 +395,7 @@ pub fn as_records(
         cached_at: None,
         truncated_from: None,
         context_cut_from: None,
+        tool_calls: None,
         citations: Vec::new(),
         error: None,
         rewritten_query: None,

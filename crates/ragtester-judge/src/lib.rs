@@ -94,6 +94,7 @@ mod prompt;
 mod rules;
 pub mod signals;
 pub mod stats;
+pub mod tools;
 
 pub use judges::{Judge, ModelJudge, judge_for};
 pub use panel::{PanelMethod, consensus};

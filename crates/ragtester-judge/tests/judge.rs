@@ -68,6 +68,7 @@ fn answer(text: &str, error: Option<&str>) -> Answer {
         cached_at: None,
         truncated_from: None,
         context_cut_from: None,
+        tool_calls: None,
         citations: Vec::new(),
         error: error.map(str::to_string),
         rewritten_query: None,

@@ -111,6 +111,7 @@ mod tests {
             error: None,
             truncated_from: None,
             context_cut_from: None,
+            tool_calls: None,
             citations: Vec::new(),
             rewritten_query: None,
             trace: None,

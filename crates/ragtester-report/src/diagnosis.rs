@@ -193,6 +193,13 @@ pub fn describe(cause: FailureCause) -> &'static str {
         FailureCause::ConflictHidden => {
             "the sources disagree and the answer gives one value as if it were the only one"
         }
+        FailureCause::WrongTool => {
+            "the agent called a tool the case does not expect, left one out, or called them out of order"
+        }
+        FailureCause::WrongArgument => {
+            "the agent called the right tool with an argument that does not hold what was expected"
+        }
+        FailureCause::MissingSearch => "the agent answered without searching the documents",
     }
 }
 

@@ -79,6 +79,7 @@ fn answer_of(case: &TestCase, item: &LabelledItem, text: &str) -> Answer {
         error: None,
         truncated_from: None,
         context_cut_from: None,
+        tool_calls: None,
         citations: Vec::new(),
         rewritten_query: None,
         trace: None,

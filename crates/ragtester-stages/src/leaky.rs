@@ -146,6 +146,7 @@ async fn closed_book(
         rewritten_query: None,
         truncated_from: None,
         context_cut_from: None,
+        tool_calls: None,
         citations: Vec::new(),
     };
     let verdict = ragtester_judge::judge_one(Some(case), &answer, judge).await;

@@ -401,6 +401,7 @@ mod tests {
             cached_at: None,
             truncated_from: None,
             context_cut_from: None,
+            tool_calls: None,
             citations: Vec::new(),
             error: None,
             rewritten_query: None,

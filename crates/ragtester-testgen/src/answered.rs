@@ -615,6 +615,7 @@ fn answer_of(
         error: row.error.clone(),
         truncated_from: row.truncated_from,
         context_cut_from: None,
+        tool_calls: None,
         citations: Vec::new(),
         rewritten_query: None,
         trace: None,

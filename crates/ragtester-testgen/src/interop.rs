@@ -529,6 +529,8 @@ pub fn imported_case(
         conflict: None,
         lineage: None,
         stale: None,
+        expected_tools: Vec::new(),
+        tools_in_order: false,
     }
 }
 

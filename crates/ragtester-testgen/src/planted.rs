@@ -114,6 +114,8 @@ fn case_of(doc: &Document, fact: &PlantedFact) -> Result<TestCase, String> {
         conflict: fact.conflict.clone(),
         lineage: None,
         stale: None,
+        expected_tools: Vec::new(),
+        tools_in_order: false,
     })
 }
 

@@ -34,5 +34,7 @@ pub fn case(id: &str, query: &str, expected_answer: &str) -> TestCase {
         conflict: None,
         lineage: None,
         stale: None,
+        expected_tools: Vec::new(),
+        tools_in_order: false,
     }
 }

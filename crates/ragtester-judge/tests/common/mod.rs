@@ -33,6 +33,7 @@ pub fn answer(text: &str, contexts: Vec<RetrievedContext>) -> Answer {
         cached_at: None,
         truncated_from: None,
         context_cut_from: None,
+        tool_calls: None,
         citations: Vec::new(),
         error: None,
         rewritten_query: None,

@@ -619,6 +619,8 @@ impl<'a> DocWriter<'a> {
             conflict: None,
             lineage: None,
             stale: None,
+            expected_tools: Vec::new(),
+            tools_in_order: false,
         };
         self.cases.push(case);
     }

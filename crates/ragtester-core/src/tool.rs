@@ -1,0 +1,159 @@
+//! Tool calls of an agentic RAG system: those a case expects (`TestCase::expected_tools`, DeepEval's
+//! `expected_tools` shape: a name and the arguments that matter) and those a system made
+//! (`Answer::tool_calls`, read from its reply, its traces or an imported record), and the figures that
+//! compare them (`ToolMetrics`, on a verdict's rule metrics).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// One call of a tool: its name and arguments; for an observed call, what it returned where the record
+/// says, and for a search, the passages it returned, best first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub name: String,
+    /// The arguments (an expected call names only those that matter: any others the system passes are
+    /// not held against it).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub args: Map<String, Value>,
+    /// What the tool returned, as text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// For a search call: the passages it returned, best first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passages: Vec<String>,
+}
+
+impl ToolCall {
+    pub fn named(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            args: Map::new(),
+            output: None,
+            passages: Vec::new(),
+        }
+    }
+
+    pub fn with_arg(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.args.insert(key.to_string(), value.into());
+        self
+    }
+
+    /// Whether the tool is a search of the documents (its name holds the word search, retrieve,
+    /// retrieval or lookup: `search`, `search_docs`, `retrieveDocuments`, `kb-lookup`), or it returned
+    /// passages. A search is scored as retrieval too, and leaving it out is its own cause of failure.
+    pub fn is_search(&self) -> bool {
+        !self.passages.is_empty() || is_search_name(&self.name)
+    }
+
+    /// The call as its name and arguments alone, for telling a repeated call from a new one.
+    pub fn signature(&self) -> String {
+        format!("{}({})", self.name, Value::Object(self.args.clone()))
+    }
+}
+
+/// Whether a tool's name names a search: one of its words (split at `_`, `-`, `.`, spaces and lower-to-
+/// upper case changes) is search, retrieve, retrieval or lookup.
+pub fn is_search_name(name: &str) -> bool {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut previous_lower = false;
+    for c in name.chars() {
+        let boundary = !c.is_alphanumeric() || (c.is_uppercase() && previous_lower);
+        if boundary && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        if c.is_alphanumeric() {
+            word.extend(c.to_lowercase());
+        }
+        previous_lower = c.is_lowercase();
+    }
+    words.push(word);
+    words
+        .iter()
+        .any(|w| matches!(w.as_str(), "search" | "retrieve" | "retrieval" | "lookup"))
+}
+
+/// What went wrong in a system's tool calls, in the order the rules look for it: the primary one becomes
+/// the failed case's cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolMistakeKind {
+    /// A tool the case does not expect was called, one it expects was not, or they came out of order.
+    WrongTool,
+    /// An expected search of the documents was never made.
+    MissingSearch,
+    /// The right tool with an argument that does not hold what the case expects.
+    WrongArgument,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolMistake {
+    pub kind: ToolMistakeKind,
+    pub detail: String,
+}
+
+/// How a system's tool calls compare with what its case expects. Shares whose denominator is empty are
+/// None, never NaN.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ToolMetrics {
+    pub expected: usize,
+    pub called: usize,
+    /// Calls the case expects, out of those made (matched by name).
+    pub precision: Option<f64>,
+    /// Expected calls made.
+    pub recall: Option<f64>,
+    pub f1: Option<f64>,
+    /// Over expected calls made that name arguments: the share of those arguments the call held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argument_match: Option<f64>,
+    /// For a case whose tools must come in order: whether they did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_order: Option<bool>,
+    /// Calls that repeat an earlier call with the same arguments.
+    #[serde(default)]
+    pub redundant: usize,
+    /// Whether the system's own searches returned a passage of the case's source, and at which rank of
+    /// all they returned (1-based); None when it made no search that returned passages, or the case has
+    /// no source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_hit: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_rank: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mistake: Option<ToolMistake>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_tools_are_told_by_the_words_of_their_names() {
+        for name in [
+            "search",
+            "search_docs",
+            "retrieveDocuments",
+            "kb-lookup",
+            "vector.retrieval",
+        ] {
+            assert!(is_search_name(name), "{name}");
+        }
+        for name in ["get_weather", "researcher", "calculator", "lookups_total"] {
+            assert!(!is_search_name(name), "{name}");
+        }
+        let mut call = ToolCall::named("fetch_page");
+        assert!(!call.is_search());
+        call.passages.push("A passage.".into());
+        assert!(call.is_search(), "a call that returned passages searched");
+    }
+
+    #[test]
+    fn a_call_reads_and_writes_deep_eval_s_minimum() {
+        let call: ToolCall = serde_json::from_str(r#"{"name": "search"}"#).unwrap();
+        assert_eq!(call, ToolCall::named("search"));
+        let call = ToolCall::named("search").with_arg("query", "warranty");
+        let json = serde_json::to_string(&call).unwrap();
+        assert_eq!(json, r#"{"name":"search","args":{"query":"warranty"}}"#);
+        assert_eq!(call.signature(), r#"search({"query":"warranty"})"#);
+    }
+}
