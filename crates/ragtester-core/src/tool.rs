@@ -45,9 +45,84 @@ impl ToolCall {
         !self.passages.is_empty() || is_search_name(&self.name)
     }
 
+    /// A call as tools write one: OpenAI's `{"type": "function", "function": {"name", "arguments"}}`
+    /// (arguments a JSON string or an object), RAGAS's `{"name", "args"}`, DeepEval's `{"name",
+    /// "input_parameters", "output"}`, or `{"name", "arguments" | "input" | "parameters"}`. An item with
+    /// no name, or arguments that are not a JSON object, is an error naming what is wrong.
+    pub fn from_json(item: &Value) -> anyhow::Result<Self> {
+        let call = item.get("function").filter(|f| f.is_object()).unwrap_or(item);
+        let name = match call.get("name") {
+            Some(Value::String(name)) if !name.trim().is_empty() => name.trim().to_string(),
+            _ => anyhow::bail!("a tool call has no name: {}", clip(item)),
+        };
+        let args = ["arguments", "args", "input_parameters", "input", "parameters"]
+            .iter()
+            .find_map(|key| call.get(*key).filter(|v| !v.is_null()));
+        let args = match args {
+            None => Map::new(),
+            Some(Value::Object(map)) => map.clone(),
+            Some(Value::String(text)) if text.trim().is_empty() => Map::new(),
+            Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
+                Ok(Value::Object(map)) => map,
+                _ => anyhow::bail!(
+                    "tool call `{name}`: its arguments are not a JSON object: {}",
+                    clip(&Value::String(text.clone()))
+                ),
+            },
+            Some(other) => anyhow::bail!(
+                "tool call `{name}`: its arguments are not a JSON object: {}",
+                clip(other)
+            ),
+        };
+        let output = item
+            .get("output")
+            .or_else(|| item.get("result"))
+            .filter(|v| !v.is_null())
+            .map(|v| match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            });
+        let passages = match item.get("passages") {
+            Some(Value::Array(list)) => list
+                .iter()
+                .filter_map(|p| p.as_str().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
+        };
+        Ok(Self {
+            name,
+            args,
+            output,
+            passages,
+        })
+    }
+
+    /// A list of calls (see [`ToolCall::from_json`]); null reads as no calls. Errors name the item.
+    pub fn list_from_json(value: &Value) -> anyhow::Result<Vec<Self>> {
+        match value {
+            Value::Null => Ok(Vec::new()),
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| {
+                    Self::from_json(item).map_err(|e| anyhow::anyhow!("tool call {}: {e}", i + 1))
+                })
+                .collect(),
+            other => anyhow::bail!("tool calls are not a list: {}", clip(other)),
+        }
+    }
+
     /// The call as its name and arguments alone, for telling a repeated call from a new one.
     pub fn signature(&self) -> String {
         format!("{}({})", self.name, Value::Object(self.args.clone()))
+    }
+}
+
+fn clip(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(200) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
     }
 }
 
@@ -155,5 +230,24 @@ mod tests {
         let json = serde_json::to_string(&call).unwrap();
         assert_eq!(json, r#"{"name":"search","args":{"query":"warranty"}}"#);
         assert_eq!(call.signature(), r#"search({"query":"warranty"})"#);
+    }
+
+    #[test]
+    fn calls_are_read_in_each_tool_s_shape_and_bad_ones_are_named() {
+        let shapes = serde_json::json!([
+            {"id": "call_1", "type": "function",
+             "function": {"name": "search", "arguments": "{\"query\": \"warranty\"}"}},
+            {"name": "search", "args": {"query": "warranty"}},
+            {"name": "search", "input_parameters": {"query": "warranty"}, "output": "2 years"},
+        ]);
+        let calls = ToolCall::list_from_json(&shapes).unwrap();
+        assert!(calls.iter().all(|c| c.args.get("query").unwrap() == "warranty"));
+        assert_eq!(calls[2].output.as_deref(), Some("2 years"));
+        assert!(ToolCall::list_from_json(&Value::Null).unwrap().is_empty());
+        let bad = |v: Value| ToolCall::list_from_json(&v).unwrap_err().to_string();
+        assert!(bad(serde_json::json!([{"args": {}}])).contains("tool call 1: a tool call has no name"));
+        let e = bad(serde_json::json!([{"name": "s"}, {"name": "search", "arguments": "{query"}]));
+        assert!(e.contains("tool call 2") && e.contains("not a JSON object"), "{e}");
+        assert!(bad(serde_json::json!({"name": "search"})).contains("not a list"));
     }
 }

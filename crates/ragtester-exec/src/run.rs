@@ -442,6 +442,7 @@ async fn external(
                 .map(|(i, text)| locate_context(documents, i + 1, text))
                 .collect();
             answer.citations = reply.citations;
+            answer.tool_calls = reply.tool_calls;
         }
         Err(e) => {
             answer.error =

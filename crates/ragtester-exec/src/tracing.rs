@@ -1,7 +1,8 @@
 //! A target's own trace of a call, received while the run calls it: the trace context a call carries, and
 //! what the trace's spans say put onto the answer — the documents the service retrieved (placed in the
 //! corpus, so retrieval metrics, claim metrics and failure attribution work as for the built-in
-//! pipeline), the query it retrieved with, its tokens, and its retrieval and generation times.
+//! pipeline), the query it retrieved with, the tools it called, its tokens, and its retrieval and
+//! generation times.
 
 use ragtester_core::document::locate_context;
 use ragtester_core::{Answer, Document, StageLatency, TraceRecord};
@@ -118,6 +119,7 @@ impl Tracing {
                 ));
             }
         }
+        read_tool_calls(answer, &facts);
         if let Some(q) = facts.retrieval_query.filter(|q| q.trim() != query.trim()) {
             answer.rewritten_query = Some(q);
         }
@@ -134,5 +136,20 @@ impl Tracing {
             answer.latency.generation_ms = call - answer.latency.retrieval_ms;
         }
         answer.trace = Some(record);
+    }
+}
+
+/// The tools the trace says the service called, unless its reply said so itself. A trace that follows a
+/// convention and holds no tool span made no call; a tool span that cannot be read is the cell's error.
+fn read_tool_calls(answer: &mut Answer, facts: &ragtester_trace::TraceFacts) {
+    if !facts.tool_errors.is_empty() {
+        answer.error = Some(format!(
+            "the target's trace holds tool calls that cannot be read: {}",
+            facts.tool_errors.join("; ")
+        ));
+        return;
+    }
+    if answer.tool_calls.is_none() && facts.convention.is_some() {
+        answer.tool_calls = Some(facts.tool_calls.clone());
     }
 }

@@ -6,7 +6,7 @@ use ragtester_core::Message;
 use ragtester_core::config::{CommandInput, TargetKind, TargetSettings};
 use ragtester_core::limits::exceeded;
 use ragtester_core::secrets::redact;
-use ragtester_core::{Citation, Limits};
+use ragtester_core::{Citation, Limits, ToolCall};
 use ragtester_http::{HttpClient, HttpSettings};
 use serde_json::Value;
 use std::sync::Arc;
@@ -19,6 +19,8 @@ pub struct TargetReply {
     pub contexts: Vec<String>,
     /// The citations the reply gives in a field of its own (`citations_pointer`).
     pub citations: Vec<Citation>,
+    /// The tools the service reports it called (`tool_calls_pointer`); None when none is set.
+    pub tool_calls: Option<Vec<ToolCall>>,
 }
 
 /// One question put to a target: the query, and for a turn of a conversation, the turns before it (the
@@ -152,10 +154,18 @@ pub fn extract(settings: &TargetSettings, reply: &Value) -> Result<TargetReply> 
         Some(pointer) => citations(settings, pointer, reply)?,
         None => Vec::new(),
     };
+    let tool_calls = match &settings.tool_calls_pointer {
+        Some(pointer) => Some(
+            ToolCall::list_from_json(reply.pointer(pointer).unwrap_or(&Value::Null))
+                .with_context(|| format!("the reply's tool_calls_pointer `{pointer}`"))?,
+        ),
+        None => None,
+    };
     Ok(TargetReply {
         answer,
         contexts,
         citations,
+        tool_calls,
     })
 }
 
@@ -438,6 +448,7 @@ mod tests {
             citations_pointer: None,
             citation_ranks_pointer: None,
             citation_text_pointer: None,
+            tool_calls_pointer: None,
             timeout_s: 5.0,
             session_header: None,
             traces: false,
@@ -483,10 +494,29 @@ mod tests {
                 answer: "42".into(),
                 contexts: vec!["a".into(), "b".into()],
                 citations: Vec::new(),
+                tool_calls: None,
             }
         );
         let err = extract(&settings(TargetKind::Http), &serde_json::json!({"x": 1})).unwrap_err();
         assert!(err.to_string().contains("/data/answer"));
+    }
+
+    #[test]
+    fn tool_calls_by_pointer_none_made_and_a_malformed_field_named() {
+        let mut s = settings(TargetKind::Http);
+        s.tool_calls_pointer = Some("/data/tool_calls".into());
+        let reply = serde_json::json!({"data": {"answer": "42", "docs": [], "tool_calls": [
+            {"type": "function", "function": {"name": "search", "arguments": "{\"query\": \"x\"}"}}
+        ]}});
+        let calls = extract(&s, &reply).unwrap().tool_calls.unwrap();
+        assert_eq!(calls[0].name, "search");
+        assert_eq!(calls[0].args["query"], "x");
+        let none = serde_json::json!({"data": {"answer": "42", "docs": []}});
+        assert_eq!(extract(&s, &none).unwrap().tool_calls, Some(vec![]));
+        let bad = serde_json::json!({"data": {"answer": "42", "docs": [], "tool_calls": [{"function": {}}]}});
+        let err = format!("{:#}", extract(&s, &bad).unwrap_err());
+        assert!(err.contains("tool_calls_pointer `/data/tool_calls`"), "{err}");
+        assert!(err.contains("has no name"), "{err}");
     }
 
     #[test]

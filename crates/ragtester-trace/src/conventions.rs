@@ -9,6 +9,8 @@
 //!   `{id, score, content}`), `gen_ai.retrieval.query.text`, `gen_ai.{response,request}.model`,
 //!   `gen_ai.usage.{input,output}_tokens`.
 //!
+//! Tool spans (OpenInference `TOOL`, GenAI `execute_tool`) are read by `tool_spans.rs`.
+//!
 //! The documents a generator saw are the last reranker's output when there is one, else the last
 //! retriever's. Step times are the spans' own; a step nested in another of its kind is counted once.
 
@@ -51,6 +53,10 @@ pub struct TraceFacts {
     /// Time in retrieval steps (retrieval, reranking, query embedding), nested steps counted once.
     pub retrieval_ms: Option<f64>,
     pub generation_ms: Option<f64>,
+    /// The tools the service called, in the order they started (`tool_spans.rs`).
+    pub tool_calls: Vec<ragtester_core::ToolCall>,
+    /// Tool spans that could not be read (arguments that are not a JSON object), each named.
+    pub tool_errors: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,10 +83,10 @@ impl Kind {
 }
 
 /// A span's attributes by key.
-struct Attributes<'a>(HashMap<&'a str, &'a AnyValue>);
+pub(crate) struct Attributes<'a>(pub(crate) HashMap<&'a str, &'a AnyValue>);
 
 impl<'a> Attributes<'a> {
-    fn of(attributes: &'a [KeyValue]) -> Self {
+    pub(crate) fn of(attributes: &'a [KeyValue]) -> Self {
         Self(
             attributes
                 .iter()
@@ -93,7 +99,7 @@ impl<'a> Attributes<'a> {
         self.0.get(key).and_then(|v| v.value.as_ref())
     }
 
-    fn text(&self, key: &str) -> Option<String> {
+    pub(crate) fn text(&self, key: &str) -> Option<String> {
         self.value(key).and_then(text)
     }
 
@@ -142,7 +148,7 @@ fn kind_of(a: &Attributes<'_>) -> Option<(Kind, &'static str)> {
 }
 
 /// OpenInference's flattened documents under `prefix` (`retrieval.documents`), in index order.
-fn flattened_documents(a: &Attributes<'_>, prefix: &str) -> Vec<TracedDocument> {
+pub(crate) fn flattened_documents(a: &Attributes<'_>, prefix: &str) -> Vec<TracedDocument> {
     let mut by_index: HashMap<usize, TracedDocument> = HashMap::new();
     for (key, value) in &a.0 {
         let Some(rest) = key.strip_prefix(prefix).and_then(|r| r.strip_prefix('.')) else {
@@ -171,7 +177,7 @@ fn flattened_documents(a: &Attributes<'_>, prefix: &str) -> Vec<TracedDocument> 
 }
 
 /// GenAI's `gen_ai.retrieval.documents`: a JSON string, or an array of key-value lists.
-fn gen_ai_documents(a: &Attributes<'_>) -> Vec<TracedDocument> {
+pub(crate) fn gen_ai_documents(a: &Attributes<'_>) -> Vec<TracedDocument> {
     let from_json = |v: &Json| TracedDocument {
         id: v.get("id").and_then(|i| match i {
             Json::String(s) => Some(s.clone()),
@@ -327,6 +333,10 @@ pub fn facts(spans: &[Span]) -> TraceFacts {
         }
     }
     out.documents = reranked.or(retrieved).unwrap_or_default();
+    (out.tool_calls, out.tool_errors) = crate::tool_spans::tool_calls(spans);
+    if !out.tool_calls.is_empty() || !out.tool_errors.is_empty() {
+        out.convention.get_or_insert(crate::tool_spans::convention(spans));
+    }
     out
 }
 

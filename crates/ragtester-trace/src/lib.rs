@@ -7,7 +7,9 @@
 //! - `context.rs`: the W3C trace context (`traceparent`) each call carries, so a trace is tied to its cell;
 //! - `conventions.rs`: what spans following the OpenInference or GenAI semantic conventions say — the
 //!   retrieved documents (ids, scores, content), the query the retriever was given, the model, token
-//!   counts and each step's time.
+//!   counts and each step's time;
+//! - `tool_spans.rs`: the tools an agent called (OpenInference `TOOL` spans, GenAI `execute_tool`
+//!   spans): name, arguments, result, and for a search the documents its retriever spans returned.
 //!
 //! Invariants: knows OTLP and the two conventions; nothing of cases, answers, judging or a target's wire
 //! protocol (the executor puts what this crate reads onto the answer).
@@ -15,6 +17,7 @@
 mod context;
 mod conventions;
 mod receiver;
+mod tool_spans;
 
 pub use context::TraceContext;
 pub use conventions::{StageTime, TraceFacts, TracedDocument, facts};

@@ -68,6 +68,12 @@ pub struct TargetSettings {
     pub citation_ranks_pointer: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub citation_text_pointer: Option<String>,
+    /// The tools the service called on the way to its answer: an array of calls in OpenAI's shape
+    /// (`{"function": {"name", "arguments"}}`), RAGAS's (`{"name", "args"}`) or DeepEval's (`{"name",
+    /// "input_parameters"}`). A reply without the field made no call; a field of another shape is the
+    /// case's error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calls_pointer: Option<String>,
     #[serde(default = "default_target_timeout")]
     pub timeout_s: f64,
     /// For a service that keeps a conversation's history itself: the header that carries the session id,
@@ -136,6 +142,7 @@ impl TargetSettings {
             citations_pointer: None,
             citation_ranks_pointer: None,
             citation_text_pointer: None,
+            tool_calls_pointer: None,
             timeout_s: default_target_timeout(),
             session_header: None,
             traces: false,
@@ -182,6 +189,7 @@ impl TargetSettings {
             self.citations_pointer.as_ref(),
             self.citation_ranks_pointer.as_ref(),
             self.citation_text_pointer.as_ref(),
+            self.tool_calls_pointer.as_ref(),
         ]
         .into_iter()
         .flatten()
