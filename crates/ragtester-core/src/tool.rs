@@ -50,14 +50,24 @@ impl ToolCall {
     /// "input_parameters", "output"}`, or `{"name", "arguments" | "input" | "parameters"}`. An item with
     /// no name, or arguments that are not a JSON object, is an error naming what is wrong.
     pub fn from_json(item: &Value) -> anyhow::Result<Self> {
-        let call = item.get("function").filter(|f| f.is_object()).unwrap_or(item);
+        let call = item
+            .get("function")
+            .filter(|f| f.is_object())
+            .unwrap_or(item);
         let name = match call.get("name") {
             Some(Value::String(name)) if !name.trim().is_empty() => name.trim().to_string(),
             _ => anyhow::bail!("a tool call has no name: {}", clip(item)),
         };
-        let args = ["arguments", "args", "input_parameters", "input", "parameters"]
-            .iter()
-            .find_map(|key| call.get(*key).filter(|v| !v.is_null()));
+        let args = [
+            "arguments",
+            "args",
+            "input_parameters",
+            "inputParameters",
+            "input",
+            "parameters",
+        ]
+        .iter()
+        .find_map(|key| call.get(*key).filter(|v| !v.is_null()));
         let args = match args {
             None => Map::new(),
             Some(Value::Object(map)) => map.clone(),
@@ -74,7 +84,7 @@ impl ToolCall {
                 clip(other)
             ),
         };
-        let output = item
+        let mut output = item
             .get("output")
             .or_else(|| item.get("result"))
             .filter(|v| !v.is_null())
@@ -82,13 +92,20 @@ impl ToolCall {
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
             });
-        let passages = match item.get("passages") {
+        let mut passages = match item.get("passages") {
             Some(Value::Array(list)) => list
                 .iter()
                 .filter_map(|p| p.as_str().map(str::to_string))
                 .collect(),
             _ => Vec::new(),
         };
+        // A search's passages travel as its output where a tool's record has no field for them.
+        if passages.is_empty() && is_search_name(&name) {
+            passages = output.as_deref().map(passages_in).unwrap_or_default();
+            if !passages.is_empty() {
+                output = None;
+            }
+        }
         Ok(Self {
             name,
             args,
@@ -116,6 +133,24 @@ impl ToolCall {
     pub fn signature(&self) -> String {
         format!("{}({})", self.name, Value::Object(self.args.clone()))
     }
+}
+
+/// A tool's result that is a JSON list of passages: strings, or objects with `content`, `text` or
+/// `page_content`; empty for any other result.
+pub fn passages_in(output: &str) -> Vec<String> {
+    let Ok(Value::Array(items)) = serde_json::from_str::<Value>(output) else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|item| match item {
+            Value::String(s) => Some(s.clone()),
+            Value::Object(o) => ["content", "text", "page_content"]
+                .iter()
+                .find_map(|k| o.get(*k)?.as_str().map(str::to_string)),
+            _ => None,
+        })
+        .collect()
 }
 
 fn clip(value: &Value) -> String {
@@ -241,13 +276,22 @@ mod tests {
             {"name": "search", "input_parameters": {"query": "warranty"}, "output": "2 years"},
         ]);
         let calls = ToolCall::list_from_json(&shapes).unwrap();
-        assert!(calls.iter().all(|c| c.args.get("query").unwrap() == "warranty"));
+        assert!(
+            calls
+                .iter()
+                .all(|c| c.args.get("query").unwrap() == "warranty")
+        );
         assert_eq!(calls[2].output.as_deref(), Some("2 years"));
         assert!(ToolCall::list_from_json(&Value::Null).unwrap().is_empty());
         let bad = |v: Value| ToolCall::list_from_json(&v).unwrap_err().to_string();
-        assert!(bad(serde_json::json!([{"args": {}}])).contains("tool call 1: a tool call has no name"));
+        assert!(
+            bad(serde_json::json!([{"args": {}}])).contains("tool call 1: a tool call has no name")
+        );
         let e = bad(serde_json::json!([{"name": "s"}, {"name": "search", "arguments": "{query"}]));
-        assert!(e.contains("tool call 2") && e.contains("not a JSON object"), "{e}");
+        assert!(
+            e.contains("tool call 2") && e.contains("not a JSON object"),
+            "{e}"
+        );
         assert!(bad(serde_json::json!({"name": "search"})).contains("not a list"));
     }
 }

@@ -26,7 +26,10 @@ pub fn tool_metrics(case: &TestCase, answer: &Answer) -> Option<ToolMetrics> {
     let (precision, recall) = if expected.is_empty() {
         (None, None)
     } else {
-        (share(matched, called.len()).or(Some(0.0)), share(matched, expected.len()))
+        (
+            share(matched, called.len()).or(Some(0.0)),
+            share(matched, expected.len()),
+        )
     };
     let f1 = match (precision, recall) {
         (Some(p), Some(r)) if p + r > 0.0 => Some(2.0 * p * r / (p + r)),
@@ -92,7 +95,12 @@ fn args_held(want: &ToolCall, got: &ToolCall) -> f64 {
 fn value_holds(want: &Value, got: &Value) -> bool {
     match (want, got) {
         (Value::String(w), Value::String(g)) => {
-            let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+            let norm = |s: &str| {
+                s.split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .to_lowercase()
+            };
             if norm(w) == norm(g) {
                 return true;
             }
@@ -134,7 +142,10 @@ fn in_expected_order(pairs: &[(usize, usize)]) -> bool {
 /// Calls that repeat an earlier call's name and arguments.
 fn redundant(called: &[ToolCall]) -> usize {
     let mut seen = HashSet::new();
-    called.iter().filter(|c| !seen.insert(c.signature())).count()
+    called
+        .iter()
+        .filter(|c| !seen.insert(c.signature()))
+        .count()
 }
 
 /// Whether the agent's searches returned a passage that holds the case's answer, and at which rank of all
@@ -177,7 +188,10 @@ fn mistake(
             names.join(", ")
         }
     };
-    if let Some(stray) = called.iter().find(|c| !expected_names.contains(c.name.as_str())) {
+    if let Some(stray) = called
+        .iter()
+        .find(|c| !expected_names.contains(c.name.as_str()))
+    {
         return found(
             ToolMistakeKind::WrongTool,
             format!(
@@ -205,11 +219,7 @@ fn mistake(
     if let Some(tool) = missing.first() {
         return found(
             ToolMistakeKind::WrongTool,
-            format!(
-                "never called `{}` (called: {})",
-                tool.name,
-                names(called)
-            ),
+            format!("never called `{}` (called: {})", tool.name, names(called)),
         );
     }
     if let Some((e, c)) = pairs
@@ -227,7 +237,10 @@ fn mistake(
             .map_or("nothing".to_string(), |g| g.to_string());
         return found(
             ToolMistakeKind::WrongArgument,
-            format!("called `{}` with {key} = {given}, expected {value}", want.name),
+            format!(
+                "called `{}` with {key} = {given}, expected {value}",
+                want.name
+            ),
         );
     }
     if metrics.in_order == Some(false) {
@@ -300,8 +313,15 @@ mod tests {
             "The battery warranty lasts two years.".into(),
         ];
         let m = tool_metrics(&case, &answered(Some(vec![call]))).unwrap();
-        assert_eq!((m.precision, m.recall, m.f1), (Some(1.0), Some(1.0), Some(1.0)));
-        assert_eq!(m.argument_match, Some(1.0), "every expected term is in the query");
+        assert_eq!(
+            (m.precision, m.recall, m.f1),
+            (Some(1.0), Some(1.0), Some(1.0))
+        );
+        assert_eq!(
+            m.argument_match,
+            Some(1.0),
+            "every expected term is in the query"
+        );
         assert_eq!((m.search_hit, m.search_rank), (Some(true), Some(2)));
         assert_eq!(m.mistake, None);
     }
@@ -312,7 +332,10 @@ mod tests {
         let wrong_tool = vec![ToolCall::named("get_weather").with_arg("city", "Oslo")];
         let m = tool_metrics(&case, &answered(Some(wrong_tool))).unwrap();
         assert_eq!(m.mistake.unwrap().kind, ToolMistakeKind::WrongTool);
-        assert_eq!((m.precision, m.recall, m.f1), (Some(0.0), Some(0.0), Some(0.0)));
+        assert_eq!(
+            (m.precision, m.recall, m.f1),
+            (Some(0.0), Some(0.0), Some(0.0))
+        );
 
         let m = tool_metrics(&case, &answered(Some(vec![]))).unwrap();
         let mistake = m.mistake.unwrap();
@@ -322,7 +345,11 @@ mod tests {
         let m = tool_metrics(&case, &answered(Some(vec![search("screen repair")]))).unwrap();
         let mistake = m.mistake.unwrap();
         assert_eq!(mistake.kind, ToolMistakeKind::WrongArgument);
-        assert!(mistake.detail.contains("screen repair"), "{}", mistake.detail);
+        assert!(
+            mistake.detail.contains("screen repair"),
+            "{}",
+            mistake.detail
+        );
         assert_eq!(m.argument_match, Some(0.0));
         assert_eq!(m.f1, Some(1.0), "the right tool, by name");
     }
@@ -345,6 +372,10 @@ mod tests {
         let plain = expecting(vec![], false);
         assert_eq!(tool_metrics(&plain, &answered(Some(vec![]))), None);
         let m = tool_metrics(&plain, &answered(Some(vec![search("x")]))).unwrap();
-        assert_eq!((m.f1, m.mistake), (None, None), "nothing expected, nothing held against it");
+        assert_eq!(
+            (m.f1, m.mistake),
+            (None, None),
+            "nothing expected, nothing held against it"
+        );
     }
 }

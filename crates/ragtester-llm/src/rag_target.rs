@@ -515,7 +515,10 @@ mod tests {
         assert_eq!(extract(&s, &none).unwrap().tool_calls, Some(vec![]));
         let bad = serde_json::json!({"data": {"answer": "42", "docs": [], "tool_calls": [{"function": {}}]}});
         let err = format!("{:#}", extract(&s, &bad).unwrap_err());
-        assert!(err.contains("tool_calls_pointer `/data/tool_calls`"), "{err}");
+        assert!(
+            err.contains("tool_calls_pointer `/data/tool_calls`"),
+            "{err}"
+        );
         assert!(err.contains("has no name"), "{err}");
     }
 

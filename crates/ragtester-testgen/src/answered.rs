@@ -63,6 +63,11 @@ pub struct AnsweredRow {
     /// The earlier turns the row's own messages give (`messages`, RAGAS's `user_input` list, DeepEval's
     /// `turns`).
     pub history: Vec<ragtester_core::Message>,
+    /// The tools the row expects (RAGAS `reference_tool_calls`, DeepEval `expected_tools`).
+    pub expected_tools: Vec<ragtester_core::ToolCall>,
+    /// The tools the system called, where the row records them (DeepEval `tools_called`, the AI
+    /// messages' `tool_calls`).
+    pub tool_calls: Option<Vec<ragtester_core::ToolCall>>,
 }
 
 /// A file's rows: the usable ones, and `place: why` for each one that is not.
@@ -336,6 +341,16 @@ fn answered_row(
         .map(|c| c.text)
         .collect();
     let latency_ms = latency_of(row)?;
+    let expected_tools = crate::tool_rows::expected_of(row)?;
+    let mut tool_calls = crate::tool_rows::called_of(row)?;
+    if tool_calls.is_none() && logged.is_some() {
+        // A conversation's messages record every call: where they hold none and the row expects some,
+        // none was made.
+        tool_calls = logged
+            .as_ref()
+            .and_then(|t| t.tool_calls.clone())
+            .or_else(|| (!expected_tools.is_empty()).then(Vec::new));
+    }
     let meta = meta_of(row);
     // Our own metadata is another tool's input by the time it comes back: checked like the row's fields.
     if meta.as_ref().is_some_and(|m| !m.latency.is_valid()) {
@@ -367,6 +382,8 @@ fn answered_row(
         id: crate::logged::row_id(row),
         conversation: crate::logged::place_in_conversation(row)?,
         history: logged.map(|t| t.history).unwrap_or_default(),
+        expected_tools,
+        tool_calls,
     })
 }
 
@@ -429,6 +446,7 @@ pub fn answered_records(
                 }
                 let mut case =
                     imported_case(row.query.clone(), row.reference.clone(), spans, "answers");
+                case.expected_tools = row.expected_tools.clone();
                 if let Some(turn) = turns.turn_of(i, row) {
                     // A turn's question ("And when does it open?") recurs across conversations: its
                     // case is the conversation's turn, not the question alone.
@@ -615,7 +633,7 @@ fn answer_of(
         error: row.error.clone(),
         truncated_from: row.truncated_from,
         context_cut_from: None,
-        tool_calls: None,
+        tool_calls: row.tool_calls.clone(),
         citations: Vec::new(),
         rewritten_query: None,
         trace: None,
@@ -811,6 +829,8 @@ mod tests {
             id: None,
             conversation: None,
             history: Vec::new(),
+            expected_tools: Vec::new(),
+            tool_calls: None,
         };
         let records = answered_records(
             &[row("line 1", "4.5 bar"), row("line 2", "5 bar")],
@@ -842,5 +862,112 @@ mod tests {
             "ragas",
         );
         assert_eq!(suite.id, case.id);
+    }
+}
+
+#[cfg(test)]
+mod tool_round_trip {
+    use super::*;
+    use crate::interop::{FileFormat, Shape, export_rows, write_rows};
+    use ragtester_core::{DocumentFormat, ToolCall};
+
+    fn records(shape: Shape, rows: &[Map<String, Value>], doc: &Document) -> AnsweredRecords {
+        let text =
+            String::from_utf8(write_rows(rows, FileFormat::JsonLines, shape).unwrap()).unwrap();
+        let file = parse_answered(
+            &text,
+            FileFormat::JsonLines,
+            Path::new("x.jsonl"),
+            &Limits::default(),
+        )
+        .unwrap();
+        assert!(file.rejected.is_empty(), "{:?}", file.rejected);
+        let docs = std::slice::from_ref(doc);
+        let locator = ragtester_core::document::TextLocator::new(docs);
+        answered_records(&file.rows, "cfg", docs, &locator)
+    }
+
+    #[test]
+    fn expected_and_called_tools_come_back_from_ragas_and_deepeval_unchanged() {
+        let doc = Document::new(
+            "manual.md".into(),
+            DocumentFormat::Markdown,
+            "Manual".into(),
+            "The relief valve opens at 4.5 bar.".into(),
+            None,
+        );
+        let mut case = ragtester_testkit::case("c1", "When does the valve open?", "At 4.5 bar.");
+        case.document_id = doc.id.clone();
+        case.source_spans = vec![ragtester_core::SourceSpan::in_document(&doc, 0, 34)];
+        case.expected_tools = vec![ToolCall::named("search").with_arg("query", "relief valve")];
+        let mut search = ToolCall::named("search").with_arg("query", "relief valve opening");
+        search.passages = vec!["The relief valve opens at 4.5 bar.".into()];
+        let calls = vec![
+            search,
+            ToolCall::named("get_weather").with_arg("city", "Oslo"),
+        ];
+        let answer = Answer {
+            schema_version: ragtester_core::SCHEMA_VERSION,
+            case_id: "c1".into(),
+            config_id: "cfg".into(),
+            contexts: Vec::new(),
+            answer: "At 4.5 bar.".into(),
+            latency: Latency::default(),
+            usage: Usage::default(),
+            cached: false,
+            cached_at: None,
+            error: None,
+            trace: None,
+            rewritten_query: None,
+            truncated_from: None,
+            context_cut_from: None,
+            tool_calls: Some(calls.clone()),
+            citations: Vec::new(),
+        };
+        for shape in [Shape::Ragas, Shape::DeepEval] {
+            let docs = std::slice::from_ref(&doc);
+            let mut rows = export_rows(
+                shape,
+                std::slice::from_ref(&case),
+                docs,
+                Some(std::slice::from_ref(&answer)),
+                true,
+            );
+            let ragas_turn = shape == Shape::Ragas;
+            assert_eq!(
+                crate::interop::is_conversation_row(&rows[0]),
+                ragas_turn,
+                "{shape:?}"
+            );
+            let back = records(shape, &rows, &doc);
+            assert_eq!(
+                back.answers[0].tool_calls.as_ref(),
+                Some(&calls),
+                "{shape:?}"
+            );
+            assert_eq!(
+                back.cases[0].expected_tools, case.expected_tools,
+                "{shape:?}"
+            );
+            // Without our metadata, the libraries' own fields carry them.
+            for row in &mut rows {
+                row.remove(crate::row_meta::META_KEY);
+                row.remove("additional_metadata");
+            }
+            let back = records(shape, &rows, &doc);
+            assert_eq!(
+                back.answers[0].tool_calls.as_ref(),
+                Some(&calls),
+                "{shape:?} fields alone"
+            );
+            assert_eq!(
+                back.cases[0].expected_tools, case.expected_tools,
+                "{shape:?} fields alone"
+            );
+            assert_eq!(
+                back.cases[0].turn, None,
+                "{shape:?}: an agent's answer is no conversation"
+            );
+        }
     }
 }

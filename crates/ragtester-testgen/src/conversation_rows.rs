@@ -3,7 +3,7 @@
 //! its metadata), a DeepEval conversational golden (`turns`, the last assistant turn with its
 //! `retrieval_context`; `expected_outcome` the reference; a `scenario`, without which DeepEval's dataset
 //! reads the row as a single-turn golden), or OpenAI chat `messages` beside `answer`,
-//! `contexts` and `reference`. Its history is the log's, for an imported turn, or the configuration's own
+//! `contexts` and `reference`. An agent's tool calls go where each library keeps them (`tool_rows.rs`). Its history is the log's, for an imported turn, or the configuration's own
 //! answers to the conversation's earlier turns.
 
 use crate::row_meta::{META_KEY, RowMeta};
@@ -87,10 +87,18 @@ pub fn conversation_row(
                 .map(|msg| json!({"type": role(msg.role, "human", "ai"), "content": msg.content}))
                 .collect();
             said.push(json!({"type": "human", "content": case.query}));
+            let calls = answer.tool_calls.as_deref().unwrap_or_default();
+            said.extend(crate::tool_rows::ragas_call_messages(calls));
             said.push(json!({"type": "ai", "content": answer.answer,
                 "metadata": {"retrieved_contexts": retrieved}}));
             m.insert("user_input".into(), Value::Array(said));
             m.insert("reference".into(), json!(case.expected_answer));
+            if !case.expected_tools.is_empty() {
+                m.insert(
+                    "reference_tool_calls".into(),
+                    crate::tool_rows::ragas_calls(&case.expected_tools),
+                );
+            }
             m.insert(META_KEY.into(), meta);
         }
         Shape::DeepEval => {
@@ -101,8 +109,12 @@ pub fn conversation_row(
                 })
                 .collect();
             turns.push(json!({"role": "user", "content": case.query}));
-            turns.push(json!({"role": "assistant", "content": answer.answer,
-                "retrieval_context": retrieved}));
+            let mut last = json!({"role": "assistant", "content": answer.answer,
+                "retrieval_context": retrieved});
+            if let Some(calls) = &answer.tool_calls {
+                last["tools_called"] = crate::tool_rows::deepeval_calls(calls);
+            }
+            turns.push(last);
             m.insert("turns".into(), Value::Array(turns));
             // DeepEval's dataset reads a row as a conversational golden only when it has a scenario.
             m.insert("scenario".into(), json!(scenario(case, earlier.len())));

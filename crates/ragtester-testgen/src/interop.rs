@@ -20,6 +20,7 @@ use ragtester_core::{Answer, Category, Document, Generator, SourceSpan, Strategy
 use serde_json::{Map, Value, json};
 
 pub use crate::shape::Shape;
+use crate::tool_rows;
 
 /// One row per case (and per answer, when answers are given: the cells of one configuration); with
 /// `conversations`, an answered turn of a conversation as the shape keeps conversations (`conversation_rows`).
@@ -42,6 +43,19 @@ pub fn export_rows(
         m.insert(q.into(), json!(case.query));
         m.insert(r.into(), json!(case.expected_answer));
         m.insert(rc.into(), json!(contexts));
+        if !case.expected_tools.is_empty() {
+            let expected = match shape {
+                Shape::Ragas => (
+                    "reference_tool_calls",
+                    tool_rows::ragas_calls(&case.expected_tools),
+                ),
+                _ => (
+                    "expected_tools",
+                    tool_rows::deepeval_calls(&case.expected_tools),
+                ),
+            };
+            m.insert(expected.0.into(), expected.1);
+        }
         m
     };
     match answers {
@@ -50,7 +64,11 @@ pub fn export_rows(
             .iter()
             .filter_map(|a| {
                 let case = cases.iter().find(|c| c.id == a.case_id)?;
-                if conversations && case.turn.is_some() {
+                // RAGAS keeps tool calls only on a multi-turn sample: an agent's answer is one there.
+                let agent = shape == Shape::Ragas
+                    && (!case.expected_tools.is_empty()
+                        || a.tool_calls.as_ref().is_some_and(|c| !c.is_empty()));
+                if conversations && (case.turn.is_some() || agent) {
                     return Some(crate::conversation_rows::conversation_row(
                         shape,
                         case,
@@ -64,6 +82,10 @@ pub fn export_rows(
                 m.insert(resp.into(), json!(a.answer));
                 let retrieved: Vec<&str> = a.contexts.iter().map(|c| c.text.as_str()).collect();
                 m.insert(ret.into(), json!(retrieved));
+                // DeepEval's field; a RAGAS single-turn sample has none, and ignores it.
+                if let Some(calls) = &a.tool_calls {
+                    m.insert("tools_called".into(), tool_rows::deepeval_calls(calls));
+                }
                 // What the libraries' fields cannot hold, so `import --answers` restores the cell exactly:
                 // RAGAS keeps unknown keys out of its samples; DeepEval has a metadata field.
                 let meta = json!(crate::row_meta::RowMeta::of(case, a));
@@ -196,6 +218,8 @@ pub fn write_rows(
 fn csv_cell(value: &Value, shape: Shape) -> Result<String> {
     Ok(match value {
         Value::String(s) => s.clone(),
+        // Tool calls: a list of objects, which neither library's list convention holds, as JSON.
+        Value::Array(items) if items.iter().any(Value::is_object) => value.to_string(),
         Value::Array(items) => {
             let texts: Vec<String> = items
                 .iter()
@@ -466,8 +490,16 @@ pub fn import_rows(shape: Shape, rows: &[Map<String, Value>], documents: &[Docum
             Shape::DeepEval => "deepeval",
             Shape::Messages => "messages",
         };
-        out.cases
-            .push(imported_case(query, reference, spans, provenance));
+        let expected_tools = match tool_rows::expected_of(row) {
+            Ok(tools) => tools,
+            Err(e) => {
+                out.rejected.push(format!("row {n}: {e}"));
+                continue;
+            }
+        };
+        let mut case = imported_case(query, reference, spans, provenance);
+        case.expected_tools = expected_tools;
+        out.cases.push(case);
     }
     out
 }

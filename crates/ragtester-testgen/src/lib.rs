@@ -84,6 +84,7 @@ mod row_meta;
 pub mod section_class;
 mod sections;
 mod shape;
+pub mod tool_rows;
 pub mod update;
 mod writer;
 

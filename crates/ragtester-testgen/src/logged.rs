@@ -27,6 +27,10 @@ pub struct LoggedTurn {
     pub contexts: Option<Value>,
     /// The reference the conversation's own fields give (DeepEval's), when the row has none.
     pub reference: Option<String>,
+    /// The tools called on the way to the final answer: RAGAS's AI messages' `tool_calls` (with their
+    /// tool messages' results) and OpenAI's, DeepEval's last turn's `tools_called`. None when the
+    /// messages record no call.
+    pub tool_calls: Option<Vec<ragtester_core::ToolCall>>,
 }
 
 /// A message of any of the three shapes: its role, its text, and the object it came from.
@@ -34,6 +38,37 @@ struct Said<'a> {
     role: Role,
     content: String,
     object: &'a Map<String, Value>,
+    /// The tools an assistant message called (or, for a message that only calls tools, will call
+    /// before the next one answers).
+    tool_calls: Vec<ragtester_core::ToolCall>,
+    /// How many of `tool_calls` the tool messages after it have answered.
+    answered: usize,
+}
+
+/// A tool message's result on the next unanswered call of `m`: a search's list of passages as its
+/// passages, anything else as its output.
+fn record_result(m: &mut Said<'_>, result: String) {
+    let Some(call) = m.tool_calls.get_mut(m.answered) else {
+        return;
+    };
+    m.answered += 1;
+    if call.is_search() {
+        call.passages = ragtester_core::tool::passages_in(&result);
+    }
+    if call.passages.is_empty() && !result.is_empty() {
+        call.output = Some(result);
+    }
+}
+
+/// The calls an assistant message records: RAGAS's and OpenAI's `tool_calls`, DeepEval's `tools_called`.
+fn calls_of(object: &Map<String, Value>) -> Result<Vec<ragtester_core::ToolCall>, String> {
+    match ["tool_calls", "tools_called"]
+        .iter()
+        .find_map(|k| object.get(*k))
+    {
+        None => Ok(Vec::new()),
+        Some(list) => ragtester_core::ToolCall::list_from_json(list).map_err(|e| format!("{e:#}")),
+    }
 }
 
 /// Text of a message's `content`: a string, or OpenAI's list of parts (their `text` joined).
@@ -71,22 +106,59 @@ fn messages(row: &Map<String, Value>) -> Option<Result<Vec<Said<'_>>, String>> {
         let role = match object.get(role_key).and_then(Value::as_str) {
             Some("user" | "human") => Role::User,
             Some("assistant" | "ai") => Role::Assistant,
-            Some("system" | "developer" | "tool" | "function") => continue,
+            Some("tool" | "function") => {
+                // Tool results answer the calls of the message before them, in order.
+                let result = content_of(object.get("content")).unwrap_or_default();
+                if let Some(m) = out.last_mut() {
+                    record_result(m, result);
+                }
+                continue;
+            }
+            Some("system" | "developer") => continue,
             Some(other) => return Some(Err(format!("{} has the role `{other}`", place()))),
             None => return Some(Err(format!("{} has no `{role_key}`", place()))),
         };
-        let content = content_of(object.get("content"))
-            .ok_or_else(|| format!("{} has no text `content`", place()));
-        match content {
-            Ok(content) => out.push(Said {
-                role,
-                content,
-                object,
-            }),
-            Err(e) => return Some(Err(e)),
-        }
+        let tool_calls = match calls_of(object) {
+            Ok(calls) => calls,
+            Err(e) => return Some(Err(format!("{}: {e}", place()))),
+        };
+        // A message that only calls tools may have no text.
+        let content = match content_of(object.get("content")) {
+            Some(content) => content,
+            None if !tool_calls.is_empty() => String::new(),
+            None => return Some(Err(format!("{} has no text `content`", place()))),
+        };
+        out.push(Said {
+            role,
+            content,
+            object,
+            tool_calls,
+            answered: 0,
+        });
     }
-    Some(Ok(out))
+    Some(Ok(fold_call_steps(out)))
+}
+
+/// Messages that only call tools, folded into the assistant message that answers after them: its calls
+/// are theirs and its own, in order.
+fn fold_call_steps(said: Vec<Said<'_>>) -> Vec<Said<'_>> {
+    let mut out: Vec<Said> = Vec::new();
+    let mut pending = Vec::new();
+    let count = said.len();
+    for (i, mut m) in said.into_iter().enumerate() {
+        let calls_only =
+            m.role == Role::Assistant && m.content.is_empty() && !m.tool_calls.is_empty();
+        if calls_only && i + 1 < count {
+            pending.append(&mut m.tool_calls);
+            continue;
+        }
+        if m.role == Role::Assistant && !pending.is_empty() {
+            pending.append(&mut m.tool_calls);
+            m.tool_calls = std::mem::take(&mut pending);
+        }
+        out.push(m);
+    }
+    out
 }
 
 /// The passages an assistant message carries: DeepEval's `retrieval_context`, or RAGAS's metadata.
@@ -138,6 +210,10 @@ fn split(
             .collect(),
         query: question.content,
         contexts: final_answer.as_ref().and_then(|a| contexts_of(a.object)),
+        tool_calls: final_answer
+            .as_ref()
+            .filter(|a| !a.tool_calls.is_empty())
+            .map(|a| a.tool_calls.clone()),
         answer: final_answer.map(|a| a.content),
         reference,
     })

@@ -335,7 +335,8 @@ pub fn facts(spans: &[Span]) -> TraceFacts {
     out.documents = reranked.or(retrieved).unwrap_or_default();
     (out.tool_calls, out.tool_errors) = crate::tool_spans::tool_calls(spans);
     if !out.tool_calls.is_empty() || !out.tool_errors.is_empty() {
-        out.convention.get_or_insert(crate::tool_spans::convention(spans));
+        out.convention
+            .get_or_insert(crate::tool_spans::convention(spans));
     }
     out
 }

@@ -45,7 +45,11 @@ pub(crate) fn tool_calls(spans: &[Span]) -> (Vec<ToolCall>, Vec<String>) {
             Ok(mut call) => {
                 call.passages = retrieved_under(span, spans, &parents);
                 if call.passages.is_empty() {
-                    call.passages = call.output.as_deref().map(passages_in).unwrap_or_default();
+                    call.passages = call
+                        .output
+                        .as_deref()
+                        .map(ragtester_core::tool::passages_in)
+                        .unwrap_or_default();
                 }
                 calls.push(call);
             }
@@ -122,24 +126,6 @@ fn retrieved_under(tool: &Span, spans: &[Span], parents: &HashMap<&[u8], &[u8]>)
         .collect()
 }
 
-/// A tool result that is a JSON list of passages: strings, or objects with `content`, `text` or
-/// `page_content`.
-fn passages_in(output: &str) -> Vec<String> {
-    let Ok(Value::Array(items)) = serde_json::from_str::<Value>(output) else {
-        return Vec::new();
-    };
-    items
-        .iter()
-        .filter_map(|item| match item {
-            Value::String(s) => Some(s.clone()),
-            Value::Object(o) => ["content", "text", "page_content"]
-                .iter()
-                .find_map(|k| o.get(*k)?.as_str().map(str::to_string)),
-            _ => None,
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,7 +135,11 @@ mod tests {
         Span {
             trace_id: vec![1; 16],
             span_id: vec![id; 8],
-            parent_span_id: if parent == 0 { Vec::new() } else { vec![parent; 8] },
+            parent_span_id: if parent == 0 {
+                Vec::new()
+            } else {
+                vec![parent; 8]
+            },
             name: name.into(),
             start_time_unix_nano: start,
             end_time_unix_nano: start + 10,
@@ -201,7 +191,10 @@ mod tests {
                 12,
                 &[
                     ("openinference.span.kind", "RETRIEVER"),
-                    ("retrieval.documents.0.document.content", "The warranty lasts two years."),
+                    (
+                        "retrieval.documents.0.document.content",
+                        "The warranty lasts two years.",
+                    ),
                 ],
             ),
         ];
@@ -229,7 +222,10 @@ mod tests {
                     ("openinference.span.kind", "TOOL"),
                     ("tool.name", "kb_lookup"),
                     ("input.value", "warranty"),
-                    ("output.value", r#"[{"text": "Two years."}, "Screens: one year."]"#),
+                    (
+                        "output.value",
+                        r#"[{"text": "Two years."}, "Screens: one year."]"#,
+                    ),
                 ],
             ),
             span(
@@ -247,6 +243,8 @@ mod tests {
         assert_eq!(calls[0].args["input"], "warranty");
         assert_eq!(calls[0].passages, vec!["Two years.", "Screens: one year."]);
         assert_eq!(errors.len(), 1);
-        assert!(errors[0].contains("execute_tool search") && errors[0].contains("not a JSON object"));
+        assert!(
+            errors[0].contains("execute_tool search") && errors[0].contains("not a JSON object")
+        );
     }
 }
