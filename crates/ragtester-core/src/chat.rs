@@ -116,6 +116,14 @@ pub enum TaskHint {
         history: Vec<Message>,
         query: String,
     },
+    /// An agent's step before it answers: whether to call its `search` tool over the documents, and with
+    /// what query, for the question (after the conversation's earlier turns, oldest first). Reply:
+    /// `{"search": bool, "query": string}`.
+    SearchCall {
+        query: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        history: Vec<Message>,
+    },
     /// Split a text into short standalone claims. Reply: `{"claims": [string]}`.
     Claims { text: String, language: String },
     /// Whether `reference` supports each claim. Reply: `{"verdicts": ["entailed" | "contradicted" |

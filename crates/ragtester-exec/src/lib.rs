@@ -26,12 +26,15 @@
 //! a `TargetRequest` (messages, session). A resumed unit reads its answered turns' history from the sink.
 //! `tracing.rs`: for a target whose traces are received, each call's trace context, and what its spans say
 //! (documents placed in the corpus as contexts, the retriever's query, tokens, retrieval time) put onto the
-//! answer with a `TraceRecord`. Documents a case injects (poisoned copies, indexed with the corpus by the
+//! answer with a `TraceRecord` (and the tools its spans say it called). `agent.rs`: an agent
+//! configuration's step before it answers — its model decides whether to call `search(query)` over the
+//! retriever and with what query; the call, with the passages it returned, is the answer's tool call. Documents a case injects (poisoned copies, indexed with the corpus by the
 //! stages' `run.rs`) are hidden from every other case; an external target cannot be given them, so those
 //! cells are recorded as errors saying so. Retrieval runs on blocking threads, so a query embedding or a
 //! cross-encoder never stalls the async workers. `--shard K/N` runs the cells of core's `Shard` K of N (a
 //! cell's stable id decides, the same on every machine; a turn is sharded by its conversation).
 
+mod agent;
 mod pipeline;
 mod prompt;
 mod run;

@@ -328,6 +328,7 @@ async fn answer_cell(
                 },
                 rewrite: pipeline.config.history == HistoryMode::Rewrite,
                 reference: Some(pipeline.config.retriever).filter(|r| r.is_reference()),
+                agent: pipeline.config.agent,
             },
             chunks,
             retriever.clone(),
@@ -465,6 +466,8 @@ struct Lookup<'a> {
     rewrite: bool,
     /// A reference configuration: passages from the case, not from the retriever.
     reference: Option<RetrieverKind>,
+    /// An agent: its model decides whether to search, and with what query, before it answers.
+    agent: bool,
 }
 
 /// Retrieve, then generate. Errors are recorded on the answer; only a budget refusal returns `Err`.
@@ -477,6 +480,7 @@ async fn built_in(
         history,
         rewrite,
         reference,
+        agent,
     }: Lookup<'_>,
     chunks: &[ragtester_core::Chunk],
     retriever: std::sync::Arc<dyn ragtester_retrieve::Retriever>,
@@ -497,6 +501,29 @@ async fn built_in(
             contexts
         }
         Some(kind) => reference_passages(kind, case, chunks),
+        None if agent => {
+            let Some(decided) = agent_search(answer, model, &query, history, slots).await? else {
+                return Ok(());
+            };
+            let mut calls = Vec::new();
+            let mut contexts = Vec::new();
+            if let crate::agent::Decision::Search(search) = decided {
+                let asked = Asked {
+                    query: &search,
+                    case,
+                    hidden,
+                    top_k,
+                };
+                contexts = match retrieve(answer, asked, chunks, retriever, slots).await? {
+                    Some(contexts) => contexts,
+                    None => return Ok(()),
+                };
+                let passages = contexts.iter().map(|c: &RetrievedContext| c.text.clone());
+                calls.push(crate::agent::search_call(&search, passages.collect()));
+            }
+            answer.tool_calls = Some(calls);
+            contexts
+        }
         None => {
             let asked = Asked {
                 query: &query,
@@ -711,6 +738,44 @@ fn whole_documents(
         .count();
     contexts.truncate(kept);
     (contexts, Some(total as u64))
+}
+
+/// An agent's decision whether to search, and with what query. Its time counts as retrieval (it prepares
+/// the query) and its tokens as the cell's. An unreadable or failed decision is the cell's error (Ok(None));
+/// a budget refusal, Err.
+async fn agent_search(
+    answer: &mut Answer,
+    model: &dyn ragtester_core::ChatModel,
+    query: &str,
+    history: &[Message],
+    slots: &Slots,
+) -> Result<Option<crate::agent::Decision>, OverBudget> {
+    let request = crate::agent::decision_request(query, history);
+    let _call = Slots::take(&slots.calls, &mut answer.latency.queue_ms).await;
+    let started = Instant::now();
+    let reply = model.chat(&request).await;
+    answer.latency.retrieval_ms += ms(started);
+    match reply {
+        Ok(response) => {
+            answer.usage.add(response.usage);
+            match crate::agent::read_decision(&response.content, model) {
+                Ok(decision) => Ok(Some(decision)),
+                Err(e) => {
+                    answer.error = Some(e);
+                    Ok(None)
+                }
+            }
+        }
+        Err(e) if BudgetExhausted::caused(&e) => Err(OverBudget),
+        Err(e) => {
+            answer.error = Some(format!(
+                "the agent's search decision failed ({}): {}",
+                model.name(),
+                error_text(&e)
+            ));
+            Ok(None)
+        }
+    }
 }
 
 /// The `rewrite` history mode's first step: the system's own model rewrites the turn to stand alone from the

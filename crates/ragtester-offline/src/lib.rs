@@ -66,6 +66,15 @@ impl ChatModel for OfflineModel {
             })
             .to_string(),
             TaskHint::Rewrite { history, query } => conversation::rewrite(history, query),
+            // The offline agent always searches, with the question made to stand alone.
+            TaskHint::SearchCall { query, history } => {
+                let query = if history.is_empty() {
+                    query.clone()
+                } else {
+                    conversation::rewrite(history, query)
+                };
+                serde_json::json!({"search": true, "query": query}).to_string()
+            }
         };
         // Usage as a real model would report it: tokens of the prompt it was sent and of its reply.
         let prompt_tokens = request

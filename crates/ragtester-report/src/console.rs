@@ -33,6 +33,12 @@ pub fn render_summary(s: &Summary) -> String {
             });
         let _ = writeln!(out, "weakest category: {w}{rate}");
     }
+    for c in &s.configs {
+        if let Some(t) = &c.tools {
+            let line = format!("tools: {}", crate::tools::tool_line(&c.label, t));
+            let _ = writeln!(out, "{}", wrap(&line, "  "));
+        }
+    }
     for r in &s.repeats {
         let line = format!(
             "repeats: {} × {}: {} flaky cases; {}",

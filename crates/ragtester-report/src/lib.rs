@@ -59,6 +59,7 @@ mod summary;
 mod table;
 #[cfg(test)]
 mod testdata;
+mod tools;
 
 pub use cause::{attribution, failure_cause};
 pub use claims::ClaimSummary;

@@ -36,9 +36,27 @@ pub fn summary_markdown(s: &Summary, limit: usize) -> String {
         }
         pass_rates(&mut out, &glance, cap);
         causes(&mut out, &glance);
+        tool_calls(&mut out, s);
         repeats(&mut out, s, cap);
         out
     })
+}
+
+/// Tool-call F1 and mistakes of each configuration that reports tool calls.
+fn tool_calls(out: &mut String, s: &Summary) {
+    let lines: Vec<String> = s
+        .configs
+        .iter()
+        .filter_map(|c| Some(crate::tools::tool_line(&c.label, c.tools.as_ref()?)))
+        .collect();
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "### Tool calls\n");
+    for line in lines {
+        let _ = writeln!(out, "- {}", cell(&line));
+    }
+    let _ = writeln!(out);
 }
 
 /// A change's run against the base's, within `limit` characters: the verdict, pass rates per

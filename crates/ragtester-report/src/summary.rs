@@ -156,6 +156,9 @@ pub struct ConfigSummary {
     /// This configuration against the one with the best pass rate, on the cases both decided.
     #[serde(default)]
     pub vs_best: Option<PairedComparison>,
+    /// An agent's tool calls (tool-call F1 and the rest), when cases expect tools or answers report calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<crate::tools::ToolSummary>,
 }
 
 impl ConfigSummary {
@@ -924,6 +927,11 @@ fn config_summary(
         causes,
         claims: crate::claims::summarise_claims(vs.iter().map(|v| **v)),
         vs_best: None,
+        // Only an agent or a target can report tool calls: a plain pipeline's are not missing.
+        tools: crate::tools::summarise_tools(vs.iter().map(|v| **v), &|v| {
+            (config.agent || config.target.is_some())
+                && index.case(v).is_some_and(|c| !c.expected_tools.is_empty())
+        }),
     }
 }
 

@@ -15,6 +15,7 @@ pub fn render_table(s: &Summary) -> String {
     repeats(&mut out, s);
     reference_points(&mut out, s);
     citations(&mut out, s);
+    tool_calls(&mut out, s);
     groups(&mut out, s);
     let _ = writeln!(out);
     let _ = writeln!(
@@ -53,6 +54,15 @@ fn reference_points(out: &mut String, s: &Summary) {
 fn citations(out: &mut String, s: &Summary) {
     for c in s.configs.iter().filter(|c| c.citing_answers > 0) {
         let _ = writeln!(out, "citations: {}", citation_line(c));
+    }
+}
+
+/// Tool-call figures, for the configurations whose cases expect tools or whose answers report calls.
+pub(crate) fn tool_calls(out: &mut String, s: &Summary) {
+    for c in &s.configs {
+        if let Some(t) = &c.tools {
+            let _ = writeln!(out, "tools: {}", crate::tools::tool_line(&c.label, t));
+        }
     }
 }
 

@@ -36,6 +36,8 @@ pub struct GenerateArgs {
     pub critic: Option<String>,
     /// Models whose closed-book passes leave a case out (`--drop-leaky`).
     pub drop_leaky: Vec<String>,
+    /// Tools every case expects an agent to call (`[generation] expected_tools`).
+    pub expected_tools: Vec<String>,
 }
 
 impl GenerateArgs {
@@ -57,11 +59,26 @@ impl GenerateArgs {
             prompts: g.prompts.clone(),
             critic: g.critic_spec(),
             drop_leaky: g.drop_leaky.clone(),
+            expected_tools: g.expected_tools.clone(),
         }
     }
 }
 
 impl GenerateArgs {
+    /// Every written case without expected tools gets the ones the settings name (an imported case keeps
+    /// its dataset's).
+    pub(crate) fn expect_tools(&self, cases: &mut [TestCase]) {
+        for case in cases.iter_mut() {
+            if case.expected_tools.is_empty() && case.generator != Generator::Imported {
+                case.expected_tools = self
+                    .expected_tools
+                    .iter()
+                    .map(ragtester_core::ToolCall::named)
+                    .collect();
+            }
+        }
+    }
+
     /// The settings one generator writes under, with the writer's prompts.
     pub(crate) fn options(&self, generator: Generator, writers: &Writers) -> GenerationOptions {
         GenerationOptions {
@@ -182,6 +199,7 @@ pub async fn generate(
     if cases.is_empty() && halted == 0 {
         bail!("no test case could be generated (see the notes above)");
     }
+    args.expect_tools(&mut cases);
     write_jsonl_atomic(out, &cases)?;
     write_jsonl_atomic(&crate::run_dir::suite_documents_path(out), docs)?;
     write_report(out, &cases, &reports, &leaks, None, events)?;

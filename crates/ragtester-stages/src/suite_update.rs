@@ -69,6 +69,8 @@ pub async fn update_request(
     if updated.cases.is_empty() {
         bail!("the updated suite would hold no case (see the changes above)");
     }
+    let mut updated = updated;
+    args.expect_tools(&mut updated.cases);
     write_jsonl_atomic(req.out, &updated.cases)?;
     write_jsonl_atomic(&crate::run_dir::suite_documents_path(req.out), &docs)?;
     let reports: Vec<GenerationReport> = vec![updated.generation];

@@ -222,6 +222,11 @@ pub struct Configuration {
     /// reports fold the repeats of one configuration together by [`Configuration::base_id`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeat: Option<Repeat>,
+    /// An agent: the reader decides whether to call a `search` tool over the retriever, and with what
+    /// query, before it answers; its calls are recorded as the answer's tool calls. Omitted from records
+    /// and ids when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub agent: bool,
 }
 
 /// The place of a configuration among the repeats of one.
@@ -248,6 +253,8 @@ struct ConfigKey<'a> {
     history: HistoryMode,
     #[serde(skip_serializing_if = "Option::is_none")]
     repeat: Option<Repeat>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    agent: bool,
 }
 
 impl Configuration {
@@ -282,9 +289,19 @@ impl Configuration {
             target: None,
             history: HistoryMode::default(),
             repeat: None,
+            agent: false,
         };
         config.id = config.compute_id();
         config
+    }
+
+    /// The same cell as an agent that calls retrieval as its `search` tool; the id follows.
+    pub fn with_agent(mut self) -> Self {
+        if self.target.is_none() && !self.retriever.is_reference() {
+            self.agent = true;
+            self.id = self.compute_id();
+        }
+        self
     }
 
     /// The `index`-th of `of` repeats of this configuration; the id follows.
@@ -353,6 +370,7 @@ impl Configuration {
             target: Some(target),
             history: HistoryMode::default(),
             repeat: None,
+            agent: false,
         };
         config.id = config.compute_id();
         config
@@ -372,6 +390,7 @@ impl Configuration {
                 target: &self.target,
                 history: self.history,
                 repeat: self.repeat,
+                agent: self.agent,
             },
         )
     }
@@ -427,6 +446,7 @@ impl Configuration {
         } else {
             format!(" · history {}", self.history.as_str())
         };
+        let agent = if self.agent { "agent · " } else { "" };
         let retrieval = match self.retriever {
             RetrieverKind::Oracle => "oracle passages".to_string(),
             RetrieverKind::ClosedBook => "closed book".to_string(),
@@ -434,7 +454,7 @@ impl Configuration {
             r => format!("{} k={}", r.as_str(), self.top_k),
         };
         format!(
-            "{retrieval} · {}{}{}{}{}",
+            "{agent}{retrieval} · {}{}{}{}{}",
             self.llm, embedder, reranker, chunking, history
         )
     }

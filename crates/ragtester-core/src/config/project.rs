@@ -36,6 +36,11 @@ pub struct MatrixSettings {
     /// `prompt`, `rewrite`). Cases that are not turns of a conversation are asked the same way in each.
     #[serde(default = "default_history")]
     pub history: Vec<HistoryMode>,
+    /// Agent configurations: for each retriever named here, the reader decides whether to call a `search`
+    /// tool over it, and with what query, before it answers (with every llm, embedder, top-k and
+    /// chunking of the matrix). Its tool calls are recorded and checked against the cases' expected tools.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agent: Vec<RetrieverKind>,
 }
 
 fn default_history() -> Vec<HistoryMode> {
@@ -72,6 +77,7 @@ impl Default for MatrixSettings {
             reranker: default_offline_list(),
             vector_store: None,
             history: default_history(),
+            agent: Vec::new(),
         }
     }
 }
@@ -154,6 +160,7 @@ impl MatrixSettings {
                             let cells = reranked.into_iter().flat_map(|c| {
                                 self.history.iter().map(move |h| c.clone().with_history(*h))
                             });
+                            let cells: Vec<Configuration> = cells.collect();
                             for c in cells {
                                 if seen.insert(c.id.clone()) {
                                     out.push(c);
@@ -164,7 +171,52 @@ impl MatrixSettings {
                 }
             }
         }
+        self.agents(&chunkings, fusion, &mut out, &mut seen)?;
         Ok(out)
+    }
+
+    /// One agent configuration per llm, chunking, agent retriever, embedder (for dense ones) and top-k.
+    fn agents(
+        &self,
+        chunkings: &[ChunkingSettings],
+        fusion: Fusion,
+        out: &mut Vec<Configuration>,
+        seen: &mut std::collections::HashSet<String>,
+    ) -> Result<()> {
+        if let Some(r) = self.agent.iter().find(|r| r.is_reference()) {
+            bail!(
+                "an agent searches with a retriever: `{}` is a reference point, not one",
+                r.as_str()
+            );
+        }
+        for llm in &self.llm {
+            for chunking in chunkings {
+                for retriever in &self.agent {
+                    let embedders = if retriever.uses_dense() {
+                        self.embedder.clone()
+                    } else {
+                        vec!["none".into()]
+                    };
+                    for embedder in embedders {
+                        for k in &self.top_k {
+                            let c = Configuration::new(
+                                llm.clone(),
+                                embedder.clone(),
+                                *retriever,
+                                *k,
+                                chunking.clone(),
+                                fusion,
+                            )
+                            .with_agent();
+                            if seen.insert(c.id.clone()) {
+                                out.push(c);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -215,6 +267,10 @@ pub struct GenerationSettings {
     /// keep their ids, changed ones are written again, removed ones retired (`generate --update`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub update: Option<PathBuf>,
+    /// Tools every written case expects an agent to call (`["search"]`): an agent configuration or a
+    /// target that reports its calls is held to them, and its tool-call F1 reported.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expected_tools: Vec<String>,
 }
 
 impl GenerationSettings {
@@ -267,6 +323,7 @@ impl Default for GenerationSettings {
             critic: None,
             drop_leaky: Vec::new(),
             update: None,
+            expected_tools: Vec::new(),
         }
     }
 }
