@@ -5,7 +5,7 @@ use crate::events::Events;
 use crate::full::{PipelineOutcome, full_pipeline};
 use anyhow::{Context, Result};
 use ragtester_core::config::{MatrixSettings, ProjectConfig};
-use ragtester_core::{Generator, HistoryMode};
+use ragtester_core::{Generator, HistoryMode, RetrieverKind};
 use std::path::Path;
 
 use crate::init::{MINILM_DIR, MULTILINGUAL_DIR, fetched};
@@ -90,6 +90,8 @@ pub async fn demo(args: DemoArgs<'_>, cx: &StageContext<'_>) -> Result<PipelineO
             // The conversation axis: each turn alone, with its history in the prompt, and rewritten from
             // its history before retrieval.
             history: vec![HistoryMode::None, HistoryMode::Prompt, HistoryMode::Rewrite],
+            // An agent: the reader calls BM25 as its search tool before it answers.
+            agent: vec![RetrieverKind::Bm25],
             ..Default::default()
         }),
         ..Default::default()
@@ -100,6 +102,8 @@ pub async fn demo(args: DemoArgs<'_>, cx: &StageContext<'_>) -> Result<PipelineO
     project.generation.n_test = 12;
     project.generation.n_complex = Some(2);
     project.generation.section_tokens = 48;
+    // What the agent configuration is held to: a search before every answer.
+    project.generation.expected_tools = vec!["search".to_string()];
     project.generation.strategies = vec![
         Generator::Ragtester,
         Generator::Baseline,

@@ -1108,3 +1108,134 @@ fn ragas_and_deepeval_conversations_round_trip() {
         }
     }
 }
+
+/// An agent instrumented with the real OpenTelemetry SDK, reporting its tool calls as spans (OpenInference
+/// TOOL spans over a retriever, a GenAI execute_tool span) or in its reply: each planted mistake — a wrong
+/// tool, a wrong argument, a missing search — is the reported cause of its failed cases, though every
+/// answer is the right one; the right calls pass with tool-call F1 100 % and score their search as
+/// retrieval; a reply whose tool call has no name is each case's error, naming why.
+#[test]
+#[ignore = "needs the real tools: scripts/real-tools.sh builds them, scripts/test.sh runs this with them"]
+fn planted_tool_mistakes_are_each_the_cause_of_their_cases() {
+    let Some(python) = tools_python() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let (docs, corpus) = pump_corpus(tmp.path());
+    let trace_port = free_port();
+    let target = TracedTarget::start(&python, &corpus, trace_port, None);
+    let row = |name: &str, path: &str, traces: bool| {
+        let reply_calls = if traces {
+            ""
+        } else {
+            "tool_calls_pointer = \"/tool_calls\"\n"
+        };
+        format!(
+            "[[target]]\nname = \"{name}\"\ntype = \"http\"\nurl = \"{}/{path}\"\n\
+             body = '{{\"query\": \"{{{{query}}}}\"}}'\nanswer_pointer = \"/answer\"\n\
+             contexts_pointer = \"/contexts\"\n{reply_calls}traces = {traces}\n\n",
+            target.base
+        )
+    };
+    let config = tmp.path().join("project.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[run]\ntrace_port = {trace_port}\ntrace_wait_ms = 3000\n\n{}{}{}{}{}{}",
+            row("good", "agent/good", true),
+            row("wrong-tool", "agent/wrong-tool", true),
+            row("wrong-argument", "agent/wrong-argument", true),
+            row("no-search", "agent/no-search", true),
+            row("reply", "agent-reply/good", false),
+            row("malformed", "agent-reply/malformed", false),
+        ),
+    )
+    .unwrap();
+    let bin = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+            .args(args)
+            .env("RAGTESTER_CACHE_DIR", tmp.path().join("cache"))
+            .output()
+            .unwrap();
+        succeeded(&out, &args.join(" "))
+    };
+    let suite = tmp.path().join("suite.jsonl");
+    let (docs, suite_s) = (docs.to_str().unwrap(), suite.to_str().unwrap());
+    bin(&["generate", "--docs", docs, "--out", suite_s, "--n-test", "4", "--conversations", "0"]);
+    // Every answerable case expects a search of the manuals.
+    let mut cases: Vec<TestCase> = read_jsonl(&suite).unwrap();
+    cases.retain(|c| !c.expects_refusal());
+    assert!(cases.len() >= 3, "{} answerable cases", cases.len());
+    for case in &mut cases {
+        case.expected_tools = vec![ragtester_core::ToolCall::named("search").with_arg("collection", "manuals")];
+    }
+    ragtester_core::write_jsonl_atomic(&suite, &cases).unwrap();
+    let run = tmp.path().join("run");
+    let run_s = run.to_str().unwrap();
+    let config_s = config.to_str().unwrap();
+    bin(&["run", "--docs", docs, "--suite", suite_s, "--config", config_s, "--out", run_s]);
+    bin(&["judge", run_s]);
+    bin(&["report", run_s]);
+    let configs: Vec<ragtester_core::Configuration> =
+        read_jsonl(&run.join("configs.jsonl")).unwrap();
+    let id = |name: &str| {
+        configs
+            .iter()
+            .find(|c| c.target.as_ref().is_some_and(|t| t.name == name))
+            .unwrap()
+            .id
+            .clone()
+    };
+    let verdicts: Vec<Verdict> = read_jsonl(&run.join("verdicts.jsonl")).unwrap();
+    let of = |name: &str| -> Vec<&Verdict> {
+        let id = id(name);
+        verdicts.iter().filter(|v| v.config_id == id).collect()
+    };
+    for (name, cause) in [
+        ("wrong-tool", ragtester_core::FailureCause::WrongTool),
+        ("wrong-argument", ragtester_core::FailureCause::WrongArgument),
+        ("no-search", ragtester_core::FailureCause::MissingSearch),
+    ] {
+        let cells = of(name);
+        assert_eq!(cells.len(), cases.len(), "{name}");
+        for v in cells {
+            assert_eq!(v.passed, Some(false), "{name}: {v:?}");
+            assert_eq!(v.attribution.as_ref().map(|a| a.cause), Some(cause), "{name}: {v:?}");
+        }
+    }
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(run.join("summary.json")).unwrap()).unwrap();
+    let tools_of = |name: &str| {
+        let id = id(name);
+        summary["configs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id.as_str())
+            .unwrap()["tools"]
+            .clone()
+    };
+    for name in ["good", "reply"] {
+        for v in of(name) {
+            assert_ne!(
+                v.attribution.as_ref().map(|a| a.cause.stage()),
+                Some("agent"),
+                "{name}: {v:?}"
+            );
+        }
+        let tools = tools_of(name);
+        assert_eq!(tools["f1"].as_f64(), Some(1.0), "{name}: {tools}");
+        assert_eq!(tools["argument_match"].as_f64(), Some(1.0), "{name}: {tools}");
+    }
+    assert!(tools_of("good")["search_hit_rate"].as_f64().unwrap() > 0.0);
+    assert_eq!(tools_of("wrong-tool")["f1"].as_f64(), Some(0.0));
+    assert_eq!(tools_of("wrong-tool")["mistakes"]["wrong_tool"].as_u64(), Some(cases.len() as u64));
+    let answers: Vec<Answer> = read_jsonl(&run.join("answers.jsonl")).unwrap();
+    let malformed = id("malformed");
+    for a in answers.iter().filter(|a| a.config_id == malformed) {
+        let error = a.error.as_deref().unwrap_or_default();
+        assert!(error.contains("tool_calls_pointer") && error.contains("no name"), "{error}");
+    }
+    let summary_md = std::fs::read_to_string(run.join("summary.md")).unwrap();
+    assert!(summary_md.contains("Tool calls"), "{summary_md}");
+}

@@ -10,6 +10,11 @@ POST /traced returns the answer alone (the passages are only in its spans); POST
 POST /replay answers as /traced but with another retriever's passages and answer, read per question from
 REPLAY.json ({"question": {"answer": "...", "passages": [{"id", "score", "text"}]}}): a service whose
 retriever is the one ragtester runs in-process.
+POST /agent/MODE is an agent that reports its tool calls as spans and answers as /traced does: MODE
+`good` calls `search` (an OpenInference TOOL span over a RETRIEVER span, arguments {"query", "collection":
+"manuals"}); `wrong-tool` calls `get_weather` instead (a GenAI execute_tool span); `wrong-argument` searches
+the collection "archive"; `no-search` calls nothing. POST /agent-reply/MODE answers the same with its calls
+in the reply's `tool_calls` (OpenAI's shape) and no span; MODE `malformed` gives a call with no name.
 Conversations: the `X-Session-Id` header names a session whose questions are kept in order, listed by
 GET /sessions.
 """
@@ -74,6 +79,12 @@ class Handler(BaseHTTPRequestHandler):
         if session:
             with lock:
                 sessions.setdefault(session, []).append(query)
+        if self.path.startswith("/agent-reply/"):
+            self.agent_reply(query, self.path.rsplit("/", 1)[1])
+            return
+        if self.path.startswith("/agent/"):
+            self.agent(query, self.path.rsplit("/", 1)[1])
+            return
         if self.path == "/silent":
             passages = retrieve(query)
             self.reply({"answer": passages[0][0].split(". ")[0] + "."})
@@ -100,6 +111,44 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/with-contexts":
             body["contexts"] = [p[0] for p in passages]
         self.reply(body)
+
+
+    def agent(self, query, mode):
+        parent = propagate.extract(dict(self.headers))
+        with tracer.start_as_current_span("agent", context=parent) as agent:
+            agent.set_attribute("openinference.span.kind", "AGENT")
+            passages = retrieve(query)
+            if mode in ("good", "wrong-argument"):
+                collection = "manuals" if mode == "good" else "archive"
+                with tracer.start_as_current_span("search") as tool:
+                    tool.set_attribute("openinference.span.kind", "TOOL")
+                    tool.set_attribute("tool.name", "search")
+                    tool.set_attribute("input.value", json.dumps({"query": query, "collection": collection}))
+                    with tracer.start_as_current_span("retrieve") as span:
+                        span.set_attribute("openinference.span.kind", "RETRIEVER")
+                        for i, (text, score, pid) in enumerate(passages):
+                            span.set_attribute(f"retrieval.documents.{i}.document.id", pid)
+                            span.set_attribute(f"retrieval.documents.{i}.document.content", text)
+            elif mode == "wrong-tool":
+                with tracer.start_as_current_span("execute_tool get_weather") as tool:
+                    tool.set_attribute("gen_ai.operation.name", "execute_tool")
+                    tool.set_attribute("gen_ai.tool.name", "get_weather")
+                    tool.set_attribute("gen_ai.tool.call.arguments", json.dumps({"city": "Oslo"}))
+                    tool.set_attribute("gen_ai.tool.call.result", "sunny")
+            with tracer.start_as_current_span("generate") as span:
+                span.set_attribute("openinference.span.kind", "LLM")
+                span.set_attribute("llm.model_name", "extractive-first-sentence")
+                answer = passages[0][0].split(". ")[0] + "."
+        self.reply({"answer": answer, "contexts": [p[0] for p in passages]})
+
+    def agent_reply(self, query, mode):
+        passages = retrieve(query)
+        call = {"id": "call_1", "type": "function",
+                "function": {"name": "search", "arguments": json.dumps({"query": query, "collection": "manuals"})}}
+        if mode == "malformed":
+            call["function"] = {"arguments": "{}"}
+        self.reply({"answer": passages[0][0].split(". ")[0] + ".", "contexts": [p[0] for p in passages],
+                    "tool_calls": [call]})
 
 
 ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
