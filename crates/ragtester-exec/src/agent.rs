@@ -68,7 +68,10 @@ pub fn read_decision(reply: &str, model: &dyn ChatModel) -> Result<Decision, Str
     let start = reply.find('{').ok_or_else(unreadable)?;
     let end = reply.rfind('}').ok_or_else(unreadable)?;
     let value: Value = serde_json::from_str(&reply[start..=end]).map_err(|_| unreadable())?;
-    let search = value.get("search").and_then(Value::as_bool).ok_or_else(unreadable)?;
+    let search = value
+        .get("search")
+        .and_then(Value::as_bool)
+        .ok_or_else(unreadable)?;
     let query = value
         .get("query")
         .and_then(Value::as_str)
@@ -115,8 +118,13 @@ mod tests {
             Ok(Decision::NoSearch)
         ));
         let e = read_decision("I will search.", &Named).err().unwrap();
-        assert!(e.contains("could not be read (m)") && e.contains("I will search."), "{e}");
-        let e = read_decision(r#"{"search": true, "query": " "}"#, &Named).err().unwrap();
+        assert!(
+            e.contains("could not be read (m)") && e.contains("I will search."),
+            "{e}"
+        );
+        let e = read_decision(r#"{"search": true, "query": " "}"#, &Named)
+            .err()
+            .unwrap();
         assert!(e.contains("no query"), "{e}");
         let request = decision_request("保修期多长？", &[]);
         assert!(request.messages[0].content.contains("search(query)"));

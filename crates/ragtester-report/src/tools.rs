@@ -59,7 +59,10 @@ pub fn summarise_tools<'a>(
         return None;
     }
     let scored: Vec<_> = observed.iter().filter(|t| t.expected > 0).collect();
-    let searched: Vec<_> = observed.iter().filter_map(|t| t.search_hit.map(|h| (h, t.search_rank))).collect();
+    let searched: Vec<_> = observed
+        .iter()
+        .filter_map(|t| t.search_hit.map(|h| (h, t.search_rank)))
+        .collect();
     let mut mistakes = BTreeMap::new();
     for m in observed.iter().filter_map(|t| t.mistake.as_ref()) {
         let name = match m.kind {
@@ -75,7 +78,11 @@ pub fn summarise_tools<'a>(
         recall: mean(scored.iter().filter_map(|t| t.recall)),
         f1: mean(scored.iter().filter_map(|t| t.f1)),
         argument_match: mean(scored.iter().filter_map(|t| t.argument_match)),
-        in_order: mean(scored.iter().filter_map(|t| t.in_order.map(|o| f64::from(u8::from(o))))),
+        in_order: mean(
+            scored
+                .iter()
+                .filter_map(|t| t.in_order.map(|o| f64::from(u8::from(o)))),
+        ),
         redundant_calls: observed.iter().map(|t| t.redundant).sum(),
         calls: observed.iter().map(|t| t.called).sum(),
         search_hit_rate: mean(searched.iter().map(|(h, _)| f64::from(u8::from(*h)))),

@@ -64,10 +64,12 @@ pub fn export_rows(
             .iter()
             .filter_map(|a| {
                 let case = cases.iter().find(|c| c.id == a.case_id)?;
-                // RAGAS keeps tool calls only on a multi-turn sample: an agent's answer is one there.
+                // RAGAS keeps tool calls only on a multi-turn sample: an agent's answer (one whose calls
+                // were observed) is one there.
                 let agent = shape == Shape::Ragas
-                    && (!case.expected_tools.is_empty()
-                        || a.tool_calls.as_ref().is_some_and(|c| !c.is_empty()));
+                    && a.tool_calls
+                        .as_ref()
+                        .is_some_and(|calls| !calls.is_empty() || !case.expected_tools.is_empty());
                 if conversations && (case.turn.is_some() || agent) {
                     return Some(crate::conversation_rows::conversation_row(
                         shape,

@@ -1007,6 +1007,94 @@ fn the_demo_run_exported_loads_whole_in_ragas_and_deepeval() {
             "{library}.{ext}: every conversation turn back as a turn"
         );
     }
+    agent_exports_round_trip(&python, &demo, &cache, tmp.path());
+}
+
+/// The demo's agent configuration exported: RAGAS reads every answer as a multi-turn sample with the
+/// agent's search call and the expected one, and scores it with its own ToolCallF1; DeepEval reads
+/// `tools_called` and `expected_tools`; `import --answers` gives back every call unchanged.
+fn agent_exports_round_trip(python: &Path, demo: &Path, cache: &Path, tmp: &Path) {
+    let configs: Vec<ragtester_core::Configuration> =
+        read_jsonl(&demo.join("configs.jsonl")).unwrap();
+    let agent = configs
+        .iter()
+        .find(|c| c.agent && c.top_k == 3)
+        .expect("the demo has an agent");
+    let answers: Vec<Answer> = read_jsonl(&demo.join("answers.jsonl")).unwrap();
+    let cases: Vec<TestCase> = read_jsonl(&demo.join("suite.jsonl")).unwrap();
+    let single: Vec<&Answer> = answers
+        .iter()
+        .filter(|a| a.config_id == agent.id)
+        .filter(|a| cases.iter().any(|c| c.id == a.case_id && c.turn.is_none()))
+        .collect();
+    assert!(
+        single
+            .iter()
+            .all(|a| a.error.is_some() || a.tool_calls.as_ref().is_some_and(|c| c.len() == 1))
+    );
+    for (library, ext) in [("ragas", "jsonl"), ("deepeval", "json")] {
+        let file = tmp.join(format!("agent-{library}.{ext}"));
+        let out = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+            .args(["export", demo.to_str().unwrap(), "--format", library])
+            .args(["--config", &agent.id, "--out", file.to_str().unwrap()])
+            .output()
+            .unwrap();
+        succeeded(&out, &format!("exporting the agent to {library}"));
+        // RAGAS's agent answers are multi-turn samples, as its conversations are: one file of them.
+        let read = file.clone();
+        if library == "ragas" {
+            assert!(
+                !tmp.join(format!("agent-{library}.conversations.{ext}"))
+                    .exists()
+            );
+        }
+        let samples = peer(python, "tools", library, &read);
+        let samples = samples.as_array().unwrap();
+        let with_calls: Vec<&Value> = samples
+            .iter()
+            .filter(|s| !s["called"].as_array().unwrap().is_empty())
+            .collect();
+        assert!(
+            with_calls.len() >= single.len() / 2,
+            "{library}: {} samples with calls",
+            with_calls.len()
+        );
+        for s in &with_calls {
+            assert_eq!(s["called"][0][0], "search", "{library}: {s}");
+            assert!(s["called"][0][1]["query"].is_string(), "{library}: {s}");
+            assert_eq!(s["expected"], json!([["search", {}]]), "{library}: {s}");
+            if library == "ragas" {
+                // RAGAS's ToolCallF1 runs on the sample; it matches a call only with equal arguments,
+                // where ours matches by name and scores arguments apart (DeepEval's default).
+                let f1 = s["f1"].as_f64().expect("RAGAS scores the sample");
+                assert!((0.0..=1.0).contains(&f1), "{s}");
+            }
+        }
+        let back = tmp.join(format!("agent-back-{library}"));
+        let out = Command::new(env!("CARGO_BIN_EXE_ragtester"))
+            .args(["import", "--answers", file.to_str().unwrap()])
+            .arg("--docs")
+            .arg(demo.join("corpus"))
+            .args(["--out", back.to_str().unwrap()])
+            .env("RAGTESTER_CACHE_DIR", cache)
+            .output()
+            .unwrap();
+        succeeded(&out, &format!("importing the agent's {library} export"));
+        let again: Vec<Answer> = read_jsonl(&back.join("answers.jsonl")).unwrap();
+        let kept: Vec<TestCase> = read_jsonl(&back.join("suite.jsonl")).unwrap();
+        for a in &single {
+            let b = again
+                .iter()
+                .find(|b| b.case_id == a.case_id)
+                .expect("every answer back");
+            assert_eq!(b.tool_calls, a.tool_calls, "{library}: {}", a.case_id);
+            let case = kept.iter().find(|c| c.id == a.case_id).unwrap();
+            assert_eq!(
+                case.expected_tools,
+                vec![ragtester_core::ToolCall::named("search")]
+            );
+        }
+    }
 }
 
 /// Conversations RAGAS and DeepEval write with their own classes come in with their history, and what
@@ -1161,19 +1249,32 @@ fn planted_tool_mistakes_are_each_the_cause_of_their_cases() {
     };
     let suite = tmp.path().join("suite.jsonl");
     let (docs, suite_s) = (docs.to_str().unwrap(), suite.to_str().unwrap());
-    bin(&["generate", "--docs", docs, "--out", suite_s, "--n-test", "4", "--conversations", "0"]);
+    bin(&[
+        "generate",
+        "--docs",
+        docs,
+        "--out",
+        suite_s,
+        "--n-test",
+        "4",
+        "--conversations",
+        "0",
+    ]);
     // Every answerable case expects a search of the manuals.
     let mut cases: Vec<TestCase> = read_jsonl(&suite).unwrap();
     cases.retain(|c| !c.expects_refusal());
     assert!(cases.len() >= 3, "{} answerable cases", cases.len());
     for case in &mut cases {
-        case.expected_tools = vec![ragtester_core::ToolCall::named("search").with_arg("collection", "manuals")];
+        case.expected_tools =
+            vec![ragtester_core::ToolCall::named("search").with_arg("collection", "manuals")];
     }
     ragtester_core::write_jsonl_atomic(&suite, &cases).unwrap();
     let run = tmp.path().join("run");
     let run_s = run.to_str().unwrap();
     let config_s = config.to_str().unwrap();
-    bin(&["run", "--docs", docs, "--suite", suite_s, "--config", config_s, "--out", run_s]);
+    bin(&[
+        "run", "--docs", docs, "--suite", suite_s, "--config", config_s, "--out", run_s,
+    ]);
     bin(&["judge", run_s]);
     bin(&["report", run_s]);
     let configs: Vec<ragtester_core::Configuration> =
@@ -1193,14 +1294,21 @@ fn planted_tool_mistakes_are_each_the_cause_of_their_cases() {
     };
     for (name, cause) in [
         ("wrong-tool", ragtester_core::FailureCause::WrongTool),
-        ("wrong-argument", ragtester_core::FailureCause::WrongArgument),
+        (
+            "wrong-argument",
+            ragtester_core::FailureCause::WrongArgument,
+        ),
         ("no-search", ragtester_core::FailureCause::MissingSearch),
     ] {
         let cells = of(name);
         assert_eq!(cells.len(), cases.len(), "{name}");
         for v in cells {
             assert_eq!(v.passed, Some(false), "{name}: {v:?}");
-            assert_eq!(v.attribution.as_ref().map(|a| a.cause), Some(cause), "{name}: {v:?}");
+            assert_eq!(
+                v.attribution.as_ref().map(|a| a.cause),
+                Some(cause),
+                "{name}: {v:?}"
+            );
         }
     }
     let summary: Value =
@@ -1225,16 +1333,26 @@ fn planted_tool_mistakes_are_each_the_cause_of_their_cases() {
         }
         let tools = tools_of(name);
         assert_eq!(tools["f1"].as_f64(), Some(1.0), "{name}: {tools}");
-        assert_eq!(tools["argument_match"].as_f64(), Some(1.0), "{name}: {tools}");
+        assert_eq!(
+            tools["argument_match"].as_f64(),
+            Some(1.0),
+            "{name}: {tools}"
+        );
     }
     assert!(tools_of("good")["search_hit_rate"].as_f64().unwrap() > 0.0);
     assert_eq!(tools_of("wrong-tool")["f1"].as_f64(), Some(0.0));
-    assert_eq!(tools_of("wrong-tool")["mistakes"]["wrong_tool"].as_u64(), Some(cases.len() as u64));
+    assert_eq!(
+        tools_of("wrong-tool")["mistakes"]["wrong_tool"].as_u64(),
+        Some(cases.len() as u64)
+    );
     let answers: Vec<Answer> = read_jsonl(&run.join("answers.jsonl")).unwrap();
     let malformed = id("malformed");
     for a in answers.iter().filter(|a| a.config_id == malformed) {
         let error = a.error.as_deref().unwrap_or_default();
-        assert!(error.contains("tool_calls_pointer") && error.contains("no name"), "{error}");
+        assert!(
+            error.contains("tool_calls_pointer") && error.contains("no name"),
+            "{error}"
+        );
     }
     let summary_md = std::fs::read_to_string(run.join("summary.md")).unwrap();
     assert!(summary_md.contains("Tool calls"), "{summary_md}");

@@ -4,6 +4,8 @@
     python peer_datasets.py read ragas|deepeval FILE -> the rows the library's own reader finds in FILE, as JSON on stdout
     python peer_datasets.py conversations-write DIR CONVERSATIONS.json -> DIR/ragas-multiturn.jsonl, DIR/deepeval-conversations.json
     python peer_datasets.py conversations-read ragas|deepeval FILE -> each conversation as the library reads it
+    python peer_datasets.py tools ragas|deepeval FILE -> each sample's expected and called tools as the library
+                                                     reads them, with RAGAS's own ToolCallF1 per sample
     python peer_datasets.py load ragas|deepeval FILE -> how many samples of each kind the library's dataset
                                                        loader (RAGAS from_jsonl, DeepEval add_goldens_from_*) reads
 
@@ -166,8 +168,35 @@ def load(library, path):
     return kinds
 
 
+def tools(library, path):
+    """Each sample's tool calls as the library's own classes hold them: [name, args] pairs expected and
+    called; for RAGAS, its ToolCallF1 of the sample (a metric without a model)."""
+    out = []
+    if library == "ragas":
+        import warnings
+
+        from ragas import EvaluationDataset
+        from ragas.messages import AIMessage
+
+        warnings.simplefilter("ignore")
+        from ragas.metrics import ToolCallF1
+
+        metric = ToolCallF1()
+        for s in EvaluationDataset.from_jsonl(path).samples:
+            called = [[c.name, c.args] for m in s.user_input if isinstance(m, AIMessage) for c in (m.tool_calls or [])]
+            expected = [[c.name, c.args] for c in (s.reference_tool_calls or [])]
+            out.append({"expected": expected, "called": called, "f1": metric.multi_turn_score(s)})
+        return out
+    for g in deepeval_goldens(path):
+        pairs = lambda calls: [[c.name, c.input_parameters or {}] for c in (calls or [])]
+        out.append({"expected": pairs(g.expected_tools), "called": pairs(g.tools_called)})
+    return out
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "load":
+    if sys.argv[1] == "tools":
+        json.dump(tools(sys.argv[2], sys.argv[3]), sys.stdout, ensure_ascii=False)
+    elif sys.argv[1] == "load":
         json.dump(load(sys.argv[2], sys.argv[3]), sys.stdout)
     elif sys.argv[1] == "write":
         write(sys.argv[2], sys.argv[3])
