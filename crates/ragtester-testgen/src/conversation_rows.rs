@@ -93,7 +93,9 @@ pub fn conversation_row(
                 "metadata": {"retrieved_contexts": retrieved}}));
             m.insert("user_input".into(), Value::Array(said));
             m.insert("reference".into(), json!(case.expected_answer));
-            if !case.expected_tools.is_empty() {
+            // A sample's messages are the whole exchange: RAGAS reads the absence of calls as none made,
+            // so the expected ones go with them only where the system's calls were observed.
+            if !case.expected_tools.is_empty() && answer.tool_calls.is_some() {
                 m.insert(
                     "reference_tool_calls".into(),
                     crate::tool_rows::ragas_calls(&case.expected_tools),
