@@ -107,6 +107,10 @@ pub struct Answer {
     /// observed, which is not the same as none made (`Some(vec![])`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<Vec<crate::tool::ToolCall>>,
+    /// For a simulated user's case: the conversation turn by turn (the answer, contexts and times above
+    /// are its last turn's; the usage its every turn's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulation: Option<crate::simulation::Simulation>,
 }
 
 /// One citation a system returned beside its answer: the passages it cites (1-based ranks of the answer's

@@ -74,6 +74,8 @@ pub enum Strategy {
     Imported,
     /// A fact planted in a generated document: exact ground truth, no model involved.
     Planted,
+    /// A simulated user's goal: a conversation whose next turn depends on the system's last answer.
+    Simulated,
 }
 
 impl Strategy {
@@ -94,6 +96,7 @@ impl Strategy {
             Strategy::Conversation => "conversation",
             Strategy::Imported => "imported",
             Strategy::Planted => "planted",
+            Strategy::Simulated => "simulated",
         }
     }
 }
@@ -257,6 +260,10 @@ pub struct TestCase {
     /// Whether `expected_tools` must be called in their order.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tools_in_order: bool,
+    /// For a simulated user's conversation: the goal a user model pursues from the opening message (the
+    /// query), choosing each next message from the system's last answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal: Option<crate::simulation::Goal>,
 }
 
 impl TestCase {

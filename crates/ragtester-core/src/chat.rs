@@ -124,6 +124,19 @@ pub enum TaskHint {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         history: Vec<Message>,
     },
+    /// A simulated user's next message: from the goal, persona and the conversation so far (the user's
+    /// messages and the assistant's answers, oldest first, the assistant's last), what the user says
+    /// next and why. Reply: `{"move": "clarify" | "insist" | "correct" | "satisfied" | "give_up",
+    /// "message": string}`.
+    SimulatedUser {
+        goal: crate::simulation::Goal,
+        /// What settles the goal (the case's expected answer), which the user recognises when given.
+        settles: String,
+        /// The documents cannot meet the goal: a correct assistant refuses.
+        unanswerable: bool,
+        language: String,
+        transcript: Vec<Message>,
+    },
     /// Split a text into short standalone claims. Reply: `{"claims": [string]}`.
     Claims { text: String, language: String },
     /// Whether `reference` supports each claim. Reply: `{"verdicts": ["entailed" | "contradicted" |

@@ -12,7 +12,8 @@
 //! so resume, caches, shards and merge work per turn), `Configuration` (id = stable hash of all its settings;
 //! `HistoryMode`, the conversation axis, left out of the hash when default), `Answer` (a rewritten query; a
 //! target's `TraceRecord`; the `Citation`s a target returns in a field of its own), `Verdict`; `tool.rs` (an agentic system's tool calls: those a case expects, those an answer made, the
-//! figures comparing them); JSONL reading
+//! figures comparing them); `simulation.rs` (a simulated user's goal, the conversation it held turn by
+//! turn, how far it got); JSONL reading
 //! and atomic writing, both also one record at a time (`JsonlReader`, `AtomicWriter`) for files a whole run
 //! deep; `config/` (the matrix cell in `cell.rs`, the user's own services as rows in `target.rs`, the TOML
 //! project file, its defaults and matrix expansion in `project.rs`, model prices in `prices.rs`); `cause.rs`
@@ -66,6 +67,7 @@ pub mod reply_schema;
 pub mod secrets;
 pub mod settings;
 pub mod shard;
+pub mod simulation;
 pub mod spec;
 pub mod spend;
 pub mod spreadsheet;
@@ -93,6 +95,7 @@ pub use embed::{EmbedKind, Embedder, EmbedderProfile, Reranker, TokenProfile};
 pub use limits::Limits;
 pub use llm_settings::{ModelSettings, ModelTable, Sampling};
 pub use record::{SCHEMA_VERSION, read_jsonl, write_jsonl_atomic};
+pub use simulation::{Ending, Goal, GoalMetrics, SimulatedTurn, Simulation, UserMove};
 pub use spec::ModelSpec;
 pub use tool::{ToolCall, ToolMetrics, ToolMistake, ToolMistakeKind};
 pub use verdict::{

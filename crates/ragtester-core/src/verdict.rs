@@ -213,6 +213,9 @@ pub struct RuleMetrics {
     /// with what the case expects (`ragtester_judge::tools`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<crate::tool::ToolMetrics>,
+    /// For a simulated user's case: how far the conversation got.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal: Option<crate::simulation::GoalMetrics>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

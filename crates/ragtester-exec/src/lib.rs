@@ -38,6 +38,7 @@ mod agent;
 mod pipeline;
 mod prompt;
 mod run;
+mod simulate;
 mod sink;
 mod tracing;
 
@@ -47,5 +48,6 @@ pub use prompt::{
 };
 pub use ragtester_core::shard::{Shard, cell_slot, shard_unit};
 pub use run::{Counts, Progress, execute, skip_reason, skipped_cells};
+pub use simulate::Simulator;
 pub use sink::{AnswerSink, InMemory};
 pub use tracing::Tracing;

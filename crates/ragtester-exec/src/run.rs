@@ -27,8 +27,11 @@ pub type Progress = dyn Fn(&Counts) + Send + Sync;
 pub use ragtester_core::progress::Counts;
 
 /// How a cell ended.
-enum Cell {
+pub(crate) enum Cell {
     Answered(Box<Answer>),
+    /// A simulated conversation's record after a turn: kept, so a resume continues from it, and not yet
+    /// the cell's end.
+    Progress(Box<Answer>),
     /// A model call was refused by the budget: nothing is recorded.
     OverBudget,
 }
@@ -48,9 +51,23 @@ pub async fn execute(
     sink: &dyn AnswerSink,
     concurrency: usize,
     shard: Option<Shard>,
+    simulator: Option<Arc<crate::simulate::Simulator>>,
     progress: &(dyn Fn(&Counts) + Send + Sync + '_),
 ) -> Result<Counts> {
-    let done = sink.answered()?;
+    let mut done = sink.answered()?;
+    // A simulated conversation a killed run left under way is resumed, not skipped.
+    for case in cases.iter().filter(|c| c.goal.is_some()) {
+        for p in pipelines {
+            let cell = (case.id.clone(), p.config.id.clone());
+            if done.contains(&cell)
+                && sink
+                    .answer(&cell.0, &cell.1)?
+                    .is_some_and(|a| a.simulation.is_some_and(|s| s.ended.is_none()))
+            {
+                done.remove(&cell);
+            }
+        }
+    }
     // A conversation's turns share a shard (its id decides), so one job holds the whole history.
     let pending: Vec<(usize, usize)> = (0..pipelines.len())
         .flat_map(|p| (0..cases.len()).map(move |c| (p, c)))
@@ -65,7 +82,15 @@ pub async fn execute(
         total: pending.len(),
         ..Counts::default()
     };
-    let units = conversation_units(&pending, cases, pipelines, sink)?;
+    let mut units = conversation_units(&pending, cases, pipelines, sink)?;
+    for unit in &mut units {
+        unit.simulator = simulator.clone();
+        if let [case] = unit.cases.as_slice()
+            && case.goal.is_some()
+        {
+            unit.resume = sink.answer(&case.id, &unit.pipeline.config.id)?;
+        }
+    }
     let slots = Arc::new(Slots::new(concurrency, sink.answer_bytes()));
     // Documents a case injects (a poisoned copy) are retrievable by that case alone.
     let hidden: Arc<Vec<String>> = Arc::new(
@@ -96,6 +121,10 @@ pub async fn execute(
                 counts.cached += usize::from(answer.cached);
             }
             Cell::OverBudget => counts.over_budget += 1,
+            Cell::Progress(answer) => {
+                sink.put_answer(&answer)?;
+                continue;
+            }
         }
         counts.done += 1;
         progress(&counts);
@@ -116,6 +145,10 @@ struct Unit {
     cases: Vec<TestCase>,
     /// The earlier turns already answered (a resumed run reads them from the sink).
     history: Vec<Message>,
+    /// The user model that plays a simulated user's case.
+    simulator: Option<Arc<crate::simulate::Simulator>>,
+    /// A simulated conversation a killed run left under way.
+    resume: Option<Answer>,
 }
 
 impl Unit {
@@ -133,7 +166,15 @@ impl Unit {
             {
                 self.history = logged.clone();
             }
-            let cell = answer_cell(&self.pipeline, &case, &self.history, hidden, slots).await;
+            let cell = match (&self.simulator, case.goal.is_some()) {
+                (Some(simulator), true) => {
+                    let resume = self.resume.take();
+                    let pipeline = &self.pipeline;
+                    crate::simulate::simulate(pipeline, &case, simulator, resume, hidden, slots, sender)
+                        .await
+                }
+                _ => answer_cell(&self.pipeline, &case, &self.history, hidden, slots).await,
+            };
             let over_budget = matches!(cell, Cell::OverBudget);
             if let Cell::Answered(answer) = &cell {
                 remember_turn(&mut self.history, &case, answer);
@@ -187,6 +228,8 @@ fn conversation_units(
                 pipeline: pipelines[p].clone(),
                 cases: vec![cases[c].clone()],
                 history: Vec::new(),
+                simulator: None,
+                resume: None,
             });
             continue;
         };
@@ -198,6 +241,8 @@ fn conversation_units(
             pipeline: pipelines[p].clone(),
             cases: Vec::new(),
             history: Vec::new(),
+            simulator: None,
+            resume: None,
         };
         let pending_here = |t: usize| pending_set.contains(&(p, t));
         for &t in &turns_of[conversation] {
@@ -250,7 +295,7 @@ pub fn skipped_cells(pipelines: &[Arc<Pipeline>], cases: &[TestCase]) -> Vec<Ski
 /// each with its allocator's per-thread memory (about 4 MB): a run at concurrency 64 peaked near 1 GB
 /// whatever its size (docs/benchmarks.md). Time a cell waits for either slot is our queueing, counted in
 /// `queue_ms`, never in the system's latency.
-struct Slots {
+pub(crate) struct Slots {
     calls: Semaphore,
     retrievals: Semaphore,
     /// The longest answer the sink keeps whole.
@@ -286,7 +331,7 @@ impl Slots {
     }
 }
 
-async fn answer_cell(
+pub(crate) async fn answer_cell(
     pipeline: &Pipeline,
     case: &TestCase,
     history: &[Message],
@@ -306,6 +351,7 @@ async fn answer_cell(
         truncated_from: None,
         context_cut_from: None,
         tool_calls: None,
+        simulation: None,
         citations: Vec::new(),
         error: None,
         rewritten_query: None,
@@ -1044,7 +1090,7 @@ mod conversation_tests {
             case("t1", "How fast is the pump?", Some(1)),
             case("t2", "How much does it move?", Some(2)),
         ];
-        let counts = execute(&pipelines, &cases, &store, 8, None, &|_| {})
+        let counts = execute(&pipelines, &cases, &store, 8, None, None, &|_| {})
             .await
             .unwrap();
         assert_eq!((counts.done, counts.errors), (12, 0));
@@ -1104,7 +1150,7 @@ mod conversation_tests {
             case("t2", "How much does it move?", Some(2)),
             case("t3", "And when is it serviced?", Some(3)),
         ];
-        let counts = execute(&pipelines, &cases, &store, 2, None, &|_| {})
+        let counts = execute(&pipelines, &cases, &store, 2, None, None, &|_| {})
             .await
             .unwrap();
         assert_eq!((counts.done, counts.errors), (3, 2));
@@ -1158,11 +1204,12 @@ mod conversation_tests {
             truncated_from: None,
             context_cut_from: None,
             tool_calls: None,
+            simulation: None,
             citations: Vec::new(),
             trace: None,
         };
         store.put_answer(&first).unwrap();
-        let counts = execute(&pipelines, &cases, &store, 4, None, &|_| {})
+        let counts = execute(&pipelines, &cases, &store, 4, None, None, &|_| {})
             .await
             .unwrap();
         assert_eq!(counts.done, 2, "only the unanswered turns run");

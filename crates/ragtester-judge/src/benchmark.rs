@@ -374,6 +374,7 @@ pub fn as_records(
         stale: None,
         expected_tools: Vec::new(),
         tools_in_order: false,
+        goal: None,
     };
     let answer = Answer {
         schema_version: ragtester_core::SCHEMA_VERSION,
@@ -396,6 +397,7 @@ pub fn as_records(
         truncated_from: None,
         context_cut_from: None,
         tool_calls: None,
+        simulation: None,
         citations: Vec::new(),
         error: None,
         rewritten_query: None,

@@ -81,6 +81,7 @@ pub mod calibrate;
 pub mod citations;
 pub mod claims;
 pub mod fit;
+pub mod goals;
 pub mod graded;
 pub mod judges;
 pub mod meaning;

@@ -64,6 +64,7 @@ pub fn rule_metrics(case: &TestCase, answer: &Answer) -> RuleMetrics {
         .flatten();
     RuleMetrics {
         tools: crate::tools::tool_metrics(case, answer),
+        goal: crate::goals::goal_metrics(case, answer),
         gives_reference,
         contradicts_sources,
         conflict_wronged,
@@ -86,7 +87,7 @@ pub fn rule_metrics(case: &TestCase, answer: &Answer) -> RuleMetrics {
 /// characters, or three words of letters; a bare figure ("4.5 bar", "X2 和 X3") is in no language. Chinese
 /// against the Latin-script languages is told by script; between Latin-script languages only a reliable
 /// detection counts, so a short English phrase is never called German.
-fn in_language(answer: &str, question_language: &str) -> Option<bool> {
+pub(crate) fn in_language(answer: &str, question_language: &str) -> Option<bool> {
     let cjk = answer.chars().filter(|c| is_cjk(*c)).count();
     let words = answer
         .split(|c: char| !c.is_alphabetic() || is_cjk(c))
@@ -116,6 +117,9 @@ pub fn rule_failure(case: &TestCase, metrics: &RuleMetrics) -> Option<String> {
     }
     if let Some(mistake) = metrics.tools.as_ref().and_then(|t| t.mistake.as_ref()) {
         return Some(format!("tool calls: {}", mistake.detail));
+    }
+    if let Some(why) = metrics.goal.as_ref().and_then(crate::goals::goal_failure) {
+        return Some(why);
     }
     if metrics.refused && !case.expects_refusal() {
         return Some("refused a question the corpus answers".to_string());

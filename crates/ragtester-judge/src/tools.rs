@@ -278,6 +278,7 @@ mod tests {
             truncated_from: None,
             context_cut_from: None,
             tool_calls: calls,
+            simulation: None,
             citations: Vec::new(),
         }
     }

@@ -69,6 +69,7 @@ fn answer(text: &str, error: Option<&str>) -> Answer {
         truncated_from: None,
         context_cut_from: None,
         tool_calls: None,
+        simulation: None,
         citations: Vec::new(),
         error: error.map(str::to_string),
         rewritten_query: None,

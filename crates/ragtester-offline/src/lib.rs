@@ -10,6 +10,7 @@ mod critic;
 mod judge;
 mod out_of_scope;
 mod reader;
+mod user;
 mod wh;
 mod writer;
 
@@ -74,6 +75,17 @@ impl ChatModel for OfflineModel {
                     conversation::rewrite(history, query)
                 };
                 serde_json::json!({"search": true, "query": query}).to_string()
+            }
+            TaskHint::SimulatedUser {
+                goal,
+                settles,
+                unanswerable,
+                language,
+                transcript,
+            } => {
+                let (kind, message) =
+                    user::next_message(goal, settles, *unanswerable, language, transcript);
+                serde_json::json!({"move": kind, "message": message}).to_string()
             }
         };
         // Usage as a real model would report it: tokens of the prompt it was sent and of its reply.

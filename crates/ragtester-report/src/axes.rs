@@ -112,6 +112,7 @@ mod tests {
             truncated_from: None,
             context_cut_from: None,
             tool_calls: None,
+            simulation: None,
             citations: Vec::new(),
             rewritten_query: None,
             trace: None,

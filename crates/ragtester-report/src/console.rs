@@ -39,6 +39,9 @@ pub fn render_summary(s: &Summary) -> String {
             let _ = writeln!(out, "{}", wrap(&line, "  "));
         }
     }
+    for line in crate::goals::best_and_worst(s) {
+        let _ = writeln!(out, "{}", wrap(&format!("users: {line}"), "  "));
+    }
     for r in &s.repeats {
         let line = format!(
             "repeats: {} × {}: {} flaky cases; {}",

@@ -62,6 +62,7 @@ pub fn render_html(summary: &Summary) -> Result<String> {
         long_context => summary.long_context.iter().map(|l| l.line()).collect::<Vec<_>>(),
         citations => summary.configs.iter().filter(|c| c.citing_answers > 0).map(crate::table::citation_line).collect::<Vec<_>>(),
         tool_calls => summary.configs.iter().filter_map(|c| Some(crate::tools::tool_line(&c.label, c.tools.as_ref()?))).collect::<Vec<_>>(),
+        goals => summary.configs.iter().filter_map(|c| Some(crate::goals::goal_line(&c.label, c.goals.as_ref()?))).collect::<Vec<_>>(),
         leaky => summary.leaky.iter().map(|l| context! {
             line => l.line(),
             cases => l.leaky.iter().take(MAX_BAD_CASES).map(|c| c.query.clone()).collect::<Vec<_>>(),

@@ -48,6 +48,7 @@ mod diagnosis;
 mod diff;
 mod gate;
 mod glance;
+mod goals;
 mod html;
 mod markdown;
 mod paired;

@@ -42,17 +42,18 @@ pub fn summary_markdown(s: &Summary, limit: usize) -> String {
     })
 }
 
-/// Tool-call F1 and mistakes of each configuration that reports tool calls.
+/// Tool-call F1 and mistakes of each configuration that reports tool calls, and how its simulated users fared.
 fn tool_calls(out: &mut String, s: &Summary) {
     let lines: Vec<String> = s
         .configs
         .iter()
         .filter_map(|c| Some(crate::tools::tool_line(&c.label, c.tools.as_ref()?)))
+        .chain(crate::goals::best_and_worst(s))
         .collect();
     if lines.is_empty() {
         return;
     }
-    let _ = writeln!(out, "### Tool calls\n");
+    let _ = writeln!(out, "### Agents and simulated users\n");
     for line in lines {
         let _ = writeln!(out, "- {}", cell(&line));
     }

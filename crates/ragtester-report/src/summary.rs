@@ -159,6 +159,9 @@ pub struct ConfigSummary {
     /// An agent's tool calls (tool-call F1 and the rest), when cases expect tools or answers report calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<crate::tools::ToolSummary>,
+    /// Simulated users: goals reached, turns to the goal, how the conversations ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goals: Option<crate::goals::GoalSummary>,
 }
 
 impl ConfigSummary {
@@ -932,6 +935,7 @@ fn config_summary(
             (config.agent || config.target.is_some())
                 && index.case(v).is_some_and(|c| !c.expected_tools.is_empty())
         }),
+        goals: crate::goals::summarise_goals(vs.iter().map(|v| **v)),
     }
 }
 

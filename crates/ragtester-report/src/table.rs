@@ -63,6 +63,9 @@ pub(crate) fn tool_calls(out: &mut String, s: &Summary) {
         if let Some(t) = &c.tools {
             let _ = writeln!(out, "tools: {}", crate::tools::tool_line(&c.label, t));
         }
+        if let Some(g) = &c.goals {
+            let _ = writeln!(out, "users: {}", crate::goals::goal_line(&c.label, g));
+        }
     }
 }
 

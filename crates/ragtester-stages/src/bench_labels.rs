@@ -80,6 +80,7 @@ fn answer_of(case: &TestCase, item: &LabelledItem, text: &str) -> Answer {
         truncated_from: None,
         context_cut_from: None,
         tool_calls: None,
+        simulation: None,
         citations: Vec::new(),
         rewritten_query: None,
         trace: None,

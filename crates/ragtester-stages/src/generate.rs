@@ -38,6 +38,9 @@ pub struct GenerateArgs {
     pub drop_leaky: Vec<String>,
     /// Tools every case expects an agent to call (`[generation] expected_tools`).
     pub expected_tools: Vec<String>,
+    /// Simulated users' goals per document, and their turn budget.
+    pub goals: usize,
+    pub goal_turns: u32,
 }
 
 impl GenerateArgs {
@@ -60,6 +63,8 @@ impl GenerateArgs {
             critic: g.critic_spec(),
             drop_leaky: g.drop_leaky.clone(),
             expected_tools: g.expected_tools.clone(),
+            goals: g.goals,
+            goal_turns: g.goal_turns,
         }
     }
 }
@@ -199,6 +204,11 @@ pub async fn generate(
     if cases.is_empty() && halted == 0 {
         bail!("no test case could be generated (see the notes above)");
     }
+    let goals = ragtester_testgen::goals::goals(&cases, args.goals, args.goal_turns);
+    if !goals.is_empty() {
+        cx.events().info(format!("wrote {} simulated users' goals", goals.len()));
+    }
+    cases.extend(goals);
     args.expect_tools(&mut cases);
     write_jsonl_atomic(out, &cases)?;
     write_jsonl_atomic(&crate::run_dir::suite_documents_path(out), docs)?;

@@ -147,6 +147,7 @@ async fn closed_book(
         truncated_from: None,
         context_cut_from: None,
         tool_calls: None,
+        simulation: None,
         citations: Vec::new(),
     };
     let verdict = ragtester_judge::judge_one(Some(case), &answer, judge).await;

@@ -31,6 +31,9 @@ struct RunArgs<'a> {
     /// Where targets' traces are received (`[run] trace_port`), and how long each is waited for.
     pub trace_port: u16,
     pub trace_wait_ms: u64,
+    /// Who plays simulated users, and how long one conversation may take.
+    pub user_model: String,
+    pub conversation_seconds: f64,
 }
 
 /// How a run ended.
@@ -117,12 +120,14 @@ async fn run(args: &RunArgs<'_>, cx: &StageContext<'_>) -> Result<RunOutcome> {
     let started = std::time::Instant::now();
     let (cases, concurrency) = (args.cases, args.concurrency);
     let execute = ragtester_exec::execute;
+    let simulator = simulator(args, cx)?;
     let counts = execute(
         &pipelines,
         cases,
         &DbSink(&db, cx.limits().answer_bytes()),
         concurrency,
         args.shard,
+        simulator,
         &progress,
     )
     .await?;
@@ -152,6 +157,25 @@ async fn run(args: &RunArgs<'_>, cx: &StageContext<'_>) -> Result<RunOutcome> {
         errors,
         over_budget: counts.over_budget,
     })
+}
+
+/// The user model for the suite's simulated users (none when it has no goals): its replies cached like
+/// a judge's, its calls counted against the budget.
+fn simulator(
+    args: &RunArgs<'_>,
+    cx: &StageContext<'_>,
+) -> Result<Option<Arc<ragtester_exec::Simulator>>> {
+    if !args.cases.iter().any(|c| c.goal.is_some()) {
+        return Ok(None);
+    }
+    let model = cx
+        .models()
+        .for_role(&args.user_model, ragtester_core::Sampling::default(), cx.budget())
+        .with_context(|| format!("the user model `{}`", args.user_model))?;
+    Ok(Some(Arc::new(ragtester_exec::Simulator {
+        model,
+        max_seconds: args.conversation_seconds,
+    })))
 }
 
 /// Every case is about a document the run was given (an empty document id is a corpus-wide case, such as
@@ -307,6 +331,8 @@ pub async fn run_request(req: &MatrixRequest<'_>, cx: &StageContext<'_>) -> Resu
         vector_store: req.vector_store.clone().or(plan.vector_store.clone()),
         trace_port: plan.settings.trace_port,
         trace_wait_ms: plan.settings.trace_wait_ms,
+        user_model: plan.settings.user_model.clone(),
+        conversation_seconds: plan.settings.conversation_seconds,
     };
     let outcome = run(&args, cx).await?;
     Ok(MatrixOutcome::Ran {

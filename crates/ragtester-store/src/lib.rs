@@ -402,6 +402,7 @@ mod tests {
             truncated_from: None,
             context_cut_from: None,
             tool_calls: None,
+            simulation: None,
             citations: Vec::new(),
             error: None,
             rewritten_query: None,

@@ -634,6 +634,7 @@ fn answer_of(
         truncated_from: row.truncated_from,
         context_cut_from: None,
         tool_calls: row.tool_calls.clone(),
+        simulation: None,
         citations: Vec::new(),
         rewritten_query: None,
         trace: None,
@@ -922,6 +923,7 @@ mod tool_round_trip {
             truncated_from: None,
             context_cut_from: None,
             tool_calls: Some(calls.clone()),
+            simulation: None,
             citations: Vec::new(),
         };
         for shape in [Shape::Ragas, Shape::DeepEval] {

@@ -565,6 +565,7 @@ pub fn imported_case(
         stale: None,
         expected_tools: Vec::new(),
         tools_in_order: false,
+        goal: None,
     }
 }
 

@@ -69,6 +69,7 @@ pub mod answered;
 mod conversation_rows;
 mod critic;
 pub mod fair;
+pub mod goals;
 pub mod interop;
 mod locate;
 pub mod logged;

@@ -116,6 +116,7 @@ fn case_of(doc: &Document, fact: &PlantedFact) -> Result<TestCase, String> {
         stale: None,
         expected_tools: Vec::new(),
         tools_in_order: false,
+        goal: None,
     })
 }
 

@@ -36,5 +36,6 @@ pub fn case(id: &str, query: &str, expected_answer: &str) -> TestCase {
         stale: None,
         expected_tools: Vec::new(),
         tools_in_order: false,
+        goal: None,
     }
 }

@@ -271,6 +271,21 @@ pub fn gives_reference(answer: &str, reference: &str) -> Option<bool> {
     Some(spans || share >= 0.2)
 }
 
+/// Whether an answer settles what its reference says: it holds half the reference's terms (or the
+/// reference whole, or is a span of it), and contradicts it in no figure, name or negation. What a
+/// simulated user takes as its goal met, and the judge as a goal reached.
+pub fn settles(answer: &str, reference: &str) -> bool {
+    let wanted: std::collections::HashSet<String> = terms(reference).into_iter().collect();
+    if wanted.is_empty() || crate::is_refusal(answer) {
+        return false;
+    }
+    let (said, whole) = (answer.trim().to_lowercase(), reference.trim().to_lowercase());
+    let given: std::collections::HashSet<String> = terms(&said).into_iter().collect();
+    let share = wanted.iter().filter(|t| given.contains(*t)).count() as f64 / wanted.len() as f64;
+    let spans = said.chars().count() >= 2 && (whole.contains(&said) || said.contains(&whole));
+    (share >= 0.5 || spans) && contradiction(answer, reference, &[]).is_none()
+}
+
 fn is_figure_char(c: char) -> bool {
     c.is_ascii_digit() || c == '.' || c == ','
 }

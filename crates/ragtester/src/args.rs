@@ -396,6 +396,12 @@ pub(crate) struct GenerateCli {
     /// refusals kept, language switches), beside the single questions.
     #[arg(long, default_value_t = generation().conversations)]
     pub(crate) conversations: usize,
+    /// Simulated users' goals per document: a user model converses with each system to reach each one.
+    #[arg(long, default_value_t = generation().goals)]
+    pub(crate) goals: usize,
+    /// Tools every case expects an agent to call (`search`); repeatable.
+    #[arg(long = "expected-tool")]
+    pub(crate) expected_tools: Vec<String>,
     /// Question-writing model spec.
     #[arg(long, default_value_t = generation().llm)]
     pub(crate) llm: String,

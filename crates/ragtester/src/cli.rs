@@ -248,6 +248,8 @@ async fn generate(g: GenerateCli, cx: &StageContext<'_>) -> Result<u8> {
             n_test: g.n_test,
             n_complex: g.n_complex,
             conversations: g.conversations,
+            goals: g.goals,
+            expected_tools: g.expected_tools,
             llm: g.llm,
             section_tokens: g.section_tokens,
             seed: g.seed,

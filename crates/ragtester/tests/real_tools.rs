@@ -1355,5 +1355,5 @@ fn planted_tool_mistakes_are_each_the_cause_of_their_cases() {
         );
     }
     let summary_md = std::fs::read_to_string(run.join("summary.md")).unwrap();
-    assert!(summary_md.contains("Tool calls"), "{summary_md}");
+    assert!(summary_md.contains("tool-call F1"), "{summary_md}");
 }

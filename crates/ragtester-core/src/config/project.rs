@@ -271,6 +271,17 @@ pub struct GenerationSettings {
     /// target that reports its calls is held to them, and its tool-call F1 reported.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expected_tools: Vec<String>,
+    /// Simulated users' goals per document (a fact to find out, with the passage that settles it, a
+    /// persona and a turn budget), beside the single questions and scripted conversations.
+    #[serde(default)]
+    pub goals: usize,
+    /// The most messages a simulated user sends.
+    #[serde(default = "default_goal_turns")]
+    pub goal_turns: u32,
+}
+
+fn default_goal_turns() -> u32 {
+    5
 }
 
 impl GenerationSettings {
@@ -324,6 +335,8 @@ impl Default for GenerationSettings {
             drop_leaky: Vec::new(),
             update: None,
             expected_tools: Vec::new(),
+            goals: 0,
+            goal_turns: default_goal_turns(),
         }
     }
 }
@@ -415,6 +428,18 @@ pub struct RunSettings {
     /// never a cached answer; reports count each case's passes out of N and set flaky cases apart.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub repeat: usize,
+    /// The model that plays simulated users (any chat model spec; `offline`, the deterministic user, by
+    /// default).
+    #[serde(default = "default_offline")]
+    pub user_model: String,
+    /// The most seconds one simulated conversation may take, every turn and the user's calls together:
+    /// past it the conversation is the case's error.
+    #[serde(default = "default_conversation_seconds")]
+    pub conversation_seconds: f64,
+}
+
+fn default_conversation_seconds() -> f64 {
+    300.0
 }
 
 fn one() -> usize {
@@ -447,6 +472,8 @@ impl Default for RunSettings {
             trace_port: default_trace_port(),
             trace_wait_ms: default_trace_wait_ms(),
             repeat: 1,
+            user_model: default_offline(),
+            conversation_seconds: default_conversation_seconds(),
         }
     }
 }
@@ -533,6 +560,12 @@ impl ProjectConfig {
         }
         if self.run.concurrency == 0 {
             bail!("run.concurrency must be at least 1");
+        }
+        if !(self.run.conversation_seconds.is_finite() && self.run.conversation_seconds > 0.0) {
+            bail!("run.conversation_seconds must be a positive number of seconds");
+        }
+        if self.generation.goals > 0 && self.generation.goal_turns < 2 {
+            bail!("generation.goal_turns must be at least 2: a user who cannot answer back is no simulation");
         }
         if self.judge.judges.is_empty() {
             bail!("judge.judges must name at least one judge");

@@ -34,6 +34,7 @@ pub fn answer(text: &str, contexts: Vec<RetrievedContext>) -> Answer {
         truncated_from: None,
         context_cut_from: None,
         tool_calls: None,
+        simulation: None,
         citations: Vec::new(),
         error: None,
         rewritten_query: None,

@@ -621,6 +621,7 @@ impl<'a> DocWriter<'a> {
             stale: None,
             expected_tools: Vec::new(),
             tools_in_order: false,
+            goal: None,
         };
         self.cases.push(case);
     }
