@@ -170,8 +170,10 @@ impl Unit {
                 (Some(simulator), true) => {
                     let resume = self.resume.take();
                     let pipeline = &self.pipeline;
-                    crate::simulate::simulate(pipeline, &case, simulator, resume, hidden, slots, sender)
-                        .await
+                    crate::simulate::simulate(
+                        pipeline, &case, simulator, resume, hidden, slots, sender,
+                    )
+                    .await
                 }
                 _ => answer_cell(&self.pipeline, &case, &self.history, hidden, slots).await,
             };

@@ -9,8 +9,8 @@ use crate::pipeline::Pipeline;
 use crate::run::{Cell, Slots, answer_cell};
 use ragtester_core::secrets::error_text;
 use ragtester_core::{
-    Answer, ChatModel, ChatRequest, Ending, Goal, Latency, Message, OutputSchema, ReplyFormat, Role,
-    SimulatedTurn, Simulation, TaskHint, TestCase, Usage, UserMove,
+    Answer, ChatModel, ChatRequest, Ending, Goal, Latency, Message, OutputSchema, ReplyFormat,
+    Role, SimulatedTurn, Simulation, TaskHint, TestCase, Usage, UserMove,
 };
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -38,7 +38,11 @@ pub(crate) async fn simulate(
     };
     let mut answer = resume.unwrap_or_else(|| fresh(case, &pipeline.config.id, simulator));
     let started = Instant::now();
-    let mut next = if answer.simulation.as_ref().is_none_or(|s| s.turns.is_empty()) {
+    let mut next = if answer
+        .simulation
+        .as_ref()
+        .is_none_or(|s| s.turns.is_empty())
+    {
         Ok((UserMove::Open, case.query.clone()))
     } else {
         ask_user(simulator, goal, case, &mut answer, started).await
@@ -80,9 +84,16 @@ pub(crate) async fn simulate(
             ..case.clone()
         };
         let history = transcript(&answer);
-        let Cell::Answered(said) = answer_cell(pipeline, &asked, &history, hidden, slots).await else {
+        let left = (simulator.max_seconds - started.elapsed().as_secs_f64()).max(0.001);
+        let asking = answer_cell(pipeline, &asked, &history, hidden, slots);
+        let said = match tokio::time::timeout(Duration::from_secs_f64(left), asking).await {
+            Ok(Cell::Answered(said)) => said,
             // The budget refused a call: the turns so far are kept; a resume asks the rest.
-            return Cell::OverBudget;
+            Ok(_) => return Cell::OverBudget,
+            Err(_) => {
+                answer.error = out_of_time(simulator, started);
+                break Ending::Error;
+            }
         };
         let failed = said.error.clone();
         record(&mut answer, message, user_move, *said);
@@ -191,19 +202,31 @@ async fn ask_user(
     let request = user_request(goal, case, &transcript(answer));
     let left = (simulator.max_seconds - started.elapsed().as_secs_f64()).max(0.001);
     let name = simulator.model.name();
-    let reply =
-        tokio::time::timeout(Duration::from_secs_f64(left), simulator.model.chat(&request)).await;
+    let reply = tokio::time::timeout(
+        Duration::from_secs_f64(left),
+        simulator.model.chat(&request),
+    )
+    .await;
     let response = match reply {
         Err(_) => return Err(out_of_time(simulator, started).unwrap_or_default()),
-        Ok(Err(e)) => return Err(format!("the user model ({name}) failed: {}", error_text(&e))),
+        Ok(Err(e)) => {
+            return Err(format!(
+                "the user model ({name}) failed: {}",
+                error_text(&e)
+            ));
+        }
         Ok(Ok(response)) => response,
     };
     if let Some(sim) = answer.simulation.as_mut() {
         sim.user_usage.add(response.usage);
         sim.user_calls += 1;
     }
-    read_move(&response.content)
-        .ok_or_else(|| format!("the user model ({name}) replied in no known shape: «{}»", clip(&response.content)))
+    read_move(&response.content).ok_or_else(|| {
+        format!(
+            "the user model ({name}) replied in no known shape: «{}»",
+            clip(&response.content)
+        )
+    })
 }
 
 /// `{"move", "message"}` out of a reply.
@@ -229,9 +252,16 @@ fn user_request(goal: &Goal, case: &TestCase, transcript: &[Message]) -> ChatReq
     let knows = if unanswerable {
         "The documents do not hold this; a good assistant says so.".to_string()
     } else {
-        format!("The answer you are looking for says: {}", case.expected_answer)
+        format!(
+            "The answer you are looking for says: {}",
+            case.expected_answer
+        )
     };
-    let language = if case.language == "zh" { "Chinese" } else { "English" };
+    let language = if case.language == "zh" {
+        "Chinese"
+    } else {
+        "English"
+    };
     let system = format!(
         "You play a user of a documentation assistant. Persona: {}. Your goal: {}. You know these \
          details if asked: {}. {knows}\nRead the assistant's last answer and choose your next move: \
@@ -242,10 +272,17 @@ fn user_request(goal: &Goal, case: &TestCase, transcript: &[Message]) -> ChatReq
          {{\"move\": ..., \"message\": ...}}.",
         goal.persona,
         goal.want,
-        if goal.details.is_empty() { "none".to_string() } else { goal.details.join("; ") },
+        if goal.details.is_empty() {
+            "none".to_string()
+        } else {
+            goal.details.join("; ")
+        },
     );
     let mut request = ChatRequest::new(
-        vec![Message::system(system), Message::user(format!("The conversation so far:\n{said}"))],
+        vec![
+            Message::system(system),
+            Message::user(format!("The conversation so far:\n{said}")),
+        ],
         TaskHint::SimulatedUser {
             goal: goal.clone(),
             settles: case.expected_answer.clone(),

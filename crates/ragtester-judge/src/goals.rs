@@ -41,7 +41,10 @@ pub fn goal_metrics(case: &TestCase, answer: &Answer) -> Option<GoalMetrics> {
             continue;
         }
         if unanswerable {
-            wrong(format!("answered what the documents do not say: «{}»", clip(&turn.answer)));
+            wrong(format!(
+                "answered what the documents do not say: «{}»",
+                clip(&turn.answer)
+            ));
         }
         stated += 1;
         let passages: Vec<&str> = turn.contexts.iter().map(|c| c.text.as_str()).collect();
@@ -51,9 +54,15 @@ pub fn goal_metrics(case: &TestCase, answer: &Answer) -> Option<GoalMetrics> {
         }
         if crate::rules::in_language(&turn.answer, &case.language) == Some(false) {
             out.language_kept = false;
-            wrong(format!("answered in another language than the user's ({})", case.language));
+            wrong(format!(
+                "answered in another language than the user's ({})",
+                case.language
+            ));
         }
-        if !unanswerable && out.turns_to_goal.is_none() && settles(&turn.answer, &case.expected_answer) {
+        if !unanswerable
+            && out.turns_to_goal.is_none()
+            && settles(&turn.answer, &case.expected_answer)
+        {
             out.turns_to_goal = Some(n);
         }
     }
@@ -65,7 +74,8 @@ pub fn goal_metrics(case: &TestCase, answer: &Answer) -> Option<GoalMetrics> {
         out.reached = out.turns_to_goal.is_some();
         if !out.reached {
             let last = simulation.turns.last().map_or("", |t| t.answer.as_str());
-            out.why.get_or_insert(format!("no answer settled it; the last: «{}»", clip(last)));
+            out.why
+                .get_or_insert(format!("no answer settled it; the last: «{}»", clip(last)));
         }
     }
     Some(out)

@@ -86,25 +86,36 @@ fn say(kind: UserMove, goal: &Goal, zh: bool, n: usize) -> (UserMove, String) {
             None => format!("就是我问的：{want}"),
         },
         (UserMove::Insist, false) => {
-            ["Please look in the documents again: ", "Are you sure? Once more: "][n.min(1)].to_string() + want
+            [
+                "Please look in the documents again: ",
+                "Are you sure? Once more: ",
+            ][n.min(1)]
+            .to_string()
+                + want
         }
-        (UserMove::Insist, true) => ["请再查一下文档：", "你确定吗？再问一次："][n.min(1)].to_string() + want,
-        (UserMove::Correct, false) => [
-            "That is not what I asked. ",
-            "Still not what I asked. ",
-            "No, that is something else. ",
-            "That does not answer it either. ",
-        ][n.min(3)]
-        .to_string()
-            + want,
-        (UserMove::Correct, true) => [
-            "这不是我问的。",
-            "还是没回答我的问题。",
-            "不对，这是另一回事。",
-            "这也没有回答。",
-        ][n.min(3)]
-        .to_string()
-            + want,
+        (UserMove::Insist, true) => {
+            ["请再查一下文档：", "你确定吗？再问一次："][n.min(1)].to_string() + want
+        }
+        (UserMove::Correct, false) => {
+            [
+                "That is not what I asked. ",
+                "Still not what I asked. ",
+                "No, that is something else. ",
+                "That does not answer it either. ",
+            ][n.min(3)]
+            .to_string()
+                + want
+        }
+        (UserMove::Correct, true) => {
+            [
+                "这不是我问的。",
+                "还是没回答我的问题。",
+                "不对，这是另一回事。",
+                "这也没有回答。",
+            ][n.min(3)]
+            .to_string()
+                + want
+        }
         (UserMove::Satisfied, false) => "Thanks, that is what I needed.".to_string(),
         (UserMove::Satisfied, true) => "谢谢，这正是我要的。".to_string(),
         (UserMove::GiveUp, false) => "Never mind, I will look elsewhere.".to_string(),
@@ -145,9 +156,13 @@ mod tests {
 
     #[test]
     fn each_answer_gets_the_move_a_person_would_make() {
-        let next = |answers: &[&str]| next_message(&goal(), SETTLES, false, "en", &after(answers)).0;
+        let next =
+            |answers: &[&str]| next_message(&goal(), SETTLES, false, "en", &after(answers)).0;
         assert_eq!(next(&["Which model do you mean?"]), UserMove::Clarify);
-        assert_eq!(next(&["The battery warranty of the X2 lasts two years."]), UserMove::Satisfied);
+        assert_eq!(
+            next(&["The battery warranty of the X2 lasts two years."]),
+            UserMove::Satisfied
+        );
         assert_eq!(next(&["The documents do not say."]), UserMove::Insist);
         assert_eq!(next(&["The X2 weighs 14 kg."]), UserMove::Correct);
         assert_eq!(
@@ -191,6 +206,9 @@ mod tests {
             role: Role::Assistant,
             content: "I cannot find that in the documents.".into(),
         });
-        assert_eq!(next_message(&goal(), SETTLES, true, "en", &t).0, UserMove::Satisfied);
+        assert_eq!(
+            next_message(&goal(), SETTLES, true, "en", &t).0,
+            UserMove::Satisfied
+        );
     }
 }

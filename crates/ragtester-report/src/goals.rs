@@ -48,9 +48,14 @@ pub fn summarise_goals<'a>(verdicts: impl Iterator<Item = &'a Verdict>) -> Optio
         conversations: goals.len(),
         reached,
         reached_rate: Some(reached as f64 / goals.len() as f64),
-        mean_turns_to_goal: mean(goals.iter().filter_map(|g| g.turns_to_goal.map(|t| t as f64))),
+        mean_turns_to_goal: mean(
+            goals
+                .iter()
+                .filter_map(|g| g.turns_to_goal.map(|t| t as f64)),
+        ),
         mean_turns: mean(goals.iter().map(|g| g.turns as f64)),
-        refusals_kept: (!kept.is_empty()).then(|| (kept.iter().filter(|k| **k).count(), kept.len())),
+        refusals_kept: (!kept.is_empty())
+            .then(|| (kept.iter().filter(|k| **k).count(), kept.len())),
         language_kept_rate: mean(goals.iter().map(|g| f64::from(u8::from(g.language_kept)))),
         faithful_share: mean(goals.iter().filter_map(|g| g.faithful_share)),
         endings,

@@ -206,7 +206,8 @@ pub async fn generate(
     }
     let goals = ragtester_testgen::goals::goals(&cases, args.goals, args.goal_turns);
     if !goals.is_empty() {
-        cx.events().info(format!("wrote {} simulated users' goals", goals.len()));
+        cx.events()
+            .info(format!("wrote {} simulated users' goals", goals.len()));
     }
     cases.extend(goals);
     args.expect_tools(&mut cases);

@@ -170,7 +170,11 @@ fn simulator(
     }
     let model = cx
         .models()
-        .for_role(&args.user_model, ragtester_core::Sampling::default(), cx.budget())
+        .for_role(
+            &args.user_model,
+            ragtester_core::Sampling::default(),
+            cx.budget(),
+        )
         .with_context(|| format!("the user model `{}`", args.user_model))?;
     Ok(Some(Arc::new(ragtester_exec::Simulator {
         model,

@@ -90,8 +90,15 @@ mod tests {
     #[test]
     fn each_document_gets_answerable_goals_and_one_it_cannot_answer() {
         let mut cases = Vec::new();
-        for (i, category) in [Category::Core, Category::DetailNumeric, Category::Inference].iter().enumerate() {
-            let mut c = ragtester_testkit::case(&format!("c{i}"), "How long is the warranty?", "Two years.");
+        for (i, category) in [Category::Core, Category::DetailNumeric, Category::Inference]
+            .iter()
+            .enumerate()
+        {
+            let mut c = ragtester_testkit::case(
+                &format!("c{i}"),
+                "How long is the warranty?",
+                "Two years.",
+            );
             c.category = *category;
             c.source_spans = vec![ragtester_core::SourceSpan {
                 document_id: "d".into(),
@@ -103,7 +110,8 @@ mod tests {
             c.keywords = vec!["X2".into()];
             cases.push(c);
         }
-        let mut negative = ragtester_testkit::case("n", "Who designed the logo?", "The documents do not say.");
+        let mut negative =
+            ragtester_testkit::case("n", "Who designed the logo?", "The documents do not say.");
         negative.category = Category::Negative;
         negative.strategy = Strategy::NegativeInvented;
         cases.push(negative);
@@ -112,7 +120,10 @@ mod tests {
         assert!(goals.iter().all(|g| g.strategy == Strategy::Simulated));
         assert_eq!(goals.iter().filter(|g| g.expects_refusal()).count(), 1);
         let goal = goals[0].goal.as_ref().unwrap();
-        assert_eq!((goal.max_turns, goal.details.as_slice()), (4, &["X2".to_string()][..]));
+        assert_eq!(
+            (goal.max_turns, goal.details.as_slice()),
+            (4, &["X2".to_string()][..])
+        );
         assert_ne!(goals[0].id, cases[0].id);
         assert!(super::goals(&cases, 0, 4).is_empty());
     }

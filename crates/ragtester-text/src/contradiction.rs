@@ -279,7 +279,10 @@ pub fn settles(answer: &str, reference: &str) -> bool {
     if wanted.is_empty() || crate::is_refusal(answer) {
         return false;
     }
-    let (said, whole) = (answer.trim().to_lowercase(), reference.trim().to_lowercase());
+    let (said, whole) = (
+        answer.trim().to_lowercase(),
+        reference.trim().to_lowercase(),
+    );
     let given: std::collections::HashSet<String> = terms(&said).into_iter().collect();
     let share = wanted.iter().filter(|t| given.contains(*t)).count() as f64 / wanted.len() as f64;
     let spans = said.chars().count() >= 2 && (whole.contains(&said) || said.contains(&whole));

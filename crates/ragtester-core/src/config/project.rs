@@ -565,7 +565,9 @@ impl ProjectConfig {
             bail!("run.conversation_seconds must be a positive number of seconds");
         }
         if self.generation.goals > 0 && self.generation.goal_turns < 2 {
-            bail!("generation.goal_turns must be at least 2: a user who cannot answer back is no simulation");
+            bail!(
+                "generation.goal_turns must be at least 2: a user who cannot answer back is no simulation"
+            );
         }
         if self.judge.judges.is_empty() {
             bail!("judge.judges must name at least one judge");
