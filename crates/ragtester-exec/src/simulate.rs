@@ -313,3 +313,158 @@ fn clip(text: &str) -> String {
         None => text.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::System;
+    use crate::sink::{AnswerSink, InMemory};
+    use ragtester_core::{ChatResponse, Configuration, Document, DocumentFormat};
+    use ragtester_llm::{RagTarget, TargetReply, TargetRequest};
+    use std::sync::Mutex;
+
+    /// A system that asks back on the first message of a conversation and answers on the next,
+    /// remembering every message it was sent.
+    #[derive(Default)]
+    struct AsksBack(Mutex<Vec<String>>);
+
+    #[async_trait::async_trait]
+    impl RagTarget for AsksBack {
+        fn name(&self) -> String {
+            "asks-back".into()
+        }
+        async fn ask(&self, request: &TargetRequest<'_>) -> anyhow::Result<TargetReply> {
+            self.0.lock().unwrap().push(request.query.to_string());
+            let answer = if request.history.is_empty() {
+                "Which model do you mean?"
+            } else {
+                "The X2 battery warranty lasts two years."
+            };
+            Ok(TargetReply {
+                answer: answer.into(),
+                contexts: Vec::new(),
+                citations: Vec::new(),
+                tool_calls: None,
+            })
+        }
+    }
+
+    /// A user model that replies with each of its lines in turn, or fails.
+    struct Scripted(Vec<&'static str>, Mutex<usize>);
+
+    #[async_trait::async_trait]
+    impl ChatModel for Scripted {
+        fn name(&self) -> String {
+            "scripted-user".into()
+        }
+        async fn chat(&self, _: &ChatRequest) -> anyhow::Result<ChatResponse> {
+            let mut at = self.1.lock().unwrap();
+            let Some(line) = self.0.get(*at) else {
+                anyhow::bail!("HTTP 500 from the user model")
+            };
+            *at += 1;
+            Ok(ChatResponse {
+                content: line.to_string(),
+                usage: Usage::default(),
+                cached: false,
+                cached_at: None,
+                notes: Vec::new(),
+            })
+        }
+    }
+
+    fn case() -> TestCase {
+        let mut case = ragtester_testkit::case(
+            "goal",
+            "How long is the battery warranty?",
+            "The X2 battery warranty lasts two years.",
+        );
+        case.goal = Some(Goal {
+            want: case.query.clone(),
+            persona: "a new owner".into(),
+            max_turns: 4,
+            details: vec!["X2".into()],
+        });
+        case
+    }
+
+    fn pipeline(target: Arc<AsksBack>) -> Arc<Pipeline> {
+        let doc = Document::new(
+            "d".into(),
+            DocumentFormat::Text,
+            "d".into(),
+            "The X2 battery warranty lasts two years.".into(),
+            None,
+        );
+        let config = Configuration::for_target(ragtester_core::config::TargetSettings::imported("t", "f"));
+        Arc::new(Pipeline {
+            config,
+            system: System::External {
+                target,
+                documents: Arc::new(vec![doc]),
+                tracing: None,
+            },
+        })
+    }
+
+    async fn converse(
+        target: &Arc<AsksBack>,
+        user: Arc<dyn ChatModel>,
+        sink: &InMemory,
+    ) -> Answer {
+        let simulator = Arc::new(Simulator {
+            model: user,
+            max_seconds: 30.0,
+        });
+        let pipelines = [pipeline(target.clone())];
+        crate::execute(&pipelines, &[case()], sink, 2, None, Some(simulator), &|_| {})
+            .await
+            .unwrap();
+        sink.answers().remove(0)
+    }
+
+    #[tokio::test]
+    async fn a_killed_conversation_resumes_after_its_last_turn_without_asking_it_again() {
+        let target = Arc::new(AsksBack::default());
+        let sink = InMemory::default();
+        // A run killed after the first turn left its record under way.
+        let user: Arc<dyn ChatModel> = Arc::new(ragtester_offline::OfflineModel);
+        let mut left = converse(&target, user.clone(), &sink).await;
+        assert_eq!(left.simulation.as_ref().unwrap().ended, Some(Ending::Satisfied));
+        let sim = left.simulation.as_mut().unwrap();
+        sim.turns.truncate(1);
+        sim.ended = None;
+        sink.put_answer(&left).unwrap();
+        target.0.lock().unwrap().clear();
+        let resumed = converse(&target, user, &sink).await;
+        let asked = target.0.lock().unwrap().clone();
+        assert_eq!(asked, ["I mean X2. How long is the battery warranty?"], "only the turn left");
+        let sim = resumed.simulation.unwrap();
+        assert_eq!(sim.turns.len(), 2);
+        assert_eq!(sim.ended, Some(Ending::Satisfied));
+        assert_eq!(resumed.answer, "The X2 battery warranty lasts two years.");
+    }
+
+    #[tokio::test]
+    async fn a_user_model_that_repeats_itself_fails_or_replies_in_no_shape_is_the_case_s_error() {
+        let repeating = Scripted(
+            vec![r#"{"move": "correct", "message": "How long is the battery warranty?"}"#],
+            Mutex::new(0),
+        );
+        let cases: [(Arc<dyn ChatModel>, &str); 3] = [
+            (Arc::new(repeating), "repeated itself at turn 2"),
+            (Arc::new(Scripted(vec![], Mutex::new(0))), "failed: HTTP 500"),
+            (Arc::new(Scripted(vec!["Sure, I will ask again."], Mutex::new(0))), "no known shape"),
+        ];
+        for (user, why) in cases {
+            let target = Arc::new(AsksBack::default());
+            let sink = InMemory::default();
+            let answer = converse(&target, user, &sink).await;
+            let error = answer.error.as_deref().unwrap_or_default();
+            assert!(error.contains("scripted-user") && error.contains(why), "{error}");
+            let sim = answer.simulation.unwrap();
+            assert_eq!(sim.ended, Some(Ending::Error));
+            assert_eq!(sim.turns.len(), 1, "the opening turn is kept");
+        }
+    }
+}
