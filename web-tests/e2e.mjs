@@ -422,6 +422,14 @@ async function main() {
     await page.selectOption('#result-run', 'demo');
     await page.waitForSelector('#pairwise-table tbody tr');
     assert.match(await page.textContent('#pairwise-table tbody tr:first-child'), /^all\d+\d+\d+\d+\.\d%/);
+    // A simulated user's conversation is read turn by turn, with why the user said each message.
+    await page.selectOption('#filters [name=strategy]', 'simulated');
+    await page.waitForSelector('#result-table tbody tr');
+    await page.click('#result-table tbody tr:first-child');
+    await page.waitForSelector('#detail:not([hidden]) #detail-simulation li');
+    assert.match(await page.textContent('#detail-simulation li:first-child'), /user \(open\)/);
+    await page.click('#detail .close');
+    await page.selectOption('#filters [name=strategy]', '');
 
     step('the HTML report: Diagnosis section with causes, evidence and advice');
     const report = await context.newPage();
@@ -437,6 +445,8 @@ async function main() {
     assert.ok(await report.locator('#findings li[data-kind=cause]').count() >= 1, 'cause findings listed');
     assert.match(await report.textContent('#findings'), /→ /, 'each finding ends in advice');
     assert.ok(await report.locator('.case .evidence').count() >= 1, 'bad cases say why');
+    assert.ok(await report.locator('#simulated-users li').count() >= 1, 'simulated users per configuration');
+    assert.ok(await report.locator('#tool-calls li').count() >= 1, 'the agent\'s tool calls');
     assert.deepEqual(reportErrors, []);
     // On a laptop screen the configurations tables fit without scrolling, and nothing widens the page.
     await report.setViewportSize({ width: 1280, height: 800 });

@@ -396,7 +396,8 @@ mod tests {
             "The X2 battery warranty lasts two years.".into(),
             None,
         );
-        let config = Configuration::for_target(ragtester_core::config::TargetSettings::imported("t", "f"));
+        let config =
+            Configuration::for_target(ragtester_core::config::TargetSettings::imported("t", "f"));
         Arc::new(Pipeline {
             config,
             system: System::External {
@@ -407,19 +408,23 @@ mod tests {
         })
     }
 
-    async fn converse(
-        target: &Arc<AsksBack>,
-        user: Arc<dyn ChatModel>,
-        sink: &InMemory,
-    ) -> Answer {
+    async fn converse(target: &Arc<AsksBack>, user: Arc<dyn ChatModel>, sink: &InMemory) -> Answer {
         let simulator = Arc::new(Simulator {
             model: user,
             max_seconds: 30.0,
         });
         let pipelines = [pipeline(target.clone())];
-        crate::execute(&pipelines, &[case()], sink, 2, None, Some(simulator), &|_| {})
-            .await
-            .unwrap();
+        crate::execute(
+            &pipelines,
+            &[case()],
+            sink,
+            2,
+            None,
+            Some(simulator),
+            &|_| {},
+        )
+        .await
+        .unwrap();
         sink.answers().remove(0)
     }
 
@@ -430,7 +435,10 @@ mod tests {
         // A run killed after the first turn left its record under way.
         let user: Arc<dyn ChatModel> = Arc::new(ragtester_offline::OfflineModel);
         let mut left = converse(&target, user.clone(), &sink).await;
-        assert_eq!(left.simulation.as_ref().unwrap().ended, Some(Ending::Satisfied));
+        assert_eq!(
+            left.simulation.as_ref().unwrap().ended,
+            Some(Ending::Satisfied)
+        );
         let sim = left.simulation.as_mut().unwrap();
         sim.turns.truncate(1);
         sim.ended = None;
@@ -438,7 +446,11 @@ mod tests {
         target.0.lock().unwrap().clear();
         let resumed = converse(&target, user, &sink).await;
         let asked = target.0.lock().unwrap().clone();
-        assert_eq!(asked, ["I mean X2. How long is the battery warranty?"], "only the turn left");
+        assert_eq!(
+            asked,
+            ["I mean X2. How long is the battery warranty?"],
+            "only the turn left"
+        );
         let sim = resumed.simulation.unwrap();
         assert_eq!(sim.turns.len(), 2);
         assert_eq!(sim.ended, Some(Ending::Satisfied));
@@ -453,15 +465,24 @@ mod tests {
         );
         let cases: [(Arc<dyn ChatModel>, &str); 3] = [
             (Arc::new(repeating), "repeated itself at turn 2"),
-            (Arc::new(Scripted(vec![], Mutex::new(0))), "failed: HTTP 500"),
-            (Arc::new(Scripted(vec!["Sure, I will ask again."], Mutex::new(0))), "no known shape"),
+            (
+                Arc::new(Scripted(vec![], Mutex::new(0))),
+                "failed: HTTP 500",
+            ),
+            (
+                Arc::new(Scripted(vec!["Sure, I will ask again."], Mutex::new(0))),
+                "no known shape",
+            ),
         ];
         for (user, why) in cases {
             let target = Arc::new(AsksBack::default());
             let sink = InMemory::default();
             let answer = converse(&target, user, &sink).await;
             let error = answer.error.as_deref().unwrap_or_default();
-            assert!(error.contains("scripted-user") && error.contains(why), "{error}");
+            assert!(
+                error.contains("scripted-user") && error.contains(why),
+                "{error}"
+            );
             let sim = answer.simulation.unwrap();
             assert_eq!(sim.ended, Some(Ending::Error));
             assert_eq!(sim.turns.len(), 1, "the opening turn is kept");

@@ -483,7 +483,11 @@ pub async fn judge_sample(
         verdict.error = Some(error.clone());
         return verdict;
     }
-    if answer.simulation.as_ref().is_some_and(|s| s.ended.is_none()) {
+    if answer
+        .simulation
+        .as_ref()
+        .is_some_and(|s| s.ended.is_none())
+    {
         verdict.status = VerdictStatus::ExecError;
         verdict.error = Some(
             "the simulated conversation was cut off (a spent budget or a killed run): run again with \

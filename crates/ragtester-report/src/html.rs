@@ -212,6 +212,7 @@ mod tests {
                 correctness: Some(1),
                 reasons: vec![evil.into()],
                 error: Some(evil.into()),
+                conversation: vec![evil.into()],
             }],
             conversations: Vec::new(),
             failed_conversations: Vec::new(),

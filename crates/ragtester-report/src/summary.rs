@@ -209,6 +209,9 @@ pub struct BadCase {
     pub correctness: Option<u8>,
     pub reasons: Vec<String>,
     pub error: Option<String>,
+    /// A simulated user's conversation, turn by turn: `user (move): message` then `→ answer`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conversation: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -1034,7 +1037,27 @@ fn bad_cases(configs: &[Configuration], index: &Index<'_>, verdicts: &[&Verdict]
                 correctness: v.rubric.as_ref().map(|r| r.correctness.score),
                 reasons: judge_reasons(v),
                 error: v.error.clone(),
+                conversation: answer.map(transcript).unwrap_or_default(),
             })
+        })
+        .collect()
+}
+
+/// A simulated conversation as the report prints it, one line a message.
+fn transcript(answer: &Answer) -> Vec<String> {
+    answer
+        .simulation
+        .iter()
+        .flat_map(|s| &s.turns)
+        .flat_map(|t| {
+            [
+                format!(
+                    "user ({}): {}",
+                    t.user_move.as_str().replace('_', " "),
+                    t.user
+                ),
+                format!("→ {}", t.error.as_deref().unwrap_or(&t.answer)),
+            ]
         })
         .collect()
 }

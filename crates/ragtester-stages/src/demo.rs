@@ -102,6 +102,8 @@ pub async fn demo(args: DemoArgs<'_>, cx: &StageContext<'_>) -> Result<PipelineO
     project.generation.n_test = 12;
     project.generation.n_complex = Some(2);
     project.generation.section_tokens = 48;
+    // A simulated user per document, played by the offline user, pursuing a goal turn by turn.
+    project.generation.goals = 2;
     // What the agent configuration is held to: a search before every answer.
     project.generation.expected_tools = vec!["search".to_string()];
     project.generation.strategies = vec![

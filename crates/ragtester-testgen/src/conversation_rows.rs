@@ -3,7 +3,8 @@
 //! its metadata), a DeepEval conversational golden (`turns`, the last assistant turn with its
 //! `retrieval_context`; `expected_outcome` the reference; a `scenario`, without which DeepEval's dataset
 //! reads the row as a single-turn golden), or OpenAI chat `messages` beside `answer`,
-//! `contexts` and `reference`. An agent's tool calls go where each library keeps them (`tool_rows.rs`). Its history is the log's, for an imported turn, or the configuration's own
+//! `contexts` and `reference`. A simulated user's conversation is written as it went, its last message
+//! the judged turn. An agent's tool calls go where each library keeps them (`tool_rows.rs`). Its history is the log's, for an imported turn, or the configuration's own
 //! answers to the conversation's earlier turns.
 
 use crate::row_meta::{META_KEY, RowMeta};
@@ -44,8 +45,33 @@ fn history(case: &TestCase, cases: &[TestCase], answers: &[Answer]) -> Vec<Messa
     out
 }
 
+/// A simulated user's conversation as a logged one: every turn before the last as history, and the last
+/// message the user sent.
+fn simulated(answer: &Answer) -> Option<(Vec<Message>, String)> {
+    let turns = &answer.simulation.as_ref()?.turns;
+    let (last, before) = turns.split_last()?;
+    let mut earlier = Vec::new();
+    for turn in before {
+        earlier.push(Message::user(turn.user.clone()));
+        if turn.error.is_none() {
+            earlier.push(Message {
+                role: Role::Assistant,
+                content: turn.answer.clone(),
+            });
+        }
+    }
+    Some((earlier, last.user.clone()))
+}
+
 /// What a DeepEval conversational golden's scenario says of a turn: what the user asks, after how much.
 fn scenario(case: &TestCase, earlier_messages: usize) -> String {
+    if let Some(goal) = &case.goal {
+        return if case.language == "zh" {
+            format!("{}想知道：{}", goal.persona, goal.want)
+        } else {
+            format!("{} wants to know: {}", goal.persona, goal.want)
+        };
+    }
     let turns = earlier_messages.div_ceil(2);
     if case.language == "zh" {
         format!(
@@ -69,7 +95,10 @@ pub fn conversation_row(
     answers: &[Answer],
     base: &Map<String, Value>,
 ) -> Map<String, Value> {
-    let earlier = history(case, cases, answers);
+    let (earlier, asked) = match simulated(answer) {
+        Some(said) => said,
+        None => (history(case, cases, answers), case.query.clone()),
+    };
     let retrieved: Vec<&str> = answer.contexts.iter().map(|c| c.text.as_str()).collect();
     let meta = json!(RowMeta::of(case, answer));
     let role = |r: Role, human: &'static str, ai: &'static str| match r {
@@ -86,7 +115,7 @@ pub fn conversation_row(
                 .iter()
                 .map(|msg| json!({"type": role(msg.role, "human", "ai"), "content": msg.content}))
                 .collect();
-            said.push(json!({"type": "human", "content": case.query}));
+            said.push(json!({"type": "human", "content": asked}));
             let calls = answer.tool_calls.as_deref().unwrap_or_default();
             said.extend(crate::tool_rows::ragas_call_messages(calls));
             said.push(json!({"type": "ai", "content": answer.answer,
@@ -110,7 +139,7 @@ pub fn conversation_row(
                     json!({"role": role(msg.role, "user", "assistant"), "content": msg.content})
                 })
                 .collect();
-            turns.push(json!({"role": "user", "content": case.query}));
+            turns.push(json!({"role": "user", "content": asked}));
             let mut last = json!({"role": "assistant", "content": answer.answer,
                 "retrieval_context": retrieved});
             if let Some(calls) = &answer.tool_calls {
@@ -120,6 +149,9 @@ pub fn conversation_row(
             m.insert("turns".into(), Value::Array(turns));
             // DeepEval's dataset reads a row as a conversational golden only when it has a scenario.
             m.insert("scenario".into(), json!(scenario(case, earlier.len())));
+            if let Some(goal) = &case.goal {
+                m.insert("user_description".into(), json!(goal.persona));
+            }
             m.insert("expected_outcome".into(), json!(case.expected_answer));
             if let Some(context) = base.get("context") {
                 m.insert("context".into(), context.clone());
@@ -132,7 +164,7 @@ pub fn conversation_row(
                 .iter()
                 .map(|msg| json!({"role": role(msg.role, "user", "assistant"), "content": msg.content}))
                 .collect();
-            messages.push(json!({"role": "user", "content": case.query}));
+            messages.push(json!({"role": "user", "content": asked}));
             m.insert("messages".into(), Value::Array(messages));
             m.insert("answer".into(), json!(answer.answer));
             m.insert("contexts".into(), json!(retrieved));

@@ -70,7 +70,8 @@ pub fn export_rows(
                     && a.tool_calls
                         .as_ref()
                         .is_some_and(|calls| !calls.is_empty() || !case.expected_tools.is_empty());
-                if conversations && (case.turn.is_some() || agent) {
+                let simulated = a.simulation.as_ref().is_some_and(|s| !s.turns.is_empty());
+                if conversations && (case.turn.is_some() || agent || simulated) {
                     return Some(crate::conversation_rows::conversation_row(
                         shape,
                         case,

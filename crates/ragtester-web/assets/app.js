@@ -451,6 +451,24 @@ async function showDetail(caseId, configId) {
         t.rewritten_query && t.rewritten_query !== t.query ? el('div', { class: 'hint' }, `rewritten: ${t.rewritten_query}`) : '',
         el('div', { class: 'answer' }, `→ ${t.answer ?? '(not asked)'}`)))));
   }
+  const sim = d.answer?.simulation;
+  if (sim) {
+    // A simulated user's conversation, turn by turn: what the user sent and why, what the system answered.
+    parts.push(el('h4', {}, `Simulated user (${sim.turns.length} turns, ended: ${(sim.ended || 'cut off').replaceAll('_', ' ')})`),
+      el('p', { class: 'hint' }, `Goal: ${c.goal?.want ?? c.query} — ${c.goal?.persona ?? ''}; played by ${sim.user_model}`),
+      el('ol', { id: 'detail-simulation' },
+        ...sim.turns.map((t) => el('li', {},
+          el('b', {}, `user (${t.move.replaceAll('_', ' ')}): `), t.user,
+          el('div', { class: 'answer' }, `→ ${t.error ?? t.answer}`)))));
+  }
+  if (d.answer?.tool_calls) {
+    // An agent's tool calls, in order, with what each was given.
+    const calls = d.answer.tool_calls;
+    parts.push(el('h4', {}, `Tool calls (${calls.length})`), el('ol', { id: 'detail-tool-calls' },
+      ...calls.map((t) => el('li', {}, el('b', {}, t.name), ` ${JSON.stringify(t.args ?? {})}`,
+        t.passages?.length ? el('div', { class: 'hint' }, `${t.passages.length} passages returned`) : ''))));
+    if (c.expected_tools?.length) parts.push(el('p', { class: 'hint' }, `Expected: ${c.expected_tools.map((t) => t.name).join(', ')}`));
+  }
   if (c.turn?.history?.length) {
     // A turn imported from a log: the earlier turns as the log recorded them, which the judge read.
     parts.push(el('h4', {}, `Logged history (${c.turn.history.length} messages)`), el('ol', { id: 'detail-history' },

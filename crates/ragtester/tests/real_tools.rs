@@ -963,8 +963,14 @@ fn the_demo_run_exported_loads_whole_in_ragas_and_deepeval() {
     let answers: Vec<Answer> = read_jsonl(&demo.join("answers.jsonl")).unwrap();
     let cells = answers.iter().filter(|a| a.config_id == config).count();
     let cases: Vec<TestCase> = read_jsonl(&demo.join("suite.jsonl")).unwrap();
-    let turns = cases.iter().filter(|c| c.turn.is_some()).count();
-    assert!(turns > 0 && turns < cases.len(), "the demo has both kinds");
+    let scripted = cases.iter().filter(|c| c.turn.is_some()).count();
+    let simulated = cases.iter().filter(|c| c.goal.is_some()).count();
+    // Scripted turns and simulated users' conversations both travel as conversations.
+    let turns = scripted + simulated;
+    assert!(
+        scripted > 0 && simulated > 0 && turns < cases.len(),
+        "the demo has every kind"
+    );
     for (library, ext, single, multi) in [
         ("ragas", "jsonl", "SingleTurnSample", "MultiTurnSample"),
         ("deepeval", "json", "Golden", "ConversationalGolden"),
@@ -1003,8 +1009,13 @@ fn the_demo_run_exported_loads_whole_in_ragas_and_deepeval() {
         let kept: Vec<TestCase> = read_jsonl(&back.join("suite.jsonl")).unwrap();
         assert_eq!(
             kept.iter().filter(|c| c.turn.is_some()).count(),
-            turns,
+            scripted,
             "{library}.{ext}: every conversation turn back as a turn"
+        );
+        assert_eq!(
+            kept.iter().filter(|c| c.goal.is_some()).count(),
+            simulated,
+            "{library}.{ext}: every simulated user's goal back"
         );
     }
     agent_exports_round_trip(&python, &demo, &cache, tmp.path());
