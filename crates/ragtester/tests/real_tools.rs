@@ -1368,3 +1368,83 @@ fn planted_tool_mistakes_are_each_the_cause_of_their_cases() {
     let summary_md = std::fs::read_to_string(run.join("summary.md")).unwrap();
     assert!(summary_md.contains("tool-call F1"), "{summary_md}");
 }
+
+/// llama.cpp's server plays the simulated user: each goal's conversation runs with its replies read as
+/// moves (the server's structured output), every turn bounded by the budget, and a reply the model gets
+/// wrong ends that conversation as the case's error naming the model — never a silent pass.
+#[test]
+#[ignore = "needs the real tools: scripts/real-tools.sh builds them, scripts/test.sh runs this with them"]
+fn llama_cpp_server_plays_the_simulated_user() {
+    let Some(python) = tools_python() else {
+        return;
+    };
+    let server = LlamaServer::start(&python);
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let (docs, _) = pump_corpus(tmp.path());
+    let suite = tmp.path().join("suite.jsonl");
+    let d = docs.to_str().unwrap();
+    let args = ["generate", "--docs", d, "--out", suite.to_str().unwrap()];
+    let flags = [
+        "--strategy",
+        "ragtester",
+        "--n-test",
+        "3",
+        "--conversations",
+        "0",
+        "--goals",
+        "2",
+    ];
+    let out = ragtester(&[&args[..], &flags[..]].concat(), &server.base, &cache);
+    succeeded(&out, "generate with goals");
+    let cases: Vec<TestCase> = read_jsonl(&suite).unwrap();
+    let goals = cases.iter().filter(|c| c.goal.is_some()).count();
+    assert!(goals >= 2, "{goals} goals");
+    let project = tmp.path().join("project.toml");
+    std::fs::write(
+        &project,
+        "[matrix]\nretriever = [\"bm25\"]\n\n[run]\nuser_model = \"openai:smollm2\"\nconversation_seconds = 120\n",
+    )
+    .unwrap();
+    let run = tmp.path().join("run");
+    let out = ragtester(
+        &[
+            "run",
+            "--docs",
+            d,
+            "--suite",
+            suite.to_str().unwrap(),
+            "--config",
+            project.to_str().unwrap(),
+            "--out",
+            run.to_str().unwrap(),
+        ],
+        &server.base,
+        &cache,
+    );
+    succeeded(&out, "a run with the real model as the user");
+    let answers: Vec<Answer> = read_jsonl(&run.join("answers.jsonl")).unwrap();
+    let simulated: Vec<&Answer> = answers.iter().filter(|a| a.simulation.is_some()).collect();
+    assert_eq!(simulated.len(), goals);
+    let mut asked = 0;
+    for a in &simulated {
+        let sim = a.simulation.as_ref().unwrap();
+        assert_eq!(sim.user_model, "openai:smollm2");
+        assert!(sim.ended.is_some(), "every conversation ends: {a:?}");
+        assert!(sim.turns.len() <= 5, "bounded in turns: {a:?}");
+        asked += sim.user_calls;
+        if let Some(error) = &a.error {
+            assert!(
+                error.contains("openai:smollm2"),
+                "a named user-model error: {error}"
+            );
+        }
+    }
+    assert!(asked >= 1, "the real model was asked to play the user");
+    for stage in ["judge", "report"] {
+        succeeded(
+            &ragtester(&[stage, run.to_str().unwrap()], &server.base, &cache),
+            stage,
+        );
+    }
+}
