@@ -114,9 +114,11 @@ pub struct Simulation {
     /// What the user model's own calls used (not the system's).
     #[serde(default)]
     pub user_usage: Usage,
-    /// Calls the user model was asked.
+    /// Calls the user model was asked, and the milliseconds they took.
     #[serde(default)]
     pub user_calls: u32,
+    #[serde(default)]
+    pub user_ms: f64,
 }
 
 /// How far a simulated conversation got, judged turn by turn (`ragtester_judge::goals`).

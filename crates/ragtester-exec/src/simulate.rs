@@ -133,6 +133,7 @@ fn fresh(case: &TestCase, config_id: &str, simulator: &Simulator) -> Answer {
             ended: None,
             user_usage: Usage::default(),
             user_calls: 0,
+            user_ms: 0.0,
         }),
     }
 }
