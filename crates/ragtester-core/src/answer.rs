@@ -1,6 +1,7 @@
 //! What the system under test returned for one (case, configuration) cell.
 
 use crate::record::default_schema_version;
+use crate::simulation::UserMove;
 use serde::{Deserialize, Serialize};
 
 /// One retrieved passage, as the generator saw it.
@@ -110,7 +111,7 @@ pub struct Answer {
     /// For a simulated user's case: the conversation turn by turn (the answer, contexts and times above
     /// are its last turn's; the usage its every turn's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub simulation: Option<crate::simulation::Simulation>,
+    pub simulation: Option<Simulation>,
 }
 
 /// One citation a system returned beside its answer: the passages it cites (1-based ranks of the answer's
@@ -134,6 +135,67 @@ impl Answer {
             self.truncated_from = Some(full);
         }
     }
+}
+
+/// One exchange: what the user sent (and why), what the system answered with what it retrieved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SimulatedTurn {
+    pub user: String,
+    #[serde(rename = "move")]
+    pub user_move: UserMove,
+    pub answer: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contexts: Vec<RetrievedContext>,
+    pub latency: Latency,
+    /// Why the system gave no answer to this message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<Vec<crate::tool::ToolCall>>,
+}
+
+/// How a simulated conversation ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ending {
+    /// The user was satisfied.
+    Satisfied,
+    /// The user gave up.
+    GaveUp,
+    /// The user's turn budget ran out first.
+    TurnBudget,
+    /// The conversation could not go on (the answer's `error` says why).
+    Error,
+}
+
+impl Ending {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ending::Satisfied => "satisfied",
+            Ending::GaveUp => "gave_up",
+            Ending::TurnBudget => "turn_budget",
+            Ending::Error => "error",
+        }
+    }
+}
+
+/// A simulated conversation as it went. While `ended` is None it is under way: a killed run resumes it
+/// after its last recorded turn, and never asks a turn twice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Simulation {
+    /// The user model's spec.
+    pub user_model: String,
+    pub turns: Vec<SimulatedTurn>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<Ending>,
+    /// What the user model's own calls used (not the system's).
+    #[serde(default)]
+    pub user_usage: Usage,
+    /// Calls the user model was asked, and the milliseconds they took.
+    #[serde(default)]
+    pub user_calls: u32,
+    #[serde(default)]
+    pub user_ms: f64,
 }
 
 /// A call's trace as the target reported it over OpenTelemetry: which trace, how many spans, by which

@@ -75,7 +75,8 @@ pub mod tool;
 pub mod verdict;
 
 pub use answer::{
-    Answer, Citation, Latency, RetrievedContext, SkippedCell, StageLatency, TraceRecord, Usage,
+    Answer, Citation, Ending, Latency, RetrievedContext, SimulatedTurn, Simulation, SkippedCell,
+    StageLatency, TraceRecord, Usage,
 };
 pub use case::{
     Category, ConversationKind, Generator, SectionClass, SourceConflict, Strategy, TestCase, Turn,
@@ -95,7 +96,7 @@ pub use embed::{EmbedKind, Embedder, EmbedderProfile, Reranker, TokenProfile};
 pub use limits::Limits;
 pub use llm_settings::{ModelSettings, ModelTable, Sampling};
 pub use record::{SCHEMA_VERSION, read_jsonl, write_jsonl_atomic};
-pub use simulation::{Ending, Goal, GoalMetrics, SimulatedTurn, Simulation, UserMove};
+pub use simulation::{Goal, GoalMetrics, UserMove};
 pub use spec::ModelSpec;
 pub use tool::{ToolCall, ToolMetrics, ToolMistake, ToolMistakeKind};
 pub use verdict::{

@@ -1,9 +1,7 @@
-//! Simulated users: a goal grounded in the documents (`TestCase::goal`), the conversation a user model
-//! holds with the system under test to reach it (`Answer::simulation`, turn by turn, each next turn chosen
+//! Simulated users: a goal grounded in the documents (`TestCase::goal`), the moves a user makes (the
+//! conversation itself is the answer's record: `answer::Simulation`, turn by turn, each next turn chosen
 //! from the assistant's last answer), and how far it got (`GoalMetrics`, on a verdict's rule metrics).
 
-use crate::answer::{Latency, RetrievedContext, Usage};
-use crate::tool::ToolCall;
 use serde::{Deserialize, Serialize};
 
 /// What a simulated user wants and who they are. The case's query is their opening message, its
@@ -58,67 +56,6 @@ impl UserMove {
     pub fn ends(self) -> bool {
         matches!(self, UserMove::Satisfied | UserMove::GiveUp)
     }
-}
-
-/// One exchange: what the user sent (and why), what the system answered with what it retrieved.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SimulatedTurn {
-    pub user: String,
-    #[serde(rename = "move")]
-    pub user_move: UserMove,
-    pub answer: String,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub contexts: Vec<RetrievedContext>,
-    pub latency: Latency,
-    /// Why the system gave no answer to this message.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_calls: Option<Vec<ToolCall>>,
-}
-
-/// How a simulated conversation ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Ending {
-    /// The user was satisfied.
-    Satisfied,
-    /// The user gave up.
-    GaveUp,
-    /// The user's turn budget ran out first.
-    TurnBudget,
-    /// The conversation could not go on (the answer's `error` says why).
-    Error,
-}
-
-impl Ending {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Ending::Satisfied => "satisfied",
-            Ending::GaveUp => "gave_up",
-            Ending::TurnBudget => "turn_budget",
-            Ending::Error => "error",
-        }
-    }
-}
-
-/// A simulated conversation as it went. While `ended` is None it is under way: a killed run resumes it
-/// after its last recorded turn, and never asks a turn twice.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Simulation {
-    /// The user model's spec.
-    pub user_model: String,
-    pub turns: Vec<SimulatedTurn>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ended: Option<Ending>,
-    /// What the user model's own calls used (not the system's).
-    #[serde(default)]
-    pub user_usage: Usage,
-    /// Calls the user model was asked, and the milliseconds they took.
-    #[serde(default)]
-    pub user_calls: u32,
-    #[serde(default)]
-    pub user_ms: f64,
 }
 
 /// How far a simulated conversation got, judged turn by turn (`ragtester_judge::goals`).

@@ -28,13 +28,19 @@
 //! (documents placed in the corpus as contexts, the retriever's query, tokens, retrieval time) put onto the
 //! answer with a `TraceRecord` (and the tools its spans say it called). `agent.rs`: an agent
 //! configuration's step before it answers — its model decides whether to call `search(query)` over the
-//! retriever and with what query; the call, with the passages it returned, is the answer's tool call. Documents a case injects (poisoned copies, indexed with the corpus by the
+//! retriever and with what query; the call, with the passages it returned, is the answer's tool call.
+//! `simulate.rs`: a simulated user's case against a configuration — the user model (a `Simulator` the
+//! caller builds) sends the goal's opening message and chooses every next one from the system's answer, each
+//! turn committed to the sink as a record under way (a killed run resumes after its last turn), ended by the
+//! user, the turn budget or the time bound; a user model that fails, replies in no known shape or repeats a
+//! message is the case's named error. Documents a case injects (poisoned copies, indexed with the corpus by the
 //! stages' `run.rs`) are hidden from every other case; an external target cannot be given them, so those
 //! cells are recorded as errors saying so. Retrieval runs on blocking threads, so a query embedding or a
 //! cross-encoder never stalls the async workers. `--shard K/N` runs the cells of core's `Shard` K of N (a
 //! cell's stable id decides, the same on every machine; a turn is sharded by its conversation).
 
 mod agent;
+mod drive;
 mod pipeline;
 mod prompt;
 mod run;
@@ -42,12 +48,13 @@ mod simulate;
 mod sink;
 mod tracing;
 
+pub use drive::{Counts, Progress, execute};
 pub use pipeline::{ModelSource, Pipeline, System, build_pipelines};
 pub use prompt::{
     ANSWER_PROMPT_VERSION, answer_messages, answer_prompt_identity, rewrite_messages,
 };
 pub use ragtester_core::shard::{Shard, cell_slot, shard_unit};
-pub use run::{Counts, Progress, execute, skip_reason, skipped_cells};
+pub use run::{skip_reason, skipped_cells};
 pub use simulate::Simulator;
 pub use sink::{AnswerSink, InMemory};
 pub use tracing::Tracing;

@@ -3,16 +3,13 @@
 //! criteria. Spans and rules decide where they can (errors, canaries, an agent's tool calls, refusals, language, retrieval,
 //! chunking, ranking); the judge's criteria decide between the generation causes.
 
+use crate::markers::{HOLDS, answer_markers, share_present};
 use ragtester_core::{
     Answer, Attribution, FailureCause, Rating, RetrievedContext, SourceSpan, TestCase,
     ToolMistakeKind, TurnStep, Verdict, VerdictStatus,
 };
 use ragtester_text::{keyword_recall, terms};
 use std::collections::{HashMap, HashSet};
-
-/// A passage "holds the answer" when it carries this share of the answer's markers (the case's keywords,
-/// else the expected answer's terms).
-pub(crate) const HOLDS: f64 = 0.8;
 
 /// The cause of a failed or errored verdict; None for a pass. `answer` is the cell's answer when the run
 /// has it (an errored cell's error text, a failed cell's passages).
@@ -114,24 +111,8 @@ fn attribute_alone(
     }
     let metrics = &verdict.metrics;
     let reply = answer.map_or("", |a| a.answer.as_str());
-    if metrics.injection_followed == Some(true) {
-        let canary = case
-            .must_not_contain
-            .iter()
-            .find(|c| reply.to_lowercase().contains(&c.to_lowercase()))
-            .map_or(String::new(), |c| format!(" «{c}»"));
-        return found(
-            FailureCause::InjectionFollowed,
-            format!("the answer carries the planted canary{canary}"),
-        );
-    }
-    if let Some(mistake) = metrics.tools.as_ref().and_then(|t| t.mistake.as_ref()) {
-        let cause = match mistake.kind {
-            ToolMistakeKind::WrongTool => FailureCause::WrongTool,
-            ToolMistakeKind::WrongArgument => FailureCause::WrongArgument,
-            ToolMistakeKind::MissingSearch => FailureCause::MissingSearch,
-        };
-        return found(cause, mistake.detail.clone());
+    if let Some(a) = injection_cause(case, reply, metrics).or_else(|| tool_cause(metrics)) {
+        return Some(a);
     }
     if let (Some(why), Some(conflict)) = (&metrics.conflict_wronged, &case.conflict) {
         let cause = match conflict {
@@ -197,6 +178,40 @@ fn attribute_alone(
         );
     }
     generation_cause(case, verdict, reply, note)
+}
+
+/// A followed injection, with the canary the answer carries.
+fn injection_cause(
+    case: &TestCase,
+    reply: &str,
+    metrics: &ragtester_core::RuleMetrics,
+) -> Option<Attribution> {
+    if metrics.injection_followed != Some(true) {
+        return None;
+    }
+    let canary = case
+        .must_not_contain
+        .iter()
+        .find(|c| reply.to_lowercase().contains(&c.to_lowercase()))
+        .map_or(String::new(), |c| format!(" «{c}»"));
+    Some(Attribution {
+        cause: FailureCause::InjectionFollowed,
+        evidence: format!("the answer carries the planted canary{canary}"),
+    })
+}
+
+/// An agent's first tool mistake, as its cause.
+fn tool_cause(metrics: &ragtester_core::RuleMetrics) -> Option<Attribution> {
+    let mistake = metrics.tools.as_ref()?.mistake.as_ref()?;
+    let cause = match mistake.kind {
+        ToolMistakeKind::WrongTool => FailureCause::WrongTool,
+        ToolMistakeKind::WrongArgument => FailureCause::WrongArgument,
+        ToolMistakeKind::MissingSearch => FailureCause::MissingSearch,
+    };
+    Some(Attribution {
+        cause,
+        evidence: mistake.detail.clone(),
+    })
 }
 
 /// Retrieval miss, chunking or ranking, when the passages show one.
@@ -392,31 +407,6 @@ fn generation_cause(
         cause: FailureCause::OffTarget,
         evidence: with_note(evidence),
     })
-}
-
-/// What an answer must carry: the case's keywords, else the expected answer's terms (deduplicated).
-pub(crate) fn answer_markers(case: &TestCase) -> Vec<String> {
-    if !case.keywords.is_empty() {
-        return case.keywords.iter().map(|k| k.to_lowercase()).collect();
-    }
-    let mut seen = HashSet::new();
-    terms(&case.expected_answer)
-        .into_iter()
-        .filter(|t| seen.insert(t.clone()))
-        .collect()
-}
-
-pub(crate) fn share_present(markers: &[String], text: &str) -> f64 {
-    if markers.is_empty() {
-        return 0.0;
-    }
-    let lower = text.to_lowercase();
-    let text_terms: HashSet<String> = terms(text).into_iter().collect();
-    let found = markers
-        .iter()
-        .filter(|m| lower.contains(m.as_str()) || text_terms.contains(m.as_str()))
-        .count();
-    found as f64 / markers.len() as f64
 }
 
 fn missing_markers(markers: &[String], contexts: &[&RetrievedContext]) -> Vec<String> {

@@ -52,7 +52,7 @@ pub fn goal_metrics(case: &TestCase, answer: &Answer) -> Option<GoalMetrics> {
             Some(c) => wrong(format!("contradicts its sources: it {c}")),
             None => faithful += 1,
         }
-        if crate::rules::in_language(&turn.answer, &case.language) == Some(false) {
+        if crate::language::in_language(&turn.answer, &case.language) == Some(false) {
             out.language_kept = false;
             wrong(format!(
                 "answered in another language than the user's ({})",

@@ -32,6 +32,12 @@
 //! (stale source, conflict hidden), refusal and language rules, then the source spans against the retrieved
 //! passages' offsets and ranks (retrieval miss, chunking, ranking), then the citations (misattributed), then
 //! the judge's criteria (unfaithful, incomplete, off target); the judge stage stores it on every verdict.
+//! `tools.rs`: an agent's tool calls against its case's expected tools (precision, recall and F1 matched by
+//! name, arguments held, order, repeated calls, its own searches scored as retrieval); the first mistake —
+//! a wrong tool, a missing search, a wrong argument — fails the case by rule and is its cause. `goals.rs`:
+//! a simulated user's conversation judged turn by turn (goal reached and at which turn, contradictions of
+//! the passages, the user's language kept, refusals kept where the documents cannot meet the goal); a goal
+//! not reached fails the case by rule.
 //! `graded.rs`: a judge's graded score of one answer (verdict, then criteria and claims as tie-breakers; for
 //! the offline judge its closeness to the reference), read by both of the next two. `agreement.rs`: judges
 //! against people (`bench oracle --labels`) — a labels file of verdicts, scores or preferences between two
@@ -84,6 +90,8 @@ pub mod fit;
 pub mod goals;
 pub mod graded;
 pub mod judges;
+mod language;
+mod markers;
 pub mod meaning;
 pub mod oracle;
 pub mod pairwise;

@@ -8,7 +8,7 @@
 use ragtester_core::ir::retrieval_metrics;
 use ragtester_core::{Answer, Criteria, Rating, RuleMetrics, TestCase, Verdict};
 use ragtester_text::contradiction::{contradiction, gives_reference};
-use ragtester_text::{confident_language, detect_language, is_cjk, is_refusal, keyword_recall};
+use ragtester_text::{detect_language, is_refusal, keyword_recall};
 
 pub fn rule_metrics(case: &TestCase, answer: &Answer) -> RuleMetrics {
     let context: String = answer
@@ -30,7 +30,7 @@ pub fn rule_metrics(case: &TestCase, answer: &Answer) -> RuleMetrics {
     let chinese = |text: &str| detect_language(text) == "zh";
     let language_match = (answered && !refused)
         .then(|| {
-            let matches_question = in_language(&answer.answer, &case.language)?;
+            let matches_question = crate::language::in_language(&answer.answer, &case.language)?;
             // Only asked when the question's language is not matched: detection is the costly part.
             Some(matches_question || chinese(&answer.answer) == chinese(&case.expected_answer))
         })
@@ -81,31 +81,6 @@ pub fn rule_metrics(case: &TestCase, answer: &Answer) -> RuleMetrics {
         language_match,
         injection_followed,
     }
-}
-
-/// Whether an answer is in the question's language, when there is enough text to tell — four Chinese
-/// characters, or three words of letters; a bare figure ("4.5 bar", "X2 和 X3") is in no language. Chinese
-/// against the Latin-script languages is told by script; between Latin-script languages only a reliable
-/// detection counts, so a short English phrase is never called German.
-pub(crate) fn in_language(answer: &str, question_language: &str) -> Option<bool> {
-    let cjk = answer.chars().filter(|c| is_cjk(*c)).count();
-    let words = answer
-        .split(|c: char| !c.is_alphabetic() || is_cjk(c))
-        .filter(|w| w.chars().count() >= 2)
-        .count();
-    if cjk < 4 && words < 3 {
-        return None;
-    }
-    let guess = detect_language(answer);
-    let chinese = guess == "zh";
-    if question_language == "zh" || chinese {
-        return Some(chinese == (question_language == "zh"));
-    }
-    if guess == question_language {
-        return Some(true);
-    }
-    // Only a confident detection of another language is a mismatch.
-    confident_language(answer).map(|lang| lang == question_language)
 }
 
 /// Why the rules fail an answer whatever the judge's ratings, if they do.

@@ -159,10 +159,10 @@ fn searched(case: &TestCase, called: &[ToolCall]) -> (Option<bool>, Option<usize
     if passages.is_empty() || case.source_spans.is_empty() {
         return (None, None);
     }
-    let markers = crate::attribution::answer_markers(case);
+    let markers = crate::markers::answer_markers(case);
     let rank = passages
         .iter()
-        .position(|p| crate::attribution::share_present(&markers, p) >= crate::attribution::HOLDS)
+        .position(|p| crate::markers::share_present(&markers, p) >= crate::markers::HOLDS)
         .map(|i| i + 1);
     (Some(rank.is_some()), rank)
 }

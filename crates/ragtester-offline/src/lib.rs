@@ -1,6 +1,7 @@
 //! The offline model: deterministic heuristics behind the chat-model trait, so the whole pipeline runs with
 //! no server and no weights. Replies have exactly the shape a real model is asked for (JSON for questions and
-//! verdicts, prose for answers), so the same parsers read both.
+//! verdicts, prose for answers), so the same parsers read both. It also plays the simulated user (`user.rs`:
+//! its next move read from the assistant's last answer) and the agent's search decision (always a search).
 
 mod claims;
 pub use claims::{ClaimJudgements, judge_claims};

@@ -39,7 +39,7 @@ pub fn render_summary(s: &Summary) -> String {
             let _ = writeln!(out, "{}", wrap(&line, "  "));
         }
     }
-    for line in crate::goals::best_and_worst(s) {
+    for line in crate::glance::goals_best_and_worst(s) {
         let _ = writeln!(out, "{}", wrap(&format!("users: {line}"), "  "));
     }
     for r in &s.repeats {

@@ -85,22 +85,3 @@ pub fn goal_line(label: &str, g: &GoalSummary) -> String {
     line.push_str(&format!("; ended: {}", endings.join(", ")));
     line
 }
-
-/// The configurations whose simulated users fared best and worst (every one when there are three or
-/// fewer), one line each.
-pub fn best_and_worst(s: &crate::summary::Summary) -> Vec<String> {
-    let mut rows: Vec<(&crate::summary::ConfigSummary, &GoalSummary)> = s
-        .configs
-        .iter()
-        .filter_map(|c| Some((c, c.goals.as_ref()?)))
-        .collect();
-    rows.sort_by(|a, b| {
-        b.1.reached_rate
-            .unwrap_or(0.0)
-            .total_cmp(&a.1.reached_rate.unwrap_or(0.0))
-    });
-    if rows.len() > 3 {
-        rows = vec![rows[0], rows[rows.len() - 1]];
-    }
-    rows.iter().map(|(c, g)| goal_line(&c.label, g)).collect()
-}

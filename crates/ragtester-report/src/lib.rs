@@ -35,7 +35,10 @@
 //! at least k, the mean) that `gate.rs` holds `--fail-under` to. `diff.rs` matches cases by lineage and
 //! configurations without their repeat, and sets apart the cases the suites differ on (rewritten, retired,
 //! new, stale) and flaky cells. `markdown.rs`: a run's summary and a diff in Markdown for a pull request,
-//! lists halved until the text fits GitHub's comment limit.
+//! lists halved until the text fits GitHub's comment limit. `tools.rs`: an agent's tool-call figures per
+//! configuration (F1, arguments, order, repeated calls, its searches' hit rate, mistakes by kind). `goals.rs`:
+//! simulated users per configuration (goals reached, turns to the goal, refusals and language kept, endings);
+//! bad cases carry a simulated conversation turn by turn.
 
 mod axes;
 mod cause;

@@ -48,7 +48,7 @@ fn tool_calls(out: &mut String, s: &Summary) {
         .configs
         .iter()
         .filter_map(|c| Some(crate::tools::tool_line(&c.label, c.tools.as_ref()?)))
-        .chain(crate::goals::best_and_worst(s))
+        .chain(crate::glance::goals_best_and_worst(s))
         .collect();
     if lines.is_empty() {
         return;

@@ -933,13 +933,22 @@ fn config_summary(
         causes,
         claims: crate::claims::summarise_claims(vs.iter().map(|v| **v)),
         vs_best: None,
-        // Only an agent or a target can report tool calls: a plain pipeline's are not missing.
-        tools: crate::tools::summarise_tools(vs.iter().map(|v| **v), &|v| {
-            (config.agent || config.target.is_some())
-                && index.case(v).is_some_and(|c| !c.expected_tools.is_empty())
-        }),
+        tools: tool_figures(config, index, &vs),
         goals: crate::goals::summarise_goals(vs.iter().map(|v| **v)),
     }
+}
+
+/// An agent's tool-call figures. Only an agent or a target can report its calls: a plain pipeline's are
+/// not missing.
+fn tool_figures(
+    config: &Configuration,
+    index: &Index<'_>,
+    vs: &[&&Verdict],
+) -> Option<crate::tools::ToolSummary> {
+    crate::tools::summarise_tools(vs.iter().map(|v| **v), &|v| {
+        (config.agent || config.target.is_some())
+            && index.case(v).is_some_and(|c| !c.expected_tools.is_empty())
+    })
 }
 
 /// Verdicts grouped by a property of their case.

@@ -11,6 +11,7 @@
 use crate::interop::{Shape, imported_case, list_cell, locate_spans};
 pub use crate::row_meta::{ContextPlace, META_KEY, RowMeta};
 use anyhow::Result;
+use ragtester_core::ToolCall;
 use ragtester_core::ids::stable_id;
 use ragtester_core::{Answer, Document, Latency, Limits, RetrievedContext, TestCase, Usage};
 use serde_json::{Map, Value};
@@ -341,16 +342,7 @@ fn answered_row(
         .map(|c| c.text)
         .collect();
     let latency_ms = latency_of(row)?;
-    let expected_tools = crate::tool_rows::expected_of(row)?;
-    let mut tool_calls = crate::tool_rows::called_of(row)?;
-    if tool_calls.is_none() && logged.is_some() {
-        // A conversation's messages record every call: where they hold none and the row expects some,
-        // none was made.
-        tool_calls = logged
-            .as_ref()
-            .and_then(|t| t.tool_calls.clone())
-            .or_else(|| (!expected_tools.is_empty()).then(Vec::new));
-    }
+    let (expected_tools, tool_calls) = tools_of(row, logged.as_ref())?;
     let meta = meta_of(row);
     // Our own metadata is another tool's input by the time it comes back: checked like the row's fields.
     if meta.as_ref().is_some_and(|m| !m.latency.is_valid()) {
@@ -385,6 +377,25 @@ fn answered_row(
         expected_tools,
         tool_calls,
     })
+}
+
+/// A row's expected tools and the calls it records. A conversation's messages record every call: where
+/// they hold none and the row expects some, none was made.
+fn tools_of(
+    row: &Map<String, Value>,
+    logged: Option<&crate::logged::LoggedTurn>,
+) -> Result<(Vec<ToolCall>, Option<Vec<ToolCall>>), String> {
+    let expected = crate::tool_rows::expected_of(row)?;
+    let mut called = crate::tool_rows::called_of(row)?;
+    if called.is_none()
+        && let Some(turn) = logged
+    {
+        called = turn
+            .tool_calls
+            .clone()
+            .or_else(|| (!expected.is_empty()).then(Vec::new));
+    }
+    Ok((expected, called))
 }
 
 /// One system's rows as records: cases (new ones, by id) and one answer per row under `config_id`.

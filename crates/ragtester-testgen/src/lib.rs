@@ -62,6 +62,12 @@
 //! generator, carrying its lineage), retires or marks stale each case or whole conversation, asks about new
 //! text and documents, and reports every change with its reason.
 //!
+//! `goals.rs`: simulated users' goals written from the suite's own questions (answerable ones per document
+//! and one it cannot answer), each with a persona, the details the user gives when asked and a turn budget.
+//! `tool_rows.rs`: tool calls in the libraries' fields both ways — DeepEval's `expected_tools` /
+//! `tools_called`, RAGAS's `reference_tool_calls` and an AI message's `tool_calls` answered by tool
+//! messages (an agent's answer becomes a RAGAS multi-turn sample) — a search's passages as its output.
+//!
 //! `planted.rs` turns the facts `ragtester docgen` planted (listed in the `docgen.json` beside the documents)
 //! into cases whose spans are the stating sentences, found in the ingested text.
 

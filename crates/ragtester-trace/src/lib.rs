@@ -14,6 +14,7 @@
 //! Invariants: knows OTLP and the two conventions; nothing of cases, answers, judging or a target's wire
 //! protocol (the executor puts what this crate reads onto the answer).
 
+mod attributes;
 mod context;
 mod conventions;
 mod receiver;

