@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # What a simulated user's conversation costs (not a timed test): a suite of the bundled sample corpus
-# with simulated users' goals (English and Chinese), run against one built-in configuration (BM25, k = 3)
-# two ways — the offline system with the offline user, and SmolLM2-135M in process (candle, the test
-# model) as both the system under test and the user — RUNS times each with no response cache. Per
-# conversation: turns, calls (the system's and the user model's), seconds (the system's and the user's),
-# as medians over the conversations of the median run; and the run's wall time and peak RSS.
+# with simulated users' goals (English and Chinese), run three ways — the offline user against the
+# built-in offline pipeline (BM25, k = 3), the offline user against a command target that answers another
+# question every time (so every conversation runs until the user gives up), and SmolLM2-135M in process
+# (candle, the test model) as both the system under test and the user — with no response cache, RUNS
+# times each (SMOLLM2_RUNS for the last). Per conversation: turns, calls (the system's and the user
+# model's), seconds (the system's and the user's), as medians over the conversations of the median run;
+# and the run's wall time and peak RSS. Beside them, DeepEval's ConversationSimulator on the same goals
+# with the same turn budget, its simulator model a stand-in that answers at once
+# (bench/deepeval_simulator.py, the real-tools Python, RAGTESTER_TOOLS_PYTHON): its model calls per
+# conversation and its own seconds.
 #
 #   cargo build --release -p ragtester && bench/simulated_users.sh [GOALS_PER_DOCUMENT] [RUNS]
 set -euo pipefail
@@ -34,10 +39,22 @@ with open(sys.argv[2], "w", encoding="utf-8") as out:
             out.write(line)
 PY
 
-one_run() { # name, system spec, user spec, run number
+cat >"$work/wrong.py" <<'PY'
+import sys
+query = sys.stdin.read()
+zh = any("\u4e00" <= c <= "\u9fff" for c in query)
+print('{"answer": "%s"}' % ("X2 重 14 公斤。" if zh else "The X2 weighs 14 kilograms."))
+PY
+
+one_run() { # name, system spec ("target" for the command target), user spec, run number
   local name=$1 system=$2 user=$3 n=$4 out="$work/$1-$4"
-  printf '[matrix]\nllm = ["%s"]\nretriever = ["bm25"]\ntop_k = [3]\n\n[run]\nuser_model = "%s"\nconcurrency = 2\n' \
-    "$system" "$user" >"$work/$name.toml"
+  if [ "$system" = target ]; then
+    printf '[run]\nuser_model = "%s"\nconcurrency = 2\n\n[[target]]\nname = "wrong"\ntype = "command"\ncommand = ["python3", "%s"]\nanswer_pointer = "/answer"\n' \
+      "$user" "$work/wrong.py" >"$work/$name.toml"
+  else
+    printf '[matrix]\nllm = ["%s"]\nretriever = ["bm25"]\ntop_k = [3]\n\n[run]\nuser_model = "%s"\nconcurrency = 2\n' \
+      "$system" "$user" >"$work/$name.toml"
+  fi
   rm -rf "$out"
   /usr/bin/time -f "%e %M" "$bin" --no-cache run --docs "$corpus" --suite "$work/goals.jsonl" \
     --config "$work/$name.toml" --out "$out" >/dev/null 2>"$work/$name-$n.err" || {
@@ -48,7 +65,7 @@ one_run() { # name, system spec, user spec, run number
 }
 
 measure() { # name, system spec, user spec
-  local name=$1 walls=()
+  local name=$1 walls=() runs=${RUNS_OF:-$runs}
   for n in $(seq "$runs"); do
     walls+=("$(one_run "$@" "$n")")
   done
@@ -76,8 +93,26 @@ PY
 }
 
 measure offline offline offline
+measure wrong-target target offline
+python=${RAGTESTER_TOOLS_PYTHON:-$HOME/.cache/ragtester/tools/venv/bin/python}
+if [ -x "$python" ]; then
+  for n in $(seq "$runs"); do
+    "$python" bench/deepeval_simulator.py "$work/goals.jsonl" 4
+  done >"$work/deepeval.jsonl"
+  python3 - "$work/deepeval.jsonl" <<'PY'
+import json, statistics as st, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+r, secs = rows[0], [x["seconds"] for x in rows]
+print(f"deepeval ConversationSimulator (4 user turns, stand-in model): {r['conversations']} conversations, "
+      f"{r['calls_per_conversation']:.2f} model calls per conversation ({r['calls_per_user_turn']:.2f} per user "
+      f"turn); {st.median(secs):.3f} s median of {len(rows)} ({', '.join(f'{s:.3f}' for s in secs)}), "
+      f"{st.median(secs) / r['conversations'] * 1000:.2f} ms per conversation")
+PY
+else
+  echo "deepeval: no real-tools Python at $python (scripts/real-tools.sh); skipped"
+fi
 if [ -f "$model" ]; then
-  measure smollm2 "local:$model" "local:$model"
+  RUNS_OF=${SMOLLM2_RUNS:-1} measure smollm2 "local:$model" "local:$model"
 else
   echo "smollm2: $model not found (scripts/fetch-models.sh or SMOLLM2=PATH); skipped"
 fi
