@@ -152,7 +152,7 @@ mod tests {
         t
     }
 
-    const SETTLES: &str = "The X2's battery warranty lasts two years.";
+    const SETTLES: &str = "The X2 battery warranty lasts 24 months.";
 
     #[test]
     fn each_answer_gets_the_move_a_person_would_make() {
@@ -166,7 +166,7 @@ mod tests {
         assert_eq!(next(&["The documents do not say."]), UserMove::Insist);
         assert_eq!(next(&["The X2 weighs 14 kg."]), UserMove::Correct);
         assert_eq!(
-            next(&["The battery warranty of the X2 lasts five years."]),
+            next(&["The X2 battery warranty lasts 36 months."]),
             UserMove::Correct,
             "a changed figure settles nothing"
         );

@@ -587,9 +587,16 @@ impl Groups {
             .map(|d| (d.id.as_str(), d.origin))
             .collect();
         let group_by = |key: &dyn Fn(&TestCase) -> String| group_by(index, verdicts, key);
+        // RQ1–RQ2 compare the generators' questions, trimmed to as many cells each: a simulated user's
+        // goal, built on one of them, is counted under its own strategy, not again under its generator.
+        let questions: Vec<&Verdict> = verdicts
+            .iter()
+            .copied()
+            .filter(|v| index.case(v).is_none_or(|c| c.goal.is_none()))
+            .collect();
         Self {
             categories: group_by(&|c| c.category.as_str().to_string()),
-            generators: group_by(&|c| c.generator.as_str().to_string()),
+            generators: self::group_by(index, &questions, &|c| c.generator.as_str().to_string()),
             languages: group_by(&|c| c.language.clone()),
             strategies: group_by(&|c| c.strategy.as_str().to_string()),
             origins: group_by(&|c| {

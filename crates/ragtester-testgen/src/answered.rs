@@ -428,8 +428,14 @@ pub fn answered_records(
     let turns = Conversations::of(rows);
     for &i in &turns.order {
         let row = &rows[i];
+        // A simulated conversation's row asks its last message; its case opened with the first.
+        let opening = row
+            .history
+            .iter()
+            .find(|m| m.role == ragtester_core::Role::User)
+            .map_or(row.query.as_str(), |m| m.content.as_str());
         let kept = row.meta.as_ref().filter(|m| {
-            m.case.query == row.query
+            (m.case.query == row.query || (m.case.goal.is_some() && m.case.query == opening))
                 && m.case.expected_answer == row.reference
                 && m.case.source_spans.iter().all(|s| {
                     known(&s.document_id)
@@ -494,13 +500,15 @@ pub fn answered_records(
                 row.place
             ));
         }
-        out.answers.push(answer_of(
+        let mut answer = answer_of(
             row,
             &case.id,
             config_id,
             kept.map(|m| m.contexts.as_slice()),
             locator,
-        ));
+        );
+        answer.simulation = kept.and_then(|m| m.simulation.clone());
+        out.answers.push(answer);
         if !out.cases.iter().any(|c| c.id == case.id) {
             out.cases.push(case);
         }

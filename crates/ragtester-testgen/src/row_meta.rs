@@ -15,6 +15,9 @@ pub struct RowMeta {
     pub contexts: Vec<ContextPlace>,
     pub latency: Latency,
     pub usage: Usage,
+    /// A simulated user's conversation as it went, which no library's fields hold whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulation: Option<ragtester_core::Simulation>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -43,6 +46,7 @@ impl RowMeta {
                 .collect(),
             latency: answer.latency,
             usage: answer.usage,
+            simulation: answer.simulation.clone(),
         }
     }
 }

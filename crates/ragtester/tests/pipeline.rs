@@ -124,7 +124,8 @@ fn demo_records_hold_together() {
         for case in cases
             .iter()
             .filter(|c| c.generator == Generator::Ragtester && c.document_id == doc.id)
-            .filter(|c| c.turn.is_none())
+            // A simulated user's goal is built on a question of the suite, from its section.
+            .filter(|c| c.turn.is_none() && c.goal.is_none())
         {
             for span in case.source_spans.iter().filter(|s| s.document_id == doc.id) {
                 let s = sections
@@ -189,12 +190,13 @@ fn demo_records_hold_together() {
         "{quality}"
     );
     // The strategies and the baseline compare like with like: as many cases per document, conversation
-    // turns counted; the side that had more says what it left out.
+    // turns counted (simulated users' goals, built on the suite's questions, are no generator's own);
+    // the side that had more says what it left out.
     for doc in &docs {
         let count = |g: Generator| {
             cases
                 .iter()
-                .filter(|c| c.generator == g && c.document_id == doc.id)
+                .filter(|c| c.generator == g && c.document_id == doc.id && c.goal.is_none())
                 .count()
         };
         let (ours, base) = (count(Generator::Ragtester), count(Generator::Baseline));
@@ -474,7 +476,9 @@ fn the_research_question_tables_count_what_the_verdicts_say() {
     ];
     for (table, key) in tables {
         let mut counted: BTreeMap<String, (u64, u64)> = BTreeMap::new();
-        for v in &verdicts {
+        // Simulated users' goals are no generator's questions (RQ2 compares those alone).
+        let goal = |v: &&Verdict| table == "generators" && case[v.case_id.as_str()].goal.is_some();
+        for v in verdicts.iter().filter(|v| !goal(v)) {
             let row = counted
                 .entry(key(case[v.case_id.as_str()], &origin))
                 .or_default();
@@ -983,7 +987,8 @@ fn suites_travel_to_ragas_and_deepeval_and_back() {
     // A single question is a single-turn sample; a conversation's turn a multi-turn one, its history and
     // answer as messages.
     for r in &rows {
-        if r["conversation_id"].is_string() {
+        // A conversation's turn, or a simulated user's conversation as it went.
+        if r["conversation_id"].is_string() || r["ragtester"]["case"]["goal"].is_object() {
             let messages = r["user_input"].as_array().unwrap();
             assert_eq!(messages.last().unwrap()["type"], "ai");
             assert!(r["reference"].is_string());
