@@ -424,7 +424,7 @@ async function main() {
     assert.match(await page.textContent('#pairwise-table tbody tr:first-child'), /^all\d+\d+\d+\d+\.\d%/);
     // A simulated user's conversation is read turn by turn, with why the user said each message.
     await page.selectOption('#filters [name=strategy]', 'simulated');
-    await page.waitForSelector('#result-table tbody tr');
+    await page.waitForSelector('#result-table tbody tr:first-child td:has-text("simulated")');
     await page.click('#result-table tbody tr:first-child');
     await page.waitForSelector('#detail:not([hidden]) #detail-simulation li');
     assert.match(await page.textContent('#detail-simulation li:first-child'), /user \(open\)/);
