@@ -203,11 +203,15 @@ async fn ask_user(
     let request = user_request(goal, case, &transcript(answer));
     let left = (simulator.max_seconds - started.elapsed().as_secs_f64()).max(0.001);
     let name = simulator.model.name();
+    let asked = Instant::now();
     let reply = tokio::time::timeout(
         Duration::from_secs_f64(left),
         simulator.model.chat(&request),
     )
     .await;
+    if let Some(sim) = answer.simulation.as_mut() {
+        sim.user_ms += asked.elapsed().as_secs_f64() * 1000.0;
+    }
     let response = match reply {
         Err(_) => return Err(out_of_time(simulator, started).unwrap_or_default()),
         Ok(Err(e)) => {
@@ -453,6 +457,10 @@ mod tests {
             "only the turn left"
         );
         let sim = resumed.simulation.unwrap();
+        assert!(
+            sim.user_ms > 0.0 && sim.user_calls >= 1,
+            "the user model's time is its own"
+        );
         assert_eq!(sim.turns.len(), 2);
         assert_eq!(sim.ended, Some(Ending::Satisfied));
         assert_eq!(resumed.answer, "The X2 battery warranty lasts two years.");

@@ -85,6 +85,15 @@ pub async fn demo(args: DemoArgs<'_>, cx: &StageContext<'_>) -> Result<PipelineO
         matrix: Some(MatrixSettings {
             // Two depths, so the demo shows what a retriever loses when only its first passage counts.
             top_k: vec![1, 3],
+            // The four retrievers, and the closed book beside them: a system that cannot reach the
+            // documents, which the simulated users' goals (and the leaky cases) tell from the rest.
+            retriever: vec![
+                RetrieverKind::Bm25,
+                RetrieverKind::Dense,
+                RetrieverKind::Hybrid,
+                RetrieverKind::HybridRerank,
+                RetrieverKind::ClosedBook,
+            ],
             embedder: embedders,
             reranker: rerankers,
             // The conversation axis: each turn alone, with its history in the prompt, and rewritten from
