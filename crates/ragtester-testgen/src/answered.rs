@@ -379,6 +379,28 @@ fn answered_row(
     })
 }
 
+/// The metadata ragtester wrote on a row it exported, when the row still matches it: the same question
+/// (a simulated conversation's row asks its last message; its case opened with the first), the same
+/// reference, and documents the run still has.
+fn kept_meta<'r>(row: &'r AnsweredRow, known: &dyn Fn(&str) -> bool) -> Option<&'r RowMeta> {
+    let opening = row
+        .history
+        .iter()
+        .find(|m| m.role == ragtester_core::Role::User)
+        .map_or(row.query.as_str(), |m| m.content.as_str());
+    row.meta.as_ref().filter(|m| {
+        (m.case.query == row.query || (m.case.goal.is_some() && m.case.query == opening))
+            && m.case.expected_answer == row.reference
+            && m.case.source_spans.iter().all(|s| {
+                known(&s.document_id)
+                    || m.case
+                        .injected_documents
+                        .iter()
+                        .any(|d| d.id == s.document_id)
+            })
+    })
+}
+
 /// A row's expected tools and the calls it records. A conversation's messages record every call: where
 /// they hold none and the row expects some, none was made.
 fn tools_of(
@@ -428,23 +450,7 @@ pub fn answered_records(
     let turns = Conversations::of(rows);
     for &i in &turns.order {
         let row = &rows[i];
-        // A simulated conversation's row asks its last message; its case opened with the first.
-        let opening = row
-            .history
-            .iter()
-            .find(|m| m.role == ragtester_core::Role::User)
-            .map_or(row.query.as_str(), |m| m.content.as_str());
-        let kept = row.meta.as_ref().filter(|m| {
-            (m.case.query == row.query || (m.case.goal.is_some() && m.case.query == opening))
-                && m.case.expected_answer == row.reference
-                && m.case.source_spans.iter().all(|s| {
-                    known(&s.document_id)
-                        || m.case
-                            .injected_documents
-                            .iter()
-                            .any(|d| d.id == s.document_id)
-                })
-        });
+        let kept = kept_meta(row, &known);
         let case = match kept {
             Some(meta) => meta.case.clone(),
             None => {
