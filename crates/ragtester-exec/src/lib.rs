@@ -24,7 +24,8 @@
 //! own answers) reaches the built-in pipeline as the configuration's `HistoryMode` says — none, chat messages
 //! in the answer prompt, or a rewrite by the system's model before retrieval (`prompt.rs`) — and a target as
 //! a `TargetRequest` (messages, session). A resumed unit reads its answered turns' history from the sink.
-//! `tracing.rs`: for a target whose traces are received, each call's trace context, and what its spans say
+//! The run loop is `drive.rs` (units of cells, bounded concurrency, commits); one cell's answering is
+//! `run.rs`. `tracing.rs`: for a target whose traces are received, each call's trace context, and what its spans say
 //! (documents placed in the corpus as contexts, the retriever's query, tokens, retrieval time) put onto the
 //! answer with a `TraceRecord` (and the tools its spans say it called). `agent.rs`: an agent
 //! configuration's step before it answers — its model decides whether to call `search(query)` over the
