@@ -125,6 +125,29 @@ pub struct Citation {
 }
 
 impl Answer {
+    /// A cell's answer before the system is asked: nothing said, retrieved, timed or spent yet.
+    pub fn blank(case_id: &str, config_id: &str) -> Self {
+        Self {
+            schema_version: crate::SCHEMA_VERSION,
+            case_id: case_id.to_string(),
+            config_id: config_id.to_string(),
+            contexts: Vec::new(),
+            answer: String::new(),
+            latency: Latency::default(),
+            usage: Usage::default(),
+            cached: false,
+            cached_at: None,
+            error: None,
+            trace: None,
+            rewritten_query: None,
+            truncated_from: None,
+            context_cut_from: None,
+            citations: Vec::new(),
+            tool_calls: None,
+            simulation: None,
+        }
+    }
+
     /// Cut the answer to `max_bytes` (at a char boundary), noting its full length; a no-op when it fits.
     pub fn truncate_to(&mut self, max_bytes: u64) {
         let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);

@@ -8,8 +8,8 @@ use ragtester_core::document::locate_context;
 use ragtester_core::secrets::{error_text, redact};
 use ragtester_core::spend::BudgetExhausted;
 use ragtester_core::{
-    Answer, ChatRequest, HistoryMode, Latency, Message, RetrievedContext, RetrieverKind,
-    SkippedCell, TaskHint, TestCase, Usage,
+    Answer, ChatRequest, HistoryMode, Message, RetrievedContext, RetrieverKind, SkippedCell,
+    TaskHint, TestCase,
 };
 use ragtester_llm::TargetRequest;
 use ragtester_retrieve::Scope;
@@ -107,25 +107,7 @@ pub(crate) async fn answer_cell(
     hidden: &Arc<Vec<String>>,
     slots: &Slots,
 ) -> Cell {
-    let mut answer = Answer {
-        schema_version: ragtester_core::SCHEMA_VERSION,
-        case_id: case.id.clone(),
-        config_id: pipeline.config.id.clone(),
-        contexts: Vec::new(),
-        answer: String::new(),
-        latency: Latency::default(),
-        usage: Usage::default(),
-        cached: false,
-        cached_at: None,
-        truncated_from: None,
-        context_cut_from: None,
-        tool_calls: None,
-        simulation: None,
-        citations: Vec::new(),
-        error: None,
-        rewritten_query: None,
-        trace: None,
-    };
+    let mut answer = Answer::blank(&case.id, &pipeline.config.id);
     let over_budget = match &pipeline.system {
         System::BuiltIn {
             chunks,
@@ -735,6 +717,7 @@ mod conversation_tests {
         ChatModel, ChatResponse, ChunkingSettings, Configuration, ConversationKind, Document,
         DocumentFormat, RetrieverKind, Turn, TurnStep,
     };
+    use ragtester_core::{Latency, Usage};
     use std::sync::Mutex;
 
     /// Answers `A:<query>`, rewrites to `standalone: <query>` (or fails to, when `fail_rewrites`), and

@@ -9,8 +9,8 @@ use crate::pipeline::Pipeline;
 use crate::run::{Cell, Slots, answer_cell};
 use ragtester_core::secrets::error_text;
 use ragtester_core::{
-    Answer, ChatModel, ChatRequest, Ending, Goal, Latency, Message, OutputSchema, ReplyFormat,
-    Role, SimulatedTurn, Simulation, TaskHint, TestCase, Usage, UserMove,
+    Answer, ChatModel, ChatRequest, Ending, Goal, Message, OutputSchema, ReplyFormat, Role,
+    SimulatedTurn, Simulation, TaskHint, TestCase, Usage, UserMove,
 };
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -111,22 +111,6 @@ pub(crate) async fn simulate(
 
 fn fresh(case: &TestCase, config_id: &str, simulator: &Simulator) -> Answer {
     Answer {
-        schema_version: ragtester_core::SCHEMA_VERSION,
-        case_id: case.id.clone(),
-        config_id: config_id.to_string(),
-        contexts: Vec::new(),
-        answer: String::new(),
-        latency: Latency::default(),
-        usage: Usage::default(),
-        cached: false,
-        cached_at: None,
-        error: None,
-        trace: None,
-        rewritten_query: None,
-        truncated_from: None,
-        context_cut_from: None,
-        citations: Vec::new(),
-        tool_calls: None,
         simulation: Some(Simulation {
             user_model: simulator.model.name(),
             turns: Vec::new(),
@@ -135,6 +119,7 @@ fn fresh(case: &TestCase, config_id: &str, simulator: &Simulator) -> Answer {
             user_calls: 0,
             user_ms: 0.0,
         }),
+        ..Answer::blank(&case.id, config_id)
     }
 }
 
