@@ -57,8 +57,11 @@ fn verdict(claim: &str, reference: &HashSet<String>) -> &'static str {
     verdict_of(&term_set(claim), reference)
 }
 
+/// A text's terms with one spelling of every figure: "three years" and 3年 both give "3".
 fn term_set(text: &str) -> HashSet<String> {
-    terms(text).into_iter().collect()
+    terms(&ragtester_text::facts::normalise(text))
+        .into_iter()
+        .collect()
 }
 
 fn verdict_of(claimed: &HashSet<String>, reference: &HashSet<String>) -> &'static str {

@@ -4,7 +4,7 @@
 
 use anyhow::{Result, bail};
 use ragtester_core::{Criteria, Criterion, Rating, Rubric, RubricScore, TaskHint};
-use ragtester_text::{is_refusal, keyword_recall, terms};
+use ragtester_text::{facts, is_refusal, keyword_recall, terms};
 use std::collections::HashSet;
 
 fn c(rating: Rating, reason: impl Into<String>) -> Criterion {
@@ -253,41 +253,38 @@ struct Overlap {
     on_topic: f64,
     /// Figures the answer states that neither the passages nor the reference hold, sorted.
     invented: Vec<String>,
-    expected_figures: HashSet<String>,
-    answer_figures: HashSet<String>,
+    /// Whether the reference states a figure.
+    expected_figures: bool,
+    /// Whether the answer states a figure.
+    answer_figures: bool,
     /// Where the answer copies a sentence of its sources with a fact changed.
     contradiction: Option<String>,
 }
 
-fn figures(terms: &HashSet<String>) -> HashSet<String> {
-    terms
-        .iter()
-        .filter(|t| t.starts_with(|c: char| c.is_ascii_digit()))
-        .cloned()
-        .collect()
-}
-
 impl Overlap {
     fn measure(cell: &Judged) -> Self {
+        // Terms of every text with one spelling of each figure (三年 and "3 years" share "3").
+        let terms = |t: &str| terms(&facts::normalise(t));
         // "According to the document, …" frames the answer; its words are not claims to ground.
-        let answer_terms: HashSet<String> =
-            terms(ragtester_text::refusal::without_preamble(cell.answer))
-                .into_iter()
-                .collect();
+        let stated = ragtester_text::refusal::without_preamble(cell.answer);
+        let answer_terms: HashSet<String> = terms(stated).into_iter().collect();
         let expected_terms: HashSet<String> = terms(cell.expected).into_iter().collect();
         let mut grounded: HashSet<String> = cell.contexts.iter().flat_map(|c| terms(c)).collect();
         grounded.extend(expected_terms.iter().cloned());
         let query_terms: HashSet<String> = terms(cell.query).into_iter().collect();
-        let answer_figures = figures(&answer_terms);
-        // A figure that neither the context nor the reference holds is an invented fact, however well the
-        // words around it match: "opens at 11.5 bar" where the source says 4.5.
-        let mut invented: Vec<String> = answer_figures
-            .iter()
-            .filter(|t| !grounded.contains(*t))
-            .cloned()
+        let mut sources: Vec<&str> = cell.contexts.iter().map(String::as_str).collect();
+        let passages = sources.clone();
+        sources.push(cell.expected);
+        // A figure that neither the context nor the reference holds, as a value in any spelling, is an
+        // invented fact, however well the words around it match: "opens at 11.5 bar" where the source
+        // says 4.5 (but not "5,000 metres" where it says "5 km").
+        let answer_figures = facts::quantities(stated);
+        let mut invented: Vec<String> = facts::unheld(stated, &sources)
+            .into_iter()
+            .map(|q| q.text)
             .collect();
         invented.sort();
-        let passages: Vec<&str> = cell.contexts.iter().map(String::as_str).collect();
+        invented.dedup();
         let contradiction =
             ragtester_text::contradiction::contradiction(cell.answer, cell.expected, &passages)
                 .map(|c| c.to_string());
@@ -297,8 +294,8 @@ impl Overlap {
             support: share(&grounded, &answer_terms),
             on_topic: share(&answer_terms, &query_terms),
             invented,
-            expected_figures: figures(&expected_terms),
-            answer_figures,
+            expected_figures: !facts::quantities(cell.expected).is_empty(),
+            answer_figures: !answer_figures.is_empty(),
             answer_terms,
             query_terms,
         }
@@ -364,7 +361,7 @@ impl Overlap {
                 failed(scale(self.recall, 0.7, 0.35)),
                 "none of the key facts (keywords) is given",
             )
-        } else if !self.expected_figures.is_empty() && self.answer_figures.is_empty() {
+        } else if self.expected_figures && !self.answer_figures {
             Criterion::scored(
                 failed(scale(self.recall, 0.7, 0.35)),
                 "gives none of the reference's figures",

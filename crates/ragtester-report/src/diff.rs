@@ -57,12 +57,124 @@ fn folded(outcomes: &[Outcome]) -> Outcome {
     }
 }
 
+/// How many of a cell's repeats passed, of how many ran: a repeat with no verdict counts as not passed,
+/// as it does in the report's repeat policies and gates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Passes {
+    pub passed: usize,
+    pub of: usize,
+    /// Repeats with no verdict (an execution or judge error).
+    pub errors: usize,
+}
+
+impl Passes {
+    fn add(&mut self, outcome: Outcome) {
+        self.of += 1;
+        self.passed += usize::from(outcome == Outcome::Passed);
+        self.errors += usize::from(outcome == Outcome::Error);
+    }
+
+    fn rate(self) -> f64 {
+        self.passed as f64 / self.of.max(1) as f64
+    }
+
+    fn mixed(self) -> bool {
+        self.passed > 0 && self.passed < self.of
+    }
+}
+
+impl std::fmt::Display for Passes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.passed, self.of)
+    }
+}
+
+/// One-sided significance at which a change in a cell's pass count is called a regression or a fix.
+pub const GATE_ALPHA: f64 = 0.05;
+/// Up to this one-sided p-value a change is suggestive but unproven: inconclusive, asking for more repeats.
+pub const SUGGESTIVE: f64 = 0.25;
+
+/// What the gate calls one cell compared in both runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Call {
+    Regressed,
+    Improved,
+    /// The pass count moved as chance moves it, in a cell that passes only some of the time.
+    Flaky,
+    /// The pass count moved more than chance usually moves it, with too few repeats to tell.
+    Inconclusive,
+    ErrorChange,
+    Same,
+}
+
+/// The gate on one cell: k of N passes before against j of M after, by Fisher's exact test (one-sided, in
+/// the direction the pass rate moved). A cell that passed every repeat and now passes none regressed
+/// whatever N (3/3 → 0/3), and one run against one run keeps its plain meaning: passed then failed is a
+/// regression. Returns the call and the test's p-value.
+fn call(x: Outcome, y: Outcome, before: Passes, after: Passes) -> (Call, Option<f64>) {
+    if before.of <= 1 && after.of <= 1 {
+        let plain = match (x, y) {
+            (Outcome::Passed, Outcome::Failed | Outcome::Error) => Call::Regressed,
+            (Outcome::Failed, Outcome::Passed) => Call::Improved,
+            (p, q) if p != q => Call::ErrorChange,
+            _ => Call::Same,
+        };
+        return (plain, None);
+    }
+    let (k, n, j, m) = (before.passed, before.of, after.passed, after.of);
+    let (rate_before, rate_after) = (before.rate(), after.rate());
+    if (rate_before - rate_after).abs() < 1e-12 {
+        let c = if before.mixed() || after.mixed() {
+            Call::Flaky
+        } else if before.errors != after.errors {
+            Call::ErrorChange
+        } else {
+            Call::Same
+        };
+        return (c, None);
+    }
+    let dropped = rate_after < rate_before;
+    let (p, all_to_none) = if dropped {
+        (
+            ragtester_judge::stats::fisher_greater(k, n, j, m),
+            k == n && j == 0,
+        )
+    } else {
+        (
+            ragtester_judge::stats::fisher_greater(j, m, k, n),
+            k == 0 && j == m,
+        )
+    };
+    let c = if p <= GATE_ALPHA || all_to_none {
+        if dropped {
+            Call::Regressed
+        } else {
+            Call::Improved
+        }
+    } else if p <= SUGGESTIVE {
+        Call::Inconclusive
+    } else {
+        Call::Flaky
+    };
+    (c, Some(p))
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CellChange {
     pub case_id: String,
     pub config_id: String,
+    /// The configuration's label, as the reports name it.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub label: String,
     pub before: Outcome,
     pub after: Outcome,
+    /// Repeats passed before, of how many.
+    pub passes_before: Passes,
+    /// Repeats passed after, of how many.
+    pub passes_after: Passes,
+    /// Fisher's exact one-sided p-value on the pass counts, where either run has repeats.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p_value: Option<f64>,
     /// Why the cell fails now (its failure attribution, or the judge's rule), for a regression.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,
@@ -130,9 +242,15 @@ pub struct RunDiff {
     pub fixes: Vec<CellChange>,
     /// Other cells whose error state changed (failed → error, or error → pass or fail).
     pub error_changes: Vec<CellChange>,
-    /// Cells whose repeats disagree in either run: never counted as regressions or fixes.
+    /// Cells whose repeats disagree and whose pass count moved as chance moves it: never counted as
+    /// regressions or fixes.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub flaky: Vec<CellChange>,
+    /// Cells whose pass count moved more than chance usually does, with too few repeats to call it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub inconclusive: Vec<CellChange>,
+    /// Cells of an unchanged case that both runs hold: what the gate compared.
+    pub compared: usize,
     /// Cases rewritten, retired, new or stale between the suites: never counted as regressions or fixes.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub suite_changes: Vec<SuiteChange>,
@@ -187,6 +305,7 @@ pub struct RunSide<'a> {
 /// One run's cells keyed by (case lineage, configuration without its repeat), repeats folded.
 struct Cells<'a> {
     outcomes: HashMap<(String, String), Outcome>,
+    passes: HashMap<(String, String), Passes>,
     /// The first verdict of each cell that did not pass.
     failing: HashMap<(String, String), &'a Verdict>,
     /// Case id → the case.
@@ -229,12 +348,21 @@ impl<'a> Cells<'a> {
             }
             repeats.entry(key).or_default().push(outcome(v));
         }
+        let passes = repeats
+            .iter()
+            .map(|(k, list)| {
+                let mut p = Passes::default();
+                list.iter().for_each(|o| p.add(*o));
+                (k.clone(), p)
+            })
+            .collect();
         let outcomes = repeats
             .into_iter()
             .map(|(k, list)| (k, folded(&list)))
             .collect();
         Self {
             outcomes,
+            passes,
             failing,
             cases,
             by_lineage,
@@ -279,6 +407,8 @@ pub fn diff_runs(before: RunSide<'_>, after: RunSide<'_>) -> RunDiff {
         fixes: vec![],
         error_changes: vec![],
         flaky: vec![],
+        inconclusive: vec![],
+        compared: 0,
         suite_changes: suite_changes(&b, &a),
         only_before: 0,
         only_after: 0,
@@ -307,31 +437,42 @@ pub fn diff_runs(before: RunSide<'_>, after: RunSide<'_>) -> RunDiff {
         .filter(|k| compared(k) && a.outcomes.contains_key(*k))
         .collect();
     keys.sort();
+    diff.compared = keys.len();
+    let labels: HashMap<String, String> = before
+        .configs
+        .iter()
+        .chain(after.configs)
+        .map(|c| (c.base_id(), c.base_label()))
+        .collect();
     for key in keys {
         let (x, y) = (b.outcomes[key], a.outcomes[key]);
+        let (passes_before, passes_after) = (b.passes[key], a.passes[key]);
+        let (verdict, p_value) = call(x, y, passes_before, passes_after);
         let change = CellChange {
             case_id: a
                 .by_lineage
                 .get(key.0.as_str())
                 .map_or(key.0.clone(), |id| id.to_string()),
             config_id: key.1.clone(),
+            label: labels.get(&key.1).cloned().unwrap_or_default(),
             before: x,
             after: y,
+            passes_before,
+            passes_after,
+            p_value,
             cause: None,
         };
-        match (x, y) {
-            // A flaky cell is neither a regression nor a fix, whichever run it flaked in.
-            (Outcome::Flaky, _) | (_, Outcome::Flaky) => diff.flaky.push(change),
+        match verdict {
             // A cell that passed and now has no verdict has lost its pass: a regression, not a shrug.
-            (Outcome::Passed, Outcome::Failed | Outcome::Error) => {
-                diff.regressions.push(CellChange {
-                    cause: a.cause_of(key),
-                    ..change
-                })
-            }
-            (Outcome::Failed, Outcome::Passed) => diff.fixes.push(change),
-            (p, q) if p != q => diff.error_changes.push(change),
-            _ => {}
+            Call::Regressed => diff.regressions.push(CellChange {
+                cause: a.cause_of(key),
+                ..change
+            }),
+            Call::Improved => diff.fixes.push(change),
+            Call::Flaky => diff.flaky.push(change),
+            Call::Inconclusive => diff.inconclusive.push(change),
+            Call::ErrorChange => diff.error_changes.push(change),
+            Call::Same => {}
         }
     }
     diff.conversations = conversation_changes(after.cases, &b, &a, &set_apart);
@@ -538,9 +679,58 @@ fn suite_change_lines(out: &mut String, diff: &RunDiff) {
     }
 }
 
+impl RunDiff {
+    /// Whether the runs shared no cell: a diff of nothing, which no gate may read as "no regressions".
+    pub fn compared_nothing(&self) -> bool {
+        self.compared == 0
+    }
+
+    /// The first line every rendering opens with: what was compared and what the gate found.
+    pub fn headline(&self) -> String {
+        if self.compared_nothing() {
+            return format!(
+                "nothing compared: the two runs share no cell (no case in the same configuration); \
+                 {} cells only before, {} only after",
+                self.only_before, self.only_after
+            );
+        }
+        let mut line = format!(
+            "{} cells compared, {} regressions, {} fixes",
+            self.compared,
+            self.regressions.len(),
+            self.fixes.len()
+        );
+        if !self.inconclusive.is_empty() {
+            let _ = write!(line, ", {} inconclusive", self.inconclusive.len());
+        }
+        if !self.flaky.is_empty() {
+            let _ = write!(line, ", {} flaky", self.flaky.len());
+        }
+        line
+    }
+}
+
+/// A listed cell: its case, its configuration (label where known) and its passes before → after.
+pub fn cell_line(c: &CellChange) -> String {
+    let config = if c.label.is_empty() {
+        &c.config_id
+    } else {
+        &c.label
+    };
+    let p = c
+        .p_value
+        .map(|p| format!(", p = {p:.3}"))
+        .unwrap_or_default();
+    format!(
+        "case {} in {} ({} → {} passed{p})",
+        c.case_id, config, c.passes_before, c.passes_after
+    )
+}
+
 pub fn render_diff(diff: &RunDiff) -> String {
     let pct = crate::percent::pct;
     let mut out = String::new();
+    let _ = writeln!(out, "{}\n", diff.headline());
     let _ = writeln!(
         out,
         "{:<40} {:>10} {:>10} {:>12} {:>6} {:>9} {:>26}",
@@ -570,9 +760,10 @@ pub fn render_diff(diff: &RunDiff) -> String {
     }
     let _ = writeln!(
         out,
-        "\n{} regressions, {} fixes, {} error changes, {} flaky cells; {} cells only before, {} only after",
+        "\n{} regressions, {} fixes, {} inconclusive, {} error changes, {} flaky cells; {} cells only before, {} only after",
         diff.regressions.len(),
         diff.fixes.len(),
+        diff.inconclusive.len(),
         diff.error_changes.len(),
         diff.flaky.len(),
         diff.only_before,
@@ -589,22 +780,17 @@ pub fn render_diff(diff: &RunDiff) -> String {
         );
     }
     for c in &diff.regressions {
-        let _ = writeln!(
-            out,
-            "regressed: case {} in configuration {}",
-            c.case_id, c.config_id
-        );
+        let _ = writeln!(out, "regressed: {}", cell_line(c));
+    }
+    for c in &diff.fixes {
+        let _ = writeln!(out, "fixed: {}", cell_line(c));
+    }
+    for c in &diff.inconclusive {
+        let _ = writeln!(out, "inconclusive (repeat more): {}", cell_line(c));
     }
     suite_change_lines(&mut out, diff);
     for c in &diff.flaky {
-        let _ = writeln!(
-            out,
-            "flaky: case {} in configuration {} ({} → {})",
-            c.case_id,
-            c.config_id,
-            c.before.as_str(),
-            c.after.as_str()
-        );
+        let _ = writeln!(out, "flaky: {}", cell_line(c));
     }
     for c in &diff.conversations {
         let turns: Vec<String> = c.changed_turns.iter().map(usize::to_string).collect();
@@ -691,7 +877,10 @@ mod tests {
         assert_eq!(d.fixes[0].case_id, "b");
         assert!(d.error_changes.is_empty());
         assert_eq!((d.only_before, d.only_after), (1, 1));
-        assert!(render_diff(&d).contains("2 regressions, 1 fixes, 0 error changes, 0 flaky"));
+        assert!(
+            render_diff(&d)
+                .contains("2 regressions, 1 fixes, 0 inconclusive, 0 error changes, 0 flaky")
+        );
         // The error counts against the pass rate after: 2 of 4 cells passed, not 2 of 3.
         assert_eq!(pass_rate(&after.iter().collect::<Vec<_>>()), Some(0.5));
     }
@@ -716,6 +905,108 @@ mod tests {
     }
 
     #[test]
+    fn the_gate_calls_pass_counts_by_fishers_exact_test() {
+        let base = crate::testdata::config();
+        let repeats = |n: usize| -> Vec<Configuration> {
+            (1..=n)
+                .map(|i| base.clone().with_repeat(i as u32, n as u32))
+                .collect()
+        };
+        // One cell per case: `passes` of the repeats pass.
+        let run = |configs: &[Configuration], cells: &[(&str, usize)]| -> Vec<Verdict> {
+            cells
+                .iter()
+                .flat_map(|(case, passes)| {
+                    configs.iter().enumerate().map(move |(i, c)| Verdict {
+                        config_id: c.id.clone(),
+                        ..v(case, Some(i < *passes))
+                    })
+                })
+                .collect()
+        };
+        let (five, three) = (repeats(5), repeats(3));
+        let side = |configs: &'static [Configuration], verdicts| RunSide {
+            cases: &[],
+            configs,
+            verdicts,
+        };
+        let five: &'static [Configuration] = Box::leak(five.into_boxed_slice());
+        let three: &'static [Configuration] = Box::leak(three.into_boxed_slice());
+        let before = run(
+            five,
+            &[
+                ("dropped", 5),
+                ("wobbly", 3),
+                ("suggestive", 4),
+                ("steady", 5),
+                ("healed", 0),
+            ],
+        );
+        let after = run(
+            five,
+            &[
+                ("dropped", 1),
+                ("wobbly", 2),
+                ("suggestive", 1),
+                ("steady", 5),
+                ("healed", 5),
+            ],
+        );
+        let d = diff_runs(side(five, &before), side(five, &after));
+        let ids = |list: &[CellChange]| list.iter().map(|c| c.case_id.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&d.regressions), ["dropped"]);
+        assert_eq!(ids(&d.fixes), ["healed"]);
+        assert_eq!(ids(&d.flaky), ["wobbly"]);
+        assert_eq!(ids(&d.inconclusive), ["suggestive"]);
+        assert_eq!(d.compared, 5);
+        let r = &d.regressions[0];
+        assert_eq!(
+            (r.passes_before.to_string(), r.passes_after.to_string()),
+            ("5/5".into(), "1/5".into())
+        );
+        assert!(
+            render_diff(&d).contains("regressed: case dropped in"),
+            "{}",
+            render_diff(&d)
+        );
+        assert!(render_diff(&d).contains("(5/5 → 1/5 passed, p = 0.024)"));
+        assert!(
+            render_diff(&d)
+                .starts_with("5 cells compared, 1 regressions, 1 fixes, 1 inconclusive, 1 flaky")
+        );
+        // 3/3 → 0/3: every repeat passed and none does.
+        let d = diff_runs(
+            side(three, &run(three, &[("gone", 3)])),
+            side(three, &run(three, &[("gone", 0)])),
+        );
+        assert_eq!(ids(&d.regressions), ["gone"]);
+    }
+
+    #[test]
+    fn runs_that_share_no_cell_compare_nothing_and_say_so_first() {
+        let base = crate::testdata::config();
+        let other = base.clone().with_repeat(1, 1);
+        let (b, a) = (
+            [Verdict {
+                config_id: base.id.clone(),
+                ..v("q", Some(true))
+            }],
+            [Verdict {
+                config_id: "elsewhere".into(),
+                ..v("q", Some(true))
+            }],
+        );
+        let _ = other;
+        let d = diff_runs(side(&[], &b), side(&[], &a));
+        assert!(d.compared_nothing());
+        assert!(
+            render_diff(&d).starts_with("nothing compared: the two runs share no cell"),
+            "{}",
+            render_diff(&d)
+        );
+    }
+
+    #[test]
     fn repeats_that_disagree_are_flaky_and_a_repeat_with_no_verdict_is_a_regression() {
         let base = crate::testdata::config();
         let repeats: Vec<Configuration> = (1..=2).map(|i| base.clone().with_repeat(i, 2)).collect();
@@ -732,7 +1023,7 @@ mod tests {
             at("steady", 1, Some(true)),
             at("flaky", 0, Some(true)),
             at("flaky", 1, Some(false)),
-            at("broken", 0, Some(true)),
+            at("broken", 0, Some(false)),
             at("broken", 1, None),
         ];
         let side = |verdicts| RunSide {

@@ -164,6 +164,14 @@ fn repeated_miss(
     policy: crate::repeats::RepeatPolicy,
     min: f64,
 ) -> Option<String> {
+    if let crate::repeats::RepeatPolicy::AtLeast { k } = policy
+        && k > r.repeats
+    {
+        return Some(format!(
+            "{}: the repeat policy asks for {k} passes of {} repeats run; choose K of at most {}",
+            r.label, r.repeats, r.repeats
+        ));
+    }
     let rate = r.pass_rate(policy)?;
     (rate < min).then(|| {
         format!(

@@ -65,17 +65,21 @@ fn tool_calls(out: &mut String, s: &Summary) {
 pub fn diff_markdown(diff: &RunDiff, after: Option<&Summary>, limit: usize) -> String {
     fit(limit, |cap| {
         let mut out = String::new();
-        let (mark, verdict) = if diff.regressions.is_empty() {
-            ("✅", "no regressions")
+        // The heading says what was compared: a diff of nothing is never a green check.
+        let mark = if diff.compared_nothing() {
+            "⚠️"
+        } else if diff.regressions.is_empty() {
+            "✅"
         } else {
-            ("❌", "regressions")
+            "❌"
         };
-        let _ = writeln!(out, "## {mark} ragtester: {verdict}\n");
+        let _ = writeln!(out, "## {mark} ragtester: {}\n", diff.headline());
         let _ = writeln!(
             out,
-            "**{}** regressions · **{}** fixes · **{}** flaky cells · suite: {} rewritten, {} retired, {} new, {} stale\n",
+            "**{}** regressions · **{}** fixes · **{}** inconclusive · **{}** flaky cells · suite: {} rewritten, {} retired, {} new, {} stale\n",
             diff.regressions.len(),
             diff.fixes.len(),
+            diff.inconclusive.len(),
             diff.flaky.len(),
             diff.suite_count(SuiteChangeKind::Rewritten),
             diff.suite_count(SuiteChangeKind::Retired),
@@ -131,15 +135,16 @@ fn regressions(out: &mut String, diff: &RunDiff, cap: usize) {
     }
     let _ = writeln!(
         out,
-        "\n### Regressions\n\n| case | configuration | now | cause |\n|---|---|---|---|"
+        "\n### Regressions\n\n| case | configuration | passed before → after | cause |\n|---|---|---|---|"
     );
     for r in diff.regressions.iter().take(cap) {
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} | {} |",
+            "| `{}` | {} | {} → {} | {} |",
             r.case_id,
             cell(&label_of(diff, &r.config_id)),
-            r.after.as_str(),
+            r.passes_before,
+            r.passes_after,
             cell(&clip(r.cause.as_deref().unwrap_or("–"), 200))
         );
     }
@@ -147,24 +152,34 @@ fn regressions(out: &mut String, diff: &RunDiff, cap: usize) {
 }
 
 fn flaky(out: &mut String, diff: &RunDiff, cap: usize) {
-    if diff.flaky.is_empty() {
-        return;
+    for (list, heading, name) in [
+        (
+            &diff.inconclusive,
+            "Inconclusive cells (moved more than chance usually does; repeat more to tell)",
+            "inconclusive cells",
+        ),
+        (
+            &diff.flaky,
+            "Flaky cells (repeats disagree; moved as chance moves them)",
+            "flaky cells",
+        ),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n### {heading}\n");
+        for f in list.iter().take(cap) {
+            let _ = writeln!(
+                out,
+                "- `{}` in {}: passed {} → {}",
+                f.case_id,
+                cell(&label_of(diff, &f.config_id)),
+                f.passes_before,
+                f.passes_after
+            );
+        }
+        more(out, list.len(), cap, name);
     }
-    let _ = writeln!(
-        out,
-        "\n### Flaky cells (repeats disagree; not counted as regressions)\n"
-    );
-    for f in diff.flaky.iter().take(cap) {
-        let _ = writeln!(
-            out,
-            "- `{}` in {}: {} → {}",
-            f.case_id,
-            cell(&label_of(diff, &f.config_id)),
-            f.before.as_str(),
-            f.after.as_str()
-        );
-    }
-    more(out, diff.flaky.len(), cap, "flaky cells");
 }
 
 fn suite_changes(out: &mut String, diff: &RunDiff, cap: usize) {
@@ -312,20 +327,34 @@ fn clip(text: &str, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::{CellChange, ConfigDelta, SuiteChange};
+    use crate::diff::{CellChange, ConfigDelta, Passes, SuiteChange};
 
     fn diff_with(regressions: usize) -> RunDiff {
         let change = |i: usize| CellChange {
             case_id: format!("case-{i:05}"),
             config_id: "k".into(),
+            label: String::new(),
             before: Outcome::Passed,
             after: Outcome::Failed,
+            passes_before: Passes {
+                passed: 1,
+                of: 1,
+                errors: 0,
+            },
+            passes_after: Passes {
+                passed: 0,
+                of: 1,
+                errors: 0,
+            },
+            p_value: None,
             cause: Some("wrong passage | retrieval: ".repeat(20)),
         };
         RunDiff {
             regressions: (0..regressions).map(change).collect(),
             fixes: vec![],
             error_changes: vec![],
+            inconclusive: vec![],
+            compared: 40,
             flaky: vec![CellChange {
                 before: Outcome::Flaky,
                 ..change(99_999)
@@ -359,13 +388,24 @@ mod tests {
     fn a_diff_names_regressions_with_causes_apart_from_flaky_and_suite_changes() {
         let summary = crate::testdata::summary_of(&[], &[]);
         let md = diff_markdown(&diff_with(2), Some(&summary), GITHUB_COMMENT_LIMIT);
-        assert!(md.starts_with("## ❌ ragtester: regressions"), "{md}");
-        assert!(md.contains("**2** regressions · **0** fixes · **1** flaky cells"));
-        assert!(md.contains("| `case-00000` | bm25 k=3 \\| offline | failed | wrong passage"));
+        assert!(
+            md.starts_with("## ❌ ragtester: 40 cells compared, 2 regressions, 0 fixes, 1 flaky"),
+            "{md}"
+        );
+        assert!(
+            md.contains("**2** regressions · **0** fixes · **0** inconclusive · **1** flaky cells")
+        );
+        assert!(md.contains("| `case-00000` | bm25 k=3 \\| offline | 1/1 → 0/1 | wrong passage"));
         assert!(md.contains("### Flaky cells") && md.contains("`case-99999`"));
         assert!(md.contains("- **rewritten** `old` How many volts? — now failed"));
         let clean = diff_markdown(&diff_with(0), Some(&summary), GITHUB_COMMENT_LIMIT);
-        assert!(clean.starts_with("## ✅ ragtester: no regressions"));
+        assert!(clean.starts_with("## ✅ ragtester: 40 cells compared, 0 regressions"));
+        let nothing = RunDiff {
+            compared: 0,
+            ..diff_with(0)
+        };
+        let md = diff_markdown(&nothing, Some(&summary), GITHUB_COMMENT_LIMIT);
+        assert!(md.starts_with("## ⚠️ ragtester: nothing compared"), "{md}");
     }
 
     #[test]

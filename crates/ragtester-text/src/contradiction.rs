@@ -7,6 +7,7 @@
 //! model and a careless summary write most), not a paraphrase. What it reports is a contradiction in the
 //! answer's own words, so a rule may fail the answer on it whatever a judge rated.
 
+use crate::facts::{self, Quantity, contractions};
 use crate::{is_cjk, negated, sentences, terms};
 use std::fmt;
 
@@ -56,57 +57,62 @@ const MIN_SHARED: f64 = 0.6;
 
 /// The first sentence of `answer` that copies a sentence of `reference` or `passages` with a figure, a name
 /// or a negation changed. None when no sentence does (or the answer copies nothing).
+///
+/// Contractions and typographic apostrophes are spelt out first ("doesn’t" is "does not"), and figures are
+/// compared as values (`facts`): "5km" where a source says "5 km" changes nothing.
 pub fn contradiction(answer: &str, reference: &str, passages: &[&str]) -> Option<Contradiction> {
+    let answer = contractions(answer);
+    let reference = contractions(reference);
+    let passages: Vec<String> = passages.iter().map(|p| contractions(p)).collect();
+    let passages: Vec<&str> = passages.iter().map(String::as_str).collect();
+    let grounded = Grounded::of(&reference, &passages);
     // Each source sentence with its length: one that differs from an answer sentence by more than one
     // change's length cannot be its edit, and is passed over without comparing a char (judging reads every
     // retrieved passage of every cell).
     let mut sources: Vec<(&str, usize)> = Vec::new();
-    for text in std::iter::once(reference).chain(passages.iter().copied()) {
+    for text in std::iter::once(reference.as_str()).chain(passages.iter().copied()) {
         sources.extend(
             sentence_slices(text)
                 .into_iter()
                 .map(|s| (s, s.chars().count())),
         );
     }
-    let edited = sentence_slices(answer).into_iter().find_map(|said| {
+    let edited = sentence_slices(&answer).into_iter().find_map(|said| {
         let length = said.chars().count();
         let (edit, source) = sources
             .iter()
             .filter(|(_, n)| n.abs_diff(length) <= MAX_CHANGE)
             .filter_map(|(s, _)| Edit::of(said, s).map(|e| (e, *s)))
             .max_by_key(|(e, _)| e.shared)?;
-        edit.contradiction(source, reference, &Grounded::of(reference, passages))
-            .map(|kind| Contradiction {
-                kind,
-                said: edit.inserted.to_string(),
-                source: edit.removed.to_string(),
-                sentence: source.to_string(),
-            })
+        edit.contradiction(said, source, &reference, &grounded)
     });
-    edited.or_else(|| other_figures(answer, reference))
+    edited.or_else(|| other_figures(&answer, &reference, &grounded))
 }
 
-/// The reference gives figures and the answer gives figures, none of them the reference's: "opens at 11.5
-/// bar" against "4.5 bar", in any words ("2016年" where the reference says 2009, however the answer puts it).
-fn other_figures(answer: &str, reference: &str) -> Option<Contradiction> {
-    let figures = |text: &str| -> Vec<String> {
-        let mut f: Vec<String> = terms(text)
-            .into_iter()
-            .filter(|t| t.starts_with(|c: char| c.is_ascii_digit()))
-            .collect();
-        f.sort();
-        f.dedup();
-        f
-    };
-    let (said, wanted) = (figures(answer), figures(reference));
-    (!said.is_empty() && !wanted.is_empty() && said.iter().all(|f| !wanted.contains(f))).then(
-        || Contradiction {
-            kind: ChangeKind::Figure,
-            said: said.join(", "),
-            source: wanted.join(", "),
-            sentence: reference.trim().to_string(),
-        },
-    )
+/// The reference gives figures and the answer gives figures, none of them the reference's and at least
+/// one held by no source at all: "opens at 11.5 bar" against "4.5 bar", in any words ("2016年" where the
+/// reference says 2009, however the answer puts it). A figure the passages give is read, not invented.
+fn other_figures(answer: &str, reference: &str, grounded: &Grounded) -> Option<Contradiction> {
+    let (said, wanted) = (facts::quantities(answer), facts::quantities(reference));
+    if said.is_empty() || wanted.is_empty() || said.iter().any(|q| q.held_by(&wanted)) {
+        return None;
+    }
+    let invented: Vec<&Quantity> = said
+        .iter()
+        .filter(|q| !q.held_by(&grounded.quantities))
+        .collect();
+    (!invented.is_empty()).then(|| Contradiction {
+        kind: ChangeKind::Figure,
+        said: texts(invented.iter().copied()),
+        source: texts(wanted.iter()),
+        sentence: reference.trim().to_string(),
+    })
+}
+
+fn texts<'a>(quantities: impl Iterator<Item = &'a Quantity>) -> String {
+    let mut out: Vec<&str> = quantities.map(|q| q.text.as_str()).collect();
+    out.dedup();
+    out.join(", ")
 }
 
 fn sentence_slices(text: &str) -> Vec<&str> {
@@ -119,9 +125,11 @@ fn sentence_slices(text: &str) -> Vec<&str> {
         .collect()
 }
 
-/// The text every source holds, lower-cased, to ask whether the answer's new words occur anywhere in them.
+/// What every source holds: its text lower-cased, to ask whether the answer's new words occur anywhere in
+/// them, and its quantities, to ask whether a figure does.
 struct Grounded {
     text: String,
+    quantities: Vec<Quantity>,
 }
 
 impl Grounded {
@@ -131,7 +139,9 @@ impl Grounded {
             text.push('\n');
             text.push_str(&p.to_lowercase());
         }
-        Self { text }
+        let quantities =
+            facts::quantities_of(std::iter::once(reference).chain(passages.iter().copied()));
+        Self { text, quantities }
     }
 
     fn holds(&self, words: &str) -> bool {
@@ -212,89 +222,213 @@ impl<'a> Edit<'a> {
         })
     }
 
-    /// What kind of contradiction this edit makes, if any.
+    /// The contradiction this edit makes of `source` in the answer's sentence `said`, if any.
     fn contradiction(
         &self,
+        said: &str,
         source: &str,
         reference: &str,
         grounded: &Grounded,
-    ) -> Option<ChangeKind> {
+    ) -> Option<Contradiction> {
         let (ins, rem) = (self.inserted.trim(), self.removed.trim());
-        if negated(ins) != negated(rem) && (only_negation(ins) || only_negation(rem)) {
-            return Some(ChangeKind::Negation);
+        let found = |kind, said: String, was: String| Contradiction {
+            kind,
+            said,
+            source: was,
+            sentence: source.to_string(),
+        };
+        // A negation put in or taken out, and nothing else: "is not" for "is", "needs" for "does not need".
+        let same_words = || terms(ins) == terms(rem);
+        if negated(ins) != negated(rem)
+            && (only_negation(ins) || only_negation(rem) || same_words())
+        {
+            return Some(found(
+                ChangeKind::Negation,
+                ins.to_string(),
+                rem.to_string(),
+            ));
         }
         if ins.is_empty() || rem.is_empty() {
             return None;
         }
-        let figures = |s: &str| -> Vec<String> {
-            terms(s)
-                .into_iter()
-                .filter(|t| t.starts_with(|c: char| c.is_ascii_digit()))
-                .collect()
-        };
-        let (new, old) = (figures(ins), figures(rem));
-        if !new.is_empty() && !old.is_empty() {
-            return new
+        // A figure is changed only where the answer's sentence states a value that no source holds, in
+        // whatever spelling ("5km", "5,000 metres", 三年) and wherever the edit's edges fell.
+        if touches_a_figure(ins) || touches_a_figure(rem) {
+            let said_figures = facts::quantities(said);
+            let invented: Vec<&Quantity> = said_figures
                 .iter()
-                .any(|f| !old.contains(f) && !grounded.holds(f))
-                .then_some(ChangeKind::Figure);
+                .filter(|q| !q.held_by(&grounded.quantities))
+                .collect();
+            let replaced = facts::quantities(source);
+            let replaced = replaced.iter().filter(|q| !q.held_by(&said_figures));
+            return (!invented.is_empty()).then(|| {
+                found(
+                    ChangeKind::Figure,
+                    texts(invented.into_iter()),
+                    texts(replaced),
+                )
+            });
         }
-        // A name in place of the fact the reference gives ("Tomas Reyes" where it says "Priya Castell"),
-        // or of another name, from nowhere in the sources. A vaguer phrase in place of the fact ("a set
-        // pressure" for "4.5 bar") leaves it out, which is incompleteness, not a contradiction.
-        if !is_name(ins) || grounded_in_reference(ins, reference) {
+        // A name in place of a source's name or of the fact the reference gives ("Tomas Reyes" where it
+        // says "Priya Castell"), held by no source. Titles and a name's own parts are not names of their
+        // own ("Ms Castell", 张馆长 for 张伟); a capitalised word the sources use in lower case is a common
+        // noun at a sentence's start. A vaguer phrase in place of the fact ("a set pressure" for "4.5
+        // bar") leaves it out, which is incompleteness, not a contradiction.
+        let new_name = name_words(ins, grounded);
+        if new_name.is_empty() || !is_name(&new_name) || grounded.holds(&new_name) {
             return None;
         }
         let replaced_the_fact = rem.chars().count() >= 2
             && reference.to_lowercase().contains(&rem.to_lowercase())
             && !reference.trim().eq_ignore_ascii_case(source.trim());
-        (replaced_the_fact || (is_name(rem) && !grounded.holds(ins))).then_some(ChangeKind::Name)
+        let old_name = without_titles(rem);
+        (replaced_the_fact || (!old_name.is_empty() && is_name(&old_name)))
+            .then(|| found(ChangeKind::Name, ins.to_string(), rem.to_string()))
+    }
+}
+
+fn touches_a_figure(text: &str) -> bool {
+    text.chars().any(|c| c.is_ascii_digit()) || !facts::quantities(text).is_empty()
+}
+
+/// Titles and forms of address: part of how a name is written, never a name of their own.
+const TITLES: &[&str] = &[
+    "mr",
+    "mrs",
+    "ms",
+    "miss",
+    "mx",
+    "dr",
+    "prof",
+    "professor",
+    "sir",
+    "madam",
+    "dame",
+    "lord",
+    "lady",
+    "director",
+    "manager",
+    "chief",
+    "head",
+    "captain",
+    "dean",
+    "chair",
+    "chairman",
+    "chairwoman",
+    "president",
+    "minister",
+    "officer",
+    "engineer",
+    "inspector",
+    "supervisor",
+    "coordinator",
+    "curator",
+];
+const CHINESE_TITLES: &[&str] = &[
+    "馆长",
+    "先生",
+    "女士",
+    "小姐",
+    "老师",
+    "经理",
+    "主任",
+    "教授",
+    "博士",
+    "院长",
+    "校长",
+    "局长",
+    "部长",
+    "总监",
+    "工程师",
+    "医生",
+    "主席",
+    "书记",
+    "处长",
+    "科长",
+    "队长",
+    "站长",
+    "所长",
+    "厂长",
+    "董事长",
+    "总经理",
+    "同志",
+];
+
+fn without_titles(words: &str) -> String {
+    let mut s = words.to_string();
+    for t in CHINESE_TITLES {
+        s = s.replace(t, " ");
+    }
+    s.split(|c: char| c.is_whitespace() || c == ',' || c == '.')
+        .filter(|w| !w.is_empty() && !TITLES.contains(&w.to_lowercase().as_str()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The words of a change that could name someone new: without titles, and without the words the sources
+/// already use (a name's own parts, or a common noun capitalised at a sentence's start).
+fn name_words(words: &str, grounded: &Grounded) -> String {
+    without_titles(words)
+        .split(' ')
+        .filter(|w| !w.is_empty() && !grounded.holds(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// How much of its reference an answer gives, both read with one spelling of every figure (`facts`): the
+/// share of the reference's terms it holds, whether one text is a span of the other, and whether it states
+/// a figure of the reference's as a value ("5,000 metres" for "5 km"). None when the reference has no terms.
+struct Given {
+    share: f64,
+    spans: bool,
+    figure: bool,
+}
+
+impl Given {
+    fn of(answer: &str, reference: &str) -> Option<Self> {
+        let (said, whole) = (facts::normalise(answer), facts::normalise(reference));
+        let wanted: std::collections::HashSet<String> = terms(&whole).into_iter().collect();
+        if wanted.is_empty() {
+            return None;
+        }
+        let (said, whole) = (said.trim().to_lowercase(), whole.trim().to_lowercase());
+        let given: std::collections::HashSet<String> = terms(&said).into_iter().collect();
+        let share =
+            wanted.iter().filter(|t| given.contains(*t)).count() as f64 / wanted.len() as f64;
+        let spans = said.chars().count() >= 2 && (whole.contains(&said) || said.contains(&whole));
+        let expected = facts::quantities(reference);
+        let figure = !expected.is_empty()
+            && facts::quantities(answer)
+                .iter()
+                .any(|q| q.dimension != facts::Dimension::Count && q.held_by(&expected));
+        Some(Self {
+            share,
+            spans,
+            figure,
+        })
     }
 }
 
 /// Whether an answer gives any of its reference: a fifth of the reference's terms, or a span of it ("1655年"
-/// of "顺治十二年（1655年）"), or the reference whole within a longer answer. None when the reference has
-/// no terms to compare with.
+/// of "顺治十二年（1655年）"), or the reference whole within a longer answer, or one of its figures with its
+/// unit in any spelling. None when the reference has no terms to compare with.
 pub fn gives_reference(answer: &str, reference: &str) -> Option<bool> {
-    let wanted: std::collections::HashSet<String> = terms(reference).into_iter().collect();
-    if wanted.is_empty() {
-        return None;
-    }
-    let (said, reference) = (
-        answer.trim().to_lowercase(),
-        reference.trim().to_lowercase(),
-    );
-    let spans =
-        said.chars().count() >= 2 && (reference.contains(&said) || said.contains(&reference));
-    let given: std::collections::HashSet<String> = terms(&said).into_iter().collect();
-    let share = wanted.iter().filter(|t| given.contains(*t)).count() as f64 / wanted.len() as f64;
-    Some(spans || share >= 0.2)
+    Given::of(answer, reference).map(|g| g.spans || g.share >= 0.2 || g.figure)
 }
 
 /// Whether an answer settles what its reference says: it holds half the reference's terms (or the
 /// reference whole, or is a span of it), and contradicts it in no figure, name or negation. What a
 /// simulated user takes as its goal met, and the judge as a goal reached.
 pub fn settles(answer: &str, reference: &str) -> bool {
-    let wanted: std::collections::HashSet<String> = terms(reference).into_iter().collect();
-    if wanted.is_empty() || crate::is_refusal(answer) {
+    if crate::is_refusal(answer) {
         return false;
     }
-    let (said, whole) = (
-        answer.trim().to_lowercase(),
-        reference.trim().to_lowercase(),
-    );
-    let given: std::collections::HashSet<String> = terms(&said).into_iter().collect();
-    let share = wanted.iter().filter(|t| given.contains(*t)).count() as f64 / wanted.len() as f64;
-    let spans = said.chars().count() >= 2 && (whole.contains(&said) || said.contains(&whole));
-    (share >= 0.5 || spans) && contradiction(answer, reference, &[]).is_none()
+    Given::of(answer, reference).is_some_and(|g| g.share >= 0.5 || g.spans)
+        && contradiction(answer, reference, &[]).is_none()
 }
 
 fn is_figure_char(c: char) -> bool {
     c.is_ascii_digit() || c == '.' || c == ','
-}
-
-fn grounded_in_reference(words: &str, reference: &str) -> bool {
-    reference.to_lowercase().contains(&words.to_lowercase())
 }
 
 /// Whether a change is a negation and little else: "not", "n't", "never", 不, 没, "It is not true that"…
@@ -420,7 +554,74 @@ mod tests {
     }
 
     #[test]
+    fn right_answers_in_other_words_are_no_contradiction() {
+        let passage = "The trail is 5 km long and opens at 10:30. The valve opens at 4.5 bar. \
+            It is run by Priya Castell and Elena Park. Three technicians work there, each on an 8-hour \
+            shift. The pump does not need priming. The office closes at 6 p.m. Signed on 15 March 2021.";
+        for (answer, reference) in [
+            ("It is 5km long.", "5 km"),
+            ("The trail is 5,000 metres long.", "5 km"),
+            ("The valve opens at 4.50 bar.", "4.5 bar"),
+            ("The trail opens at 10.30 am.", "10:30"),
+            ("It was signed on the 15th of March.", "15 March 2021"),
+            (
+                "Three technicians, each on an 8-hour shift.",
+                "Three technicians",
+            ),
+            ("The pump doesn’t need priming.", "It does not need priming"),
+            ("The office closes at 18:00.", "6 p.m."),
+            ("It is run by Ms Castell and Elena Park.", "Priya Castell"),
+            ("It is run by Priya Castell and Park.", "Priya Castell"),
+            (
+                "Filters are never mentioned; the trail is 5 km long.",
+                "5 km",
+            ),
+        ] {
+            assert_eq!(
+                contradiction(answer, reference, &[passage]),
+                None,
+                "{answer}"
+            );
+        }
+        let zh = "该馆由张伟馆长负责，保修期为3年，合格率为92%，无需预约。";
+        for (answer, reference) in [
+            ("该馆由张馆长负责。", "张伟"),
+            ("保修期为三年。", "3年"),
+            ("合格率为百分之九十二。", "92%"),
+            ("不用预约。", "无需预约"),
+        ] {
+            assert_eq!(contradiction(answer, reference, &[zh]), None, "{answer}");
+        }
+        // A figure the passages give is read, not invented, even where the reference gives another.
+        let decade = "Built in the 1970s, it has 176 rooms.";
+        assert_eq!(
+            contradiction("It has 176 rooms.", "the 1970s", &[decade]),
+            None
+        );
+        assert!(contradiction("It has 180 rooms.", "the 1970s", &[decade]).is_some());
+    }
+
+    #[test]
+    fn a_changed_value_in_any_spelling_still_contradicts() {
+        let passage =
+            "The trail is 5 km long. The valve opens at 4.5 bar. The pump does not need priming.";
+        for answer in [
+            "The trail is 7 km long.",
+            "The trail is 5 miles long.",
+            "The valve opens at 11.5 bar.",
+            "The pump does need priming.",
+        ] {
+            assert!(
+                contradiction(answer, "5 km", &[passage]).is_some(),
+                "{answer}"
+            );
+        }
+    }
+
+    #[test]
     fn an_answer_gives_its_reference_by_its_terms_or_as_a_span() {
+        assert_eq!(gives_reference("It is 5,000 metres.", "5 km"), Some(true));
+        assert!(settles("保修三年。", "3年"));
         assert_eq!(
             gives_reference("1655年", "顺治十二年（1655年）"),
             Some(true)

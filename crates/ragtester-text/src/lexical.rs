@@ -168,6 +168,10 @@ pub fn terms(text: &str) -> Vec<String> {
             cjk_run.push(c);
         } else if c.is_alphanumeric() {
             flush_cjk(&mut cjk_run, &mut out);
+            // A unit glued to its figure is a word of its own: "5km" has the terms of "5 km".
+            if c.is_alphabetic() && word.chars().all(|d| d.is_ascii_digit() || d == '.') {
+                flush_word(&mut word, &mut out);
+            }
             word.extend(c.to_lowercase());
         } else if (c == '.' || c == ',')
             && !word.is_empty()
@@ -405,9 +409,17 @@ pub fn keyword_recall(keywords: &[String], haystack: &str) -> Option<f64> {
         return None;
     }
     let lower = haystack.to_lowercase();
+    let mut facts_said = None;
     let found = keywords
         .iter()
-        .filter(|k| lower.contains(&k.to_lowercase()))
+        .filter(|k| {
+            lower.contains(&k.to_lowercase()) || {
+                // A keyword that is a figure is found as a value: "5 km" in "5,000 metres", 3年 in 三年.
+                let wanted = crate::facts::quantities(k);
+                let said = facts_said.get_or_insert_with(|| crate::facts::quantities(haystack));
+                !wanted.is_empty() && wanted.iter().all(|q| q.held_by(said))
+            }
+        })
         .count();
     Some(found as f64 / keywords.len() as f64)
 }

@@ -88,8 +88,12 @@ pub async fn dispatch(cli: Cli, environment: Environment) -> Result<u8> {
             let (json, md) = (d.json.as_deref(), d.markdown.as_deref());
             let diff = ragtester_stages::diff::diff(&d.before, &d.after, json, md)?;
             print!("{}", ragtester_stages::front::render_diff(&diff));
+            // A diff that compared nothing cannot vouch for anything: the gate fails on it, saying so.
+            if d.fail_on_regression && diff.compared_nothing() {
+                eprintln!("--fail-on-regression: {}", diff.headline());
+            }
             Ok(threshold_if(
-                d.fail_on_regression && !diff.regressions.is_empty(),
+                d.fail_on_regression && (!diff.regressions.is_empty() || diff.compared_nothing()),
             ))
         }
         Command::Test {

@@ -1,0 +1,169 @@
+//! Facts compared as facts: the quantities a text states — numbers with their units, times of day, dates,
+//! amounts of money, percentages — read as values, so that "5km", "5 km" and "5,000 metres" are one
+//! figure, "10.30 am" is "10:30", 三年 is "3 years" and 百分之九十二 is 92%.
+//!
+//! Every comparison of an answer with its passages or its reference goes through here (the contradiction
+//! rule, the offline judge, claim checks, goal settling): an answer changes a figure only when it states a
+//! value that none of its sources hold. Number words come from `text2num` (English) and `chinese-number`;
+//! dates are checked with `chrono`; the units table (`units.rs`) is the one part written here.
+
+mod normalise;
+mod scan;
+mod units;
+
+pub use normalise::{contractions, normalise};
+pub use scan::parse_number;
+pub use units::Dimension;
+
+/// A calendar date as far as a text gives it: "15 March" has no year, "2023年" only a year.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DateParts {
+    pub year: Option<i32>,
+    pub month: Option<u32>,
+    pub day: Option<u32>,
+}
+
+impl DateParts {
+    /// Two dates agree where both give a part, and they share at least one part.
+    fn agrees(&self, other: &DateParts) -> bool {
+        let part = |a: Option<u32>, b: Option<u32>| match (a, b) {
+            (Some(a), Some(b)) => Some(a == b),
+            _ => None,
+        };
+        let parts = [
+            part(self.year.map(|y| y as u32), other.year.map(|y| y as u32)),
+            part(self.month, other.month),
+            part(self.day, other.day),
+        ];
+        parts.iter().all(|p| p.is_none_or(|same| same)) && parts.iter().any(Option::is_some)
+    }
+}
+
+/// One quantity a text states.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quantity {
+    pub dimension: Dimension,
+    /// Its value in the dimension's base unit, each reading the text allows (10:30 in the morning or the
+    /// evening). Empty for a date.
+    pub values: Vec<f64>,
+    /// A date's readings (03/04/2024 is two where both are dates).
+    pub dates: Vec<DateParts>,
+    /// The numbers as written, before units: what a bare figure elsewhere may repeat.
+    pub numbers: Vec<f64>,
+    /// The words that state it, as the (normalised) text has them.
+    pub text: String,
+}
+
+impl Quantity {
+    fn plain(dimension: Dimension, value: f64, numbers: Vec<f64>) -> Self {
+        Self {
+            dimension,
+            values: vec![value],
+            dates: Vec::new(),
+            numbers,
+            text: String::new(),
+        }
+    }
+
+    fn date(dates: Vec<DateParts>, numbers: Vec<f64>) -> Self {
+        Self {
+            dimension: Dimension::Date,
+            values: Vec::new(),
+            dates,
+            numbers,
+            text: String::new(),
+        }
+    }
+
+    /// Whether two quantities state the same value: one dimension and equal values (to half a percent
+    /// where a unit was converted: 2 years are 24 months), or dates that agree, or a year within a decade.
+    pub fn same(&self, other: &Quantity) -> bool {
+        use Dimension::{Count, Date, Decade};
+        match (self.dimension, other.dimension) {
+            (Date, Date) => self
+                .dates
+                .iter()
+                .any(|a| other.dates.iter().any(|b| a.agrees(b))),
+            (Decade, Count) | (Decade, Date) => {
+                other.year_like().is_some_and(|y| self.in_decade(y))
+            }
+            (Count, Decade) | (Date, Decade) => {
+                self.year_like().is_some_and(|y| other.in_decade(y))
+            }
+            (Date, Count) => other.year_like().is_some_and(|y| self.is_year(y)),
+            (Count, Date) => self.year_like().is_some_and(|y| other.is_year(y)),
+            (a, b) if a == b => {
+                let exact = a == Count;
+                self.values
+                    .iter()
+                    .any(|x| other.values.iter().any(|y| close(*x, *y, exact)))
+            }
+            _ => false,
+        }
+    }
+
+    fn year_like(&self) -> Option<f64> {
+        match self.dimension {
+            Dimension::Count => self.values.first().copied(),
+            Dimension::Date => self.dates.first().and_then(|d| d.year).map(f64::from),
+            _ => None,
+        }
+    }
+
+    fn in_decade(&self, year: f64) -> bool {
+        self.values
+            .first()
+            .is_some_and(|d| (*d..*d + 10.0).contains(&year))
+    }
+
+    fn is_year(&self, year: f64) -> bool {
+        self.dates
+            .iter()
+            .any(|d| d.year.map(f64::from) == Some(year) && d.month.is_none())
+    }
+
+    /// Whether `sources` hold this quantity: one of them states the same value, or this is a bare number
+    /// one of them writes (a count the source gives with its unit, a year of a date), or this gives a unit
+    /// to a number a source writes bare.
+    pub fn held_by(&self, sources: &[Quantity]) -> bool {
+        let number = self.numbers.first().copied();
+        sources.iter().any(|s| {
+            self.same(s)
+                || (self.dimension == Dimension::Count
+                    && self
+                        .values
+                        .iter()
+                        .any(|v| s.numbers.iter().any(|n| close(*v, *n, true))))
+                || (s.dimension == Dimension::Count
+                    && number.is_some_and(|n| s.values.iter().any(|v| close(n, *v, true))))
+        })
+    }
+}
+
+fn close(a: f64, b: f64, exact: bool) -> bool {
+    let scale = a.abs().max(b.abs()).max(1.0);
+    let tolerance = if exact { 1e-9 } else { 5e-3 };
+    (a - b).abs() <= tolerance * scale
+}
+
+/// Every quantity `text` states, in order.
+pub fn quantities(text: &str) -> Vec<Quantity> {
+    scan::scan(&normalise(text))
+}
+
+/// The quantities of several texts together: what a set of sources holds.
+pub fn quantities_of<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<Quantity> {
+    texts.into_iter().flat_map(quantities).collect()
+}
+
+/// The quantities `answer` states that none of `sources` hold: its invented or changed figures.
+pub fn unheld(answer: &str, sources: &[&str]) -> Vec<Quantity> {
+    let held = quantities_of(sources.iter().copied());
+    quantities(answer)
+        .into_iter()
+        .filter(|q| !q.held_by(&held))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
