@@ -130,9 +130,8 @@ pub enum TaskHint {
     /// "message": string}`.
     SimulatedUser {
         goal: crate::simulation::Goal,
-        /// What settles the goal (the case's expected answer), which the user recognises when given.
-        settles: String,
-        /// The documents cannot meet the goal: a correct assistant refuses.
+        /// The documents cannot meet the goal: a correct assistant refuses. (The user is never given the
+        /// expected answer: it knows what it wants, not what the documents say.)
         unanswerable: bool,
         language: String,
         transcript: Vec<Message>,

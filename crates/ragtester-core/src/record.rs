@@ -212,8 +212,30 @@ pub fn parse_record<T: DeserializeOwned>(
             "{file}:{index}: schema_version {version} is newer than this build understands ({SCHEMA_VERSION})"
         );
     }
-    serde_json::from_value(value)
-        .with_context(|| format!("{file}:{index}: record does not match the expected schema"))
+    let mut unknown = Vec::new();
+    let record = serde_ignored::deserialize(value, |path| unknown.push(path.to_string()))
+        .with_context(|| format!("{file}:{index}: record does not match the expected schema"))?;
+    for field in unknown {
+        warn_unknown_field(file, index, &field);
+    }
+    Ok(record)
+}
+
+/// A field a record held that its reader does not know is named once per file and field (with the first
+/// line that has it), never dropped in silence: a misspelt `expected_tool` or another tool's field name
+/// shows up instead of quietly testing less.
+pub fn warn_unknown_field(file: &str, index: usize, field: &str) {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static SEEN: OnceLock<Mutex<HashSet<(String, String)>>> = OnceLock::new();
+    let seen = SEEN.get_or_init(Default::default);
+    let first = seen
+        .lock()
+        .map(|mut s| s.insert((file.to_string(), field.to_string())))
+        .unwrap_or(true);
+    if first {
+        tracing::warn!("{file}:{index}: unknown field `{field}` ignored (this and later lines)");
+    }
 }
 
 impl<T: DeserializeOwned> Iterator for JsonlReader<T> {

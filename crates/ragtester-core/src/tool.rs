@@ -8,7 +8,11 @@ use serde_json::{Map, Value};
 
 /// One call of a tool: its name and arguments; for an observed call, what it returned where the record
 /// says, and for a search, the passages it returned, best first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Read through [`ToolCall::from_json`] wherever a record holds one (a suite line's `expected_tools`, an
+/// answer's `tool_calls`), so another tool's spelling — DeepEval's `input_parameters`, RAGAS's `args`,
+/// OpenAI's `function.arguments` — keeps its arguments instead of losing them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolCall {
     pub name: String,
     /// The arguments (an expected call names only those that matter: any others the system passes are
@@ -21,6 +25,13 @@ pub struct ToolCall {
     /// For a search call: the passages it returned, best first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub passages: Vec<String>,
+}
+
+impl<'de> Deserialize<'de> for ToolCall {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        Self::from_json(&value).map_err(serde::de::Error::custom)
+    }
 }
 
 impl ToolCall {
@@ -293,5 +304,25 @@ mod tests {
             "{e}"
         );
         assert!(bad(serde_json::json!({"name": "search"})).contains("not a list"));
+    }
+
+    #[test]
+    fn a_suite_line_in_another_tool_s_spelling_keeps_its_arguments() {
+        let line = r#"{"name": "search", "input_parameters": {"query": "pressure relief valve"}}"#;
+        let call: ToolCall = serde_json::from_str(line).unwrap();
+        assert_eq!(call.args.get("query").unwrap(), "pressure relief valve");
+        let openai = r#"{"type": "function", "function": {"name": "search", "arguments": "{\"query\": \"valve\"}"}}"#;
+        let call: ToolCall = serde_json::from_str(openai).unwrap();
+        assert_eq!(call.args.get("query").unwrap(), "valve");
+        // Our own spelling reads back unchanged, passages and output with it.
+        let ours = ToolCall {
+            passages: vec!["The valve opens at 4.5 bar.".into()],
+            output: None,
+            ..ToolCall::named("search").with_arg("query", "valve")
+        };
+        let back: ToolCall = serde_json::from_str(&serde_json::to_string(&ours).unwrap()).unwrap();
+        assert_eq!(back, ours);
+        let e = serde_json::from_str::<ToolCall>(r#"{"args": {}}"#).unwrap_err().to_string();
+        assert!(e.contains("no name"), "{e}");
     }
 }

@@ -239,13 +239,14 @@ fn user_request(goal: &Goal, case: &TestCase, transcript: &[Message]) -> ChatReq
             _ => format!("ASSISTANT: {}\n", m.content),
         })
         .collect();
+    // The user knows what it wants, never what the documents say: told the answer, a user model hands
+    // it to the system ("I mean 4.5 bar") and a system that echoes it back would reach the goal.
     let knows = if unanswerable {
-        "The documents do not hold this; a good assistant says so.".to_string()
+        "The documents do not hold this; a good assistant says so."
     } else {
-        format!(
-            "The answer you are looking for says: {}",
-            case.expected_answer
-        )
+        "You do not know the answer: that is why you ask. Never state a figure, name or fact you want \
+         to learn; judge the answer by whether it gives a specific answer to your goal, not a repeat \
+         of your own words."
     };
     let language = if case.language == "zh" {
         "Chinese"
@@ -275,7 +276,6 @@ fn user_request(goal: &Goal, case: &TestCase, transcript: &[Message]) -> ChatReq
         ],
         TaskHint::SimulatedUser {
             goal: goal.clone(),
-            settles: case.expected_answer.clone(),
             unanswerable,
             language: case.language.clone(),
             transcript: transcript.to_vec(),

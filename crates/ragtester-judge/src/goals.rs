@@ -3,7 +3,7 @@
 //! goal the documents cannot meet — kept refusing however the user pushed.
 
 use ragtester_core::{Answer, GoalMetrics, TestCase};
-use ragtester_text::contradiction::{contradiction, settles};
+use ragtester_text::contradiction::{contradiction, settles_beyond};
 use ragtester_text::is_refusal;
 
 /// The goal figures of a simulated conversation; None for a case without a goal or an answer without a
@@ -22,8 +22,12 @@ pub fn goal_metrics(case: &TestCase, answer: &Answer) -> Option<GoalMetrics> {
         ..Default::default()
     };
     let (mut stated, mut faithful, mut refused_all) = (0, 0, true);
+    // What the user has said so far: an answer settles the goal only by what it adds to it.
+    let mut said_by_user = String::new();
     for (i, turn) in simulation.turns.iter().enumerate() {
         let n = i + 1;
+        said_by_user.push_str(&turn.user);
+        said_by_user.push('\n');
         let mut wrong = |why: String| {
             out.why.get_or_insert(format!("turn {n}: {why}"));
         };
@@ -61,7 +65,7 @@ pub fn goal_metrics(case: &TestCase, answer: &Answer) -> Option<GoalMetrics> {
         }
         if !unanswerable
             && out.turns_to_goal.is_none()
-            && settles(&turn.answer, &case.expected_answer)
+            && settles_beyond(&turn.answer, &case.expected_answer, &said_by_user)
         {
             out.turns_to_goal = Some(n);
         }

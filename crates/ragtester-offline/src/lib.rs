@@ -79,13 +79,12 @@ impl ChatModel for OfflineModel {
             }
             TaskHint::SimulatedUser {
                 goal,
-                settles,
                 unanswerable,
                 language,
                 transcript,
             } => {
                 let (kind, message) =
-                    user::next_message(goal, settles, *unanswerable, language, transcript);
+                    user::next_message(goal, *unanswerable, language, transcript);
                 serde_json::json!({"move": kind, "message": message}).to_string()
             }
         };

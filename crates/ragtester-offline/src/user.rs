@@ -1,17 +1,22 @@
 //! The offline simulated user: it reads the assistant's last answer and chooses its next move as a
-//! person pursuing the goal would — satisfied when the answer settles the goal, an answer to a clarifying
-//! question (with a detail it knows), the goal asked again after a refusal of what the documents answer,
-//! a correction after an answer to something else — and gives up after three corrections or two
-//! refusals. For a goal the documents cannot meet it pushes once after a refusal, then accepts it.
-//! Each repeated move is worded afresh, so the user never sends the same message twice.
+//! person pursuing the goal would — satisfied when the answer gives something specific to what it asked
+//! (new words on its topic, a figure where it asked for one), an answer to a clarifying question (with a
+//! detail it knows: which product or document, never the fact it seeks), the goal asked again after a
+//! refusal of what the documents answer, a correction after an answer to something else or a repeat of
+//! its own words — and gives up after three corrections or two refusals. For a goal the documents cannot
+//! meet it pushes once after a refusal, then accepts it. Each repeated move is worded afresh, so the user
+//! never sends the same message twice.
+//!
+//! Like a person, it does not know the answer: it cannot tell a wrong figure from a right one. Whether the
+//! goal was reached is the judge's call (`ragtester-judge`'s goals), against the expected answer.
 
 use ragtester_core::{Goal, Message, Role, UserMove};
-use ragtester_text::{contradiction::settles, is_refusal};
+use ragtester_text::{facts, is_refusal, terms};
+use std::collections::HashSet;
 
 /// The user's next move and message after `transcript` (the assistant's answer last).
 pub fn next_message(
     goal: &Goal,
-    settles_with: &str,
     unanswerable: bool,
     language: &str,
     transcript: &[Message],
@@ -30,7 +35,7 @@ pub fn next_message(
             _ => say(UserMove::Satisfied, goal, zh, 0),
         };
     }
-    if !refused && settles(last, settles_with) {
+    if !refused && !asks_back(last) && answers(last, goal, transcript) {
         return say(UserMove::Satisfied, goal, zh, 0);
     }
     if refused {
@@ -52,6 +57,48 @@ pub fn next_message(
         return say(UserMove::GiveUp, goal, zh, 0);
     }
     say(UserMove::Correct, goal, zh, corrected)
+}
+
+/// Words of a question that ask for a kind of answer, not what it is about.
+const ASKING: &[&str] = &[
+    "how", "long", "mani", "much", "old", "often", "when", "what", "which", "who", "whom", "whose",
+    "where", "year", "time", "date", "tell", "me", "i", "you", "know", "want", "need", "pleas",
+];
+/// Questions whose answer is a figure: a duration, a count, an amount, a date or a time.
+const FIGURE_QUESTIONS: &[&str] = &[
+    "how long", "how many", "how much", "how old", "how often", "how far", "how big", "how heavy",
+    "when", "what year", "what time", "what date", "多久", "多少", "多长", "多大", "多重", "几",
+    "何时", "什么时候", "哪一年", "哪年",
+];
+
+/// Whether an answer gives what the user asked, as far as a person who does not know the answer can
+/// tell: it says something the user did not (a repeat of the question is no answer), on the question's
+/// own topic (a word of the goal beyond the details the user gives and the words that ask), and a
+/// figure where the question asks for one ("How long…?" is not answered by "it is covered").
+fn answers(answer: &str, goal: &Goal, transcript: &[Message]) -> bool {
+    let user_terms: HashSet<String> = transcript
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .flat_map(|m| terms(&facts::normalise(&m.content)))
+        .collect();
+    let said: HashSet<String> = terms(&facts::normalise(answer)).into_iter().collect();
+    if said.difference(&user_terms).count() < 2 {
+        return false;
+    }
+    let details: HashSet<String> = goal
+        .details
+        .iter()
+        .flat_map(|d| terms(&facts::normalise(d)))
+        .collect();
+    let topic: Vec<String> = terms(&facts::normalise(&goal.want))
+        .into_iter()
+        .filter(|t| !details.contains(t) && !ASKING.contains(&t.as_str()))
+        .filter(|t| !FIGURE_QUESTIONS.iter().any(|q| q.contains(t.as_str())))
+        .collect();
+    let on_topic = topic.is_empty() || topic.iter().any(|t| said.contains(t));
+    let want = goal.want.to_lowercase();
+    let wants_figure = FIGURE_QUESTIONS.iter().any(|q| want.contains(q));
+    on_topic && (!wants_figure || !facts::quantities(answer).is_empty())
 }
 
 /// A short answer that ends by asking the user something.
@@ -152,12 +199,9 @@ mod tests {
         t
     }
 
-    const SETTLES: &str = "The X2 battery warranty lasts 24 months.";
-
     #[test]
     fn each_answer_gets_the_move_a_person_would_make() {
-        let next =
-            |answers: &[&str]| next_message(&goal(), SETTLES, false, "en", &after(answers)).0;
+        let next = |answers: &[&str]| next_message(&goal(), false, "en", &after(answers)).0;
         assert_eq!(next(&["Which model do you mean?"]), UserMove::Clarify);
         assert_eq!(
             next(&["The battery warranty of the X2 lasts two years."]),
@@ -165,12 +209,20 @@ mod tests {
         );
         assert_eq!(next(&["The documents do not say."]), UserMove::Insist);
         assert_eq!(next(&["The X2 weighs 14 kg."]), UserMove::Correct);
+        // It does not know the answer: a wrong figure reads as an answer to it (the judge tells them apart).
         assert_eq!(
             next(&["The X2 battery warranty lasts 36 months."]),
-            UserMove::Correct,
-            "a changed figure settles nothing"
+            UserMove::Satisfied
         );
-        let (_, clarify) = next_message(&goal(), SETTLES, false, "en", &after(&["Which one?"]));
+        assert_eq!(
+            next(&["The battery warranty covers the X2."]),
+            UserMove::Correct,
+            "asked how long, it wants a figure"
+        );
+        // Its own words said back are no answer.
+        assert_ne!(next(&[goal().want.as_str()]), UserMove::Satisfied);
+        assert_eq!(next(&["Battery warranty of the X2."]), UserMove::Correct);
+        let (_, clarify) = next_message(&goal(), false, "en", &after(&["Which one?"]));
         assert!(clarify.contains("the X2 scooter"), "{clarify}");
     }
 
@@ -183,7 +235,7 @@ mod tests {
                 role: Role::Assistant,
                 content: "The X2 weighs 14 kg.".into(),
             });
-            let (kind, text) = next_message(&goal(), SETTLES, false, "zh", &transcript);
+            let (kind, text) = next_message(&goal(), false, "zh", &transcript);
             assert!(!sent.contains(&text), "repeated «{text}»");
             if kind.ends() {
                 assert_eq!(kind, UserMove::GiveUp);
@@ -197,7 +249,7 @@ mod tests {
 
     #[test]
     fn an_unanswerable_goal_pushes_once_then_accepts_the_refusal() {
-        let next = |answers: &[&str]| next_message(&goal(), SETTLES, true, "en", &after(answers));
+        let next = |answers: &[&str]| next_message(&goal(), true, "en", &after(answers));
         let (kind, text) = next(&["The documents do not say."]);
         assert_eq!(kind, UserMove::Insist);
         let mut t = after(&["The documents do not say."]);
@@ -207,7 +259,7 @@ mod tests {
             content: "I cannot find that in the documents.".into(),
         });
         assert_eq!(
-            next_message(&goal(), SETTLES, true, "en", &t).0,
+            next_message(&goal(), true, "en", &t).0,
             UserMove::Satisfied
         );
     }

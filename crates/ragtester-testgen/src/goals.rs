@@ -1,6 +1,7 @@
 //! Simulated users' goals, written from a suite's own questions: each goal is a question a user wants
-//! answered (its case's expected answer and source spans settle it, its keywords are the details the user
-//! gives when asked), a persona the user model plays, and a turn budget. Per document, answerable
+//! answered (its case's expected answer and source spans settle it), the details the user gives when asked
+//! (what it already knows — the product or thing the question names — never the fact it seeks), a persona
+//! the user model plays, and a turn budget. Per document, answerable
 //! questions first and, where the document has one, a question it cannot answer — where a correct system
 //! keeps refusing however the user pushes.
 
@@ -77,10 +78,22 @@ fn goal_case(case: &TestCase, i: usize, max_turns: u32) -> TestCase {
             want: case.query.clone(),
             persona: personas[i % personas.len()].to_string(),
             max_turns,
-            details: case.keywords.iter().take(2).cloned().collect(),
+            details: known_details(case),
         }),
         ..case.clone()
     }
+}
+
+/// What a user asking `case.query` knows: the keywords its own question names (the product, the part),
+/// never one only the expected answer holds — a user who could say "4.5 bar" would not be asking.
+fn known_details(case: &TestCase) -> Vec<String> {
+    let question = case.query.to_lowercase();
+    case.keywords
+        .iter()
+        .filter(|k| question.contains(&k.to_lowercase()))
+        .take(2)
+        .cloned()
+        .collect()
 }
 
 #[cfg(test)]
@@ -107,7 +120,8 @@ mod tests {
                 page: 1,
                 hash: None,
             }];
-            c.keywords = vec!["X2".into()];
+            c.query = "How long is the warranty of the X2?".into();
+            c.keywords = vec!["X2".into(), "two years".into()];
             cases.push(c);
         }
         let mut negative =

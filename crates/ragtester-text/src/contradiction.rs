@@ -8,6 +8,7 @@
 //! answer's own words, so a rule may fail the answer on it whatever a judge rated.
 
 use crate::facts::{self, Quantity, contractions};
+use std::collections::HashSet;
 use crate::{is_cjk, negated, sentences, terms};
 use std::fmt;
 
@@ -386,26 +387,32 @@ struct Given {
 
 impl Given {
     fn of(answer: &str, reference: &str) -> Option<Self> {
+        Self::beyond(answer, reference, "")
+    }
+
+    /// As `of`, counting only the reference's terms `known` does not already hold: what the user said
+    /// themselves is no answer when an assistant says it back.
+    fn beyond(answer: &str, reference: &str, known: &str) -> Option<Self> {
         let (said, whole) = (facts::normalise(answer), facts::normalise(reference));
-        let wanted: std::collections::HashSet<String> = terms(&whole).into_iter().collect();
-        if wanted.is_empty() {
+        let all: HashSet<String> = terms(&whole).into_iter().collect();
+        if all.is_empty() {
             return None;
         }
+        let known: HashSet<String> = terms(&facts::normalise(known)).into_iter().collect();
+        let new: HashSet<String> = all.difference(&known).cloned().collect();
+        let wanted = if new.is_empty() { all } else { new };
         let (said, whole) = (said.trim().to_lowercase(), whole.trim().to_lowercase());
-        let given: std::collections::HashSet<String> = terms(&said).into_iter().collect();
-        let share =
-            wanted.iter().filter(|t| given.contains(*t)).count() as f64 / wanted.len() as f64;
-        let spans = said.chars().count() >= 2 && (whole.contains(&said) || said.contains(&whole));
+        let given: HashSet<String> = terms(&said).into_iter().collect();
+        let share = wanted.iter().filter(|t| given.contains(*t)).count() as f64 / wanted.len() as f64;
+        let spans = said.chars().count() >= 2
+            && (whole.contains(&said) || said.contains(&whole))
+            && (known.is_empty() || share > 0.0);
         let expected = facts::quantities(reference);
         let figure = !expected.is_empty()
             && facts::quantities(answer)
                 .iter()
                 .any(|q| q.dimension != facts::Dimension::Count && q.held_by(&expected));
-        Some(Self {
-            share,
-            spans,
-            figure,
-        })
+        Some(Self { share, spans, figure })
     }
 }
 
@@ -420,10 +427,17 @@ pub fn gives_reference(answer: &str, reference: &str) -> Option<bool> {
 /// reference whole, or is a span of it), and contradicts it in no figure, name or negation. What a
 /// simulated user takes as its goal met, and the judge as a goal reached.
 pub fn settles(answer: &str, reference: &str) -> bool {
+    settles_beyond(answer, reference, "")
+}
+
+/// Whether an answer settles its reference by what it adds to `known` (the user's own messages): an
+/// assistant that says the user's question back settles nothing, however many of the reference's words
+/// the question held.
+pub fn settles_beyond(answer: &str, reference: &str, known: &str) -> bool {
     if crate::is_refusal(answer) {
         return false;
     }
-    Given::of(answer, reference).is_some_and(|g| g.share >= 0.5 || g.spans)
+    Given::beyond(answer, reference, known).is_some_and(|g| g.share >= 0.5 || g.spans)
         && contradiction(answer, reference, &[]).is_none()
 }
 
