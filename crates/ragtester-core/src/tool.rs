@@ -322,7 +322,9 @@ mod tests {
         };
         let back: ToolCall = serde_json::from_str(&serde_json::to_string(&ours).unwrap()).unwrap();
         assert_eq!(back, ours);
-        let e = serde_json::from_str::<ToolCall>(r#"{"args": {}}"#).unwrap_err().to_string();
+        let e = serde_json::from_str::<ToolCall>(r#"{"args": {}}"#)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no name"), "{e}");
     }
 }

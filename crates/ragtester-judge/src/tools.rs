@@ -59,65 +59,128 @@ pub fn tool_metrics(case: &TestCase, answer: &Answer) -> Option<ToolMetrics> {
     Some(metrics)
 }
 
-/// Expected calls paired with the calls made (indexes into each), by name: each expected call takes the
-/// first free call of its name whose arguments hold it, else the first free call of its name.
+/// Expected calls paired with the calls made (indexes into each), by name: the pairing with the most
+/// pairs, and among those the most arguments held (Kuhn–Munkres over every expected × called pair) — not
+/// first-come, where an early call holding the wrong arguments would take the pair a later right one
+/// should have.
 fn match_calls(expected: &[ToolCall], called: &[ToolCall]) -> Vec<(usize, usize)> {
-    let mut taken = vec![false; called.len()];
-    let mut pairs = Vec::new();
-    for (e, want) in expected.iter().enumerate() {
-        let free = |c: &usize| !taken[*c] && called[*c].name == want.name;
-        let holding = (0..called.len()).find(|c| free(c) && args_held(want, &called[*c]) == 1.0);
-        if let Some(c) = holding.or_else(|| (0..called.len()).find(free)) {
-            taken[c] = true;
-            pairs.push((e, c));
-        }
+    if expected.is_empty() || called.is_empty() {
+        return Vec::new();
     }
+    // A pair of the same name outweighs any number of arguments held; other pairs weigh nothing.
+    let weight = |e: usize, c: usize| -> i64 {
+        if expected[e].name != called[c].name {
+            return 0;
+        }
+        1_000_000 + (args_held(&expected[e], &called[c]) * 1000.0).round() as i64
+    };
+    let transpose = expected.len() > called.len();
+    let (rows, columns) = if transpose {
+        (called.len(), expected.len())
+    } else {
+        (expected.len(), called.len())
+    };
+    let cells: Vec<i64> = (0..rows)
+        .flat_map(|r| (0..columns).map(move |c| (r, c)))
+        .map(|(r, c)| {
+            if transpose {
+                weight(c, r)
+            } else {
+                weight(r, c)
+            }
+        })
+        .collect();
+    let Ok(matrix) = pathfinding::matrix::Matrix::from_vec(rows, columns, cells) else {
+        return Vec::new();
+    };
+    let (_, assigned) = pathfinding::kuhn_munkres::kuhn_munkres(&matrix);
+    let mut pairs: Vec<(usize, usize)> = assigned
+        .into_iter()
+        .enumerate()
+        .map(|(r, c)| if transpose { (c, r) } else { (r, c) })
+        .filter(|&(e, c)| weight(e, c) > 0)
+        .collect();
+    pairs.sort_unstable();
     pairs
 }
 
-/// The share of `want`'s arguments `got` holds (1 when it names none).
+/// The share of `want`'s arguments `got` holds (1 when it names none). A call whose input was plain text
+/// (a tool span's `input.value` that is no JSON object, kept as `input`) holds it as the one argument the
+/// expected call names.
 fn args_held(want: &ToolCall, got: &ToolCall) -> f64 {
     if want.args.is_empty() {
         return 1.0;
     }
+    let plain = (got.args.len() == 1 && want.args.len() == 1)
+        .then(|| got.args.get("input"))
+        .flatten();
     let held = want
         .args
         .iter()
-        .filter(|(key, value)| got.args.get(*key).is_some_and(|v| value_holds(value, v)))
+        .filter(|(key, value)| {
+            got.args
+                .get(*key)
+                .or(plain)
+                .is_some_and(|v| value_holds(value, v))
+        })
         .count();
     held as f64 / want.args.len() as f64
 }
 
-/// Whether an argument's value holds the expected one. Text: the same once case and spaces are set
-/// aside, or every term of the expected value present (a search query worded the agent's own way still
-/// holds "battery warranty"); numbers: the same number, written as a number or as text; anything else:
-/// the same JSON.
+/// Whether an argument's value holds the expected one, compared as values. Text: the same once case and
+/// spaces are set aside, or every term and figure of the expected value present (a search query worded
+/// the agent's own way still holds "battery warranty"; "5 km" holds "5km") with its negation kept ("not
+/// refundable" does not hold "refundable"); numbers: the same number, written as a number or as text;
+/// objects: every expected key held, in any order; lists: every expected item held by some item; anything
+/// else: the same JSON.
 fn value_holds(want: &Value, got: &Value) -> bool {
     match (want, got) {
-        (Value::String(w), Value::String(g)) => {
-            let norm = |s: &str| {
-                s.split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ")
-                    .to_lowercase()
-            };
-            if norm(w) == norm(g) {
-                return true;
-            }
-            let wanted = ragtester_text::terms(w);
-            let present: HashSet<String> = ragtester_text::terms(g).into_iter().collect();
-            !wanted.is_empty() && wanted.iter().all(|t| present.contains(t))
-        }
+        (Value::String(w), Value::String(g)) => text_holds(w, g),
         (Value::Number(w), other) | (other, Value::Number(w)) => {
             let other = match other {
                 Value::Number(n) => n.as_f64(),
-                Value::String(s) => s.trim().parse().ok(),
+                Value::String(s) => ragtester_text::facts::parse_number(s.trim()),
                 _ => None,
             };
             w.as_f64().zip(other).is_some_and(|(a, b)| a == b)
         }
+        (Value::Object(w), Value::Object(g)) => w
+            .iter()
+            .all(|(k, v)| g.get(k).is_some_and(|x| value_holds(v, x))),
+        (Value::Array(w), Value::Array(g)) => w.iter().all(|v| g.iter().any(|x| value_holds(v, x))),
         _ => want == got,
     }
+}
+
+fn text_holds(want: &str, got: &str) -> bool {
+    let norm = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    if norm(want) == norm(got) {
+        return true;
+    }
+    use ragtester_text::facts;
+    let (w, g) = (facts::normalise(want), facts::normalise(got));
+    if ragtester_text::negated(&w) != ragtester_text::negated(&g) {
+        return false;
+    }
+    let wanted = ragtester_text::terms(&w);
+    let present: HashSet<String> = ragtester_text::terms(&g).into_iter().collect();
+    let figures = facts::quantities(&w);
+    let said = facts::quantities(&g);
+    // A figure's own words ("5", "km") are held by its value, in whatever spelling.
+    let in_figures: HashSet<String> = figures
+        .iter()
+        .flat_map(|q| ragtester_text::terms(&q.text))
+        .collect();
+    !wanted.is_empty()
+        && figures.iter().all(|q| q.held_by(&said))
+        && wanted
+            .iter()
+            .all(|t| present.contains(t) || in_figures.contains(t))
 }
 
 /// Over matched calls whose expected call names arguments: the mean share of them held.
@@ -325,6 +388,72 @@ mod tests {
         );
         assert_eq!((m.search_hit, m.search_rank), (Some(true), Some(2)));
         assert_eq!(m.mistake, None);
+    }
+
+    #[test]
+    fn calls_are_paired_for_the_most_arguments_held_not_first_come() {
+        // Two searches: the first for the wrong thing, the second right. First-come would pair the
+        // expected search with the first and count its argument missed.
+        let case = expecting(
+            vec![search("battery warranty"), ToolCall::named("search")],
+            false,
+        );
+        let calls = vec![search("screen repair"), search("battery warranty period")];
+        let m = tool_metrics(&case, &answered(Some(calls))).unwrap();
+        assert_eq!(m.argument_match, Some(1.0));
+        assert_eq!(m.f1, Some(1.0));
+    }
+
+    #[test]
+    fn arguments_compare_as_values() {
+        let call = |args: serde_json::Value| ToolCall {
+            args: args.as_object().unwrap().clone(),
+            ..ToolCall::named("book")
+        };
+        let want = call(
+            serde_json::json!({"filter": {"city": "Oslo", "nights": 3}, "refundable": "not refundable"}),
+        );
+        let same = call(
+            serde_json::json!({"refundable": "Not refundable", "filter": {"nights": "3", "city": "oslo"}}),
+        );
+        assert_eq!(
+            args_held(&want, &same),
+            1.0,
+            "key order, case and number spelling set aside"
+        );
+        let flipped = call(
+            serde_json::json!({"filter": {"city": "Oslo", "nights": 3}, "refundable": "refundable"}),
+        );
+        assert_eq!(args_held(&want, &flipped), 0.5, "a negation is kept");
+        let distance = ToolCall::named("route").with_arg("distance", "5 km");
+        assert_eq!(
+            args_held(
+                &distance,
+                &ToolCall::named("route").with_arg("distance", "5,000 metres")
+            ),
+            1.0
+        );
+        assert_eq!(
+            args_held(
+                &distance,
+                &ToolCall::named("route").with_arg("distance", "7 km")
+            ),
+            0.0
+        );
+        // A tool span's plain-text input is the argument the expected call names.
+        let plain = ToolCall::named("search").with_arg("input", "battery warranty");
+        assert_eq!(args_held(&search("battery warranty"), &plain), 1.0);
+        assert_eq!(args_held(&search("screen repair"), &plain), 0.0);
+    }
+
+    #[test]
+    fn a_deep_eval_shaped_expected_call_catches_a_wrong_argument() {
+        let line = r#"{"name": "search", "input_parameters": {"query": "battery warranty"}}"#;
+        let expected: ToolCall = serde_json::from_str(line).unwrap();
+        let case = expecting(vec![expected], false);
+        let m = tool_metrics(&case, &answered(Some(vec![search("screen repair")]))).unwrap();
+        assert_eq!(m.argument_match, Some(0.0));
+        assert!(m.mistake.is_some(), "{m:?}");
     }
 
     #[test]

@@ -83,8 +83,7 @@ impl ChatModel for OfflineModel {
                 language,
                 transcript,
             } => {
-                let (kind, message) =
-                    user::next_message(goal, *unanswerable, language, transcript);
+                let (kind, message) = user::next_message(goal, *unanswerable, language, transcript);
                 serde_json::json!({"move": kind, "message": message}).to_string()
             }
         };

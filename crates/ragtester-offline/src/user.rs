@@ -66,9 +66,28 @@ const ASKING: &[&str] = &[
 ];
 /// Questions whose answer is a figure: a duration, a count, an amount, a date or a time.
 const FIGURE_QUESTIONS: &[&str] = &[
-    "how long", "how many", "how much", "how old", "how often", "how far", "how big", "how heavy",
-    "when", "what year", "what time", "what date", "多久", "多少", "多长", "多大", "多重", "几",
-    "何时", "什么时候", "哪一年", "哪年",
+    "how long",
+    "how many",
+    "how much",
+    "how old",
+    "how often",
+    "how far",
+    "how big",
+    "how heavy",
+    "when",
+    "what year",
+    "what time",
+    "what date",
+    "多久",
+    "多少",
+    "多长",
+    "多大",
+    "多重",
+    "几",
+    "何时",
+    "什么时候",
+    "哪一年",
+    "哪年",
 ];
 
 /// Whether an answer gives what the user asked, as far as a person who does not know the answer can
@@ -258,9 +277,6 @@ mod tests {
             role: Role::Assistant,
             content: "I cannot find that in the documents.".into(),
         });
-        assert_eq!(
-            next_message(&goal(), true, "en", &t).0,
-            UserMove::Satisfied
-        );
+        assert_eq!(next_message(&goal(), true, "en", &t).0, UserMove::Satisfied);
     }
 }

@@ -8,8 +8,8 @@
 //! answer's own words, so a rule may fail the answer on it whatever a judge rated.
 
 use crate::facts::{self, Quantity, contractions};
-use std::collections::HashSet;
 use crate::{is_cjk, negated, sentences, terms};
+use std::collections::HashSet;
 use std::fmt;
 
 /// What an answer changed in the sentence it copies.
@@ -403,7 +403,8 @@ impl Given {
         let wanted = if new.is_empty() { all } else { new };
         let (said, whole) = (said.trim().to_lowercase(), whole.trim().to_lowercase());
         let given: HashSet<String> = terms(&said).into_iter().collect();
-        let share = wanted.iter().filter(|t| given.contains(*t)).count() as f64 / wanted.len() as f64;
+        let share =
+            wanted.iter().filter(|t| given.contains(*t)).count() as f64 / wanted.len() as f64;
         let spans = said.chars().count() >= 2
             && (whole.contains(&said) || said.contains(&whole))
             && (known.is_empty() || share > 0.0);
@@ -412,7 +413,11 @@ impl Given {
             && facts::quantities(answer)
                 .iter()
                 .any(|q| q.dimension != facts::Dimension::Count && q.held_by(&expected));
-        Some(Self { share, spans, figure })
+        Some(Self {
+            share,
+            spans,
+            figure,
+        })
     }
 }
 
