@@ -254,6 +254,11 @@ pub struct Verdict {
     /// followed injection, an answer in another language); None when they did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule_failure: Option<String>,
+    /// The rule (`contradicts_sources`, `off_question`, `language`…) that failed this answer where its
+    /// judge's own ratings passed it: a rule overriding its judge, counted per rule and judge in the report
+    /// so a rule fighting its judge shows. None where the judge failed the answer too, or no rule fired.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overrode_judge: Option<String>,
     /// Claim-level metrics of the answer (after RAGChecker); None where they do not apply (errors, negative
     /// cases, refusals).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -36,6 +36,50 @@ pub struct LabelledQuestion {
     pub passage: String,
     /// Other correct answers (other annotators'), when the source has them.
     pub alternatives: Vec<String>,
+    /// Right answers in other words, each with how it words the fact (`unit_converted`, `time_format`,
+    /// `chinese_numeral`…): what a judge must pass without any rule failing it.
+    pub other_words: Vec<(String, String)>,
+}
+
+/// The project's own labelled set of right answers in other words (`data/other_words.jsonl`: English and
+/// Chinese questions written for it, none from the demo corpus), as questions whose wrong answers are
+/// built like every other source's.
+pub fn other_words_questions() -> Vec<LabelledQuestion> {
+    #[derive(serde::Deserialize)]
+    struct Item {
+        language: String,
+        question: String,
+        passage: String,
+        reference: String,
+        keywords: Vec<String>,
+        other_words: Vec<Wording>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Wording {
+        wording: String,
+        answer: String,
+    }
+    include_str!("../data/other_words.jsonl")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let item: Item = serde_json::from_str(line).expect("data/other_words.jsonl is valid");
+            LabelledQuestion {
+                source: "other-words".into(),
+                language: item.language,
+                question: item.question,
+                answer: item.reference,
+                keywords: item.keywords,
+                passage: item.passage,
+                alternatives: Vec::new(),
+                other_words: item
+                    .other_words
+                    .into_iter()
+                    .map(|w| (w.wording, w.answer))
+                    .collect(),
+            }
+        })
+        .collect()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -44,6 +88,9 @@ pub enum AnswerKind {
     Verbatim,
     Reworded,
     OtherAnnotator,
+    /// The fact in other words: a figure in another spelling or unit, a date or time in another format,
+    /// number words, a name by its part, a contraction (the project's own labelled set).
+    OtherWords,
     /// The passage's sentence that states the fact, as a reader that quotes writes it.
     Quoted,
     OtherQuestion,
@@ -68,6 +115,7 @@ impl AnswerKind {
             AnswerKind::Verbatim
                 | AnswerKind::Reworded
                 | AnswerKind::OtherAnnotator
+                | AnswerKind::OtherWords
                 | AnswerKind::Quoted
         )
     }
@@ -104,6 +152,9 @@ pub fn labelled_answers(questions: &[LabelledQuestion]) -> Vec<LabelledAnswer> {
         );
         if let Some(alternative) = q.alternatives.iter().find(|a| a.trim() != q.answer.trim()) {
             push(AnswerKind::OtherAnnotator, alternative.clone(), i);
+        }
+        for (_, answer) in &q.other_words {
+            push(AnswerKind::OtherWords, answer.clone(), i);
         }
         // The next question of the same language whose answer shares no keyword with this one.
         let unlike = |o: &LabelledQuestion| {
@@ -475,6 +526,10 @@ pub struct JudgeScore {
     pub overall: Confusion,
     pub by_language: BTreeMap<String, Confusion>,
     pub by_kind: BTreeMap<String, Confusion>,
+    /// Per kind and language (`other_words/zh`): where a language's figures hide in the whole.
+    pub by_kind_language: BTreeMap<String, Confusion>,
+    /// Per language: right answers a rule failed (whatever the judge's criteria said).
+    pub right_failed_by_rule: BTreeMap<String, usize>,
     /// Up to five answers of each kind the judge got wrong, with what it said.
     pub mistakes: Vec<Mistake>,
 }
@@ -529,6 +584,8 @@ pub fn score(
         overall: Confusion::default(),
         by_language: BTreeMap::new(),
         by_kind: BTreeMap::new(),
+        by_kind_language: BTreeMap::new(),
+        right_failed_by_rule: BTreeMap::new(),
         mistakes: Vec::new(),
     };
     for (a, v) in answers.iter().zip(verdicts) {
@@ -548,12 +605,29 @@ pub fn score(
             .and_then(|k| k.as_str().map(str::to_string))
             .unwrap_or_default();
         score
+            .by_kind_language
+            .entry(format!("{kind}/{}", q.language))
+            .or_default()
+            .add(should_fail, verdict);
+        score
             .by_kind
             .entry(kind)
             .or_default()
             .add(should_fail, verdict);
-        let shown = score.mistakes.iter().filter(|m| m.kind == a.kind).count();
-        if verdict != Some(!should_fail) && shown < 5 {
+        if !should_fail && verdict == Some(false) && v.rule_failure.is_some() {
+            *score
+                .right_failed_by_rule
+                .entry(q.language.clone())
+                .or_default() += 1;
+        }
+        let shown = score
+            .mistakes
+            .iter()
+            .filter(|m| m.kind == a.kind && m.language == q.language)
+            .count();
+        // False alarms on right answers tell most: up to 20 of them per kind and language are kept.
+        let cap = if should_fail { 5 } else { 20 };
+        if verdict != Some(!should_fail) && shown < cap {
             score.mistakes.push(Mistake {
                 kind: a.kind,
                 language: q.language.clone(),
@@ -599,6 +673,7 @@ mod tests {
             keywords: keywords.iter().map(|k| k.to_string()).collect(),
             passage: answer.into(),
             alternatives: Vec::new(),
+            other_words: Vec::new(),
         }
     }
 

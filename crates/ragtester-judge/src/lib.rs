@@ -423,6 +423,7 @@ pub(crate) fn blank_verdict(case_id: &str, config_id: &str, judge: String, sampl
         error: None,
         notes: Vec::new(),
         rule_failure: None,
+        overrode_judge: None,
         claims: None,
         attribution: None,
         score: None,

@@ -174,6 +174,7 @@ mod tests {
             sample,
             notes: Vec::new(),
             rule_failure: None,
+            overrode_judge: None,
             claims: None,
             attribution: None,
             score: None,

@@ -150,6 +150,7 @@ fn judged(case: &TestCase, answer: &Answer, ratings: [Rating; 5]) -> Verdict {
         sample: 0,
         notes: vec![],
         rule_failure: None,
+        overrode_judge: None,
         claims: None,
         attribution: None,
         score: None,

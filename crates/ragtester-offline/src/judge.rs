@@ -130,14 +130,14 @@ fn assess(cell: &Judged) -> (Criteria, Rubric) {
     if refused {
         return refused_answerable(keyword_match);
     }
-    let overlap = Overlap::measure(cell);
+    let overlap = Overlap::measure(cell, kw);
     let faithfulness = overlap.faithfulness(injected.map(String::as_str));
     let completeness = overlap.completeness(kw);
     let rubric = overlap.rubric(&faithfulness, &completeness, injected.is_some());
     (
         Criteria {
             faithfulness,
-            relevance: overlap.relevance(),
+            relevance: overlap.relevance(kw),
             completeness,
             clarity: clarity(cell.answer, cell.contexts),
             keyword_match,
@@ -257,12 +257,14 @@ struct Overlap {
     expected_figures: bool,
     /// Whether the answer states a figure.
     answer_figures: bool,
+    /// Whether the answer states one of the reference's figures whole.
+    gives_a_figure: bool,
     /// Where the answer copies a sentence of its sources with a fact changed.
     contradiction: Option<String>,
 }
 
 impl Overlap {
-    fn measure(cell: &Judged) -> Self {
+    fn measure(cell: &Judged, keyword_recall: Option<f64>) -> Self {
         // Terms of every text with one spelling of each figure (三年 and "3 years" share "3").
         let terms = |t: &str| terms(&facts::normalise(t));
         // "According to the document, …" frames the answer; its words are not claims to ground.
@@ -279,22 +281,72 @@ impl Overlap {
         // invented fact, however well the words around it match: "opens at 11.5 bar" where the source
         // says 4.5 (but not "5,000 metres" where it says "5 km").
         let answer_figures = facts::quantities(stated);
-        let mut invented: Vec<String> = facts::unheld(stated, &sources)
-            .into_iter()
-            .map(|q| q.text)
+        let source_figures = facts::quantities_of(sources.iter().copied());
+        let expected_figures = facts::quantities(cell.expected);
+        let mut invented: Vec<String> = answer_figures
+            .iter()
+            .filter(|q| !q.held_by(&source_figures))
+            .map(|q| q.text.clone())
             .collect();
         invented.sort();
         invented.dedup();
+        // A figure is grounded, and covers the reference's, as a value: the words of "5,000 metres" are
+        // grounded where a source says "5 km", and the reference's "5 km" is covered by them.
+        let figure_terms =
+            |figures: &[facts::Quantity], held_in: &[facts::Quantity]| -> Vec<String> {
+                figures
+                    .iter()
+                    .filter(|q| q.held_by(held_in))
+                    .flat_map(|q| terms(&q.text))
+                    .collect()
+            };
+        grounded.extend(figure_terms(&answer_figures, &source_figures));
+        let mut covering = answer_terms.clone();
+        covering.extend(
+            expected_figures
+                .iter()
+                .filter(|q| q.covered_by(&answer_figures))
+                .flat_map(|q| terms(&q.text)),
+        );
+        let term_recall = share(&covering, &expected_terms);
+        // Where the reference states figures, they are its facts: half the recall is the share of them
+        // the answer states, in any spelling.
+        let recall = if expected_figures.is_empty() {
+            term_recall
+        } else {
+            let held = expected_figures
+                .iter()
+                .filter(|q| q.covered_by(&answer_figures))
+                .count() as f64
+                / expected_figures.len() as f64;
+            term_recall.max(0.5 * held + 0.5 * term_recall)
+        };
         let contradiction =
             ragtester_text::contradiction::contradiction(cell.answer, cell.expected, &passages)
                 .map(|c| c.to_string());
+        // An answer whose facts — its figures, or the reference's names — are all grounded is at least
+        // half supported whatever its other words: a short answer's framing ("3天之内", "Up to 8
+        // passengers") is not a claim of its own, and a lexical judge cannot ground synonyms.
+        let mut support = share(&grounded, &answer_terms);
+        let figures_grounded = !answer_figures.is_empty() && invented.is_empty();
+        let names_grounded = cell
+            .keywords
+            .iter()
+            .any(|k| ragtester_text::contradiction::names_the_same(k, stated));
+        let keywords_given = keyword_recall == Some(1.0) && invented.is_empty();
+        if (figures_grounded || names_grounded || keywords_given) && contradiction.is_none() {
+            support = support.max(0.5 + 0.5 * support);
+        }
         Self {
             contradiction,
-            recall: share(&answer_terms, &expected_terms),
-            support: share(&grounded, &answer_terms),
+            recall,
+            support,
             on_topic: share(&answer_terms, &query_terms),
             invented,
-            expected_figures: !facts::quantities(cell.expected).is_empty(),
+            gives_a_figure: expected_figures
+                .iter()
+                .any(|q| q.covered_by(&answer_figures)),
+            expected_figures: !expected_figures.is_empty(),
             answer_figures: !answer_figures.is_empty(),
             answer_terms,
             query_terms,
@@ -340,7 +392,16 @@ impl Overlap {
         }
     }
 
-    fn relevance(&self) -> Criterion {
+    fn relevance(&self, keyword_recall: Option<f64>) -> Criterion {
+        // An answer that gives none of the facts its question asks for (no keyword, none of the
+        // reference's figures) answers some other thing, however many of the question's words it repeats:
+        // "The warranty lasts" to "How long is the warranty?".
+        if keyword_recall == Some(0.0) && !self.gives_a_figure {
+            return Criterion::scored(
+                0.0,
+                "gives none of the facts the question asks for (no keyword of the case)",
+            );
+        }
         // An answer whose every term is the question's own restates it: on topic, but it answers nothing.
         let restates =
             !self.answer_terms.is_empty() && self.answer_terms.is_subset(&self.query_terms);

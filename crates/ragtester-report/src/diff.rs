@@ -844,6 +844,7 @@ mod tests {
             sample: 0,
             notes: Vec::new(),
             rule_failure: None,
+            overrode_judge: None,
             claims: None,
             attribution: None,
             score: None,

@@ -253,6 +253,10 @@ pub struct Summary {
     /// people".
     #[serde(default)]
     pub agreement_with_people: Vec<String>,
+    /// Answers a rule failed where their judge's own ratings passed them, per judge and rule: a rule
+    /// fighting its judge shows here instead of silently undoing it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rule_overrides: Vec<RuleOverride>,
     /// Axes of the matrix whose values changed no answer (their configurations' rows repeat one result).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub idle_axes: Vec<String>,
@@ -289,6 +293,52 @@ pub struct Summary {
     /// case and the flaky cases.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub repeats: Vec<crate::repeats::RepeatedConfig>,
+}
+
+/// How often one rule failed answers one judge passed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleOverride {
+    pub judge: String,
+    pub rule: String,
+    pub count: usize,
+    /// The judge's verdicts (with ratings) in the run: what `count` is out of.
+    pub of: usize,
+}
+
+impl RuleOverride {
+    /// "the contradicts sources rule failed 12 of 400 answers judge offline passed".
+    pub fn line(&self) -> String {
+        format!(
+            "the {} rule failed {} of {} answers judge {} passed",
+            self.rule.replace('_', " "),
+            self.count,
+            self.of,
+            self.judge
+        )
+    }
+}
+
+/// Per judge and rule, the answers a rule failed that the judge passed, most first.
+fn rule_overrides(verdicts: &[&Verdict]) -> Vec<RuleOverride> {
+    let mut judged: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut counts: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    for v in verdicts.iter().filter(|v| v.status == VerdictStatus::Ok) {
+        *judged.entry(v.judge.as_str()).or_default() += 1;
+        if let Some(rule) = &v.overrode_judge {
+            *counts.entry((v.judge.as_str(), rule.as_str())).or_default() += 1;
+        }
+    }
+    let mut out: Vec<RuleOverride> = counts
+        .into_iter()
+        .map(|((judge, rule), count)| RuleOverride {
+            judge: judge.to_string(),
+            rule: rule.to_string(),
+            count,
+            of: judged.get(judge).copied().unwrap_or(0),
+        })
+        .collect();
+    out.sort_by(|a, b| b.count.cmp(&a.count).then(a.rule.cmp(&b.rule)));
+    out
 }
 
 /// Cells that got no verdict: how many, and the reasons, most frequent first.
@@ -531,6 +581,7 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         heuristic,
         heuristic_note: heuristic.then(|| heuristic_note(&heuristic_parts)),
         agreement_with_people: agreement_with_people(inputs.oracle),
+        rule_overrides: rule_overrides(inputs.verdicts.iter().collect::<Vec<_>>().as_slice()),
         idle_axes: crate::axes::idle_axes(inputs.configs, inputs.answers),
         repeats: crate::repeats::fold_repeats(inputs.cases, inputs.configs, &verdicts),
         judge,

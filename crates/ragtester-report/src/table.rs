@@ -101,6 +101,9 @@ pub(crate) fn heading(out: &mut String, s: &Summary) {
     for line in &s.agreement_with_people {
         let _ = writeln!(out, "TRUST: {line}");
     }
+    for o in s.rule_overrides.iter().take(3) {
+        let _ = writeln!(out, "RULES: {}", o.line());
+    }
     for line in &s.idle_axes {
         let _ = writeln!(out, "NOTE: {line}");
     }

@@ -52,6 +52,7 @@ pub fn verdict(case: &str, config: &str, passed: Option<bool>, status: VerdictSt
         sample: 0,
         notes: Vec::new(),
         rule_failure: None,
+        overrode_judge: None,
         claims: None,
         attribution: None,
         score: None,

@@ -38,6 +38,7 @@ fn planted_questions(count: usize) -> Vec<LabelledQuestion> {
                     keywords: fact.keywords,
                     passage: fact.evidence.join(if language == "zh" { "" } else { " " }),
                     alternatives: Vec::new(),
+                    other_words: Vec::new(),
                 });
             }
         }
@@ -140,6 +141,7 @@ fn cmrc_questions(path: &Path, limit: usize) -> Result<Vec<LabelledQuestion>> {
                 // The set names no keywords (its answers are spans): keyword match does not apply.
                 keywords: Vec::new(),
                 alternatives: answers.filter(|a| !a.is_empty() && *a != answer).collect(),
+                other_words: Vec::new(),
                 answer,
                 passage,
             })
@@ -184,10 +186,78 @@ pub fn render(score: &JudgeScore) -> String {
     for (lang, c) in &score.by_language {
         row(&mut out, &format!("language {lang}"), c);
     }
-    for (kind, c) in &score.by_kind {
+    for (kind, c) in &score.by_kind_language {
         row(&mut out, kind, c);
     }
+    let by_rule: Vec<String> = score
+        .right_failed_by_rule
+        .iter()
+        .map(|(lang, n)| format!("{n} in {lang}"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "  right answers failed by a rule: {}",
+        if by_rule.is_empty() {
+            "none".to_string()
+        } else {
+            by_rule.join(", ")
+        }
+    );
     out
+}
+
+/// The kinds of wrong answer whose recall `--min-kind-recall` holds per language: the ones a rule or a
+/// lexical judge is most tempted to pass.
+const HELD_KINDS: &[&str] = &[
+    "changed_number",
+    "swapped_name",
+    "flipped_negation",
+    "other_question",
+    "other_passage",
+    "truncated",
+];
+
+/// The per-kind goals a judge missed: right answers in other words passed (none failed by a rule), and
+/// each held kind of wrong answer failed, per language.
+fn kind_misses(scored: &JudgeScore, args: &OracleBenchRequest<'_>) -> Vec<String> {
+    let mut misses = Vec::new();
+    for (slice, c) in &scored.by_kind_language {
+        let Some((kind, lang)) = slice.split_once('/') else {
+            continue;
+        };
+        if let Some(min) = args.min_other_words.filter(|_| kind == "other_words") {
+            let passed = c.true_passes as f64 / (c.true_passes + c.false_failures).max(1) as f64;
+            if passed < min {
+                misses.push(format!(
+                    "{} passes {:.1}% of the right answers in other words in {lang}, below {:.1}%",
+                    scored.judge,
+                    passed * 100.0,
+                    min * 100.0
+                ));
+            }
+            let by_rule = scored.right_failed_by_rule.get(lang).copied().unwrap_or(0);
+            if by_rule > 0 {
+                misses.push(format!(
+                    "{}: a rule failed {by_rule} right answers in {lang}",
+                    scored.judge
+                ));
+            }
+        }
+        if let Some(min) = args.min_kind_recall.filter(|_| HELD_KINDS.contains(&kind)) {
+            let failed =
+                c.true_failures as f64 / (c.true_failures + c.missed_failures).max(1) as f64;
+            if failed < min {
+                misses.push(format!(
+                    "{} fails {:.1}% of the {} answers in {lang}, below {:.1}%",
+                    scored.judge,
+                    failed * 100.0,
+                    kind.replace('_', " "),
+                    min * 100.0
+                ));
+            }
+        }
+    }
+    misses
 }
 
 /// `bench oracle` as a front end asks for it: judges by spec (none: the project file's default), and the
@@ -210,6 +280,11 @@ pub struct OracleBenchRequest<'a> {
     /// Least precision and recall, per language, of every judge; below them the command exits 4.
     pub min_precision: Option<f64>,
     pub min_recall: Option<f64>,
+    /// Least share of the right answers in other words passed, per language (and no rule failure among
+    /// them); below it the command exits 4.
+    pub min_other_words: Option<f64>,
+    /// Least share of each kind of wrong answer failed, per language.
+    pub min_kind_recall: Option<f64>,
     /// A judge profile for the offline judge's scores instead of the built-in one (with `labels`).
     pub profile: Option<&'a Path>,
 }
@@ -281,6 +356,7 @@ pub async fn bench_oracle(
 ) -> Result<OracleBenchOutcome> {
     events.stage("judge");
     let mut questions = planted_questions(args.documents);
+    questions.extend(ragtester_judge::benchmark::other_words_questions());
     if let Some(path) = args.cmrc {
         questions.extend(cmrc_questions(path, args.cmrc_limit)?);
     }
@@ -337,6 +413,9 @@ pub async fn bench_oracle(
                 }
             }
         }
+    }
+    for scored in &scores {
+        misses.extend(kind_misses(scored, args));
     }
     if let Some(path) = args.json {
         ragtester_core::record::write_atomic(

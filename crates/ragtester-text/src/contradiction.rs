@@ -78,6 +78,22 @@ pub fn contradiction(answer: &str, reference: &str, passages: &[&str]) -> Option
                 .map(|s| (s, s.chars().count())),
         );
     }
+    let framed = sentence_slices(&answer).into_iter().find_map(|said| {
+        let rest = negating_frame(said)?;
+        let rest = rest.trim().to_lowercase();
+        sources
+            .iter()
+            .find(|(s, _)| s.trim().to_lowercase() == rest && !negated(s))
+            .map(|(s, _)| Contradiction {
+                kind: ChangeKind::Negation,
+                said: said[..said.len() - rest.len()].trim().to_string(),
+                source: String::new(),
+                sentence: s.to_string(),
+            })
+    });
+    if framed.is_some() {
+        return framed;
+    }
     let edited = sentence_slices(&answer).into_iter().find_map(|said| {
         let length = said.chars().count();
         let (edit, source) = sources
@@ -114,6 +130,24 @@ fn texts<'a>(quantities: impl Iterator<Item = &'a Quantity>) -> String {
     let mut out: Vec<&str> = quantities.map(|q| q.text.as_str()).collect();
     out.dedup();
     out.join(", ")
+}
+
+/// What a sentence says after a frame that negates all of it ("It is not true that …", 并非…), if it
+/// opens with one: a short sentence under a long frame is no edit the char-by-char comparison can see.
+fn negating_frame(sentence: &str) -> Option<&str> {
+    const FRAMES: &[&str] = &[
+        "it is not true that ",
+        "it is false that ",
+        "it is not the case that ",
+        "并非",
+        "并不是",
+    ];
+    let lower = sentence.trim_start().to_lowercase();
+    let start = sentence.len() - sentence.trim_start().len();
+    FRAMES.iter().find_map(|f| {
+        // The frames are ASCII or CJK: their lower-cased byte length is the original's.
+        lower.starts_with(f).then(|| &sentence[start + f.len()..])
+    })
 }
 
 fn sentence_slices(text: &str) -> Vec<&str> {
@@ -261,12 +295,17 @@ impl<'a> Edit<'a> {
                 .filter(|q| !q.held_by(&grounded.quantities))
                 .collect();
             let replaced = facts::quantities(source);
-            let replaced = replaced.iter().filter(|q| !q.held_by(&said_figures));
-            return (!invented.is_empty()).then(|| {
+            let replaced: Vec<&Quantity> = replaced
+                .iter()
+                .filter(|q| !q.held_by(&said_figures))
+                .collect();
+            // A figure put where the source gave none ("第二版" for "再版") is added, not changed: the
+            // judge weighs an invented figure; the rule fails only a figure stated in place of another.
+            return (!invented.is_empty() && !replaced.is_empty()).then(|| {
                 found(
                     ChangeKind::Figure,
                     texts(invented.into_iter()),
-                    texts(replaced),
+                    texts(replaced.into_iter()),
                 )
             });
         }
@@ -366,12 +405,43 @@ fn without_titles(words: &str) -> String {
         .join(" ")
 }
 
+/// Whether `text` names whoever the name `name` names, by a part of it: "Castell" or "Ms Castell" for
+/// "Priya Castell", 王馆长 for 王建国 (a surname with a title). False where `name` is no name.
+pub fn names_the_same(name: &str, text: &str) -> bool {
+    if !is_name(name) {
+        return false;
+    }
+    let lower = text.to_lowercase();
+    // The family name stands for the person ("Castell", "Ms Castell"); a given name alone does not
+    // ("Priya" is part of the answer, not all of it).
+    let family = name
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 3 && w.starts_with(|c: char| c.is_uppercase()))
+        .filter(|w| !TITLES.contains(&w.to_lowercase().as_str()))
+        .last();
+    let latin_part = family.is_some_and(|w| {
+        lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|t| t == w.to_lowercase())
+    });
+    let surname = name
+        .chars()
+        .next()
+        .filter(|c| is_cjk(*c))
+        .is_some_and(|first| {
+            CHINESE_TITLES
+                .iter()
+                .any(|t| text.contains(&format!("{first}{t}")))
+        });
+    latin_part || surname
+}
+
 /// The words of a change that could name someone new: without titles, and without the words the sources
 /// already use (a name's own parts, or a common noun capitalised at a sentence's start).
 fn name_words(words: &str, grounded: &Grounded) -> String {
     without_titles(words)
         .split(' ')
-        .filter(|w| !w.is_empty() && !grounded.holds(w))
+        .filter(|w| !w.is_empty() && !grounded.holds(w) && !facts::is_unit_word(w))
         .collect::<Vec<_>>()
         .join(" ")
 }

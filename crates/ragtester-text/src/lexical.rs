@@ -413,12 +413,14 @@ pub fn keyword_recall(keywords: &[String], haystack: &str) -> Option<f64> {
     let found = keywords
         .iter()
         .filter(|k| {
-            lower.contains(&k.to_lowercase()) || {
-                // A keyword that is a figure is found as a value: "5 km" in "5,000 metres", 3年 in 三年.
-                let wanted = crate::facts::quantities(k);
-                let said = facts_said.get_or_insert_with(|| crate::facts::quantities(haystack));
-                !wanted.is_empty() && wanted.iter().all(|q| q.held_by(said))
-            }
+            lower.contains(&k.to_lowercase())
+                || crate::contradiction::names_the_same(k, haystack)
+                || {
+                    // A keyword that is a figure is found as a value: "5 km" in "5,000 metres", 3年 in 三年.
+                    let wanted = crate::facts::quantities(k);
+                    let said = facts_said.get_or_insert_with(|| crate::facts::quantities(haystack));
+                    !wanted.is_empty() && wanted.iter().all(|q| q.covered_by(said))
+                }
         })
         .count();
     Some(found as f64 / keywords.len() as f64)

@@ -332,12 +332,20 @@ pub(crate) struct OracleBenchCli {
     /// Exit with code 4 when a judge's recall of real failures is below this in a language.
     #[arg(long)]
     pub(crate) min_recall: Option<f64>,
+    /// Exit with code 4 when a judge passes fewer than this share of the right answers in other words
+    /// in a language, or a rule fails any of them.
+    #[arg(long)]
+    pub(crate) min_other_words: Option<f64>,
+    /// Exit with code 4 when a judge fails fewer than this share of one kind of wrong answer in a
+    /// language (changed figure, swapped name, flipped negation, another question's answer, partial).
+    #[arg(long)]
+    pub(crate) min_kind_recall: Option<f64>,
     /// Also write the figures as JSON.
     #[arg(long)]
     pub(crate) json: Option<PathBuf>,
     /// Answers people labelled (JSON lines: a pass/fail `label`, a `score`, or a `preference` between
     /// `answer_a` and `answer_b`): measure each judge against them instead of the built-in answers.
-    #[arg(long, conflicts_with_all = ["cmrc", "panel", "min_precision", "min_recall"])]
+    #[arg(long, conflicts_with_all = ["cmrc", "panel", "min_precision", "min_recall", "min_other_words", "min_kind_recall"])]
     pub(crate) labels: Option<PathBuf>,
     /// A judge profile instead of the built-in one, for the offline judge's scores (with --labels).
     #[arg(long, requires = "labels")]

@@ -447,6 +447,8 @@ async fn bench_oracle(bench: OracleBenchCli, cx: &StageContext<'_>) -> Result<u8
         json: bench.json.as_deref(),
         min_precision: bench.min_precision,
         min_recall: bench.min_recall,
+        min_other_words: bench.min_other_words,
+        min_kind_recall: bench.min_kind_recall,
         profile: bench.judge_profile.as_deref(),
     };
     let report = bench_request(&request, cx).await?;

@@ -1,6 +1,7 @@
 //! `ragtester bench oracle` on the offline judge: the labelled judge benchmark runs, covers both languages
 //! and every kind of labelled answer, and the default judge meets the project's goals (precision on reported
-//! failures ≥ 0.95, recall of real failures ≥ 0.90, in English and in Chinese).
+//! failures ≥ 0.95, recall of real failures ≥ 0.90, in English and in Chinese; right answers in other words
+//! ≥ 97 % passed with no rule failing any, and each kind of wrong answer ≥ 95 % failed, per language).
 
 use std::process::Command;
 
@@ -16,6 +17,10 @@ fn the_offline_judge_meets_its_goals_on_the_labelled_benchmark() {
             "0.95",
             "--min-recall",
             "0.90",
+            "--min-other-words",
+            "0.97",
+            "--min-kind-recall",
+            "0.95",
             "--json",
             json.to_str().unwrap(),
         ])
@@ -73,4 +78,26 @@ fn the_offline_judge_meets_its_goals_on_the_labelled_benchmark() {
     }
     let quoted = &offline["by_kind"]["quoted"];
     assert_eq!(quoted["false_failures"], 0, "{quoted}");
+    // The project's own right answers in other words: at least 200, both languages, none failed by a rule.
+    let mut right = 0;
+    for lang in ["en", "zh"] {
+        let c = &offline["by_kind_language"][format!("other_words/{lang}")];
+        let count = |k: &str| c[k].as_u64().unwrap();
+        let n = count("true_passes") + count("false_failures");
+        assert!(n >= 100, "{lang}: {c}");
+        assert!(
+            count("true_passes") as f64 / n as f64 >= 0.97,
+            "{lang}: {c}"
+        );
+        right += n;
+    }
+    assert!(right >= 200);
+    assert!(
+        offline["right_failed_by_rule"]
+            .as_object()
+            .unwrap()
+            .is_empty(),
+        "{}",
+        offline["right_failed_by_rule"]
+    );
 }

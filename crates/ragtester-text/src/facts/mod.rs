@@ -78,18 +78,26 @@ impl Quantity {
     /// Whether two quantities state the same value: one dimension and equal values (to half a percent
     /// where a unit was converted: 2 years are 24 months), or dates that agree, or a year within a decade.
     pub fn same(&self, other: &Quantity) -> bool {
-        use Dimension::{Count, Date, Decade};
+        use Dimension::{Century, Count, Date, Decade};
         match (self.dimension, other.dimension) {
             (Date, Date) => self
                 .dates
                 .iter()
                 .any(|a| other.dates.iter().any(|b| a.agrees(b))),
             (Decade, Count) | (Decade, Date) => {
-                other.year_like().is_some_and(|y| self.in_decade(y))
+                other.year_like().is_some_and(|y| self.within(y, 10.0))
             }
             (Count, Decade) | (Date, Decade) => {
-                self.year_like().is_some_and(|y| other.in_decade(y))
+                self.year_like().is_some_and(|y| other.within(y, 10.0))
             }
+            (Century, Count) | (Century, Date) => {
+                other.year_like().is_some_and(|y| self.within(y, 100.0))
+            }
+            (Count, Century) | (Date, Century) => {
+                self.year_like().is_some_and(|y| other.within(y, 100.0))
+            }
+            (Century, Decade) => other.values.first().is_some_and(|y| self.within(*y, 100.0)),
+            (Decade, Century) => self.values.first().is_some_and(|y| other.within(*y, 100.0)),
             (Date, Count) => other.year_like().is_some_and(|y| self.is_year(y)),
             (Count, Date) => self.year_like().is_some_and(|y| other.is_year(y)),
             (a, b) if a == b => {
@@ -110,10 +118,11 @@ impl Quantity {
         }
     }
 
-    fn in_decade(&self, year: f64) -> bool {
+    /// Whether `year` falls in the span of years this decade or century opens.
+    fn within(&self, year: f64, span: f64) -> bool {
         self.values
             .first()
-            .is_some_and(|d| (*d..*d + 10.0).contains(&year))
+            .is_some_and(|d| (*d..*d + span).contains(&year))
     }
 
     fn is_year(&self, year: f64) -> bool {
@@ -130,12 +139,35 @@ impl Quantity {
         sources.iter().any(|s| {
             self.same(s)
                 || (self.dimension == Dimension::Count
-                    && self
-                        .values
-                        .iter()
-                        .any(|v| s.numbers.iter().any(|n| close(*v, *n, true))))
+                    && self.values.iter().any(|v| {
+                        s.numbers
+                            .iter()
+                            .chain(&s.values)
+                            .any(|n| close(*v, *n, true))
+                    }))
                 || (s.dimension == Dimension::Count
                     && number.is_some_and(|n| s.values.iter().any(|v| close(n, *v, true))))
+        })
+    }
+}
+
+impl Quantity {
+    /// Whether `said` states this quantity whole: the same value, as specific as this one — a date with
+    /// every part this one gives ("March 2021" does not state "15 March 2021"), a measure with its unit
+    /// ("4.5" does not state "4.5 bar"). What completeness asks of an answer; `held_by` is what a figure
+    /// needs not to be invented.
+    pub fn covered_by(&self, said: &[Quantity]) -> bool {
+        said.iter().any(|s| match (self.dimension, s.dimension) {
+            (Dimension::Date, Dimension::Date) => self.dates.iter().any(|w| {
+                s.dates.iter().any(|g| {
+                    g.agrees(w)
+                        && (w.year.is_none() || g.year.is_some())
+                        && (w.month.is_none() || g.month.is_some())
+                        && (w.day.is_none() || g.day.is_some())
+                })
+            }),
+            (Dimension::Count, _) => self.held_by(std::slice::from_ref(s)),
+            _ => self.same(s),
         })
     }
 }
@@ -144,6 +176,17 @@ fn close(a: f64, b: f64, exact: bool) -> bool {
     let scale = a.abs().max(b.abs()).max(1.0);
     let tolerance = if exact { 1e-9 } else { 5e-3 };
     (a - b).abs() <= tolerance * scale
+}
+
+/// Whether a word is a unit or a currency as the figures read them ("USD", "km", "公斤"): words that
+/// stand beside a figure, never a name.
+pub fn is_unit_word(word: &str) -> bool {
+    let lower = word.trim().to_lowercase();
+    !lower.is_empty()
+        && (units::UNITS
+            .iter()
+            .any(|u| u.names.contains(&lower.as_str()))
+            || scan::is_currency_word(&lower))
 }
 
 /// Every quantity `text` states, in order.

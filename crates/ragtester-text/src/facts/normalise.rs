@@ -70,11 +70,13 @@ fn english_numbers(text: &str) -> String {
     }
     let mut t = text.to_string();
     for (from, to) in [
+        ("an hour and a half", "1.5 hours"),
         ("half an hour", "30 minutes"),
         ("half a day", "12 hours"),
         ("half a year", "6 months"),
         ("a dozen", "12"),
         ("A dozen", "12"),
+        ("dozen", "12"),
         ("dozens of", "many"),
         ("per second", "per sec"),
         ("a second", "a sec"),
@@ -85,7 +87,19 @@ fn english_numbers(text: &str) -> String {
             t = t.replace(from, to);
         }
     }
-    replace_numbers_in_text(&digit_scales(&t), english(), 2.0)
+    let t = replace_numbers_in_text(&digit_scales(&t), english(), 2.0);
+    and_a_half(&t)
+}
+
+/// "2 and a half" (text2num's reading of "two and a half") as 2.5.
+fn and_a_half(text: &str) -> String {
+    static HALF: OnceLock<regex::Regex> = OnceLock::new();
+    if !text.contains("and a half") {
+        return text.to_string();
+    }
+    let re =
+        HALF.get_or_init(|| regex::Regex::new(r"\b(\d+) and a half\b").expect("a valid pattern"));
+    re.replace_all(text, "${1}.5").into_owned()
 }
 
 /// "1.2 million" as 1200000 before text2num reads "million" as a number of its own.
@@ -115,10 +129,31 @@ const CHINESE_DIGITS: &str = "零〇一二两三四五六七八九";
 const CHINESE_SCALES: &str = "十百千万亿";
 /// What may follow a lone Chinese numeral for it to be a figure: units and measure words.
 const CHINESE_AFTER: &str = "年月日号天周个次名位人条本张台辆项种家层倍岁点时秒元块角米克斤吨升度楼期届章节册页所座间套件只";
+/// Units of more than one character that may follow a Chinese numeral.
+const CHINESE_UNITS_AFTER: &[&str] = &[
+    "分钟",
+    "公里",
+    "公斤",
+    "公顷",
+    "千米",
+    "千克",
+    "千瓦",
+    "千帕",
+    "英里",
+    "毫升",
+    "毫米",
+    "毫克",
+    "厘米",
+    "平方",
+    "摄氏度",
+    "小时",
+    "个月",
+    "世纪",
+];
 /// What must follow a lone 一 for it to be the figure one: a unit ("一个", "一点", "一度" are words).
 const ONE_BEFORE: &[&str] = &[
-    "年", "天", "周", "元", "米", "克", "斤", "吨", "升", "个月", "小时", "分钟", "秒", "公里",
-    "千米", "公斤", "千克",
+    "年", "月", "日", "号", "天", "周", "元", "米", "克", "斤", "吨", "升", "个月", "小时", "分钟",
+    "秒", "公里", "千米", "公斤", "千克",
 ];
 
 /// Chinese numerals as digits: a run that starts with a digit or 十 and is a figure by its form (two or
@@ -143,7 +178,11 @@ fn chinese_numbers(text: &str) -> String {
             continue;
         }
         let mut end = i;
-        while end < chars.len() && numeral(chars[end]) {
+        // 千 that opens a unit (千瓦, 千米, 千克) ends the numeral before it: 四千二百千瓦时 is 4200 kWh.
+        let opens_unit = |at: usize| {
+            chars[at] == '千' && chars.get(at + 1).is_some_and(|c| "瓦米克帕伏".contains(*c))
+        };
+        while end < chars.len() && numeral(chars[end]) && !opens_unit(end) {
             end += 1;
         }
         let run: String = chars[i..end].iter().collect();
@@ -152,16 +191,17 @@ fn chinese_numbers(text: &str) -> String {
             i >= n && chars[i - n..i].iter().copied().eq(s.chars())
         };
         let after = chars.get(end).copied();
-        let rest: String = chars[end..chars.len().min(end + 2)].iter().collect();
         let by_form = (end - i >= 2
             && run.chars().any(|c| c == '〇' || CHINESE_SCALES.contains(c)))
             || (end - i >= 2
                 && run.chars().all(|c| CHINESE_DIGITS.contains(c))
                 && after == Some('年'));
+        let rest: String = chars[end..chars.len().min(end + 3)].iter().collect();
         let unit_after = if run == "一" {
             ONE_BEFORE.iter().any(|u| rest.starts_with(u))
         } else {
-            after.is_some_and(|c| CHINESE_AFTER.contains(c)) || rest == "分钟"
+            after.is_some_and(|c| CHINESE_AFTER.contains(c))
+                || CHINESE_UNITS_AFTER.iter().any(|u| rest.starts_with(u))
         };
         let by_place = unit_after || before("第") || before("百分之");
         match (by_form || by_place).then(|| chinese_value(&run)).flatten() {

@@ -213,6 +213,36 @@ impl<'a> Found<'a> {
                 continue;
             }
             let rest = &text[to..];
+            if let Some(len) = [
+                "世纪",
+                "th century",
+                "st century",
+                "nd century",
+                "rd century",
+            ]
+            .iter()
+            .find(|c| rest.to_lowercase().starts_with(*c))
+            .map(|c| c.len())
+            .filter(|_| value >= 1.0 && value <= 30.0)
+            {
+                let first = (value - 1.0) * 100.0;
+                self.take(
+                    from,
+                    to + len,
+                    Quantity::plain(Dimension::Century, first, vec![value]),
+                );
+                continue;
+            }
+            if rest.starts_with("年代") && value < 100.0 {
+                // 70年代: the 1970s.
+                let year = 1900.0 + value;
+                self.take(
+                    from,
+                    to + "年代".len(),
+                    Quantity::plain(Dimension::Decade, year, vec![year]),
+                );
+                continue;
+            }
             let gap = rest.len() - rest.trim_start_matches([' ', '-', '\u{a0}']).len();
             let after = &rest[gap..];
             if let Some((dimension, len)) = suffix_at(after, gap) {
@@ -220,6 +250,10 @@ impl<'a> Found<'a> {
                     Suffix::Percent => Quantity::plain(Dimension::Percent, value, vec![written]),
                     Suffix::Money(code) => {
                         Quantity::plain(Dimension::Money(code), value, vec![written])
+                    }
+                    // 每小时30公里: a distance per hour is a speed.
+                    Suffix::Unit(Dimension::Length, factor) if text[..from].ends_with("每小时") => {
+                        Quantity::plain(Dimension::Speed, value * factor / 3600.0, vec![written])
                     }
                     Suffix::Unit(d, factor) => Quantity::plain(d, value * factor, vec![written]),
                     Suffix::Ordinal => Quantity::plain(Dimension::Count, value, vec![written]),
@@ -313,6 +347,14 @@ const CURRENCY_AFTER: &[(&str, &str)] = &[
     ("块钱", "CNY"),
     ("块", "CNY"),
 ];
+
+/// Whether a (lower-cased) word names a currency.
+pub fn is_currency_word(word: &str) -> bool {
+    CURRENCY_AFTER
+        .iter()
+        .chain(CURRENCY_BEFORE)
+        .any(|(name, _)| *name == word)
+}
 
 const CURRENCY_BEFORE: &[(&str, &str)] = &[
     ("us$", "USD"),
@@ -456,9 +498,11 @@ fn numeric_date(c: &Captures) -> Option<Quantity> {
 
 /// A time of day as minutes after midnight; without a.m. or p.m. an hour up to 12 may be either.
 fn time(hour: f64, minute: f64, pm: Option<bool>) -> Option<Quantity> {
-    if hour > 24.0 || minute >= 60.0 || (pm.is_some() && hour > 12.0) {
+    if hour > 24.0 || minute >= 60.0 {
         return None;
     }
+    // 晚上18点: an hour past 12 is already the afternoon's.
+    let pm = pm.filter(|_| hour <= 12.0);
     let base = (hour % 12.0) * 60.0 + minute;
     let readings = match pm {
         Some(true) => vec![base + 720.0],
@@ -481,10 +525,13 @@ fn chinese_time(c: &Captures) -> Option<Quantity> {
     } else {
         c.get(3).and_then(|_| num(c, 3))
     };
-    if period.is_none() && minutes.is_none() {
-        return None;
-    }
     let hour = num(c, 2)?;
+    if period.is_none() && minutes.is_none() {
+        // 6点 alone may be a time or a count ("3点建议"): both readings, and its number for a count.
+        let mut q = time(hour, 0.0, None)?;
+        q.numbers = vec![hour];
+        return Some(q);
+    }
     let pm = period.map(|p| matches!(p, "下午" | "傍晚" | "晚上") || (p == "中午" && hour < 3.0));
     time(hour, minutes.unwrap_or(0.0), pm)
 }

@@ -132,3 +132,15 @@ fn quantities_carry_their_dimension_and_value() {
     assert_eq!(q[1].values, vec![1200.0]);
     assert_eq!(q[0].text, "8 hours");
 }
+
+#[test]
+fn halves_decades_and_units_with_scales_read_whole() {
+    assert!(held(
+        "2.5 miles, two and a half.",
+        &["It lies 2.5 miles away."]
+    ));
+    assert!(held("An hour and a half.", &["It takes 90 minutes."]));
+    assert!(held("四千二百千瓦时。", &["发电4200千瓦时。"]));
+    assert!(held("上世纪70年代。", &["成立于1970年代。"]));
+    assert!(held("晚上18点关门。", &["下午6点闭馆。"]));
+}

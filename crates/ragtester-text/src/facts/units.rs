@@ -30,6 +30,8 @@ pub enum Dimension {
     Date,
     /// A decade: "the 1970s", 1970年代 (value: its first year).
     Decade,
+    /// A century: 20世纪, "the 20th century" (value: its first year, 1900).
+    Century,
 }
 
 /// A unit as written, its dimension and factor to the base unit (metres, grams, seconds, litres, square
@@ -62,7 +64,7 @@ pub const UNITS: &[Unit] = units![
     Length 1000.0 => ["kilometres", "kilometers", "kilometre", "kilometer", "kms", "km", "公里", "千米"];
     Length 0.01 => ["centimetres", "centimeters", "centimetre", "centimeter", "cm", "厘米"];
     Length 0.001 => ["millimetres", "millimeters", "millimetre", "millimeter", "mm", "毫米"];
-    Length 1609.344 => ["miles", "mile", "英里"];
+    Length 1609.344 => ["miles", "mile", "mi", "英里"];
     Length 0.3048 => ["feet", "foot", "ft"];
     Length 0.0254 => ["inches", "inch"];
     Length 0.9144 => ["yards", "yard", "yd"];
@@ -76,7 +78,7 @@ pub const UNITS: &[Unit] = units![
     Volume 0.001 => ["millilitres", "milliliters", "millilitre", "milliliter", "ml", "毫升"];
     Volume 1.0 => ["litres", "liters", "litre", "liter", "l", "升"];
     Volume 3.785_411_784 => ["gallons", "gallon", "gal"];
-    Pressure 1e5 => ["bar", "bars"];
+    Pressure 1e5 => ["bar", "bars", "巴"];
     Pressure 100.0 => ["mbar", "millibar", "hpa"];
     Pressure 1e6 => ["mpa", "兆帕"];
     Pressure 1000.0 => ["kpa", "千帕"];
