@@ -410,10 +410,12 @@ fn fact_sentences(section: &str) -> Vec<String> {
         .map(|(i, (a, b))| (i, section.chars().skip(a).take(b - a).collect::<String>()))
         .filter_map(|(i, s)| {
             let w = words(&s);
+            // A short sentence is worth a question when it states a figure: "The yearly fee is $35."
+            let figure = s.chars().any(|c| c.is_ascii_digit());
             let long_enough = if is_zh_text(&s) {
-                s.chars().count() >= 10
+                s.chars().count() >= 10 || (figure && s.chars().count() >= 6)
             } else {
-                w.len() >= 4
+                w.len() >= 4 || (figure && w.len() >= 2)
             };
             if !long_enough
                 || is_heading(&s)

@@ -362,6 +362,85 @@ fn an_update_keeps_untouched_cases_rewrites_the_edited_fact_retires_and_adds_and
 }
 
 #[test]
+fn a_question_the_documents_could_not_answer_retires_once_they_do_and_a_short_new_fact_is_asked_about()
+ {
+    let tmp = tempfile::tempdir().unwrap();
+    let (before_docs, after_docs) = (tmp.path().join("before"), tmp.path().join("after"));
+    copy_corpus(&before_docs);
+    copy_corpus(&after_docs);
+    let v1 = tmp.path().join("v1.jsonl");
+    generate(&before_docs, &v1, &[]);
+    let cases: Vec<TestCase> = read_jsonl(&v1).unwrap();
+    let snapshot: Vec<Document> = read_jsonl(&v1.with_extension("documents.jsonl")).unwrap();
+    // A negative of an English Markdown document: its document now states the answer.
+    let negative = cases
+        .iter()
+        .find(|c| {
+            c.expects_refusal()
+                && c.language == "en"
+                && snapshot
+                    .iter()
+                    .any(|d| d.id == c.document_id && d.source.ends_with(".md"))
+        })
+        .expect("the suite has an English negative of a Markdown document");
+    let doc = snapshot
+        .iter()
+        .find(|d| d.id == negative.document_id)
+        .unwrap();
+    let file = Path::new(&doc.source).file_name().unwrap().to_owned();
+    let answer = format!(
+        "\n## Answered at last\n\n{} It is 42, as set out in the 2026 notice.\n",
+        negative.query.trim_end_matches('?')
+    );
+    let path = after_docs.join(&file);
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&answer);
+    // And a short new sentence with a figure in another document.
+    std::fs::write(&path, text).unwrap();
+    let other = snapshot
+        .iter()
+        .find(|d| d.id != doc.id && d.language == "en" && d.source.ends_with(".md"))
+        .expect("a second English Markdown document");
+    let other_path = after_docs.join(Path::new(&other.source).file_name().unwrap());
+    let mut other_text = std::fs::read_to_string(&other_path).unwrap();
+    other_text.push_str("\n## Fees\n\nThe yearly fee is $35.\n");
+    std::fs::write(&other_path, other_text).unwrap();
+    let v2 = tmp.path().join("v2.jsonl");
+    generate(&after_docs, &v2, &["--update", v1.to_str().unwrap()]);
+    let updated: Vec<TestCase> = read_jsonl(&v2).unwrap();
+    assert!(
+        updated.iter().all(|u| u.id != negative.id),
+        "the negative answered now is retired"
+    );
+    let report = report_of(&v2);
+    let changes = report["update"]["cases"].as_array().unwrap();
+    let retired = changes
+        .iter()
+        .find(|c| c["change"] == "retired" && c["previous_id"].as_str() == Some(&negative.id))
+        .unwrap_or_else(|| panic!("{changes:?}"));
+    let reason = retired["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("now answers it") && reason.contains("42"),
+        "{reason}"
+    );
+    // The short new sentence is asked about: a new case whose expected answer gives its figure.
+    let now_docs: Vec<Document> = read_jsonl(&v2.with_extension("documents.jsonl")).unwrap();
+    let other_name = Path::new(&other.source).file_name().unwrap();
+    let other_now = now_docs
+        .iter()
+        .find(|d| Path::new(&d.source).file_name() == Some(other_name))
+        .unwrap();
+    assert!(
+        updated.iter().any(|u| u.document_id == other_now.id
+            && changes
+                .iter()
+                .any(|c| c["change"] == "new" && c["case_id"].as_str() == Some(&u.id))
+            && u.expected_answer.contains("35")),
+        "no new case asks about «The yearly fee is $35.»"
+    );
+}
+
+#[test]
 fn a_document_that_no_longer_parses_keeps_its_cases_marked_stale() {
     let tmp = tempfile::tempdir().unwrap();
     let docs = tmp.path().join("docs");

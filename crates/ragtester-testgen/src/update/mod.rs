@@ -219,6 +219,12 @@ enum Verdict<'a> {
 /// (words, CJK bigrams) count alike in both languages, where chars do not.
 const NEW_TEXT: usize = 8;
 
+/// Words of a question that ask rather than name what is asked about (stemmed, as `terms` gives them).
+const QUESTION_TERMS: &[&str] = &[
+    "how", "mani", "much", "long", "often", "old", "when", "what", "which", "who", "whom", "whose",
+    "doe", "document", "say", "accord", "多少", "什么", "哪个", "哪些", "是否", "文档",
+];
+
 struct Work<'w, 'a> {
     corpus: &'w Corpus<'a>,
     sections: &'w HashMap<&'a str, Vec<Section>>,
@@ -270,7 +276,14 @@ impl<'w, 'a> Work<'w, 'a> {
                     hash: None,
                 };
                 // A negative has no span: it goes with its document, when the snapshot knows it (an
-                // imported row may name none: nothing anchors it, so nothing retires it).
+                // imported row may name none: nothing anchors it, so nothing retires it). A changed
+                // document may now answer it: then it tests nothing the documents lack, and retires.
+                if let Some(sentence) = self.now_answered(case) {
+                    return Verdict::Retire(format!(
+                        "its document now answers it: «{}»",
+                        clip(&sentence, 120)
+                    ));
+                }
                 match self.corpus.status.get(&case.document_id) {
                     Some(DocStatus::Removed) => fates.push(SpanFate::Removed(
                         "its document is no longer in the corpus".into(),
@@ -311,6 +324,39 @@ impl<'w, 'a> Work<'w, 'a> {
             return Verdict::Rewrite(fates);
         }
         Verdict::Keep(unit.iter().map(|c| self.carried(c)).collect())
+    }
+
+    /// For a case the documents could not answer (a negative), the sentence of its changed document's new
+    /// text that now answers it: one that holds most of the question's own words (three of them at least)
+    /// and, where the question asks for a figure or a name, states one.
+    fn now_answered(&self, case: &TestCase) -> Option<String> {
+        if !case.expects_refusal() {
+            return None;
+        }
+        let DocStatus::Changed { new, map } = self.corpus.status.get(&case.document_id)? else {
+            return None;
+        };
+        let asked: HashSet<String> = ragtester_text::terms(&case.query)
+            .into_iter()
+            .filter(|t| !QUESTION_TERMS.contains(&t.as_str()))
+            .collect();
+        if asked.len() < 3 {
+            return None;
+        }
+        map.inserted().into_iter().find_map(|r| {
+            let text = new.slice(r.start, r.end);
+            ragtester_text::sentences(&text)
+                .into_iter()
+                .find_map(|(a, b)| {
+                    let sentence: String = text.chars().skip(a).take(b - a).collect();
+                    let said: HashSet<String> =
+                        ragtester_text::terms(&sentence).into_iter().collect();
+                    let held = asked.iter().filter(|t| said.contains(*t)).count();
+                    let states_a_fact = !ragtester_text::facts::quantities(&sentence).is_empty()
+                        || ragtester_text::contradiction::is_name(&sentence);
+                    (held * 5 >= asked.len() * 3 && states_a_fact).then_some(sentence)
+                })
+        })
     }
 
     /// An unchanged case with its ids and offsets in the new corpus.
@@ -459,7 +505,14 @@ impl<'w, 'a> Work<'w, 'a> {
             let regions: Vec<(usize, usize)> = map
                 .inserted()
                 .into_iter()
-                .filter(|r| ragtester_text::terms(&doc.slice(r.start, r.end)).len() >= NEW_TEXT)
+                .filter(|r| {
+                    // A short new sentence is asked about when it carries a fact: a figure or a name.
+                    let text = doc.slice(r.start, r.end);
+                    ragtester_text::terms(&text).len() >= NEW_TEXT
+                        || (ragtester_text::terms(&text).len() >= 3
+                            && (!ragtester_text::facts::quantities(&text).is_empty()
+                                || ragtester_text::contradiction::is_name(&text)))
+                })
                 .map(|r| (r.start, r.end))
                 .filter(|&(a, b)| claimed.iter().all(|&(x, y)| b <= x || y <= a))
                 .collect();

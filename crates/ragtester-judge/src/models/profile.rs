@@ -25,8 +25,8 @@ pub const POOLED: &str = "*";
 /// The criteria a profile can score from people's labels.
 pub const SCORED_CRITERIA: [&str; 5] = ragtester_core::verdict::CRITERIA_NAMES;
 
-const BUILTIN: &str = include_str!("../profiles/offline.json");
-const BUILTIN_SEMANTIC: &str = include_str!("../profiles/offline-semantic.json");
+const BUILTIN: &str = include_str!("../../profiles/offline.json");
+const BUILTIN_SEMANTIC: &str = include_str!("../../profiles/offline-semantic.json");
 
 /// How `--judge-profile` and `[judge] profile` name the built-in profiles: the lexical one (the default)
 /// and the one that also reads meaning with multilingual-e5-small (`scripts/fetch-models.sh`).

@@ -59,7 +59,7 @@ pub fn other_words_questions() -> Vec<LabelledQuestion> {
         wording: String,
         answer: String,
     }
-    include_str!("../data/other_words.jsonl")
+    include_str!("../../data/other_words.jsonl")
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|line| {

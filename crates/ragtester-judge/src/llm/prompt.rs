@@ -24,8 +24,8 @@ impl Default for JudgePrompts {
         Self {
             templates: PromptTemplates::builtin(
                 "judge",
-                include_str!("../prompts/judge.en.j2"),
-                include_str!("../prompts/judge.zh.j2"),
+                include_str!("../../prompts/judge.en.j2"),
+                include_str!("../../prompts/judge.zh.j2"),
                 JUDGE_PROMPT_VERSION,
             ),
             version: JUDGE_PROMPT_VERSION.into(),
