@@ -10,6 +10,13 @@
 //!
 //! # Map
 //!
+//! The modules are grouped by job in folders — `evidence/` (rule metrics and the rules, claims, citations,
+//! answer markers, the answer's language, attribution), `models/` (signals, meaning, profiles, fits, graded
+//! scores), `people/` (agreement, calibration, audits, the oracle summary and panels, statistics, the
+//! labelled benchmark), `llm/` (judges, prompts, reply parsing, pairwise), `agents/` (tools, goals) — and each
+//! keeps its path at the crate's root, as named below. A rule that fails an answer its judge passed records
+//! itself on the verdict (`overrode_judge`).
+//!
 //! Rule metrics (keyword recall in context and answer, hit, MRR, nDCG over source spans, refusal, answer
 //! language, injection canary) and the rules that bound every judge's verdict (`rules.rs`: criteria that do
 //! not apply left out of the mean; the negative-case rule — a refusal of an unanswerable question passes with

@@ -263,6 +263,9 @@ struct Overlap {
     contradiction: Option<String>,
 }
 
+/// Answers of at most this many words (a CJK character counting as one) are a fact and its framing.
+const SHORT_ANSWER_WORDS: usize = 15;
+
 impl Overlap {
     fn measure(cell: &Judged, keyword_recall: Option<f64>) -> Self {
         // Terms of every text with one spelling of each figure (三年 and "3 years" share "3").
@@ -288,6 +291,26 @@ impl Overlap {
             .filter(|q| !q.held_by(&source_figures))
             .map(|q| q.text.clone())
             .collect();
+        // A longer answer keeps the strict check too: a number it writes that no source writes, in any
+        // spelling, is read as invented (citation markers, figures of its own). What people rate long
+        // answers by follows it (ExpertQA, WiCE in docs/benchmarks.md); a short answer is a fact and its
+        // framing, read by value alone.
+        let short = ragtester_text::word_count(stated) <= SHORT_ANSWER_WORDS;
+        if !short && invented.is_empty() {
+            let raw_grounded: HashSet<String> = cell
+                .contexts
+                .iter()
+                .map(String::as_str)
+                .chain([cell.expected])
+                .flat_map(ragtester_text::terms)
+                .collect();
+            invented = ragtester_text::terms(stated)
+                .into_iter()
+                .filter(|t| {
+                    t.starts_with(|c: char| c.is_ascii_digit()) && !raw_grounded.contains(t)
+                })
+                .collect();
+        }
         invented.sort();
         invented.dedup();
         // A figure is grounded, and covers the reference's, as a value: the words of "5,000 metres" are
@@ -334,7 +357,12 @@ impl Overlap {
             .iter()
             .any(|k| ragtester_text::contradiction::names_the_same(k, stated));
         let keywords_given = keyword_recall == Some(1.0) && invented.is_empty();
-        if (figures_grounded || names_grounded || keywords_given) && contradiction.is_none() {
+        // Only a short answer (a fact and its framing): a longer one makes claims of its own, and its
+        // support is what people's faithfulness follows (BEGIN, WiCE in docs/benchmarks.md).
+        if short
+            && (figures_grounded || names_grounded || keywords_given)
+            && contradiction.is_none()
+        {
             support = support.max(0.5 + 0.5 * support);
         }
         Self {

@@ -33,8 +33,11 @@
 //! trust line; `table.rs` keeps every table for `report --full`). `repeats.rs`: a configuration answered N
 //! times (`run --repeat N`) folded — passes out of N per case, flaky cases, the pass rate under a policy (all,
 //! at least k, the mean) that `gate.rs` holds `--fail-under` to. `diff.rs` matches cases by lineage and
-//! configurations without their repeat, and sets apart the cases the suites differ on (rewritten, retired,
-//! new, stale) and flaky cells. `markdown.rs`: a run's summary and a diff in Markdown for a pull request,
+//! configurations without their repeat, sets apart the cases the suites differ on (rewritten, retired,
+//! new, stale), and calls each cell by its passes k of N before against j of M after — regressed, improved,
+//! inconclusive or flaky by Fisher's exact test (`ragtester_judge::stats::fisher_greater`) with Holm's
+//! correction across the diff's cells; one run against one run by its plain outcome; a diff of no cell says
+//! so first. `markdown.rs`: a run's summary and a diff in Markdown for a pull request,
 //! lists halved until the text fits GitHub's comment limit. `tools.rs`: an agent's tool-call figures per
 //! configuration (F1, arguments, order, repeated calls, its searches' hit rate, mistakes by kind). `goals.rs`:
 //! simulated users per configuration (goals reached, turns to the goal, refusals and language kept, endings);

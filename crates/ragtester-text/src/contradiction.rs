@@ -414,11 +414,11 @@ pub fn names_the_same(name: &str, text: &str) -> bool {
     let lower = text.to_lowercase();
     // The family name stands for the person ("Castell", "Ms Castell"); a given name alone does not
     // ("Priya" is part of the answer, not all of it).
-    let family = name
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.chars().count() >= 3 && w.starts_with(|c: char| c.is_uppercase()))
-        .filter(|w| !TITLES.contains(&w.to_lowercase().as_str()))
-        .last();
+    let family = name.split(|c: char| !c.is_alphanumeric()).rfind(|w| {
+        w.chars().count() >= 3
+            && w.starts_with(|c: char| c.is_uppercase())
+            && !TITLES.contains(&w.to_lowercase().as_str())
+    });
     let latin_part = family.is_some_and(|w| {
         lower
             .split(|c: char| !c.is_alphanumeric())

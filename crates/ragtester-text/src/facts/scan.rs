@@ -223,7 +223,7 @@ impl<'a> Found<'a> {
             .iter()
             .find(|c| rest.to_lowercase().starts_with(*c))
             .map(|c| c.len())
-            .filter(|_| value >= 1.0 && value <= 30.0)
+            .filter(|_| (1.0..=30.0).contains(&value))
             {
                 let first = (value - 1.0) * 100.0;
                 self.take(
