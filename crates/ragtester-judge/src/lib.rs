@@ -109,7 +109,7 @@ pub use panel::{PanelMethod, consensus};
 
 pub use parse::{JudgeReply, parse_judge_reply};
 pub use prompt::{JUDGE_PROMPT_VERSION, JudgePrompts};
-pub use rules::{bound_verdict, rule_failure, rule_metrics};
+pub use rules::{OFF_QUESTION_PREFIX, bound_verdict, rule_failure, rule_metrics};
 
 use futures::StreamExt;
 use ragtester_core::{

@@ -192,11 +192,18 @@ pub(crate) fn scored(scoring: &Scoring, seen: Seen) -> JudgedItem {
             .filter_map(|(name, c)| Some((name.to_string(), c.graded()?)))
             .collect()
     });
+    // The off-question rule reads the judge's own relevance rating: a judge replying with people's
+    // ratings would rate a good answer relevant, so it is not counted against the rules.
+    let rule_failed = first
+        .rule_failure
+        .as_deref()
+        .is_some_and(|why| !why.starts_with(ragtester_judge::OFF_QUESTION_PREFIX));
     JudgedItem {
         verdict: observation.verdict,
         score: first.score,
         preference,
         criteria,
+        rule_failed,
     }
 }
 
@@ -324,6 +331,14 @@ pub fn render(score: &LabelsScore) -> String {
                 interval(c.precision(), true),
                 interval(c.recall(), true),
                 interval(a.kappa, false)
+            );
+        }
+        let (failed, good) = a.good_failed_by_rule;
+        if good > 0 {
+            let _ = writeln!(
+                out,
+                "    people's good answers failed by a rule: {failed} of {good} ({:.1}%)",
+                failed as f64 * 100.0 / good as f64
             );
         }
         if a.verdict_pearson.is_some() {

@@ -178,8 +178,12 @@ pub(crate) fn off_question(verdict: &Verdict) -> Option<String> {
     let rated_relevant = matches!(relevance.rating, Rating::True | Rating::NotApplicable);
     (!rated_relevant && verdict.metrics.gives_reference == Some(false)).then(|| {
         format!(
-            "does not address its question: rated {} on it ({}) and gives none of the expected answer",
-            if relevance.rating == Rating::False { "off" } else { "partly" },
+            "{OFF_QUESTION_PREFIX}: rated {} on it ({}) and gives none of the expected answer",
+            if relevance.rating == Rating::False {
+                "off"
+            } else {
+                "partly"
+            },
             relevance.reason
         )
     })
@@ -207,6 +211,8 @@ pub fn settle(case: &TestCase, verdict: &mut Verdict) {
 }
 
 const OFF_QUESTION: &str = "off_question";
+/// How the off-question rule's failure opens, for readers that tell it from the others.
+pub const OFF_QUESTION_PREFIX: &str = "does not address its question";
 
 /// Fail a verdict by a rule, whatever its judge rated: rubric correctness capped at `cap`, the rule named in
 /// the notes and in `rule_failure`, and — where the judge's own ratings passed the answer — in

@@ -287,6 +287,11 @@ pub struct Agreement {
     pub criteria: BTreeMap<String, Correlation>,
     /// Items whose judge verdict was an error, left out of every figure above.
     pub judge_errors: usize,
+    /// Of the answers people rated good (a pass, or a score of at least 0.75), how many a rule failed —
+    /// a rule that binds every judge, so a judge replying with people's own ratings would be overruled on
+    /// them (the rule reading the judge's relevance is left out: such a judge rates them relevant).
+    #[serde(default)]
+    pub good_failed_by_rule: (usize, usize),
 }
 
 /// What the judge made of each item: its verdict for the answer, and for a preference its comparison
@@ -298,6 +303,8 @@ pub struct JudgedItem {
     pub preference: Option<f64>,
     /// The judge's score of each criterion (of the first answer).
     pub criteria: BTreeMap<String, f64>,
+    /// A rule that binds every judge failed the first answer (not the one that reads the judge's relevance).
+    pub rule_failed: bool,
 }
 
 /// Agreement of a judge with people over items (parallel slices), overall and per language.
@@ -335,6 +342,15 @@ fn slice(pairs: Vec<(&LabelledItem, &JudgedItem)>) -> Agreement {
                 entry.0.push(*j);
                 entry.1.push(*people);
             }
+        }
+        let good = match item.label {
+            HumanLabel::Verdict(pass) => pass,
+            HumanLabel::Score(s) => s >= 0.75,
+            _ => false,
+        };
+        if good {
+            out.good_failed_by_rule.1 += 1;
+            out.good_failed_by_rule.0 += usize::from(judged.rule_failed);
         }
         match item.label {
             HumanLabel::Criteria => {}
@@ -461,6 +477,7 @@ mod tests {
             criteria: BTreeMap::new(),
         };
         let judged = |verdict: Option<bool>, preference: Option<f64>| JudgedItem {
+            rule_failed: false,
             verdict,
             score: verdict.map(|v| f64::from(u8::from(v))),
             preference,
@@ -489,5 +506,11 @@ mod tests {
         let accuracy = all.preference_accuracy.unwrap();
         assert!((accuracy.estimate - 2.5 / 3.0).abs() < 1e-12);
         assert_eq!(per_language.len(), 1);
+        // Of the two answers people passed, the one a rule failed is counted; a failed one is not.
+        let mut ruled = judgements.clone();
+        ruled[0].rule_failed = true;
+        ruled[1].rule_failed = true;
+        let (all, _) = agreement(&items, &ruled);
+        assert_eq!(all.good_failed_by_rule, (1, 2));
     }
 }

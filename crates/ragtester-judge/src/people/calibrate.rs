@@ -260,6 +260,7 @@ pub fn judged_by(profile: &JudgeProfile, item: &LabelledItem, seen: &Observation
         score,
         preference,
         criteria: profile.criteria(language, &seen.first),
+        rule_failed: false,
     }
 }
 
@@ -495,6 +496,7 @@ pub fn best_signals(
             .map(|(item, o)| {
                 let value = o.first.get(name);
                 JudgedItem {
+                    rule_failed: false,
                     verdict: o.verdict,
                     score: value,
                     preference: value
