@@ -266,6 +266,58 @@ struct Overlap {
 /// Answers of at most this many words (a CJK character counting as one) are a fact and its framing.
 const SHORT_ANSWER_WORDS: usize = 15;
 
+/// The figures an answer states that no source holds. By value, in any spelling; a longer answer keeps the
+/// strict check too: a number it writes that no source writes is read as invented (citation markers,
+/// figures of its own) — what people rate long answers by follows it (ExpertQA, WiCE in
+/// docs/benchmarks.md) — while a short answer is a fact and its framing, read by value alone.
+fn invented_figures(
+    cell: &Judged,
+    stated: &str,
+    answer_figures: &[facts::Quantity],
+    source_figures: &[facts::Quantity],
+    short: bool,
+) -> Vec<String> {
+    let mut invented: Vec<String> = answer_figures
+        .iter()
+        .filter(|q| !q.held_by(source_figures))
+        .map(|q| q.text.clone())
+        .collect();
+    if !short && invented.is_empty() {
+        let raw_grounded: HashSet<String> = cell
+            .contexts
+            .iter()
+            .map(String::as_str)
+            .chain([cell.expected])
+            .flat_map(ragtester_text::terms)
+            .collect();
+        invented = ragtester_text::terms(stated)
+            .into_iter()
+            .filter(|t| t.starts_with(|c: char| c.is_ascii_digit()) && !raw_grounded.contains(t))
+            .collect();
+    }
+    invented.sort();
+    invented.dedup();
+    invented
+}
+
+/// Where the reference states figures, they are its facts: half the recall is the share of them the
+/// answer states whole, in any spelling.
+fn figure_recall(
+    term_recall: f64,
+    expected_figures: &[facts::Quantity],
+    answer_figures: &[facts::Quantity],
+) -> f64 {
+    if expected_figures.is_empty() {
+        return term_recall;
+    }
+    let held = expected_figures
+        .iter()
+        .filter(|q| q.covered_by(answer_figures))
+        .count() as f64
+        / expected_figures.len() as f64;
+    term_recall.max(0.5 * held + 0.5 * term_recall)
+}
+
 impl Overlap {
     fn measure(cell: &Judged, keyword_recall: Option<f64>) -> Self {
         // Terms of every text with one spelling of each figure (三年 and "3 years" share "3").
@@ -286,33 +338,8 @@ impl Overlap {
         let answer_figures = facts::quantities(stated);
         let source_figures = facts::quantities_of(sources.iter().copied());
         let expected_figures = facts::quantities(cell.expected);
-        let mut invented: Vec<String> = answer_figures
-            .iter()
-            .filter(|q| !q.held_by(&source_figures))
-            .map(|q| q.text.clone())
-            .collect();
-        // A longer answer keeps the strict check too: a number it writes that no source writes, in any
-        // spelling, is read as invented (citation markers, figures of its own). What people rate long
-        // answers by follows it (ExpertQA, WiCE in docs/benchmarks.md); a short answer is a fact and its
-        // framing, read by value alone.
         let short = ragtester_text::word_count(stated) <= SHORT_ANSWER_WORDS;
-        if !short && invented.is_empty() {
-            let raw_grounded: HashSet<String> = cell
-                .contexts
-                .iter()
-                .map(String::as_str)
-                .chain([cell.expected])
-                .flat_map(ragtester_text::terms)
-                .collect();
-            invented = ragtester_text::terms(stated)
-                .into_iter()
-                .filter(|t| {
-                    t.starts_with(|c: char| c.is_ascii_digit()) && !raw_grounded.contains(t)
-                })
-                .collect();
-        }
-        invented.sort();
-        invented.dedup();
+        let invented = invented_figures(cell, stated, &answer_figures, &source_figures, short);
         // A figure is grounded, and covers the reference's, as a value: the words of "5,000 metres" are
         // grounded where a source says "5 km", and the reference's "5 km" is covered by them.
         let figure_terms =
@@ -331,19 +358,11 @@ impl Overlap {
                 .filter(|q| q.covered_by(&answer_figures))
                 .flat_map(|q| terms(&q.text)),
         );
-        let term_recall = share(&covering, &expected_terms);
-        // Where the reference states figures, they are its facts: half the recall is the share of them
-        // the answer states, in any spelling.
-        let recall = if expected_figures.is_empty() {
-            term_recall
-        } else {
-            let held = expected_figures
-                .iter()
-                .filter(|q| q.covered_by(&answer_figures))
-                .count() as f64
-                / expected_figures.len() as f64;
-            term_recall.max(0.5 * held + 0.5 * term_recall)
-        };
+        let recall = figure_recall(
+            share(&covering, &expected_terms),
+            &expected_figures,
+            &answer_figures,
+        );
         let contradiction =
             ragtester_text::contradiction::contradiction(cell.answer, cell.expected, &passages)
                 .map(|c| c.to_string());
