@@ -75,8 +75,8 @@ impl Quantity {
         }
     }
 
-    /// Whether two quantities state the same value: one dimension and equal values (to half a percent
-    /// where a unit was converted: 2 years are 24 months), or dates that agree, or a year within a decade.
+    /// Whether two quantities state the same value: one dimension and equal values (to a tenth of a
+    /// percent where a unit was converted: 2 years are 24 months), or dates that agree, or a year within a decade.
     pub fn same(&self, other: &Quantity) -> bool {
         use Dimension::{Century, Count, Date, Decade};
         match (self.dimension, other.dimension) {
@@ -101,7 +101,9 @@ impl Quantity {
             (Date, Count) => other.year_like().is_some_and(|y| self.is_year(y)),
             (Count, Date) => self.year_like().is_some_and(|y| other.is_year(y)),
             (a, b) if a == b => {
-                let exact = a == Count;
+                // Only a measure converted between units needs room for rounding ("32.2 km/h" for
+                // "20 mph"); a count, a year, a decade, a time of day, a share or a sum is the same or not.
+                let exact = !a.converts();
                 self.values
                     .iter()
                     .any(|x| other.values.iter().any(|y| close(*x, *y, exact)))
@@ -174,7 +176,8 @@ impl Quantity {
 
 fn close(a: f64, b: f64, exact: bool) -> bool {
     let scale = a.abs().max(b.abs()).max(1.0);
-    let tolerance = if exact { 1e-9 } else { 5e-3 };
+    // A tenth of a percent: what writing a converted figure to three or four digits loses.
+    let tolerance = if exact { 1e-9 } else { 1e-3 };
     (a - b).abs() <= tolerance * scale
 }
 

@@ -91,6 +91,8 @@ fn a_changed_figure_is_not_held() {
             "Construction finished in the 1970s.",
         ),
         ("保修五年。", "保修期为3年。"),
+        ("成立于1977年代。", "成立于1970年代。"),
+        ("It runs for 2,004 metres.", "It runs for 2 km."),
         ("合格率是百分之八十。", "合格率为92%。"),
     ] {
         assert!(!held(answer, &[source]), "{answer:?} against {source:?}");

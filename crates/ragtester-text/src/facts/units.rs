@@ -34,6 +34,24 @@ pub enum Dimension {
     Century,
 }
 
+impl Dimension {
+    /// Whether values of this dimension are converted between units (and so may carry rounding).
+    pub fn converts(self) -> bool {
+        !matches!(
+            self,
+            Dimension::Count
+                | Dimension::Percent
+                | Dimension::Money(_)
+                | Dimension::TimeOfDay
+                | Dimension::Date
+                | Dimension::Decade
+                | Dimension::Century
+                | Dimension::Celsius
+                | Dimension::Fahrenheit
+        )
+    }
+}
+
 /// A unit as written, its dimension and factor to the base unit (metres, grams, seconds, litres, square
 /// metres, pascals, metres per second, bytes, watts, joules, volts, hertz).
 pub struct Unit {
