@@ -7,11 +7,18 @@
 //! value that none of its sources hold. Number words come from `text2num` (English) and `chinese-number`;
 //! dates are checked with `chrono`; the units table (`units.rs`) is the one part written here.
 
+mod memo;
 mod normalise;
 mod scan;
 mod units;
 
-pub use normalise::{contractions, normalise};
+pub use normalise::contractions;
+
+/// `text` with apostrophes, contractions, number words and numerals in one spelling each (kept once
+/// worked out, as `quantities` are).
+pub fn normalise(text: &str) -> String {
+    memo::normalised(text, normalise::normalise)
+}
 pub use scan::parse_number;
 pub use units::Dimension;
 
@@ -192,9 +199,10 @@ pub fn is_unit_word(word: &str) -> bool {
             || scan::is_currency_word(&lower))
 }
 
-/// Every quantity `text` states, in order.
+/// Every quantity `text` states, in order. Judging reads the same retrieved passages for many cells (and
+/// each cell's passages in several checks), so a text's quantities are kept once read (`memo`).
 pub fn quantities(text: &str) -> Vec<Quantity> {
-    scan::scan(&normalise(text))
+    memo::quantities(text, |t| scan::scan(&normalise(t)))
 }
 
 /// The quantities of several texts together: what a set of sources holds.
