@@ -72,6 +72,7 @@ pub mod spec;
 pub mod spend;
 pub mod spreadsheet;
 pub mod tool;
+pub mod usage;
 pub mod verdict;
 
 pub use answer::{

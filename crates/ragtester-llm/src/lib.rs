@@ -8,6 +8,7 @@
 
 mod embedders;
 pub mod endpoint;
+pub mod functions;
 pub mod ollama;
 pub mod openai;
 pub mod rag_target;

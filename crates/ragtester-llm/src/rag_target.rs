@@ -74,6 +74,7 @@ pub fn target_for(settings: &TargetSettings, http: &HttpSettings) -> Result<Arc<
             settings: settings.clone(),
             limits: http.replies,
         }),
+        TargetKind::Function => crate::functions::registered(&settings.name)?,
         TargetKind::Imported => unreachable!("validate refuses imported targets"),
     })
 }

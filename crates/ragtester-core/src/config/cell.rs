@@ -3,7 +3,7 @@
 use super::target::{TargetKind, TargetSettings};
 use crate::ids::stable_id;
 use crate::record::default_schema_version;
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 /// Retrieval modes of the spec's configuration matrix (§4.1, groups A–D).
@@ -18,7 +18,9 @@ pub enum RetrieverKind {
     External,
     /// Reference point: the case's own source passages, in document order (perfect retrieval).
     Oracle,
-    /// Reference point: no passages at all (closed book: what the model answers from memory).
+    /// Reference point: no passages at all (closed book: what the model answers from memory). Spelt
+    /// `none` on the command line; either spelling is read in both places.
+    #[serde(alias = "none")]
     ClosedBook,
     /// Reference point: the case's whole documents in the prompt (long context instead of retrieval), cut
     /// to the model's window where it is known.
@@ -46,14 +48,15 @@ impl RetrieverKind {
             "hybrid" => RetrieverKind::Hybrid,
             "hybrid-rerank" => RetrieverKind::HybridRerank,
             "oracle" => RetrieverKind::Oracle,
-            "none" => RetrieverKind::ClosedBook,
+            "none" | "closed-book" => RetrieverKind::ClosedBook,
             "full-doc" => RetrieverKind::FullDoc,
             other => {
-                bail!(
+                return Err(crate::usage::UsageError(format!(
                     "unknown retriever `{other}`: expected bm25, dense, hybrid, hybrid-rerank, or a \
-                     reference point: oracle (the case's own passages), none (closed book) or full-doc (the case's \
-                     whole documents)"
-                )
+                     reference point: oracle (the case's own passages), none (closed book; also \
+                     closed-book) or full-doc (the case's whole documents)"
+                ))
+                .into());
             }
         })
     }
@@ -133,7 +136,12 @@ impl ChunkStrategy {
             "paragraph" => Self::Paragraph,
             "fixed" => Self::Fixed,
             "headings" => Self::Headings,
-            other => bail!("unknown chunker `{other}` (known: paragraph, fixed, headings)"),
+            other => {
+                return Err(crate::usage::UsageError(format!(
+                    "unknown chunker `{other}` (known: paragraph, fixed, headings)"
+                ))
+                .into());
+            }
         })
     }
 }
@@ -192,7 +200,12 @@ impl HistoryMode {
             "none" => Self::None,
             "prompt" => Self::Prompt,
             "rewrite" => Self::Rewrite,
-            other => bail!("unknown history mode `{other}` (known: none, prompt, rewrite)"),
+            other => {
+                return Err(crate::usage::UsageError(format!(
+                    "unknown history mode `{other}` (known: none, prompt, rewrite)"
+                ))
+                .into());
+            }
         })
     }
 }
@@ -412,6 +425,7 @@ impl Configuration {
                     TargetKind::Http => "http",
                     TargetKind::Command => "command",
                     TargetKind::Imported => "imported",
+                    TargetKind::Function => "function",
                 }
             );
         }

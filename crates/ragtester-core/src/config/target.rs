@@ -20,6 +20,10 @@ pub enum TargetKind {
     /// Answers another tool or a log wrote, read by `import --answers` from the file `url` names: never
     /// asked, only judged.
     Imported,
+    /// A function of the process that hosts the engine (a Python callable given to `ragtester.run`),
+    /// registered under the target's name for the length of that call: its reply is read through the
+    /// same pointers as a service's JSON.
+    Function,
 }
 
 /// The user's own RAG service as the system under test (`[[target]]` in the project file).
@@ -149,6 +153,25 @@ impl TargetSettings {
         }
     }
 
+    /// A function of the host process (`type = "function"`), whose reply comes as JSON in one shape:
+    /// `answer`, `contexts` (objects with `text`), `citations` (objects with `ranks` and optional `text`)
+    /// and, when it reports them, `tool_calls`.
+    pub fn function(name: &str, timeout_s: f64) -> Self {
+        Self {
+            kind: TargetKind::Function,
+            url: None,
+            answer_pointer: "/answer".into(),
+            contexts_pointer: Some("/contexts".into()),
+            context_text_pointer: Some("/text".into()),
+            citations_pointer: Some("/citations".into()),
+            citation_ranks_pointer: Some("/ranks".into()),
+            citation_text_pointer: Some("/text".into()),
+            tool_calls_pointer: Some("/tool_calls".into()),
+            timeout_s,
+            ..Self::imported(name, "")
+        }
+    }
+
     pub fn validate(&self) -> Result<()> {
         let name = &self.name;
         if name.trim().is_empty() {
@@ -174,6 +197,14 @@ impl TargetSettings {
                 }
                 if self.url.is_some() || self.body.is_some() {
                     bail!("target `{name}`: `url` and `body` belong to type http");
+                }
+            }
+            TargetKind::Function => {
+                if self.url.is_some() || self.body.is_some() || self.command.is_some() {
+                    bail!(
+                        "target `{name}`: type function is a function of the calling program; \
+                         `url`, `body` and `command` belong to types http and command"
+                    );
                 }
             }
             TargetKind::Imported => {

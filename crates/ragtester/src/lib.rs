@@ -1,0 +1,165 @@
+//! The `ragtester` command line: the only crate that knows the terminal, argument parsing and exit codes.
+//! Each command is a thin wrapper over the stages of `ragtester-stages`, whose events `render.rs` draws;
+//! `exit.rs` names the exit codes. The binary (`main.rs`) and the Python module (`ragtester-python`,
+//! whose `ragtester` console script and `ragtester.run(...)` calls go through [`execute`]) share it.
+
+mod args;
+mod cli;
+pub mod exit;
+mod render;
+mod version;
+
+use anyhow::Context;
+use clap::Parser;
+
+pub use args::Cli;
+
+/// Logging to stderr through the redaction everything else this process prints goes through, with panic
+/// messages redacted too. Safe to call more than once (a host process may call in many times).
+pub fn init_process() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(
+                tracing_subscriber::EnvFilter::try_from_env("RAGTESTER_LOG")
+                    // The document parsers warn about every odd font or object they work around; what matters
+                    // to a user is the per-file error they end in, which ingest prints itself.
+                    .unwrap_or_else(|_| "warn,pdf_oxide=error,office_oxide=error".into()),
+            )
+            .with_writer(|| ragtester_core::secrets::Redacting(std::io::stderr()))
+            .try_init();
+        std::panic::set_hook(Box::new(|info| {
+            eprintln!("{}", ragtester_core::secrets::panic_text(info));
+        }));
+    });
+}
+
+/// What the arguments (without the program's name) ask for: a command to carry out, or text to print
+/// and the exit code to end with (`--help`, `--version`, or a usage error, which exits 2).
+pub enum Parsed {
+    Command(Box<Cli>),
+    Print { text: String, code: u8 },
+}
+
+pub fn parse(args: &[String]) -> Parsed {
+    if version::asked(args) {
+        return Parsed::Print {
+            text: version::text(),
+            code: 0,
+        };
+    }
+    let argv = std::iter::once("ragtester".to_string()).chain(args.iter().cloned());
+    match Cli::try_parse_from(argv) {
+        Ok(cli) => Parsed::Command(Box::new(cli)),
+        Err(e) => Parsed::Print {
+            text: e.render().to_string(),
+            code: e.exit_code().clamp(0, 255) as u8,
+        },
+    }
+}
+
+/// Carry out a parsed command on a runtime of its own: the environment read and checked first (a bad
+/// value is a usage error, exit 2), then the command. The exit code, or the error that stopped it.
+pub fn execute(cli: Cli) -> Result<u8, Failure> {
+    execute_until(cli, std::future::pending::<()>())
+}
+
+/// [`execute`], stopped when `stop` resolves first: the command's future is dropped (a run's answers so
+/// far are already committed to its store, so `--resume` continues it) and the runtime shut down,
+/// waiting a moment for its blocking work.
+pub fn execute_until(
+    cli: Cli,
+    stop: impl std::future::Future<Output = impl Sized>,
+) -> Result<u8, Failure> {
+    // Every variable ragtester knows by name, read and checked once: a bad value stops here, not mid-run.
+    let environment =
+        ragtester_core::settings::Environment::read().map_err(|e| Failure::Usage(e.to_string()))?;
+    let runtime = tokio::runtime::Runtime::new()
+        .context("cannot start the async runtime")
+        .map_err(Failure::Error)?;
+    let ran = runtime.block_on(async {
+        tokio::select! {
+            ran = cli::dispatch(cli, environment) => ran,
+            _ = stop => Err(anyhow::anyhow!("interrupted")),
+        }
+    });
+    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    ran.map_err(|e| {
+        if ragtester_core::usage::is_usage(&e) {
+            Failure::Usage(ragtester_core::secrets::error_text(&e))
+        } else {
+            Failure::Error(e)
+        }
+    })
+}
+
+/// Why a command produced nothing usable.
+#[derive(Debug)]
+pub enum Failure {
+    /// The command line or the environment is wrong (exit 2).
+    Usage(String),
+    /// The command failed (exit 1).
+    Error(anyhow::Error),
+}
+
+impl Failure {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Failure::Usage(_) => 2,
+            Failure::Error(_) => 1,
+        }
+    }
+
+    /// The message a person reads, secrets redacted.
+    pub fn message(&self) -> String {
+        match self {
+            Failure::Usage(text) => text.clone(),
+            Failure::Error(e) => ragtester_core::secrets::error_text(e),
+        }
+    }
+}
+
+/// The whole command line, as the binary and the Python console script run it: the exit code.
+pub fn main_with(args: &[String]) -> u8 {
+    init_process();
+    match parse(args) {
+        Parsed::Print { text, code } => {
+            if code == 0 {
+                print!("{text}");
+            } else {
+                eprint!("{text}");
+            }
+            code
+        }
+        Parsed::Command(cli) => match execute(*cli) {
+            Ok(code) => code,
+            Err(failure) => {
+                eprintln!("error: {}", failure.message());
+                failure.exit_code()
+            }
+        },
+    }
+}
+
+/// The long flags `command` takes (a subcommand path such as `["run"]` or `["bench", "oracle"]`), the
+/// global ones included: None for a command there is not. What the Python API checks its keyword
+/// arguments against.
+pub fn long_flags(command: &[&str]) -> Option<Vec<String>> {
+    use clap::CommandFactory;
+    let root = Cli::command();
+    let mut flags: Vec<String> = root
+        .get_arguments()
+        .filter(|a| a.is_global_set())
+        .filter_map(|a| a.get_long().map(str::to_string))
+        .collect();
+    let mut current = &root;
+    for name in command {
+        current = current.find_subcommand(name)?;
+    }
+    flags.extend(
+        current
+            .get_arguments()
+            .filter_map(|a| a.get_long().map(str::to_string)),
+    );
+    Some(flags)
+}
