@@ -3,6 +3,9 @@
 # into a fresh virtual environment, and `cargo install --path crates/ragtester`; each installed binary then
 # runs `ragtester demo` from an empty folder outside the repository and must write its report. Built with
 # the test build's profile (dev) and target folder, so neither compiles the workspace again.
+# Then the wheel's Python module: python/tests/smoke.py in the environment that holds only the wheel, and
+# the module's tests (python/tests: adapters on LangChain, LlamaIndex, RAGAS and DeepEval, the pytest
+# plugin, the guide's blocks) in the real tools' environment (scripts/real-tools.sh), under pytest -n 2.
 set -eu
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
@@ -38,3 +41,19 @@ demo wheel "$work/venv/bin/ragtester" &
 wheel_demo=$!
 demo cargo "$work/cargo/bin/ragtester"
 wait "$wheel_demo"
+
+# The Python module with nothing else installed.
+(cd "$work" && "$work/venv/bin/python" "$repo/python/tests/smoke.py")
+
+# The Python module against the frameworks it adapts, in the environment that has them.
+tools_python="${RAGTESTER_TOOLS_PYTHON:-}"
+if [ -z "$tools_python" ]; then
+  if [ "${RAGTESTER_REQUIRE_REAL_TOOLS:-0}" = 1 ]; then
+    echo "install test: RAGTESTER_TOOLS_PYTHON is not set (scripts/real-tools.sh prints it)" >&2
+    exit 1
+  fi
+  echo "install test: the Python module's framework tests skipped (set RAGTESTER_TOOLS_PYTHON, from scripts/real-tools.sh)"
+  exit 0
+fi
+"$tools_python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps --no-index "$wheel"
+(cd "$repo/python/tests" && "$tools_python" -m pytest -q -p no:cacheprovider -n 2 --basetemp="$work/pytest")

@@ -4,6 +4,9 @@
 #   llama-cpp-python[server]  llama.cpp's OpenAI-compatible server; PyPI ships it as source only, so it is
 #                             compiled once (about 6 minutes on two cores) and the wheel kept
 #   ragas, deepeval           the peers' own dataset readers and writers
+#   langchain-core, llama-index-core, pytest, pytest-xdist, pandas
+#                             what the Python module's tests meet (python/tests: the adapters on the
+#                             frameworks' own offline fakes, the pytest plugin in a real session)
 #   opentelemetry-sdk and its OTLP/HTTP exporter
 #                             the instrumented sample target of the trace tests
 #   chromadb                  Chroma's server (`chroma run`), in an environment of its own (chroma-venv:
@@ -24,7 +27,7 @@ python="$tools/venv/bin/python"
 constraints="$(pwd)/scripts/real-tools.constraints.txt"
 stamp="$tools/venv/.constraints"
 if [ -x "$python" ] && cmp -s "$constraints" "$stamp" \
-  && "$python" -c 'import llama_cpp.server, ragas, deepeval, opentelemetry.exporter.otlp.proto.http' 2>/dev/null; then
+  && "$python" -c 'import llama_cpp.server, ragas, deepeval, opentelemetry.exporter.otlp.proto.http, llama_index.core, xdist, pandas' 2>/dev/null; then
   echo "$python"
   exit 0
 fi
@@ -44,6 +47,6 @@ rm -rf "$tools/venv"
 python3 -m venv "$tools/venv"
 "$python" -m pip install --quiet --disable-pip-version-check --find-links "$tools/wheels" \
   -c "$constraints" 'llama-cpp-python[server]' ragas deepeval 'langchain-community<0.4' \
-  opentelemetry-sdk opentelemetry-exporter-otlp-proto-http >&2
+  langchain-core llama-index-core pytest pytest-xdist pandas opentelemetry-sdk opentelemetry-exporter-otlp-proto-http >&2
 cp "$constraints" "$stamp"
 echo "$python"

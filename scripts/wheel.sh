@@ -1,6 +1,6 @@
 #!/bin/sh
-# A wheel of the ragtester binary (maturin, `bindings = "bin"`), for `pip install`, in OUT (default
-# target/wheels). PROFILE=dev builds it from the test build's artifacts instead of a release build (what the
+# The ragtester wheel (maturin, `bindings = "pyo3"`: the Python module `ragtester`, whose console script
+# is the `ragtester` command line), for `pip install`, in OUT (default target/wheels). PROFILE=dev builds it from the test build's artifacts instead of a release build (what the
 # install test does, so CI compiles the workspace once). maturin itself comes from PyPI into a virtual
 # environment of its own.
 #
@@ -15,7 +15,7 @@ if [ ! -x "$tools/bin/maturin" ]; then
   python3 -m venv "$tools"
   "$tools/bin/pip" install --quiet --disable-pip-version-check 'maturin>=1.9,<2'
 fi
-# The platform tag is the oldest manylinux the binary's C library symbols allow (it links only libc, libm
-# and libgcc_s); auditwheel's check fails the build on anything else.
+# The platform tag is the oldest manylinux the extension's C library symbols allow (it links only libc,
+# libm and libgcc_s); auditwheel's check fails the build on anything else.
 "$tools/bin/maturin" build --locked --profile "$profile" --auditwheel check --out "$out" >&2
 ls "$out"/ragtester-*.whl

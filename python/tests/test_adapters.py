@@ -59,32 +59,37 @@ def test_a_llama_index_query_engine_is_a_target(suite: ragtester.Suite, corpus: 
     assert all(any(c in t for t in texts) for r in result.rows for c in r["contexts"])
 
 
+WARRANTY = ("Harbor Marine Systems warrants the HX-40 against defects in materials and workmanship for 36 "
+            "months from the date of purchase.")
+
+
 def test_a_ragas_dataset_is_a_suite_and_answered_rows_are_judged(corpus: Path, tmp_path: Path) -> None:
     pytest.importorskip("ragas")
     from ragas import EvaluationDataset, SingleTurnSample
 
+    assert WARRANTY in (corpus / "harbor-pump-manual.md").read_text(encoding="utf-8")
     rows = [
-        SingleTurnSample(user_input="What pressure does the Harbor pump run at?",
-                         reference="It runs at 4.5 bar.", response="4.5 bar.",
-                         retrieved_contexts=["The pump runs at 4.5 bar."]),
-        SingleTurnSample(user_input="Who makes the XF-48 battery?", reference="Changzhou Xunfeng.",
-                         response="I do not know.", retrieved_contexts=["The XF-48 is made in Changzhou."]),
+        SingleTurnSample(user_input="How long is the HX-40 warranty?", reference="36 months from purchase.",
+                         reference_contexts=[WARRANTY], response="36 months.", retrieved_contexts=[WARRANTY]),
+        SingleTurnSample(user_input="Who warrants the HX-40?", reference="Harbor Marine Systems.",
+                         reference_contexts=[WARRANTY], response="I do not know.",
+                         retrieved_contexts=[WARRANTY]),
     ]
     dataset = EvaluationDataset(samples=rows)
-    ran = ragtester.run(dataset, target=lambda q, history=None: "It runs at 4.5 bar.", docs=corpus,
-                        out=tmp_path / "run")
+    ran = ragtester.run(dataset, target=lambda q, history=None: "36 months.", docs=corpus, out=tmp_path / "run")
     assert [c["query"] for c in ran.cases] == [r.user_input for r in rows]
+    assert all(c["source_spans"] for c in ran.cases), "the reference contexts are found in the documents"
     judged = ragtester.judge(dataset, docs=corpus, out=tmp_path / "answered")
-    assert [a["answer"] for a in judged.answers] == ["4.5 bar.", "I do not know."]
-    assert len(judged.verdicts) == 2
+    assert [a["answer"] for a in judged.answers] == ["36 months.", "I do not know."]
+    assert [v["passed"] for v in judged.verdicts] == [True, False]
 
 
 def test_a_deepeval_dataset_is_a_suite(corpus: Path, tmp_path: Path) -> None:
     pytest.importorskip("deepeval")
     from deepeval.dataset import EvaluationDataset, Golden
 
-    dataset = EvaluationDataset(goldens=[Golden(input="How long is the battery warranty?",
-                                                expected_output="Two years.", context=["A two-year warranty."])])
-    ran = ragtester.run(dataset, target=lambda q, history=None: "Two years.", docs=corpus, out=tmp_path / "run")
-    assert [c["query"] for c in ran.cases] == ["How long is the battery warranty?"]
-    assert ran.answers[0]["answer"] == "Two years."
+    golden = Golden(input="How long is the HX-40 warranty?", expected_output="36 months.", context=[WARRANTY])
+    dataset = EvaluationDataset(goldens=[golden])
+    ran = ragtester.run(dataset, target=lambda q, history=None: "36 months.", docs=corpus, out=tmp_path / "run")
+    assert [c["query"] for c in ran.cases] == ["How long is the HX-40 warranty?"]
+    assert ran.answers[0]["answer"] == "36 months."

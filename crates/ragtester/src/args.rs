@@ -96,7 +96,7 @@ pub(crate) enum Command {
     Docgen(DocgenCli),
     /// The local web UI: documents, suites, matrix runs with live progress, judging, results, comparison, audit.
     #[command(
-        after_help = "Examples:\n  ragtester serve                                  # prints http://127.0.0.1:8765/?token=…, workspace ./ragtester-workspace\n  ragtester serve --run demo-out --addr 127.0.0.1:9000"
+        after_help = "Examples:\n  ragtester serve                                  # prints http://127.0.0.1:8765/?token=…, workspace ./ragtester-workspace\n  ragtester serve --run demo-out --addr 127.0.0.1:9000     # browses demo-out, writes nothing"
     )]
     Serve(ServeCli),
     /// Run a suite against a matrix of RAG configurations; writes RUNDIR/answers.jsonl.
@@ -682,9 +682,10 @@ pub(crate) struct ServeCli {
     /// (/proc/PID/cmdline); use RAGTESTER_TOKEN or --token-file.
     #[arg(long, hide = true)]
     pub(crate) token: Option<String>,
-    /// Folder holding the UI's documents, suites and runs.
-    #[arg(long, default_value = "ragtester-workspace")]
-    pub(crate) workspace: PathBuf,
+    /// Folder holding the UI's documents, suites and runs (default ./ragtester-workspace; with --run and
+    /// no --workspace, a folder in the system's temporary directory, so browsing writes nothing here).
+    #[arg(long)]
+    pub(crate) workspace: Option<PathBuf>,
     /// An existing run directory to browse (read-only); repeatable.
     #[arg(long = "run")]
     pub(crate) runs: Vec<PathBuf>,

@@ -103,18 +103,35 @@ pub async fn dispatch(cli: Cli, environment: Environment) -> Result<u8> {
                 token: serve_token(&sv, &models.provider_env().environment, events)?,
                 allow_hosts: sv.allow_hosts,
             };
-            eprintln!("workspace: {}", sv.workspace.display());
+            // Browsing runs writes nothing beside them: without a workspace named, new documents, suites
+            // and runs go to a temporary folder removed when the server stops.
+            let temporary = match (&sv.workspace, sv.runs.is_empty()) {
+                (None, false) => Some(tempfile::Builder::new().prefix("ragtester-ui-").tempdir()?),
+                _ => None,
+            };
+            let workspace = match (&temporary, &sv.workspace) {
+                (Some(dir), _) => dir.path().to_path_buf(),
+                (None, Some(dir)) => dir.clone(),
+                (None, None) => std::path::PathBuf::from("ragtester-workspace"),
+            };
+            match &temporary {
+                Some(_) => {
+                    eprintln!("workspace: a temporary folder (--workspace DIR keeps what you add)")
+                }
+                None => eprintln!("workspace: {}", workspace.display()),
+            }
             let serve = ragtester_web::serve_workspace;
             let ready = |url: &str| println!("ragtester UI on {url}");
             serve(
                 sv.addr,
                 access,
-                &sv.workspace,
+                &workspace,
                 &sv.runs,
                 models.clone(),
                 &ready,
             )
             .await?;
+            drop(temporary);
             Ok(0)
         }
         Command::Init(i) => init(i, cx).await,

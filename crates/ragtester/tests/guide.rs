@@ -166,6 +166,25 @@ fn the_security_page_parses() {
     page("security.md");
 }
 
+/// The Python page's blocks are Python: `python/tests/test_guide.py` runs each in the wheel's environment
+/// (scripts/install-test.sh); here, that the page has no shell block left unrun and that the test reads it.
+#[test]
+fn the_python_page_is_run_by_the_python_tests() {
+    python_page("python.md");
+}
+
+fn python_page(name: &str) {
+    let text = std::fs::read_to_string(repo().join("docs/guide").join(name)).unwrap();
+    let langs: Vec<String> = blocks(&text).into_iter().map(|(lang, _)| lang).collect();
+    assert!(
+        !langs.iter().any(|l| l == "sh"),
+        "{name}: a sh block here is run by nothing"
+    );
+    assert!(langs.iter().filter(|l| *l == "python").count() >= 5);
+    let test = std::fs::read_to_string(repo().join("python/tests/test_guide.py")).unwrap();
+    assert!(test.contains(&format!("\"guide\" / \"{name}\"")));
+}
+
 /// The README's tour (not its two set-up commands, which CI runs itself).
 #[test]
 fn the_readme_tour_runs_as_written() {

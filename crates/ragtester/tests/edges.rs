@@ -1,0 +1,126 @@
+//! The command line's edges as a shell meets them: usage errors exit 2, a reader that stops early ends
+//! the command quietly, a reference point has one name everywhere, and browsing a run writes nothing.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn an_unknown_retriever_or_chunker_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = common::small_suite(dir.path());
+    for (flag, value) in [("--retriever", "bm42"), ("--chunker", "sentences")] {
+        let out = common::bin()
+            .args(["run", "--docs"])
+            .arg(common::corpus())
+            .arg("--suite")
+            .arg(&suite)
+            .arg("--out")
+            .arg(dir.path().join("run"))
+            .args([flag, value])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{flag} {value}: {}",
+            stderr(&out)
+        );
+        assert!(stderr(&out).contains(value), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn closed_book_is_one_retriever_under_both_its_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = common::small_suite(dir.path());
+    let project = dir.path().join("ragtester.toml");
+    for (n, (flag, file)) in [("closed-book", "none"), ("none", "closed-book")]
+        .into_iter()
+        .enumerate()
+    {
+        let run = |extra: &[&str], out: &str| {
+            common::succeeds(
+                common::bin()
+                    .args(["run", "--dry-run", "--docs"])
+                    .arg(common::corpus())
+                    .arg("--suite")
+                    .arg(&suite)
+                    .arg("--out")
+                    .arg(dir.path().join(format!("{out}{n}")))
+                    .args(extra),
+            )
+        };
+        run(&["--retriever", flag], "flag");
+        std::fs::write(
+            &project,
+            format!("[matrix]\nretriever = [\"{file}\"]\nllm = [\"offline\"]\n"),
+        )
+        .unwrap();
+        run(&["--config", project.to_str().unwrap()], "file");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_reader_that_stops_early_ends_the_command_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let demo = common::shared_demo();
+    let mut child = common::bin()
+        .arg("report")
+        .arg(&demo)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader goes away before the report is printed, as `| head -0` would.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success() || out.status.signal() == Some(libc_sigpipe()),
+        "{:?}: {}",
+        out.status,
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("Broken pipe"), "{}", stderr(&out));
+}
+
+/// SIGPIPE's number on Linux and the BSDs.
+#[cfg(unix)]
+fn libc_sigpipe() -> i32 {
+    13
+}
+
+#[test]
+fn browsing_a_run_writes_nothing_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = common::shared_demo();
+    let mut child = common::bin()
+        .current_dir(dir.path())
+        .args(["serve", "--addr", "127.0.0.1:0", "--run"])
+        .arg(&demo)
+        .env_remove("RAGTESTER_TOKEN")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.starts_with("ragtester UI on "), "{line:?}");
+    let written: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        written.is_empty(),
+        "serve --run wrote {:?} in its folder",
+        written.iter().map(|e| e.file_name()).collect::<Vec<_>>()
+    );
+}
