@@ -73,9 +73,10 @@ def main() -> None:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     port = server.server_address[1]
     command = work / "command.toml"
+    # A TOML array of basic strings is written as JSON writes it.
+    shell = ["sh", "-c", "cat >/dev/null; printf '%s' '" + json.dumps({"answer": REPLY}) + "'"]
     command.write_text(
-        '[[target]]\nname = "sh"\ntype = "command"\n'
-        f'command = ["sh", "-c", "cat >/dev/null; printf \'{{\\\\"answer\\\\": \\\\"{REPLY}\\\\"}}\'"]\n'
+        f'[[target]]\nname = "sh"\ntype = "command"\ncommand = {json.dumps(shell)}\n'
         'answer_pointer = "/answer"\n', encoding="utf-8")
     http_toml = work / "http.toml"
     http_toml.write_text(

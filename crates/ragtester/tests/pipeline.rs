@@ -838,7 +838,8 @@ fn bad_input_gets_one_clear_message_and_a_nonzero_exit() {
         "--llm",
         "gpt-4",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    // A model spec that does not parse is a usage error, as a bad flag is.
+    assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("unknown model spec `gpt-4`"),
         "{}",
