@@ -98,42 +98,7 @@ pub async fn dispatch(cli: Cli, environment: Environment) -> Result<u8> {
         Command::Bench(BenchCommand::Oracle(bench)) => bench_oracle(bench, cx).await,
         Command::Bench(BenchCommand::Index(bench)) => bench_index(bench, cx),
         Command::Docgen(args) => docgen(args, cx).await,
-        Command::Serve(sv) => {
-            let access = ragtester_web::Access {
-                token: serve_token(&sv, &models.provider_env().environment, events)?,
-                allow_hosts: sv.allow_hosts,
-            };
-            // Browsing runs writes nothing beside them: without a workspace named, new documents, suites
-            // and runs go to a temporary folder removed when the server stops.
-            let temporary = match (&sv.workspace, sv.runs.is_empty()) {
-                (None, false) => Some(tempfile::Builder::new().prefix("ragtester-ui-").tempdir()?),
-                _ => None,
-            };
-            let workspace = match (&temporary, &sv.workspace) {
-                (Some(dir), _) => dir.path().to_path_buf(),
-                (None, Some(dir)) => dir.clone(),
-                (None, None) => std::path::PathBuf::from("ragtester-workspace"),
-            };
-            match &temporary {
-                Some(_) => {
-                    eprintln!("workspace: a temporary folder (--workspace DIR keeps what you add)")
-                }
-                None => eprintln!("workspace: {}", workspace.display()),
-            }
-            let serve = ragtester_web::serve_workspace;
-            let ready = |url: &str| println!("ragtester UI on {url}");
-            serve(
-                sv.addr,
-                access,
-                &workspace,
-                &sv.runs,
-                models.clone(),
-                &ready,
-            )
-            .await?;
-            drop(temporary);
-            Ok(0)
-        }
+        Command::Serve(sv) => serve(sv, &models, events).await,
         Command::Init(i) => init(i, cx).await,
         Command::Demo(d) => {
             let args = ragtester_stages::demo::DemoArgs {
@@ -145,6 +110,45 @@ pub async fn dispatch(cli: Cli, environment: Environment) -> Result<u8> {
             Ok(print_outcome(&outcome, &d.out))
         }
     }
+}
+
+/// `serve`: the web UI until the process stops.
+async fn serve(sv: ServeCli, models: &Models, events: &dyn Events) -> Result<u8> {
+    let access = ragtester_web::Access {
+        token: serve_token(&sv, &models.provider_env().environment, events)?,
+        allow_hosts: sv.allow_hosts,
+    };
+    // Browsing runs writes nothing beside them: without a workspace named, new documents, suites
+    // and runs go to a folder in the system's temporary directory (removed if the server returns; a
+    // killed server leaves it there).
+    let temporary = match (&sv.workspace, sv.runs.is_empty()) {
+        (None, false) => Some(tempfile::Builder::new().prefix("ragtester-ui-").tempdir()?),
+        _ => None,
+    };
+    let workspace = match (&temporary, &sv.workspace) {
+        (Some(dir), _) => dir.path().to_path_buf(),
+        (None, Some(dir)) => dir.clone(),
+        (None, None) => std::path::PathBuf::from("ragtester-workspace"),
+    };
+    match &temporary {
+        Some(_) => {
+            eprintln!("workspace: a temporary folder (--workspace DIR keeps what you add)")
+        }
+        None => eprintln!("workspace: {}", workspace.display()),
+    }
+    let serve = ragtester_web::serve_workspace;
+    let ready = |url: &str| println!("ragtester UI on {url}");
+    serve(
+        sv.addr,
+        access,
+        &workspace,
+        &sv.runs,
+        models.clone(),
+        &ready,
+    )
+    .await?;
+    drop(temporary);
+    Ok(0)
 }
 
 /// The access token `serve` is to require, from where the user keeps it: a file (`--token-file`), the
