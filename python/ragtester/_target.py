@@ -19,11 +19,14 @@ from typing import Any, Callable, Mapping, Optional
 
 Done = Callable[..., None]
 
+#: Threads a sync function's pool may start: above any concurrency a run is given.
+POOL_LIMIT = 1024
+
 
 class Host:
     """Calls one answer function for the engine. ``close()`` stops its threads."""
 
-    def __init__(self, fn: Callable[..., Any], concurrency: int, timeout_s: float) -> None:
+    def __init__(self, fn: Callable[..., Any], timeout_s: float) -> None:
         self.fn = fn
         self.timeout_s = float(timeout_s)
         self.name = getattr(fn, "__qualname__", None) or type(fn).__name__
@@ -41,8 +44,11 @@ class Host:
             )
             self._thread.start()
         else:
+            # The engine bounds the calls in flight (the run's concurrency); the pool only starts a thread
+            # when none is idle, so it never queues a call the engine let in, whose latency would then
+            # count our own waiting.
             self._pool = concurrent.futures.ThreadPoolExecutor(
-                max_workers=max(1, concurrency), thread_name_prefix="ragtester-call"
+                max_workers=POOL_LIMIT, thread_name_prefix="ragtester-call"
             )
 
     def submit(self, question: str, history_json: str, session: Optional[str], done: Done) -> None:

@@ -34,6 +34,10 @@ def docs_list(docs: Docs) -> list[str]:
     return [os.fspath(d) for d in docs]
 
 
+def docs_flags(docs: Docs) -> list[str]:
+    return [flag for d in docs_list(docs) for flag in ("--docs", d)]
+
+
 def sample_corpus(dir: Optional[PathLike] = None) -> Path:
     """Write the sample documents the demo runs on (English and Chinese: Markdown, text, HTML, PDF) into
     ``dir`` (a new temporary folder by default) and return it."""
@@ -65,7 +69,7 @@ def suite_file(suite: Any, docs: Optional[Docs], folder: Path) -> Path:
         file, format = adapters.write_rows(dataset, folder / "dataset.jsonl")
         out = folder / "suite.jsonl"
         call(["import", os.fspath(file), "--format", format, "--out", os.fspath(out), "--quiet",
-              *sum((["--docs", d] for d in docs_list(docs)), [])])
+              *docs_flags(docs)])
         return out
     if isinstance(suite, list):
         return Suite(folder / "suite.jsonl", list(suite)).save(folder / "suite.jsonl")
@@ -101,8 +105,7 @@ def run(
     if target is not None:
         fn = adapters.answer_fn(target)
         name = target_name(target)
-        concurrency = int(options.get("concurrency") or 8)
-        host = Host(fn, concurrency, timeout)
+        host = Host(fn, timeout)
         functions.append((name, host))
         project = folder / "ragtester.function.toml"
         base = Path(config).read_text(encoding="utf-8") + "\n" if config is not None else ""
@@ -134,7 +137,7 @@ def judge(run: Any, judge: Union[str, Sequence[str]] = "offline", docs: Optional
         folder.mkdir(parents=True, exist_ok=True)
         file, _ = adapters.write_rows(rows, folder / "answered.jsonl")
         call(["import", "--answers", os.fspath(file), "--out", os.fspath(folder), "--quiet",
-              *sum((["--docs", d] for d in docs_list(docs)), [])])
+              *docs_flags(docs)])
         run = folder
     folder = run_dir(run)
     options.setdefault("quiet", True)

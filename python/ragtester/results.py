@@ -4,6 +4,7 @@ cases, answers, verdicts and summary, the same files the command line, the repor
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import os
@@ -94,8 +95,9 @@ class RunResult:
     def report_html(self) -> Path:
         return self.out / "report.html"
 
-    @property
+    @functools.cached_property
     def rows(self) -> list[dict[str, Any]]:
+        """Read once per ``RunResult``: each stage function returns a new one for what it wrote."""
         cases = {c["id"]: c for c in self.cases}
         labels = {c["id"]: config_label(c) for c in self.configs}
         verdicts = {(v["case_id"], v["config_id"]): v for v in self.verdicts}

@@ -68,7 +68,13 @@ def test_evaluate_in_one_call_with_a_wrong_system(suite: ragtester.Suite, corpus
     assert failure["cause"] and failure["evidence"] is not None
     assert "pass rate" not in repr(result) or "RunResult" in repr(result)
     assert "<table>" in result._repr_html_()
-    frame = result.to_pandas()
+
+
+def test_a_result_as_a_data_frame(suite: ragtester.Suite, corpus: Path, tmp_path: Path) -> None:
+    pytest.importorskip("pandas")
+    result = ragtester.run(suite, target=lambda q, history=None: "The answer is 42.", docs=corpus,
+                           out=tmp_path / "run")
+    frame = ragtester.judge(result).to_pandas()
     assert len(frame) == len(suite) and "cause" in frame.columns
 
 
@@ -179,3 +185,15 @@ except KeyboardInterrupt:
     resumed = ragtester.run(suite, target=slow, docs=corpus, out=out, resume=True)
     assert len({a["case_id"] for a in resumed.answers}) == len(suite)
     assert 0 < len(calls) < len(suite) - 2, "only the cells not answered before are asked"
+
+
+def test_ctrl_c_stops_the_console_script_with_130(tmp_path: Path) -> None:
+    child = subprocess.Popen([RAGTESTER, "demo", "--out", str(tmp_path / "demo")], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (tmp_path / "demo" / "corpus").exists():
+        time.sleep(0.05)
+    child.send_signal(signal.SIGINT)
+    _, stderr = child.communicate(timeout=60)
+    assert child.returncode == 130, stderr
+    assert "interrupted" in stderr

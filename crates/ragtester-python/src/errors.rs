@@ -59,6 +59,7 @@ pub enum Kind {
 pub fn kind(failure: &ragtester::Failure) -> Kind {
     let error = match failure {
         ragtester::Failure::Usage(_) => return Kind::Config,
+        ragtester::Failure::Interrupted => return Kind::Other,
         ragtester::Failure::Error(error) => error,
     };
     let mut chain = error.chain();

@@ -23,30 +23,10 @@ use std::time::Duration;
 /// `--resume`) and returns 130.
 #[pyfunction]
 fn main(py: Python<'_>, args: Vec<String>) -> PyResult<u8> {
-    ragtester::init_process();
-    let cli = match ragtester::parse(&args) {
-        ragtester::Parsed::Print { text, code } => {
-            if code == 0 {
-                print!("{text}");
-            } else {
-                eprint!("{text}");
-            }
-            return Ok(code);
-        }
-        ragtester::Parsed::Command(cli) => cli,
-    };
-    match interruptible(py, move |stop| ragtester::execute_until(*cli, stop)) {
-        Ok(Ok(code)) => Ok(code),
-        Ok(Err(failure)) => {
-            eprintln!("error: {}", failure.message());
-            Ok(failure.exit_code())
-        }
-        Err(interrupted)
-            if interrupted.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) =>
-        {
-            eprintln!("interrupted: what was done is kept (a run continues with --resume)");
-            Ok(130)
-        }
+    match interruptible(py, move |stop| ragtester::main_until(&args, stop)) {
+        Ok(code) => Ok(code),
+        // The command has stopped and said so; the shell's code for an interrupted command.
+        Err(e) if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) => Ok(130),
         Err(other) => Err(other),
     }
 }

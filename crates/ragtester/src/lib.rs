@@ -79,11 +79,14 @@ pub fn execute_until(
         .map_err(Failure::Error)?;
     let ran = runtime.block_on(async {
         tokio::select! {
-            ran = cli::dispatch(cli, environment) => ran,
-            _ = stop => Err(anyhow::anyhow!("interrupted")),
+            ran = cli::dispatch(cli, environment) => Some(ran),
+            _ = stop => None,
         }
     });
     runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    let Some(ran) = ran else {
+        return Err(Failure::Interrupted);
+    };
     ran.map_err(|e| {
         if ragtester_core::usage::is_usage(&e) {
             Failure::Usage(ragtester_core::secrets::error_text(&e))
@@ -100,6 +103,8 @@ pub enum Failure {
     Usage(String),
     /// The command failed (exit 1).
     Error(anyhow::Error),
+    /// The caller stopped the command (exit 130).
+    Interrupted,
 }
 
 impl Failure {
@@ -107,6 +112,7 @@ impl Failure {
         match self {
             Failure::Usage(_) => 2,
             Failure::Error(_) => 1,
+            Failure::Interrupted => 130,
         }
     }
 
@@ -115,12 +121,19 @@ impl Failure {
         match self {
             Failure::Usage(text) => text.clone(),
             Failure::Error(e) => ragtester_core::secrets::error_text(e),
+            Failure::Interrupted => "interrupted".into(),
         }
     }
 }
 
-/// The whole command line, as the binary and the Python console script run it: the exit code.
+/// The whole command line, as the binary runs it: the exit code.
 pub fn main_with(args: &[String]) -> u8 {
+    main_until(args, std::future::pending::<()>())
+}
+
+/// [`main_with`], the command stopped when `stop` resolves first (the Python console script's Ctrl-C):
+/// what it printed so far stands, and the exit code is 130, as a shell reports an interrupted command.
+pub fn main_until(args: &[String], stop: impl std::future::Future<Output = impl Sized>) -> u8 {
     init_process();
     match parse(args) {
         Parsed::Print { text, code } => {
@@ -131,8 +144,12 @@ pub fn main_with(args: &[String]) -> u8 {
             }
             code
         }
-        Parsed::Command(cli) => match execute(*cli) {
+        Parsed::Command(cli) => match execute_until(*cli, stop) {
             Ok(code) => code,
+            Err(Failure::Interrupted) => {
+                eprintln!("interrupted: what was done is kept (a run continues with --resume)");
+                130
+            }
             Err(failure) => {
                 eprintln!("error: {}", failure.message());
                 failure.exit_code()
