@@ -127,6 +127,7 @@ pub fn import(
     }
     let shape = Shape::parse(format)?;
     let rows = interop::read_rows(input, shape, cx.limits())?;
+    interop::warn_unread_fields(input, &rows);
     let (documents, failed) = ingest(docs, cx)?;
     let imported = interop::import_rows(shape, &rows, &documents);
     for r in &imported.rejected {

@@ -128,6 +128,7 @@ pub fn parse_answered(
                 .collect()
         }
     };
+    crate::shape::warn_unread_fields(path, rows.iter().map(|(_, row)| row));
     let shape = csv_shape(text);
     for (place, row) in rows {
         match answered_row(&row, shape, limits) {

@@ -19,7 +19,7 @@ use ragtester_core::ids::stable_id;
 use ragtester_core::{Answer, Category, Document, Generator, SourceSpan, Strategy, TestCase};
 use serde_json::{Map, Value, json};
 
-pub use crate::shape::Shape;
+pub use crate::shape::{READ_FIELDS, Shape, warn_unread_fields};
 use crate::tool_rows;
 
 /// One row per case (and per answer, when answers are given: the cells of one configuration); with

@@ -19,13 +19,20 @@ pub use args::Cli;
 pub fn init_process() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
+        use std::io::IsTerminal;
         let _ = tracing_subscriber::fmt()
             .with_env_filter(
                 tracing_subscriber::EnvFilter::try_from_env("RAGTESTER_LOG")
-                    // The document parsers warn about every odd font or object they work around; what matters
-                    // to a user is the per-file error they end in, which ingest prints itself.
-                    .unwrap_or_else(|_| "warn,pdf_oxide=error,office_oxide=error".into()),
+                    // Our own warnings (a field ignored, a file readable by others); of the libraries, only
+                    // errors: the document parsers warn about every odd font or object they work around,
+                    // and what matters to a user is the per-file error they end in, which ingest prints
+                    // itself. RAGTESTER_LOG=warn shows everything.
+                    .unwrap_or_else(|_| "error,ragtester=warn".into()),
             )
+            // A line a person reads: no timestamp or module path, colour only on a terminal.
+            .without_time()
+            .with_target(false)
+            .with_ansi(std::io::stderr().is_terminal())
             .with_writer(|| ragtester_core::secrets::Redacting(std::io::stderr()))
             .try_init();
         std::panic::set_hook(Box::new(|info| {
