@@ -7,20 +7,36 @@ use crate::glance::Glance;
 use std::fmt::Write;
 
 /// Configurations shown at each end of the ranking.
-const ENDS: usize = 3;
+const ENDS: usize = 2;
+/// Causes of failure listed (the report has them all).
+const CAUSES: usize = 2;
 /// Reasons a cell went unjudged, listed (the report has them all).
 const REASONS: usize = 3;
-/// The widest line the summary prints; longer ones are wrapped.
-const WIDTH: usize = 120;
-
-pub fn render_summary(s: &Summary) -> String {
+/// The summary's lines at most `width` characters (the terminal's, `COLUMNS`), longer ones folded with
+/// their continuation indented.
+pub fn render_summary(s: &Summary, width: usize) -> String {
+    let wrap = |text: &str, indent: &str| wrap(text, indent, width);
     let mut out = String::new();
-    // The heading, the note and the trust line as the full table prints them: one line each (the
-    // terminal folds them), so they read and search alike.
-    crate::table::heading(&mut out, s);
+    // The heading, the note and the trust line as the full table prints them, folded to the width.
+    let mut heading = String::new();
+    crate::table::heading(&mut heading, s);
+    let mut trusted = false;
+    for line in heading.lines() {
+        // How far the judge is trusted, in brief, where the full lines stood: the report and
+        // summary.json hold every figure.
+        if line.starts_with("TRUST: ") && !s.trust_brief.is_empty() {
+            if !std::mem::replace(&mut trusted, true) {
+                for brief in &s.trust_brief {
+                    let _ = writeln!(out, "{}", wrap(&format!("TRUST: {brief}"), "  "));
+                }
+            }
+            continue;
+        }
+        let _ = writeln!(out, "{}", wrap(line, "  "));
+    }
     let glance = Glance::of(s);
-    ends(&mut out, &glance);
-    causes(&mut out, &glance);
+    ends(&mut out, &glance, width);
+    causes(&mut out, &glance, width);
     let _ = writeln!(out);
     if let Some(w) = &s.weakest_category {
         let rate = s
@@ -33,13 +49,14 @@ pub fn render_summary(s: &Summary) -> String {
             });
         let _ = writeln!(out, "weakest category: {w}{rate}");
     }
+    // Agents and simulated users in a line each: the report has their mistakes, turns and endings.
     for c in &s.configs {
         if let Some(t) = &c.tools {
-            let line = format!("tools: {}", crate::tools::tool_line(&c.label, t));
+            let line = format!("tools: {}", crate::tools::tool_brief(&c.label, t));
             let _ = writeln!(out, "{}", wrap(&line, "  "));
         }
     }
-    for line in crate::glance::goals_best_and_worst(s) {
+    for line in crate::glance::goals_best_and_worst_brief(s) {
         let _ = writeln!(out, "{}", wrap(&format!("users: {line}"), "  "));
     }
     for r in &s.repeats {
@@ -52,12 +69,12 @@ pub fn render_summary(s: &Summary) -> String {
         );
         let _ = writeln!(out, "{}", wrap(&line, "  "));
     }
-    left_out(&mut out, s);
+    left_out(&mut out, s, width);
     out
 }
 
 /// The best and the worst configurations by pass rate (all of them when there are few).
-fn ends(out: &mut String, glance: &Glance) {
+fn ends(out: &mut String, glance: &Glance, width: usize) {
     let mut rows: Vec<_> = glance.rows.iter().collect();
     rows.sort_by(|a, b| b.rate.total_cmp(&a.rate));
     let shown: Vec<(&str, _)> = if rows.len() <= 2 * ENDS {
@@ -73,26 +90,39 @@ fn ends(out: &mut String, glance: &Glance) {
     if !glance.shared.is_empty() {
         let _ = writeln!(out, "every configuration: {}", glance.shared);
     }
-    let width = shown
+    // What follows the label takes 45 characters at most (`  pass 100.0% [99.9–100.0%] of 99999 cells`);
+    // a label longer than the room left is cut, its end marked.
+    let room = width.saturating_sub(6 + 45).max(12);
+    let label_width = shown
         .iter()
         .map(|(_, r)| r.label.chars().count())
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+        .min(room);
     for (end, r) in shown {
+        let label = if r.label.chars().count() > label_width {
+            let kept: String = r.label.chars().take(label_width - 1).collect();
+            format!("{kept}…")
+        } else {
+            r.label.clone()
+        };
         let _ = writeln!(
             out,
-            "{end:<5} {:<width$}  pass {:>5.1}% [{:.1}–{:.1}%] of {} cells",
-            r.label, r.rate, r.low, r.high, r.cells
+            "{end:<5} {label:<label_width$}  pass {:>5.1}% [{:.1}–{:.1}%] of {} cells",
+            r.rate, r.low, r.high, r.cells
         );
     }
 }
 
 /// The top causes of failure with what to change, and the largest headroom.
-fn causes(out: &mut String, glance: &Glance) {
+fn causes(out: &mut String, glance: &Glance, width: usize) {
+    let wrap = |text: &str, indent: &str| wrap(text, indent, width);
     if !glance.causes.is_empty() {
         let _ = writeln!(out, "\ntop causes of failure:");
-        for c in &glance.causes {
-            let cause = format!("  {}: {}", c.cause, c.message);
+        // The two largest, without where each was most and least common (the report's diagnosis has it).
+        for c in glance.causes.iter().take(CAUSES) {
+            let message = c.message.split("; most in").next().unwrap_or(&c.message);
+            let cause = format!("  {}: {message}", c.cause);
             let _ = writeln!(out, "{}", wrap(&cause, "    "));
             let _ = writeln!(out, "{}", wrap(&format!("    → {}", c.advice), "      "));
         }
@@ -103,7 +133,8 @@ fn causes(out: &mut String, glance: &Glance) {
 }
 
 /// Cells with no verdict (and why) and cells not asked: every gate counts the first against a run.
-fn left_out(out: &mut String, s: &Summary) {
+fn left_out(out: &mut String, s: &Summary, width: usize) {
+    let wrap = |text: &str, indent: &str| wrap(text, indent, width);
     let unjudged = s.not_judged.exec_errors + s.not_judged.judge_errors;
     if unjudged > 0 {
         let _ = writeln!(
@@ -122,11 +153,35 @@ fn left_out(out: &mut String, s: &Summary) {
     }
 }
 
-/// A long line folded at [`WIDTH`], its continuation lines indented.
-fn wrap(text: &str, indent: &str) -> String {
+/// `text`'s lines each at most `width` characters, a long one folded with its continuation indented two
+/// more than it.
+pub fn fold(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(body) => (body, "\n"),
+            None => (line, ""),
+        };
+        if body.chars().count() <= width {
+            out.push_str(line);
+            continue;
+        }
+        let lead: String = body.chars().take_while(|c| *c == ' ').collect();
+        let indent = format!("{lead}  ");
+        let options = textwrap::Options::new(width)
+            .initial_indent(&lead)
+            .subsequent_indent(&indent);
+        out.push_str(&textwrap::fill(body.trim_start(), options));
+        out.push_str(end);
+    }
+    out
+}
+
+/// A long line folded at `width`, its continuation lines indented.
+fn wrap(text: &str, indent: &str, width: usize) -> String {
     textwrap::fill(
         text,
-        textwrap::Options::new(WIDTH).subsequent_indent(indent),
+        textwrap::Options::new(width).subsequent_indent(indent),
     )
 }
 
@@ -135,6 +190,16 @@ mod tests {
     use super::*;
     use crate::testdata::{case, summary_of, verdict};
     use ragtester_core::VerdictStatus;
+
+    #[test]
+    fn a_long_line_is_folded_under_its_own_indent_and_a_short_one_kept() {
+        let text = "short\n  a line long enough that it must be folded somewhere\nlast";
+        let folded = fold(text, 24);
+        assert!(folded.lines().all(|l| l.chars().count() <= 24), "{folded}");
+        assert!(folded.starts_with("short\n  a line"), "{folded}");
+        assert!(folded.contains("\n    "), "continuations indented: {folded}");
+        assert!(folded.ends_with("\nlast"), "{folded}");
+    }
 
     #[test]
     fn the_summary_fits_a_screen_whatever_the_matrix() {
@@ -153,15 +218,9 @@ mod tests {
                 ..Default::default()
             })
             .collect();
-        let text = render_summary(&s);
+        let text = render_summary(&s, 80);
         assert!(text.lines().count() <= 40, "{text}");
-        let wrapped = |l: &&str| !l.starts_with("NOTE: ") && !l.starts_with("TRUST: ");
-        assert!(
-            text.lines()
-                .filter(wrapped)
-                .all(|l| l.chars().count() <= WIDTH),
-            "{text}"
-        );
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
         assert!(text.contains("best ") && text.contains("worst"), "{text}");
     }
 }

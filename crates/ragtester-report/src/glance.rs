@@ -88,7 +88,25 @@ impl Glance {
 
 /// The configurations whose simulated users fared best and worst (every one when there are three or
 /// fewer), one line each.
+/// [`goals_best_and_worst`] with each configuration's goals reached, and nothing more.
+pub fn goals_best_and_worst_brief(s: &crate::summary::Summary) -> Vec<String> {
+    goal_rows(s)
+        .iter()
+        .map(|(c, g)| crate::goals::goal_brief(&c.label, g))
+        .collect()
+}
+
 pub fn goals_best_and_worst(s: &crate::summary::Summary) -> Vec<String> {
+    goal_rows(s)
+        .iter()
+        .map(|(c, g)| crate::goals::goal_line(&c.label, g))
+        .collect()
+}
+
+/// The configurations with simulated users' goals, best first; only the best and the worst of many.
+fn goal_rows(
+    s: &crate::summary::Summary,
+) -> Vec<(&crate::summary::ConfigSummary, &crate::goals::GoalSummary)> {
     let mut rows: Vec<(&crate::summary::ConfigSummary, &crate::goals::GoalSummary)> = s
         .configs
         .iter()
@@ -102,7 +120,5 @@ pub fn goals_best_and_worst(s: &crate::summary::Summary) -> Vec<String> {
     if rows.len() > 3 {
         rows = vec![rows[0], rows[rows.len() - 1]];
     }
-    rows.iter()
-        .map(|(c, g)| crate::goals::goal_line(&c.label, g))
-        .collect()
+    rows
 }

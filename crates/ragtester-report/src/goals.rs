@@ -63,6 +63,16 @@ pub fn summarise_goals<'a>(verdicts: impl Iterator<Item = &'a Verdict>) -> Optio
 }
 
 /// One configuration's simulated users, for a person.
+/// [`goal_line`]'s first figure: how many conversations reached their goal.
+pub fn goal_brief(label: &str, g: &GoalSummary) -> String {
+    format!(
+        "{label}: goals reached {}/{} ({})",
+        g.reached,
+        g.conversations,
+        pct(g.reached_rate)
+    )
+}
+
 pub fn goal_line(label: &str, g: &GoalSummary) -> String {
     let mut line = format!(
         "{label}: goal reached in {} of {} simulated conversations ({})",

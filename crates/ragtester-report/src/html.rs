@@ -137,6 +137,7 @@ mod tests {
             heuristic: false,
             heuristic_note: None,
             agreement_with_people: Vec::new(),
+            trust_brief: Vec::new(),
             rule_overrides: Vec::new(),
             idle_axes: Vec::new(),
             repeats: Vec::new(),

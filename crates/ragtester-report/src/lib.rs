@@ -70,7 +70,7 @@ mod tools;
 
 pub use cause::{attribution, failure_cause};
 pub use claims::ClaimSummary;
-pub use console::render_summary;
+pub use console::{fold, render_summary};
 pub use conversations::{ConversationSummary, FailedConversation, Rate, TurnRow};
 pub use csv_junit::{render_csv, render_junit, write_csv, write_junit};
 pub use diagnosis::{

@@ -253,6 +253,9 @@ pub struct Summary {
     /// people".
     #[serde(default)]
     pub agreement_with_people: Vec<String>,
+    /// The same, a phrase per judge: its first held-out figure per language (the console's TRUST line).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trust_brief: Vec<String>,
     /// Answers a rule failed where their judge's own ratings passed them, per judge and rule: a rule
     /// fighting its judge shows here instead of silently undoing it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -581,6 +584,7 @@ pub fn summarise(inputs: &ReportInputs<'_>) -> Summary {
         heuristic,
         heuristic_note: heuristic.then(|| heuristic_note(&heuristic_parts)),
         agreement_with_people: agreement_with_people(inputs.oracle),
+        trust_brief: trust_brief(inputs.oracle),
         rule_overrides: rule_overrides(inputs.verdicts.iter().collect::<Vec<_>>().as_slice()),
         idle_axes: crate::axes::idle_axes(inputs.configs, inputs.answers),
         repeats: crate::repeats::fold_repeats(inputs.cases, inputs.configs, &verdicts),
@@ -694,6 +698,39 @@ fn agreement_with_people(oracle: Option<&ragtester_core::oracle::OracleSummary>)
             }
         })
         .collect()
+}
+
+/// A phrase per judge on its agreement with people: its first held-out figure per language.
+fn trust_brief(oracle: Option<&ragtester_core::oracle::OracleSummary>) -> Vec<String> {
+    let Some(oracle) = oracle else {
+        return Vec::new();
+    };
+    oracle
+        .people
+        .iter()
+        .map(|p| match &p.measured {
+            Some(m) => format!("judge {} vs people {}", p.judge, brief(m)),
+            None => format!("judge {}: not measured against people", p.judge),
+        })
+        .collect()
+}
+
+/// In a phrase, the first figure of each language and how it was held out
+/// (`(4 sets, held out): en verdicts kappa 0.48, zh verdicts kappa 0.18`).
+fn brief(m: &ragtester_core::oracle::MeasuredAgreement) -> String {
+    let firsts: Vec<String> = m
+        .by_language
+        .iter()
+        .filter_map(|(language, figures)| {
+            let f = figures.first()?;
+            Some(format!("{language} {} {:.2}", f.measure, f.value))
+        })
+        .collect();
+    let sets = match m.labels.len() {
+        1 => "1 set".to_string(),
+        n => format!("{n} sets"),
+    };
+    format!("({sets}, held out): {}", firsts.join(", "))
 }
 
 fn heuristic_note(parts: &[&str]) -> String {

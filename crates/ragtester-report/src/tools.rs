@@ -97,6 +97,15 @@ pub fn summarise_tools<'a>(
 }
 
 /// One configuration's tool calls, for a person.
+/// [`tool_line`]'s first figures: F1, and how often its searches found the source.
+pub fn tool_brief(label: &str, t: &ToolSummary) -> String {
+    let mut line = format!("{label}: tool-call F1 {}", pct(t.f1));
+    if t.search_hit_rate.is_some() {
+        line.push_str(&format!(", source found {}", pct(t.search_hit_rate)));
+    }
+    line
+}
+
 pub fn tool_line(label: &str, t: &ToolSummary) -> String {
     let mut line = format!(
         "{label}: tool-call F1 {} (precision {}, recall {}) over {} cases",

@@ -32,8 +32,8 @@ fn demo_embedders(events: &dyn Events) -> Vec<String> {
         );
     } else {
         events.note(
-            "dense cells use the `hash` lexical fallback; run scripts/fetch-models.sh (or pass \
-             --embedder) for a real embedding model",
+            "dense cells use the `hash` fallback: scripts/fetch-models.sh or --embedder gives a real \
+             model",
         );
     }
     out

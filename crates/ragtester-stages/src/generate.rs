@@ -310,9 +310,7 @@ async fn run_generators(
     // The generators compared case for case write as many cases per document, conversations as turns.
     ragtester_testgen::fair::equal_counts(&mut reports);
     for report in &reports {
-        for d in &report.documents {
-            tell_document(d.generator, d, events);
-        }
+        tell_generator(report, events);
     }
     Ok(reports)
 }
@@ -341,44 +339,87 @@ pub(crate) fn write_report(
     crate::run_dir::save_suite_report(out, &report)
 }
 
-/// One document's line of the generation summary; on a shortfall, why slots went empty and the distinct
-/// reasons sections were turned down (the report lists every attempt).
-fn tell_document(generator: Generator, d: &ragtester_testgen::DocumentReport, events: &dyn Events) {
-    let rejected = if d.rejected_by_critic > 0 {
-        format!(", {} turned down by the critic", d.rejected_by_critic)
-    } else {
+/// One generator's line of the generation summary — cases over requested, documents, coverage — and the
+/// documents it fell short on, by name; why each slot went empty is in the suite's `.report.json`. A
+/// document the generator had nothing to ask of (planted facts where none were planted) is left out.
+fn tell_generator(report: &GenerationReport, events: &dyn Events) {
+    let docs: Vec<_> = report
+        .documents
+        .iter()
+        .filter(|d| d.requested > 0)
+        .collect();
+    let Some(first) = docs.first() else {
+        return;
+    };
+    let produced: usize = docs.iter().map(|d| d.produced).sum();
+    let requested: usize = docs.iter().map(|d| d.requested).sum();
+    let critic: usize = docs.iter().map(|d| d.rejected_by_critic).sum();
+    let askable: Vec<_> = docs.iter().filter(|d| d.askable_sections > 0).collect();
+    let coverage = if askable.is_empty() {
         String::new()
+    } else {
+        let mean = askable.iter().map(|d| d.coverage).sum::<f64>() / askable.len() as f64;
+        format!(" ({:.0}% of sections)", mean * 100.0)
+    };
+    let critic = match critic {
+        0 => String::new(),
+        n => format!(", {n} turned down by the critic"),
     };
     events.info(format!(
-        "{:<9} {:<40} {:>2}/{:<2} cases, {:>2}/{:<2} askable sections used ({} not prose), coverage {:.0}%{rejected}",
-        generator.as_str(),
-        short(&d.source, 40),
-        d.produced,
-        d.requested,
-        d.sections_used,
-        d.askable_sections,
-        d.not_prose.len(),
-        d.coverage * 100.0
+        "{} questions: {produced}/{requested} cases from {} documents{coverage}{critic}",
+        first.generator.as_str(),
+        docs.len()
     ));
-    if d.produced < d.requested {
-        // The shortfall line and why slots went empty, then the distinct reasons sections were turned
-        // down (the report lists every attempt).
-        let (attempts, slots): (Vec<&String>, Vec<&String>) =
-            d.notes.iter().partition(|n| n.contains("(section "));
-        let mut reasons: Vec<&str> = Vec::new();
-        for n in &attempts {
-            let reason = n.split_once("): ").map_or(n.as_str(), |(_, r)| r);
-            if !reasons.contains(&reason) {
-                reasons.push(reason);
-            }
-        }
-        for n in slots.iter().take(3) {
-            events.info(format!("          {n}"));
-        }
-        for r in reasons.iter().take(3) {
-            events.info(format!("          turned down: {r}"));
+    // Named when few; when many, counted (the suite's `.report.json` names each, with why).
+    let short: Vec<String> = docs
+        .iter()
+        .filter(|d| d.produced < d.requested)
+        .map(|d| {
+            let name = Path::new(&d.source)
+                .file_name()
+                .map_or(d.source.clone(), |n| n.to_string_lossy().into_owned());
+            format!("{name} {}/{}", d.produced, d.requested)
+        })
+        .collect();
+    match short.len() {
+        0 => {}
+        1 | 2 => events.info(format!(
+            "  short on {} (why: the suite's .report.json)",
+            short.join(", ")
+        )),
+        n => events.info(format!(
+            "  short on {n} documents (which and why: the suite's .report.json)"
+        )),
+    }
+    // Most of the suite missing is what a person must act on: why, here.
+    if produced * 2 < requested {
+        for reason in shortfall_reasons(&docs) {
+            events.info(format!("    {reason}"));
         }
     }
+}
+
+/// Why slots went empty and the distinct reasons sections were turned down, at most three of each,
+/// over the documents given (the report lists every attempt).
+fn shortfall_reasons(docs: &[&ragtester_testgen::DocumentReport]) -> Vec<String> {
+    let mut slots: Vec<String> = Vec::new();
+    let mut turned_down: Vec<String> = Vec::new();
+    for d in docs.iter().filter(|d| d.produced < d.requested) {
+        for note in &d.notes {
+            let (list, text) = match note.split_once("): ") {
+                Some((_, reason)) if note.contains("(section ") => {
+                    (&mut turned_down, format!("turned down: {reason}"))
+                }
+                _ => (&mut slots, note.clone()),
+            };
+            if !list.contains(&text) {
+                list.push(text);
+            }
+        }
+    }
+    slots.truncate(3);
+    slots.extend(turned_down.into_iter().take(3));
+    slots
 }
 
 /// Generators by name (`ragtester`, `baseline`, `planted`), each once, in the order named.
@@ -403,13 +444,4 @@ fn critic_templates_in(dir: &Path) -> bool {
     ["critic.en.j2", "critic.zh.j2"]
         .iter()
         .any(|f| dir.join(f).exists())
-}
-
-fn short(s: &str, n: usize) -> String {
-    let count = s.chars().count();
-    if count <= n {
-        s.to_string()
-    } else {
-        format!("…{}", s.chars().skip(count - n + 1).collect::<String>())
-    }
 }

@@ -186,7 +186,7 @@ pub async fn judge(run_dir: &Path, args: &JudgeArgs<'_>, cx: &StageContext<'_>) 
     let written = out.finish()?;
     run.save_json(run_dir::ORACLE, &oracle)?;
     events.info(format!(
-        "wrote {written} verdicts ({errors} errors in the verdicts reports follow) to {}",
+        "wrote {written} verdicts ({errors} errors) to {}",
         run.file(run_dir::VERDICTS).display()
     ));
     Ok(errors)

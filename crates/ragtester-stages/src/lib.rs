@@ -106,16 +106,17 @@ pub mod front {
     pub use ragtester_ingest::{IngestOptions, Input};
     pub use ragtester_judge::PanelMethod;
     pub use ragtester_report::{
-        Gates, RepeatPolicy, check_gates, parse_category_gate, render_audit, render_diff,
+        Gates, RepeatPolicy, check_gates, fold, parse_category_gate, render_audit, render_diff,
         render_table,
     };
 
-    /// What a command prints of a reported run: the one-screen summary, or with `full` every table.
-    pub fn render(summary: &ragtester_report::Summary, full: bool) -> String {
+    /// What a command prints of a reported run: the one-screen summary folded to `width`, or with `full`
+    /// every table.
+    pub fn render(summary: &ragtester_report::Summary, full: bool, width: usize) -> String {
         if full {
             render_table(summary)
         } else {
-            ragtester_report::render_summary(summary)
+            ragtester_report::render_summary(summary, width)
         }
     }
 }

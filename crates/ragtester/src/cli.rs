@@ -40,7 +40,8 @@ fn models_of(
 pub async fn dispatch(cli: Cli, environment: Environment) -> Result<u8> {
     let limits = ragtester_core::Limits::default().with_overrides(&cli.limits)?;
     let models = models_of(&cli, environment, limits)?;
-    let terminal = crate::render::Terminal::new(cli.quiet);
+    let width = crate::render::width();
+    let terminal = crate::render::Terminal::new(cli.quiet, width);
     let events: &dyn Events = &terminal;
     let cx = &StageContext::new(&models, events, limits);
     match cli.command {
@@ -75,7 +76,12 @@ pub async fn dispatch(cli: Cli, environment: Environment) -> Result<u8> {
             gates,
         } => {
             let summary = ragtester_stages::report::report(&run_dir, events)?;
-            print!("{}", ragtester_stages::front::render(&summary, full));
+            print!("{}", ragtester_stages::front::render(&summary, full, width));
+            let next = format!(
+                "next: ragtester serve --run {}   # browse it",
+                run_dir.display()
+            );
+            println!("{}", ragtester_stages::front::fold(&next, width));
             Ok(missed(&ragtester_stages::front::check_gates(
                 &summary,
                 &gates.into(),
@@ -92,7 +98,7 @@ pub async fn dispatch(cli: Cli, environment: Environment) -> Result<u8> {
         } => {
             let outcome =
                 ragtester_stages::full::test_project(&config, judge_profile, &out, cx).await?;
-            Ok(print_outcome(&outcome, &out))
+            Ok(print_outcome(&outcome, &out, width))
         }
         Command::Bench(BenchCommand::Retrieval(bench)) => bench_retrieval(bench, cx),
         Command::Bench(BenchCommand::Oracle(bench)) => bench_oracle(bench, cx).await,
@@ -107,7 +113,7 @@ pub async fn dispatch(cli: Cli, environment: Environment) -> Result<u8> {
                 rerankers: d.rerankers,
             };
             let outcome = ragtester_stages::demo::demo(args, cx).await?;
-            Ok(print_outcome(&outcome, &d.out))
+            Ok(print_outcome(&outcome, &d.out, width))
         }
     }
 }
@@ -231,17 +237,25 @@ fn ingest(i: IngestCli, cx: &StageContext<'_>) -> Result<u8> {
 }
 
 /// The matrix table and where the report is; exit code 3 when inputs, cells or verdicts were left out.
-fn print_outcome(outcome: &ragtester_stages::full::PipelineOutcome, out: &Path) -> u8 {
+fn print_outcome(
+    outcome: &ragtester_stages::full::PipelineOutcome,
+    out: &Path,
+    width: usize,
+) -> u8 {
     println!();
     print!(
         "{}",
-        ragtester_stages::front::render(&outcome.summary, false)
+        ragtester_stages::front::render(&outcome.summary, false, width)
     );
     println!();
-    use ragtester_stages::run_dir::{REPORT_HTML, RunDir, SUMMARY};
+    use ragtester_stages::run_dir::{REPORT_HTML, RunDir};
     let run = RunDir::new(out);
-    println!("report: {}", run.file(REPORT_HTML).display());
-    println!("summary: {}", run.file(SUMMARY).display());
+    let next = format!(
+        "next: open {}, or browse every answer: ragtester serve --run {}",
+        run.file(REPORT_HTML).display(),
+        out.display()
+    );
+    println!("{}", ragtester_stages::front::fold(&next, width));
     partial_if(outcome.partial())
 }
 
@@ -280,6 +294,14 @@ async fn generate(g: GenerateCli, cx: &StageContext<'_>) -> Result<u8> {
     let outcome = ragtester_stages::suite::generate_request(&request, cx).await?;
     let cases = outcome.generated.cases.len();
     eprintln!("wrote {cases} cases to {}", g.out.display());
+    let docs = g
+        .docs
+        .first()
+        .map_or(String::from("DOCS"), |d| d.display().to_string());
+    eprintln!(
+        "next: ragtester run --docs {docs} --suite {} --out run1",
+        g.out.display()
+    );
     if outcome.generated.halted > 0 {
         return Ok(EXIT_BUDGET);
     }
@@ -288,6 +310,11 @@ async fn generate(g: GenerateCli, cx: &StageContext<'_>) -> Result<u8> {
 
 /// `run`: the suite against the matrix the flags and config file declare (or only its estimate).
 async fn run_matrix(run: RunCli, cx: &StageContext<'_>) -> Result<u8> {
+    // A shard's next step is `merge` (the run's help says so), not judging it alone.
+    let next = match &run.shard {
+        None => format!("next: ragtester judge {}", run.out.display()),
+        Some(_) => "next: ragtester merge every shard's --out, then judge the merged run".into(),
+    };
     let shard = run
         .shard
         .as_deref()
@@ -334,6 +361,7 @@ async fn run_matrix(run: RunCli, cx: &StageContext<'_>) -> Result<u8> {
     if outcome.over_budget > 0 {
         return Ok(EXIT_BUDGET);
     }
+    eprintln!("{next}");
     Ok(partial_if(failed > 0 || outcome.errors > 0))
 }
 
@@ -378,6 +406,8 @@ async fn judge_run(judge: JudgeCli, cx: &StageContext<'_>) -> Result<u8> {
     if let Some(summary) = &outcome.pairwise {
         print!("{}", ragtester_stages::pairwise::render(summary));
         errors = summary.errors;
+    } else {
+        eprintln!("next: ragtester report {}", judge.run_dir.display());
     }
     Ok(partial_if(errors > 0))
 }

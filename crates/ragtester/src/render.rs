@@ -1,6 +1,6 @@
-//! The pipeline's events on the terminal: messages on stderr (`error:`, `warning:`, `note:` or plain), and
-//! progress as a bar with rate and ETA on a terminal, or a line every tenth in a log; no progress with
-//! `--quiet`.
+//! The pipeline's events on the terminal: messages on stderr (`error:`, `warning:`, `note:` or plain),
+//! folded to the terminal's width and each said once, and progress as a bar with rate and ETA — on a
+//! terminal only (a log gets the stages' own summary lines); no progress with `--quiet`.
 
 use indicatif::{ProgressBar, ProgressStyle};
 use ragtester_stages::front::Counts;
@@ -11,28 +11,37 @@ use std::sync::Mutex;
 pub struct Terminal {
     quiet: bool,
     tty: bool,
+    /// Lines are folded at this many characters.
+    width: usize,
     /// The bar being drawn, and the unit it counts.
     bar: Mutex<Option<(&'static str, ProgressBar)>>,
+    /// What was said already: a stage that says the same again (each stage of `demo` ingests the same
+    /// documents) says it once.
+    said: Mutex<std::collections::HashSet<String>>,
+}
+
+/// The terminal's width: `COLUMNS` where the shell sets it, else 100.
+pub fn width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c >= 40)
+        .unwrap_or(100)
 }
 
 impl Terminal {
-    pub fn new(quiet: bool) -> Self {
+    pub fn new(quiet: bool, width: usize) -> Self {
         Self {
             quiet,
             tty: std::io::stderr().is_terminal(),
+            width,
             bar: Mutex::new(None),
+            said: Mutex::new(Default::default()),
         }
     }
 
     fn progress(&self, unit: &'static str, reused: &'static str, c: &Counts) {
-        if self.quiet {
-            return;
-        }
-        if !self.tty {
-            let step = (c.total / 10).max(1);
-            if c.done.is_multiple_of(step) || c.done == c.total {
-                eprintln!("  {}", counted(unit, reused, c));
-            }
+        if self.quiet || !self.tty {
             return;
         }
         let mut slot = self.bar.lock().unwrap_or_else(|p| p.into_inner());
@@ -59,25 +68,17 @@ impl Terminal {
     }
 
     fn say(&self, level: Level, text: &str) {
-        let line = level.line(text);
+        let line = ragtester_stages::front::fold(&level.line(text), self.width);
+        let new = (self.said.lock().unwrap_or_else(|p| p.into_inner())).insert(line.clone());
+        if !new {
+            return;
+        }
         let slot = self.bar.lock().unwrap_or_else(|p| p.into_inner());
         match slot.as_ref() {
             // Above the bar, which is drawn again below.
             Some((_, bar)) => bar.suspend(|| eprintln!("{line}")),
             None => eprintln!("{line}"),
         }
-    }
-}
-
-/// `12/40 cells, 1 errors, 3 cached`, or `2/5 documents` for work that reuses nothing.
-fn counted(unit: &str, reused: &str, c: &Counts) -> String {
-    if reused.is_empty() {
-        format!("{}/{} {unit}", c.done, c.total)
-    } else {
-        format!(
-            "{}/{} {unit}, {} errors, {} {reused}",
-            c.done, c.total, c.errors, c.cached
-        )
     }
 }
 

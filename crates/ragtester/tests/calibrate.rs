@@ -146,9 +146,15 @@ fn a_profile_learns_from_labels_and_its_agreement_stands_beside_the_verdicts() {
         "0.5",
     ]));
     let table = String::from_utf8_lossy(&passing.stdout);
+    // The console gives it in brief; summary.json (and the report) every figure.
     assert!(
-        table.contains("held out in 3-fold cross-validation on ours.jsonl (720 items)"),
+        table.contains("TRUST: judge offline vs people (1 set, held out)"),
         "{table}"
+    );
+    let summary = std::fs::read_to_string(run.join("summary.json")).unwrap();
+    assert!(
+        summary.contains("held out in 3-fold cross-validation on ours.jsonl (720 items)"),
+        "{summary}"
     );
     let summary = read_json(&run.join("summary.json"));
     assert_eq!(

@@ -124,3 +124,96 @@ fn browsing_a_run_writes_nothing_beside_it() {
         written.iter().map(|e| e.file_name()).collect::<Vec<_>>()
     );
 }
+
+/// stdout and stderr of a finished command, as a log holds them.
+fn log_of(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    )
+}
+
+#[test]
+fn the_demo_fits_one_screen_off_a_terminal_and_ends_with_the_next_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = common::succeeds(
+        common::bin()
+            .current_dir(dir.path())
+            .env_remove("COLUMNS")
+            .args(["demo", "--out", "out"]),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let log = log_of(&out);
+    let lines: Vec<&str> = log.lines().collect();
+    assert!(lines.len() <= 45, "{} lines:\n{log}", lines.len());
+    assert!(
+        lines.iter().all(|l| l.chars().count() <= 100),
+        "a line wider than 100:\n{log}"
+    );
+    assert!(
+        !log.contains('\u{1b}'),
+        "colour codes off a terminal:\n{log}"
+    );
+    let mut seen = std::collections::HashSet::new();
+    for line in lines.iter().filter(|l| !l.trim().is_empty()) {
+        assert!(seen.insert(*line), "said twice: {line}\n{log}");
+    }
+    assert!(
+        stdout
+            .trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("next: "),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn every_line_is_folded_to_the_terminals_columns() {
+    let demo = common::shared_demo();
+    let out = common::succeeds(common::bin().env("COLUMNS", "80").arg("report").arg(&demo));
+    let log = log_of(&out);
+    assert!(
+        log.lines().all(|l| l.chars().count() <= 80),
+        "a line wider than 80:\n{log}"
+    );
+    assert!(log.contains("TRUST: "), "{log}");
+}
+
+#[test]
+fn a_broken_file_is_named_without_library_noise() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(
+        docs.join("broken.pdf"),
+        b"%PDF-1.7\n1 0 obj <</Type /Catalog",
+    )
+    .unwrap();
+    std::fs::copy(
+        common::corpus().join("harbor-pump-manual.md"),
+        docs.join("pump.md"),
+    )
+    .unwrap();
+    let out = common::bin()
+        .args(["generate", "--docs"])
+        .arg(&docs)
+        .arg("--out")
+        .arg(dir.path().join("suite.jsonl"))
+        .output()
+        .unwrap();
+    let log = log_of(&out);
+    assert!(log.contains("broken.pdf"), "{log}");
+    assert!(
+        !log.contains('\u{1b}'),
+        "colour codes off a terminal:\n{log}"
+    );
+    assert!(!log.contains("WARN"), "a library's warning:\n{log}");
+    assert!(
+        log.lines()
+            .any(|l| l.starts_with("next: ragtester run --docs")),
+        "{log}"
+    );
+}

@@ -135,7 +135,7 @@ fn a_killed_judge_resumes_without_judging_twice() {
         "{stderr}"
     );
     assert!(
-        stderr.contains(&format!("{cells}/{cells} verdicts")),
+        stderr.contains(&format!("wrote {cells} verdicts")),
         "{stderr}"
     );
     let verdicts: Vec<ragtester_core::Verdict> = read_jsonl(&run.join("verdicts.jsonl")).unwrap();
