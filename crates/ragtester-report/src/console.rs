@@ -197,7 +197,10 @@ mod tests {
         let folded = fold(text, 24);
         assert!(folded.lines().all(|l| l.chars().count() <= 24), "{folded}");
         assert!(folded.starts_with("short\n  a line"), "{folded}");
-        assert!(folded.contains("\n    "), "continuations indented: {folded}");
+        assert!(
+            folded.contains("\n    "),
+            "continuations indented: {folded}"
+        );
         assert!(folded.ends_with("\nlast"), "{folded}");
     }
 
