@@ -17,6 +17,7 @@ work=${WORK:-$(mktemp -d)}
 mkdir -p "$work"
 export RAGTESTER_CACHE_DIR="$work/cache"
 
+if [ ! -f "$work/suite.jsonl" ]; then
 "$bin" docgen --count 2 --words 600 --seed 11 --out "$work/docs" >/dev/null 2>&1
 "$bin" --no-cache generate --docs "$work/docs" --out "$work/all.jsonl" --n-test 40 >/dev/null 2>&1
 # Answerable questions only: a refusal case would pass on the planted wrong answer's refusal too.
@@ -28,6 +29,7 @@ kept = [l for l in kept if json.loads(l).get("category") not in ("negative",) an
 open(dst, "w").writelines(kept[:n])
 print(f"suite: {len(kept[:n])} answerable cases", file=sys.stderr)
 PY
+fi
 cat >"$work/target.py" <<'PY'
 import json, os, random, sys
 query = sys.stdin.read().strip()
@@ -51,6 +53,8 @@ answer_pointer = "/answer"
 EOF2
 export BURN_IN_SUITE="$work/suite.jsonl" BURN_IN_FLAKE="$flake"
 for i in $(seq 0 "$runs"); do
+  # A WORK folder of an earlier burn-in keeps its judged runs: only the diffs are taken again.
+  [ -f "$work/run$i/verdicts.jsonl" ] && continue
   "$bin" --no-cache run --docs "$work/docs" --suite "$work/suite.jsonl" --config "$work/project.toml" \
     --repeat "$repeats" --out "$work/run$i" >/dev/null 2>&1 || true
   "$bin" judge "$work/run$i" >/dev/null 2>&1 || true
@@ -66,7 +70,7 @@ for i in $(seq 1 "$runs"); do
   fi
   echo "diff $i: $verdict — $(head -1 "$work/diff$i.txt")"
 done
-# The same diffs read without Holm's correction: a cell whose drop alone has p <= 0.05.
+# The same diffs read without any correction across cells: a cell whose drop alone has p <= 0.05.
 uncorrected=$(python3 - "$work" "$runs" <<'PY'
 import json, sys
 work, runs = sys.argv[1], int(sys.argv[2])
@@ -80,5 +84,5 @@ for i in range(1, runs + 1):
 print(failed)
 PY
 )
-echo "without Holm's correction: $uncorrected of $runs diffs would have failed"
+echo "without a correction across cells: $uncorrected of $runs diffs would have failed"
 echo "false fails: $failed of $runs diffs ($(python3 -c "print(f'{100*$failed/$runs:.1f}')") %), $cases cases × $repeats repeats, flake $flake"

@@ -110,7 +110,7 @@ enum Call {
 /// The gate on one cell: k of N passes before against j of M after, by Fisher's exact test (one-sided, in
 /// the direction the pass rate moved): 5/5 → 1/5 (p = 0.024) and 3/3 → 0/3 (p = 0.05) regress; one run
 /// against one run keeps its plain meaning, passed then failed is a regression. Returns the call and the
-/// test's p-value; `holm` then holds the cells of one diff together.
+/// test's p-value; `holm` then holds the cells of one diff together (Holm with Tarone's family).
 fn call(x: Outcome, y: Outcome, before: Passes, after: Passes) -> (Call, Option<f64>) {
     if before.of <= 1 && after.of <= 1 {
         let plain = match (x, y) {
@@ -153,11 +153,40 @@ fn call(x: Outcome, y: Outcome, before: Passes, after: Passes) -> (Call, Option<
     (c, Some(p))
 }
 
-/// Holm's step-down over the cells whose pass count moved one way, each way apart: a cell called by its
-/// p-value stays regressed (or improved) only while its p-value is below `GATE_ALPHA / (m - rank)`, m the
-/// cells that moved that way, so a diff of many cells of a flaky system is not failed by chance alone
-/// (the burn-in in docs/benchmarks.md measures it); the cells it holds back are inconclusive, listed with
-/// their counts. Alone, 5/5 → 1/5 and 3/3 → 0/3 are regressions.
+/// The smallest p-value a cell's pass counts could give with the same totals: every pass on the side that
+/// moved ahead. A cell whose counts could never reach significance (5/5 → 4/5: at best p = 0.5) is not a
+/// test the diff can lose, so it does not widen the correction (Tarone's rule for discrete tests).
+fn least_p(before: Passes, after: Passes, dropped: bool) -> f64 {
+    let (ahead, behind) = if dropped {
+        (before.of, after.of)
+    } else {
+        (after.of, before.of)
+    };
+    let total = before.passed + after.passed;
+    let most = total.min(ahead);
+    ragtester_judge::stats::fisher_greater(most, ahead, total - most, behind)
+}
+
+/// Tarone's count of the tests that can matter: the least K such that at most K of the cells could
+/// reach a p-value of `GATE_ALPHA / K` at all.
+fn tarone_family(least: &[f64]) -> usize {
+    (1..=least.len().max(1))
+        .find(|&k| {
+            least
+                .iter()
+                .filter(|&&p| p <= GATE_ALPHA / k as f64)
+                .count()
+                <= k
+        })
+        .unwrap_or(least.len())
+}
+
+/// Holm's step-down with Tarone's family over the cells whose pass count moved one way, each way apart:
+/// the cell with the smallest p-value stays regressed (or improved) while that p-value is at most
+/// `GATE_ALPHA / K`, K the cells still in play that could reach significance at all; then the next.
+/// A diff of many cells of a flaky system is not failed by chance (the burn-in in docs/benchmarks.md),
+/// while cells that merely wobble (5/5 → 4/5, 4/5 → 3/5) cannot hide a real drop: 5/5 → 1/5 among them is
+/// still a regression. The cells it holds back are inconclusive, listed with their counts.
 fn holm(calls: &mut [(Call, Option<f64>)], passes: &[(Passes, Passes)]) {
     for dropped in [true, false] {
         let mut family: Vec<usize> = (0..calls.len())
@@ -172,10 +201,14 @@ fn holm(calls: &mut [(Call, Option<f64>)], passes: &[(Passes, Passes)]) {
                 .unwrap_or(1.0)
                 .total_cmp(&calls[j].1.unwrap_or(1.0))
         });
-        let m = family.len();
+        let least: Vec<f64> = family
+            .iter()
+            .map(|&i| least_p(passes[i].0, passes[i].1, dropped))
+            .collect();
         let mut rejecting = true;
         for (rank, &i) in family.iter().enumerate() {
-            rejecting &= calls[i].1.unwrap_or(1.0) <= GATE_ALPHA / (m - rank) as f64;
+            let k = tarone_family(&least[rank..]);
+            rejecting &= calls[i].1.unwrap_or(1.0) <= GATE_ALPHA / k as f64;
             let called = matches!(calls[i].0, Call::Regressed | Call::Improved);
             if called && !rejecting {
                 calls[i].0 = Call::Inconclusive;
@@ -1004,6 +1037,35 @@ mod tests {
         assert!(d.regressions.is_empty(), "{:?}", d.regressions);
         assert_eq!(ids(&d.inconclusive), ["dropped", "suggestive"]);
         assert_eq!(ids(&d.flaky), ["wobbly"]);
+        // Among ten cells, nine of them wobbling as a 20 % flake does (5/5 → 4/5, 4/5 → 3/5, 5/5 → 3/5),
+        // 5/5 → 1/5 is still a regression: a wobble that could never reach significance does not widen
+        // the correction.
+        let mut cells_before = vec![("dropped", 5)];
+        let mut cells_after = vec![("dropped", 1)];
+        for (i, (b, a)) in [
+            (5, 4),
+            (4, 3),
+            (5, 3),
+            (4, 5),
+            (5, 4),
+            (3, 2),
+            (5, 4),
+            (4, 3),
+            (5, 5),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let name: &'static str = Box::leak(format!("wobble{i}").into_boxed_str());
+            cells_before.push((name, b));
+            cells_after.push((name, a));
+        }
+        let (before, after) = (run(five, &cells_before), run(five, &cells_after));
+        let d = diff_runs(side(five, &before), side(five, &after));
+        assert_eq!(ids(&d.regressions), ["dropped"], "{:?}", d.inconclusive);
+        assert_eq!(d.compared, 10);
+        // 5/5 → 3/5 (p = 0.22) stays suggestive on its own count, as before.
+        assert_eq!(ids(&d.inconclusive), ["wobble2"]);
         // 3/3 → 0/3: every repeat passed and none does.
         let d = diff_runs(
             side(three, &run(three, &[("gone", 3)])),

@@ -36,7 +36,7 @@
 //! configurations without their repeat, sets apart the cases the suites differ on (rewritten, retired,
 //! new, stale), and calls each cell by its passes k of N before against j of M after — regressed, improved,
 //! inconclusive or flaky by Fisher's exact test (`ragtester_judge::stats::fisher_greater`) with Holm's
-//! correction across the diff's cells; one run against one run by its plain outcome; a diff of no cell says
+//! correction across the diff's cells that could reach significance (Tarone's family); one run against one run by its plain outcome; a diff of no cell says
 //! so first. `markdown.rs`: a run's summary and a diff in Markdown for a pull request,
 //! lists halved until the text fits GitHub's comment limit. `tools.rs`: an agent's tool-call figures per
 //! configuration (F1, arguments, order, repeated calls, its searches' hit rate, mistakes by kind). `goals.rs`:
