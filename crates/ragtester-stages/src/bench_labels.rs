@@ -9,7 +9,7 @@ use futures::StreamExt;
 use ragtester_core::{Answer, RetrievedContext, TestCase};
 use ragtester_judge::Scoring;
 use ragtester_judge::agreement::{Agreement, JudgedItem, LabelledItem, agreement};
-use ragtester_judge::calibrate::{BestSignal, Observation, best_signals};
+use ragtester_judge::calibrate::{BestSignal, Observation, best_signals, defining_signals};
 use ragtester_judge::meaning::Meaning;
 use ragtester_judge::signals;
 use serde::Serialize;
@@ -38,6 +38,10 @@ pub struct LabelsScore {
     /// the judge's score must beat to be worth combining signals for.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub best_signals: BTreeMap<String, BestSignal>,
+    /// Per criterion with a defining signal (faithfulness: the share of the answer's claims its passages
+    /// support), how well that signal alone follows people: the floor the criterion is held to.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub defining_signals: BTreeMap<String, BestSignal>,
 }
 
 pub(crate) fn case_of(item: &LabelledItem, n: usize) -> TestCase {
@@ -283,6 +287,7 @@ pub async fn bench_labels(
             by_language,
             seconds,
             best_signals: best_signals(&items, &observations),
+            defining_signals: defining_signals(&items, &observations),
         });
     }
     if let Some(path) = args.json {
@@ -373,6 +378,14 @@ pub fn render(score: &LabelsScore) -> String {
         }
     };
     row(&mut out, "all", &score.overall);
+    for (criterion, floor) in &score.defining_signals {
+        let _ = writeln!(
+            out,
+            "    {criterion} by its defining signal ({}): pearson {}",
+            floor.signal,
+            correlation(Some(floor.correlation))
+        );
+    }
     for (figure, best) in &score.best_signals {
         let _ = writeln!(
             out,

@@ -61,6 +61,7 @@ fn score_of(
         by_language,
         seconds,
         best_signals: Default::default(),
+        defining_signals: Default::default(),
     }
 }
 
@@ -108,6 +109,7 @@ pub fn calibrate(req: &CalibrateRequest<'_>, cx: &crate::StageContext<'_>) -> Re
         started.elapsed().as_secs_f64(),
     );
     before.best_signals = ragtester_judge::calibrate::best_signals(&items, &observations);
+    before.defining_signals = ragtester_judge::calibrate::defining_signals(&items, &observations);
     let mut signals: Vec<String> = ragtester_judge::signals::LEXICAL
         .iter()
         .map(|s| s.to_string())

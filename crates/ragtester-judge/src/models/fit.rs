@@ -134,6 +134,11 @@ pub enum Choice {
 /// every set counting alike. A combination fitted on attribution labels of dialogue responses can order long expert
 /// answers worse than one of its own inputs; this keeps the input then. With fewer than two sets there is
 /// nothing to generalise across, and the combination is fitted as before.
+///
+/// `floor`, where given, is the signal that measures the target by definition (a criterion's defining
+/// signal: the share of the answer's claims its passages support, for faithfulness): a choice that orders
+/// any left-out set worse than that signal alone is not taken, so a profile may refine the signal but
+/// never falls below it on a set it was not fitted on.
 pub fn fit_across_sets(
     examples: &[Example],
     weights: &[f64],
@@ -141,6 +146,7 @@ pub fn fit_across_sets(
     sets: &[usize],
     width: usize,
     prior: &[f64],
+    floor: Option<usize>,
 ) -> Option<(Logistic, Choice)> {
     let (combination, l2) = fit_tuned_weighted(examples, weights, groups, width, prior)?;
     let mut distinct: Vec<usize> = sets.to_vec();
@@ -164,8 +170,8 @@ pub fn fit_across_sets(
     // judgement; for a pair, of the difference of its two estimates with the preference), averaged over the
     // sets. Ordering, not calibration: sets label on scales of their own, so one set's estimates can be
     // shifted against another's and still order its answers as people do — which is what is reported.
-    let held_out = |choice: Choice| -> Option<f64> {
-        let mut total = 0.0;
+    let held_out = |choice: Choice| -> Option<Vec<f64>> {
+        let mut each = Vec::with_capacity(distinct.len());
         for &set in &distinct {
             let model = fit_choice(choice, &|i| sets[i] != set)?;
             let (estimates, targets): (Vec<f64>, Vec<f64>) = (0..examples.len())
@@ -175,15 +181,23 @@ pub fn fit_across_sets(
                     Example::Pair { a, b, y } => (model.logit(a) - model.logit(b), *y),
                 })
                 .unzip();
-            total += crate::agreement::pearson(&estimates, &targets).map_or(0.0, |r| r.estimate);
+            each.push(crate::agreement::pearson(&estimates, &targets).map_or(0.0, |r| r.estimate));
         }
-        Some(total / distinct.len() as f64)
+        Some(each)
+    };
+    let floor_figures = floor.and_then(|s| held_out(Choice::Signal(s)));
+    let at_least_the_floor = |each: &[f64]| {
+        floor_figures
+            .as_ref()
+            .is_none_or(|f| each.iter().zip(f).all(|(r, f)| *r >= f - 1e-9))
     };
     let mut best: Option<(Choice, f64)> = None;
     for choice in candidates {
-        if let Some(r) = held_out(choice)
-            && best.is_none_or(|(_, b)| r > b)
-        {
+        let Some(each) = held_out(choice).filter(|each| at_least_the_floor(each)) else {
+            continue;
+        };
+        let r = each.iter().sum::<f64>() / each.len() as f64;
+        if best.is_none_or(|(_, b)| r > b) {
             best = Some((choice, r));
         }
     }
@@ -426,7 +440,7 @@ mod tests {
         let weights = vec![1.0; examples.len()];
         let groups: Vec<u64> = (0..examples.len() as u64).collect();
         let (model, choice) =
-            fit_across_sets(&examples, &weights, &groups, &sets, 2, &[0.0, 0.0]).unwrap();
+            fit_across_sets(&examples, &weights, &groups, &sets, 2, &[0.0, 0.0], None).unwrap();
         assert_eq!(choice, Choice::Signal(0), "{model:?}");
         assert_eq!(model.weights[1], 0.0);
         assert!(model.predict(&[0.9, 0.0]) > model.predict(&[0.1, 1.0]));
@@ -438,9 +452,45 @@ mod tests {
             &vec![0; examples.len()],
             2,
             &[0.0, 0.0],
+            None,
         )
         .unwrap();
         assert_eq!(one, Choice::Combination);
+    }
+
+    #[test]
+    fn no_choice_falls_below_the_defining_signal_on_a_set_left_out() {
+        // People follow the first signal closely in two sets and not at all in the third, where the
+        // second signal (the defining one) is exactly their label; elsewhere the second is weak. On
+        // average the first signal alone orders best, but it orders the third set worse than the floor.
+        let mut rng = fastrand::Rng::with_seed(9);
+        let (mut examples, mut sets) = (Vec::new(), Vec::new());
+        for set in 0..3usize {
+            for _ in 0..200 {
+                let y = f64::from(u8::from(rng.bool()));
+                let a = if set == 2 {
+                    rng.f64()
+                } else {
+                    0.8 * y + 0.2 * rng.f64()
+                };
+                let b = if set == 2 {
+                    y
+                } else {
+                    0.2 * y + 0.8 * rng.f64()
+                };
+                examples.push(Example::Point { x: vec![a, b], y });
+                sets.push(set);
+            }
+        }
+        let weights = vec![1.0; examples.len()];
+        let groups: Vec<u64> = (0..examples.len() as u64).collect();
+        let fit =
+            |floor| fit_across_sets(&examples, &weights, &groups, &sets, 2, &[0.0, 0.0], floor);
+        let (_, free) = fit(None).unwrap();
+        assert_eq!(free, Choice::Signal(0));
+        let (model, floored) = fit(Some(1)).unwrap();
+        assert_ne!(floored, Choice::Signal(0), "{model:?}");
+        assert!(model.predict(&[0.5, 1.0]) > model.predict(&[0.5, 0.0]));
     }
 
     #[test]

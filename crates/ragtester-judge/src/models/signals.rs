@@ -36,6 +36,23 @@ pub const LEXICAL: &[&str] = &[
     "context_support",
 ];
 
+/// The signal that measures a criterion by its definition: faithfulness is the share of the answer's
+/// claims its passages support, completeness the share of the expected answer's claims it states. A
+/// fitted profile may refine it, never fall below it on a label set it was not fitted on
+/// (`fit::fit_across_sets`); `bench oracle --labels` reports it beside the criterion.
+pub const DEFINING: &[(&str, &str)] = &[
+    ("faithfulness", "claim_faithfulness"),
+    ("completeness", "claim_recall"),
+];
+
+/// The defining signal of a criterion, if it has one.
+pub fn defining_signal(criterion: &str) -> Option<&'static str> {
+    DEFINING
+        .iter()
+        .find(|(c, _)| *c == criterion)
+        .map(|(_, s)| *s)
+}
+
 /// The semantic signals a model of meaning adds, in the order of [`Signals::semantic`].
 pub use crate::meaning::NAMES as SEMANTIC;
 

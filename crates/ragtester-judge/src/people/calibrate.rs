@@ -192,7 +192,10 @@ fn fit_models(
             let groups: Vec<u64> = placed.iter().map(|(g, _)| *g).collect();
             let weights = set_weights(items, &placed);
             let sets = set_indices(items, &placed);
-            fit_across_sets(&examples, &weights, &groups, &sets, width, &prior)
+            let floor = criterion
+                .and_then(crate::signals::defining_signal)
+                .and_then(|d| profile.signals.iter().position(|s| s == d));
+            fit_across_sets(&examples, &weights, &groups, &sets, width, &prior, floor)
                 .map(|(model, _)| model)
         };
         ScoreModels {
@@ -390,6 +393,32 @@ mod tests {
     }
 
     #[test]
+    fn the_defining_signal_of_faithfulness_is_measured_beside_the_best_one() {
+        let (items, mut seen) = items_and_observations();
+        let at = |name: &str| LEXICAL.iter().position(|n| *n == name).unwrap();
+        // The claim share follows people's faithfulness loosely; grounding follows it exactly.
+        for (i, o) in seen.iter_mut().enumerate() {
+            let grounded = o.first.lexical[at("context_support")];
+            o.first.lexical[at("claim_faithfulness")] =
+                0.5 * grounded + 0.5 * ((i * 7 % 10) as f64 / 10.0);
+        }
+        let floors = defining_signals(&items, &seen);
+        let floor = &floors["faithfulness"];
+        assert_eq!(floor.signal, "claim_faithfulness");
+        assert!(
+            (0.3..0.99).contains(&floor.correlation.estimate),
+            "{floor:?}"
+        );
+        assert!(
+            !floors.contains_key("completeness"),
+            "people scored no completeness"
+        );
+        let best = &best_signals(&items, &seen)["faithfulness"];
+        assert_eq!(best.signal, "context_support");
+        assert!(best.correlation.estimate > floor.correlation.estimate);
+    }
+
+    #[test]
     fn cross_validation_holds_out_and_the_profile_scores_each_criterion_people_scored() {
         let (items, seen) = items_and_observations();
         let target = Target {
@@ -490,38 +519,7 @@ pub fn best_signals(
     }
     let mut best: BTreeMap<String, BestSignal> = BTreeMap::new();
     for name in names {
-        let judged: Vec<JudgedItem> = items
-            .iter()
-            .zip(observations)
-            .map(|(item, o)| {
-                let value = o.first.get(name);
-                JudgedItem {
-                    rule_failed: false,
-                    verdict: o.verdict,
-                    score: value,
-                    preference: value
-                        .zip(o.second.as_ref().and_then(|s| s.get(name)))
-                        .map(|(a, b)| a - b),
-                    criteria: item
-                        .criteria
-                        .keys()
-                        .filter_map(|k| Some((k.clone(), value?)))
-                        .collect(),
-                }
-            })
-            .collect();
-        let (overall, _) = crate::agreement::agreement(items, &judged);
-        let figures = [
-            ("scores".to_string(), overall.score_pearson),
-            ("verdicts".to_string(), overall.verdict_pearson),
-            ("preferences".to_string(), overall.preference_pearson),
-        ]
-        .into_iter()
-        .chain(overall.criteria.iter().map(|(k, c)| (k.clone(), Some(*c))));
-        for (figure, correlation) in figures {
-            let Some(correlation) = correlation.filter(|c| c.estimate.is_finite()) else {
-                continue;
-            };
+        for (figure, correlation) in signal_figures(items, observations, name) {
             let stronger = best
                 .get(&figure)
                 .is_none_or(|b| correlation.estimate.abs() > b.correlation.estimate.abs());
@@ -537,4 +535,66 @@ pub fn best_signals(
         }
     }
     best
+}
+
+/// For each criterion people rated that has a defining signal (`signals::DEFINING`), how well that signal
+/// alone follows them: the floor a judge's criterion is held to.
+pub fn defining_signals(
+    items: &[LabelledItem],
+    observations: &[Observation],
+) -> BTreeMap<String, BestSignal> {
+    crate::signals::DEFINING
+        .iter()
+        .filter_map(|(criterion, signal)| {
+            let (_, correlation) = signal_figures(items, observations, signal)
+                .into_iter()
+                .find(|(figure, _)| figure == criterion)?;
+            Some((
+                criterion.to_string(),
+                BestSignal {
+                    signal: signal.to_string(),
+                    correlation,
+                },
+            ))
+        })
+        .collect()
+}
+
+/// How one signal alone follows people, per figure of agreement they give (scores, verdicts,
+/// preferences, each criterion), leaving out figures it cannot be measured on.
+fn signal_figures(
+    items: &[LabelledItem],
+    observations: &[Observation],
+    name: &str,
+) -> Vec<(String, crate::agreement::Correlation)> {
+    let judged: Vec<JudgedItem> = items
+        .iter()
+        .zip(observations)
+        .map(|(item, o)| {
+            let value = o.first.get(name);
+            JudgedItem {
+                rule_failed: false,
+                verdict: o.verdict,
+                score: value,
+                preference: value
+                    .zip(o.second.as_ref().and_then(|s| s.get(name)))
+                    .map(|(a, b)| a - b),
+                criteria: item
+                    .criteria
+                    .keys()
+                    .filter_map(|k| Some((k.clone(), value?)))
+                    .collect(),
+            }
+        })
+        .collect();
+    let (overall, _) = crate::agreement::agreement(items, &judged);
+    [
+        ("scores".to_string(), overall.score_pearson),
+        ("verdicts".to_string(), overall.verdict_pearson),
+        ("preferences".to_string(), overall.preference_pearson),
+    ]
+    .into_iter()
+    .chain(overall.criteria.iter().map(|(k, c)| (k.clone(), Some(*c))))
+    .filter_map(|(figure, c)| Some((figure, c.filter(|c| c.estimate.is_finite())?)))
+    .collect()
 }
