@@ -136,6 +136,16 @@ pub enum TaskHint {
         language: String,
         transcript: Vec<Message>,
     },
+    /// Whether an assistant's answer gives a simulated user what its goal asks for — the fact of
+    /// `expected_answer`, stated correctly — beyond what the user said themselves (`user_said`: the
+    /// user's messages so far). Reply: `{"settled": bool, "reason": string}`.
+    GoalSettled {
+        want: String,
+        expected_answer: String,
+        user_said: String,
+        answer: String,
+        language: String,
+    },
     /// Split a text into short standalone claims. Reply: `{"claims": [string]}`.
     Claims { text: String, language: String },
     /// Whether `reference` supports each claim. Reply: `{"verdicts": ["entailed" | "contradicted" |

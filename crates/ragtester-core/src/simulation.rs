@@ -82,4 +82,8 @@ pub struct GoalMetrics {
     /// language, a refusal given up on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
+    /// The judge that decided which answer settled the goal (a model named as judge); absent where the
+    /// answers were compared with the expected answer as facts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled_by: Option<String>,
 }

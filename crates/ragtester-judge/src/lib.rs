@@ -504,6 +504,18 @@ pub async fn judge_sample(
         );
         return verdict;
     }
+    // A model named as judge decides which answer met a simulated user's goal; the rules then read it.
+    match goals::settled_by_judge(judge, case, answer).await {
+        Ok(Some(settling)) => {
+            verdict.metrics.goal = goals::goal_metrics_settled(case, answer, Some(&settling));
+        }
+        Ok(None) => {}
+        Err(why) => {
+            verdict.status = VerdictStatus::JudgeError;
+            verdict.error = Some(format!("deciding the simulated user's goal: {why}"));
+            return verdict;
+        }
+    }
     let task = judges::Task {
         case,
         answer,

@@ -77,6 +77,21 @@ impl ChatModel for OfflineModel {
                 };
                 serde_json::json!({"search": true, "query": query}).to_string()
             }
+            TaskHint::GoalSettled {
+                expected_answer,
+                user_said,
+                answer,
+                ..
+            } => {
+                let settled =
+                    ragtester_text::contradiction::settles_beyond(answer, expected_answer, user_said);
+                let reason = if settled {
+                    "states the expected answer's facts beyond what the user said"
+                } else {
+                    "does not state the expected answer's facts beyond what the user said"
+                };
+                serde_json::json!({"settled": settled, "reason": reason}).to_string()
+            }
             TaskHint::SimulatedUser {
                 goal,
                 unanswerable,

@@ -141,10 +141,13 @@ fn metrics(j: &ClaimJudgements, passages: usize) -> ClaimMetrics {
 }
 
 /// Ask, and ask once more with the problem named if the reply cannot be read.
-async fn ask<T>(
+/// A model's reply read by `read`, asked once more with what was wrong where it is unreadable; `what`
+/// names the task in the error.
+pub(crate) async fn ask<T>(
     model: &dyn ChatModel,
     mut request: ChatRequest,
     zh: bool,
+    what: &str,
     read: impl Fn(&str) -> Result<T, String>,
 ) -> Result<T> {
     let mut problems = Vec::new();
@@ -164,7 +167,7 @@ async fn ask<T>(
             }
         }
     }
-    Err(anyhow!("unreadable claim reply: {}", problems.join(" | ")))
+    Err(anyhow!("unreadable {what} reply: {}", problems.join(" | ")))
 }
 
 async fn split(model: &dyn ChatModel, text: &str, language: &str) -> Result<Vec<String>> {
@@ -178,7 +181,7 @@ async fn split(model: &dyn ChatModel, text: &str, language: &str) -> Result<Vec<
         "claims",
         json!({"claims": {"type": "array", "items": {"type": "string"}}}),
     ));
-    ask(model, request, language == "zh", |reply| {
+    ask(model, request, language == "zh", "claim", |reply| {
         let claims = field(reply, "claims")?
             .iter()
             .map(|c| c.as_str().map(str::trim).map(str::to_string))
@@ -210,7 +213,7 @@ async fn entailed(
         "entailment",
         json!({"verdicts": {"type": "array", "items": {"type": "string", "enum": ["entailed", "contradicted", "neutral"]}}}),
     ));
-    ask(model, request, language == "zh", |reply| {
+    ask(model, request, language == "zh", "claim", |reply| {
         let verdicts = field(reply, "verdicts")?;
         if verdicts.len() != claims.len() {
             return Err(format!(
@@ -240,7 +243,7 @@ fn field(reply: &str, name: &str) -> Result<Vec<Value>, String> {
         .ok_or_else(|| format!("reply holds no JSON object with a `{name}` list"))
 }
 
-fn schema(name: &str, properties: Value) -> OutputSchema {
+pub(crate) fn schema(name: &str, properties: Value) -> OutputSchema {
     let required: Vec<&String> = properties
         .as_object()
         .map(|o| o.keys().collect())

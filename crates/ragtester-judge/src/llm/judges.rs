@@ -67,6 +67,19 @@ pub trait Judge: Send + Sync {
     /// Whether [`Judge::compare`] reads the verdicts a run already has.
     fn compares_verdicts(&self) -> bool;
 
+    /// Whether `answer` met a simulated user's goal (`want`), stating the case's expected answer beyond
+    /// what the user said (`user_said`), and why; None where this judge leaves that to the comparison of
+    /// facts (`goals.rs`), as the offline judge does.
+    async fn settles(
+        &self,
+        _case: &TestCase,
+        _want: &str,
+        _user_said: &str,
+        _answer: &str,
+    ) -> Option<Result<(bool, String), String>> {
+        None
+    }
+
     /// Whether it compares the two answers of a labelled preference by asking (a model) rather than by
     /// their verdicts' scores.
     fn asks_preferences(&self) -> bool {
@@ -139,6 +152,16 @@ impl Judge for ModelJudge {
 
     fn compare_method(&self) -> &'static str {
         "both orders"
+    }
+
+    async fn settles(
+        &self,
+        case: &TestCase,
+        want: &str,
+        user_said: &str,
+        answer: &str,
+    ) -> Option<Result<(bool, String), String>> {
+        Some(crate::goals::ask_settled(self.model.as_ref(), case, want, user_said, answer).await)
     }
 
     fn compares_verdicts(&self) -> bool {

@@ -167,6 +167,27 @@ pub fn reask_message(problem: &str, zh: bool) -> Message {
 }
 
 /// The two claim tasks' prompts: splitting a text into claims, and checking claims against a reference.
+/// Asking a judge whether an answer met a simulated user's goal.
+pub fn goal_prompts(
+    want: &str,
+    expected: &str,
+    user_said: &str,
+    answer: &str,
+    language: &str,
+) -> (String, String) {
+    if language == "zh" {
+        (
+            "你判断助手的回答是否满足了用户的目标：回答必须正确说出参考答案中的事实，而且不能只是复述用户自己说过的话。只输出 JSON：{\"settled\": true 或 false, \"reason\": \"…\"}。".into(),
+            format!("用户的目标：{want}\n参考答案：{expected}\n用户到目前为止说过的话：\n{user_said}\n助手的回答：\n{answer}"),
+        )
+    } else {
+        (
+            "You decide whether an assistant's answer met a user's goal: it must state the fact of the reference answer, correctly, and not merely repeat what the user said themselves. Reply with JSON only: {\"settled\": true or false, \"reason\": \"...\"}.".into(),
+            format!("The user's goal: {want}\nReference answer: {expected}\nWhat the user has said so far:\n{user_said}\nThe assistant's answer:\n{answer}"),
+        )
+    }
+}
+
 pub mod claims_prompts {
     pub fn split(text: &str, language: &str) -> (String, String) {
         if language == "zh" {
