@@ -52,6 +52,28 @@ function buildBigRun(demo, big) {
   return bigAnswers.length;
 }
 
+// What is wrong with a page's layout, as sentences: a label wider than its box, two chart labels over
+// each other, a label or a printed value crossed by an interval mark. Runs in the page.
+function layoutProblems({ labels, charts }) {
+  const shown = (e) => e.offsetParent !== null && e.getClientRects().length > 0;
+  const meets = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const name = (e) => `"${e.textContent.trim().slice(0, 40)}"`;
+  const out = [];
+  for (const e of document.querySelectorAll(labels)) {
+    if (shown(e) && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'auto') out.push(`${name(e)} is ${e.scrollWidth}px in a ${e.clientWidth}px box`);
+  }
+  for (const chart of document.querySelectorAll(charts)) {
+    if (!shown(chart)) continue;
+    const texts = [...chart.querySelectorAll('.label, .figure')].filter(shown).map((e) => [e, e.getBoundingClientRect()]);
+    const marks = [...chart.querySelectorAll('.ci')].filter(shown).map((e) => e.getBoundingClientRect());
+    for (let i = 0; i < texts.length; i++) {
+      for (let j = i + 1; j < texts.length; j++) if (meets(texts[i][1], texts[j][1])) out.push(`${name(texts[i][0])} over ${name(texts[j][0])}`);
+      if (marks.some((m) => meets(texts[i][1], m))) out.push(`an interval mark crosses ${name(texts[i][0])}`);
+    }
+  }
+  return out.slice(0, 12);
+}
+
 async function startServer(workspace, runs) {
   const args = ['serve', '--addr', '127.0.0.1:0', '--workspace', workspace];
   for (const r of runs) args.push('--run', r);
@@ -268,8 +290,16 @@ async function main() {
     step('stage 4: results — cards, charts, filters, detail');
     await page.click('#run-table tbody tr:has-text("r1") button:has-text("Results")');
     await page.waitForSelector('#result-table tbody tr');
-    assert.ok(await page.locator('#chart-fail svg rect').count() >= 4, 'fail-rate bars drawn');
-    assert.ok(await page.locator('#chart-latency svg rect').count() >= 8, 'latency bars drawn');
+    assert.ok(await page.locator('#chart-fail .bar-row').count() >= 4, 'fail-rate bars drawn');
+    // Every bar as wide as its value, and every interval drawn (the page's policy refuses inline styles).
+    const drawn = await page.locator('#chart-fail .bar-row').evaluateAll((rows) => rows.map((r) => {
+      const track = r.querySelector('.track').getBoundingClientRect().width;
+      const fill = r.querySelector('.fill').getBoundingClientRect().width;
+      const value = parseFloat(r.querySelector('.figure').textContent) / 100;
+      return Math.abs(fill - track * value) <= 2 && (value === 0 || r.querySelector('.ci').getBoundingClientRect().width > 0);
+    }));
+    assert.ok(drawn.every(Boolean), `a fail-rate bar is not as wide as its value: ${drawn}`);
+    assert.ok(await page.locator('#chart-latency .bar-row .fill').count() >= 8, 'latency bars drawn');
     assert.ok(await page.locator('#chart-heat td').count() >= 4, 'heat map drawn');
     assert.match(await page.textContent('#cards'), /Pass rate/);
     // The oracle reference point beside the retrievers: each configuration's headroom, as a card.
@@ -280,9 +310,12 @@ async function main() {
     assert.match(await page.textContent('#cards .headroom'), /with the oracle's passages; perfect retrieval fixes \d+ of \d+ failures/);
     // The closed book beside them: its leaky cases counted per model (the offline reader passes nothing
     // answerable without passages, so none of them is leaky).
-    assert.match(await page.textContent('#cards .leaky'), /Leaky cases\s*0 of \d+\s*offline passes them closed book/);
+    assert.equal(await page.locator('#cards .leaky').count(), 1, 'one card for the leaky cases');
+    assert.match(await page.textContent('#cards .leaky'), /Leaky cases\s*0 of \d+\s*offline passes 0 of \d+ closed book/);
+    // The judge goes by the name the command line gives it.
+    assert.match(await page.textContent('#cards .judge'), /Judge\s*offline/);
     // Chart labels stay distinct when shortened.
-    const labels = await page.locator('#chart-fail svg > text:not(:empty)').evaluateAll((ts) => ts.map((t) => t.firstChild.textContent).filter((t) => !/%$/.test(t)));
+    const labels = await page.locator('#chart-fail .bar-row .label').allTextContents();
     assert.equal(new Set(labels).size, labels.length, `distinct chart labels: ${labels}`);
     const heads = await page.locator('#chart-heat thead th').allTextContents();
     assert.equal(new Set(heads).size, heads.length, `distinct heat-map columns: ${heads}`);
@@ -296,7 +329,32 @@ async function main() {
       const wide = await page.evaluate((w) => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > w + 1 && e.offsetParent !== null && e.parentElement.getBoundingClientRect().right <= w + 1).slice(0, 12).map((e) => `${e.tagName}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`), width);
       assert.ok(fits.page <= width, `at ${width}px the results page is ${fits.page}px wide: ${wide.join(', ')}`);
       assert.ok(fits.charts.every(Boolean), `at ${width}px a chart runs out of its panel`);
-      await page.screenshot({ path: path.join(shots || tmp, `ui-results-${width}.png`) });
+      const layout = await page.evaluate(layoutProblems, { labels: '.bar-row .label, nav button, #cards .card b', charts: '.bar-rows' });
+      assert.deepEqual(layout, [], `at ${width}px: ${layout.join('; ')}`);
+      // The tabs stay on one line.
+      const tabTops = await page.locator('nav button').evaluateAll((bs) => new Set(bs.map((b) => Math.round(b.getBoundingClientRect().top))).size);
+      assert.equal(tabTops, 1, `at ${width}px the tabs wrap`);
+      const activeInSight = await page.evaluate(() => { const r = document.querySelector('nav button.active').getBoundingClientRect(); return r.left >= 0 && r.right <= window.innerWidth; });
+      assert.ok(activeInSight, `at ${width}px the tab shown is out of sight`);
+      await page.screenshot({ path: path.join(shots || tmp, `ui-results-${width}.png`), fullPage: true });
+      // A case opened: its panel leaves the tabs in sight and usable.
+      await page.click('#result-table tbody tr:first-child');
+      await page.waitForSelector('#detail:not([hidden]) #detail-query');
+      const covered = await page.evaluate(() => {
+        const d = document.querySelector('#detail').getBoundingClientRect();
+        return [...document.querySelectorAll('nav button')].filter((b) => {
+          // The middle of what the tabs' strip shows of the button (the strip scrolls sideways on a phone).
+          const r = b.getBoundingClientRect();
+          const strip = b.parentElement.getBoundingClientRect();
+          const [left, right] = [Math.max(r.left, strip.left), Math.min(r.right, strip.right)];
+          if (right - left < 4) return false;
+          const hit = document.elementFromPoint((left + right) / 2, r.top + r.height / 2);
+          return (hit !== b && !b.contains(hit)) || (r.bottom > d.top && left < d.right && right > d.left);
+        }).map((b) => b.textContent);
+      });
+      await page.screenshot({ path: path.join(shots || tmp, `ui-case-${width}.png`) });
+      assert.deepEqual(covered, [], `at ${width}px the case panel covers the tabs`);
+      await page.click('#detail .close');
     }
     await page.setViewportSize({ width: 1440, height: 1000 });
     // How far the verdicts can be trusted stands beside them: the built-in profile's measured agreement.
@@ -480,7 +538,25 @@ async function main() {
       assert.ok(glance.rows >= 4 && glance.bars.every(Boolean), `at ${width}px a bar leaves its track`);
       assert.equal(new Set(glance.labels).size, glance.labels.length, `distinct labels: ${glance.labels}`);
       await report.screenshot({ path: path.join(shots || tmp, `report-first-screen-${width}.png`) });
+      const layout = await report.evaluate(layoutProblems, { labels: '.pass-row .label, .bar-row .label, th', charts: '#glance-pass-rate, .chart-rows' });
+      assert.deepEqual(layout, [], `report at ${width}px: ${layout.join('; ')}`);
+      const tables = await report.evaluate((w) => [...document.querySelectorAll('table')].filter((t) => t.offsetParent !== null).flatMap((t) => {
+        const box = t.closest('.wide');
+        const room = (box || t.parentElement).clientWidth;
+        const name = t.id || t.querySelector('th')?.textContent || 'a table';
+        // At a laptop's width every table fits its box; narrower, a table may scroll, but only inside a box
+        // that shows it does.
+        if (w >= 1280 ? t.scrollWidth > room + 1 : !box && t.scrollWidth > room + 1) return [`${name} is ${t.scrollWidth}px in ${room}px`];
+        return [];
+      }), width);
+      assert.deepEqual(tables, [], `report at ${width}px`);
+      await report.screenshot({ path: path.join(shots || tmp, `report-${width}.png`), fullPage: true });
     }
+    // No line or group said twice.
+    const worth = await report.locator('#retrieval-worth li').allTextContents();
+    assert.equal(new Set(worth).size, worth.length, `a retrieval line repeated: ${worth}`);
+    const groups = await report.locator('#configs tr.axis-group').allTextContents();
+    assert.equal(new Set(groups).size, groups.length, `a retriever group twice: ${groups}`);
     await report.close();
 
     step('another site cannot drive it: cross-origin posts refused, the session token unreadable');

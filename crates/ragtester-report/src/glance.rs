@@ -9,12 +9,18 @@ use serde::Serialize;
 
 /// Causes shown on the first screen; the Diagnosis section has them all.
 const TOP_CAUSES: usize = 3;
+/// Configurations charted on the first screen: the best and the worst half each; the rest are one click
+/// away below the chart.
+const GLANCE_ROWS: usize = 12;
 
 #[derive(Debug, Serialize)]
 pub struct Glance {
     /// The parts every configuration's label shares, said once above the chart.
     pub shared: String,
+    /// The configurations charted first: every one, or, past `GLANCE_ROWS`, the best and the worst.
     pub rows: Vec<PassRow>,
+    /// The configurations between the best and the worst, in the run's order.
+    pub rest: Vec<PassRow>,
     pub causes: Vec<CauseLine>,
     /// The configuration with the largest headroom against its oracle reference, in a sentence.
     pub headroom: Option<String>,
@@ -42,7 +48,7 @@ pub struct CauseLine {
 impl Glance {
     pub fn of(s: &Summary) -> Self {
         let labels = ShortLabels::of(s);
-        let rows = s
+        let mut rows: Vec<PassRow> = s
             .configs
             .iter()
             .filter(|c| c.cases > 0)
@@ -77,9 +83,31 @@ impl Glance {
             .iter()
             .max_by(|a, b| a.headroom.total_cmp(&b.headroom))
             .map(|h| h.line());
+        let mut rest = Vec::new();
+        if rows.len() > GLANCE_ROWS {
+            let mut order: Vec<usize> = (0..rows.len()).collect();
+            order.sort_by(|&a, &b| rows[b].rate.total_cmp(&rows[a].rate));
+            let half = GLANCE_ROWS / 2;
+            let shown: std::collections::HashSet<usize> = order[..half]
+                .iter()
+                .chain(&order[order.len() - half..])
+                .copied()
+                .collect();
+            let (mut first, mut others) = (Vec::new(), Vec::new());
+            for (i, row) in rows.into_iter().enumerate() {
+                if shown.contains(&i) {
+                    first.push(row);
+                } else {
+                    others.push(row);
+                }
+            }
+            first.sort_by(|a, b| b.rate.total_cmp(&a.rate));
+            (rows, rest) = (first, others);
+        }
         Self {
             shared: labels.shared.join(" · "),
             rows,
+            rest,
             causes,
             headroom,
         }

@@ -45,28 +45,17 @@ pub fn render_html(summary: &Summary) -> Result<String> {
             context! { case => Value::from(Serde(b)), contexts => contexts }
         })
         .collect();
-    let max_p95 = summary
-        .configs
-        .iter()
-        .filter_map(|c| c.latency_p95_ms)
-        .fold(0.0, f64::max);
     let html = env.get_template("report.html")?.render(context! {
         s => Value::from(Serde(summary)),
         bad_cases => bad_cases,
         hidden_bad_cases => summary.bad_cases.len().saturating_sub(MAX_BAD_CASES),
-        max_p95 => if max_p95 > 0.0 { max_p95 } else { 1.0 },
         a_won => pairwise_won(summary, ragtester_core::oracle::PairSide::A),
         b_won => pairwise_won(summary, ragtester_core::oracle::PairSide::B),
         glance => Value::from(Serde(crate::glance::Glance::of(summary))),
-        headroom => summary.headroom.iter().map(|h| h.line()).collect::<Vec<_>>(),
-        long_context => summary.long_context.iter().map(|l| l.line()).collect::<Vec<_>>(),
+        layout => Value::from(Serde(crate::layout::Layout::of(summary))),
         citations => summary.configs.iter().filter(|c| c.citing_answers > 0).map(crate::table::citation_line).collect::<Vec<_>>(),
         tool_calls => summary.configs.iter().filter_map(|c| Some(crate::tools::tool_line(&c.label, c.tools.as_ref()?))).collect::<Vec<_>>(),
         goals => summary.configs.iter().filter_map(|c| Some(crate::goals::goal_line(&c.label, c.goals.as_ref()?))).collect::<Vec<_>>(),
-        leaky => summary.leaky.iter().map(|l| context! {
-            line => l.line(),
-            cases => l.leaky.iter().take(MAX_BAD_CASES).map(|c| c.query.clone()).collect::<Vec<_>>(),
-        }).collect::<Vec<_>>(),
     })?;
     Ok(html)
 }

@@ -56,6 +56,7 @@ mod gate;
 mod glance;
 mod goals;
 mod html;
+mod layout;
 mod markdown;
 mod paired;
 mod percent;

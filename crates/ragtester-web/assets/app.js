@@ -20,14 +20,6 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-const SVG = 'http://www.w3.org/2000/svg';
-function svg(tag, attrs = {}, text) {
-  const node = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
 // Every change carries this session's CSRF token (the server refuses changes without it: guard.rs).
 const CSRF = document.querySelector('meta[name="ragtester-csrf"]').content;
 async function api(path, options = {}) {
@@ -60,6 +52,7 @@ const list = (s) => s.split(',').map((x) => x.trim()).filter(Boolean);
 // ---------- tabs ----------
 function showTab(name) {
   for (const b of $$('#tabs button')) b.classList.toggle('active', b.dataset.tab === name);
+  keepActiveTabInSight();
   for (const s of $$('section.tab')) s.hidden = s.id !== name;
   if (name === 'results' && state.resultRun) loadRun(state.resultRun);
 }
@@ -238,7 +231,8 @@ function renderCards(run) {
     cards.push(['Report', 'not judged yet']);
   }
   const nodes = cards.map(([k, v]) => el('div', { class: 'card' }, k, el('b', {}, v)));
-  if (s?.heuristic) nodes.push(el('div', { class: 'card warn' }, 'Judge', el('b', {}, 'heuristic'), s.heuristic_note || ''));
+  // The judge by the name the command line gives it (`offline`), the note saying what that means.
+  if (s?.heuristic) nodes.push(el('div', { class: 'card warn judge' }, 'Judge', el('b', {}, s.judge || 'offline'), s.heuristic_note || ''));
   for (const line of s?.agreement_with_people || []) {
     const measured = !line.includes('not measured against people');
     nodes.push(el('div', { class: measured ? 'card agreement' : 'card warn agreement' }, 'Agreement with people', el('b', {}, measured ? 'measured' : 'not measured'), line));
@@ -271,13 +265,18 @@ function referenceCards(s) {
     cards.push(el('div', { class: 'card reference long-context' }, 'Against the whole documents', el('b', {}, pts(l.difference)),
       `${l.label}: ${pct(l.pass_rate)} against ${pct(l.full_doc_pass_rate)}; prompt tokens per answer ${tokens(l.spend)} against ${tokens(l.full_doc_spend)}`));
   }
-  for (const l of s?.leaky || []) {
-    // Each opens the case as the closed book answered it: what the model said from memory.
-    const list = el('ul', {}, ...l.leaky.slice(0, 20).map((c) => el('li', {},
-      el('a', { href: '#', 'data-case': c.case_id, onclick: guard((e) => { e.preventDefault(); return showDetail(c.case_id, l.config_id); }) }, c.query))));
-    cards.push(el('div', { class: 'card reference leaky' }, 'Leaky cases', el('b', {}, `${l.leaky.length} of ${l.cases}`),
-      `${l.llm} passes them closed book: they test its memory, not the documents`,
-      l.leaky.length ? el('details', {}, el('summary', {}, 'which'), list) : ''));
+  // The closed book's leaky cases in one card: a line per model (configurations that differ only in
+  // history say the same), each case opening as the closed book answered it.
+  const leaky = s?.leaky || [];
+  if (leaky.length) {
+    const byModel = new Map();
+    for (const l of leaky) if (!byModel.has(l.llm)) byModel.set(l.llm, l);
+    const total = [...byModel.values()].reduce((n, l) => n + l.leaky.length, 0);
+    const lines = [...byModel.values()].map((l) => el('div', { class: 'leaky-model' },
+      `${l.llm} passes ${l.leaky.length} of ${l.cases} closed book: they test its memory, not the documents`,
+      l.leaky.length ? el('details', {}, el('summary', {}, 'which'), el('ul', {}, ...l.leaky.slice(0, 20).map((c) => el('li', {},
+        el('a', { href: '#', 'data-case': c.case_id, onclick: guard((e) => { e.preventDefault(); return showDetail(c.case_id, l.config_id); }) }, c.query))))) : ''));
+    cards.push(el('div', { class: 'card reference leaky' }, 'Leaky cases', el('b', {}, `${total} of ${Math.max(...leaky.map((l) => l.cases))}`), ...lines));
   }
   return cards;
 }
@@ -306,28 +305,38 @@ function wilson(k, n) {
   return [Math.max(0, centre - half), Math.min(1, centre + half)];
 }
 
-// Horizontal bars drawn in a fixed coordinate space and scaled to the panel's width (viewBox), so a chart
-// never runs out of its panel; a row may carry a 95 % interval, drawn as a line over its first bar.
-function barChart(rows, { max = 1, format = pct, series = 1 } = {}) {
-  const rowH = 22 * series + 6;
-  const w = 560;
-  const labelW = 230;
-  const h = rows.length * rowH + 10;
-  const chart = svg('svg', { viewBox: `0 0 ${w} ${h}`, class: 'bars', role: 'img', preserveAspectRatio: 'xMinYMin meet' });
-  const scale = (v) => ((w - labelW - 70) * v) / (max || 1);
-  rows.forEach((r, i) => {
-    const y = i * rowH + 5;
-    const label = svg('text', { x: 0, y: y + 14 }, r.short ?? r.label);
-    label.append(svg('title', {}, r.label));
-    chart.append(label);
-    r.values.forEach((v, j) => {
-      const bw = v === null ? 0 : Math.max(1, ((w - labelW - 70) * v) / (max || 1));
-      chart.append(svg('rect', { x: labelW, y: y + j * 22, width: bw, height: 18, fill: j ? '#9db4e8' : '#2857c5', class: 'bar' }));
-      chart.append(svg('text', { x: labelW + bw + 4, y: y + j * 22 + 13 }, format(v)));
-    });
-    if (r.ci) chart.append(svg('line', { x1: labelW + scale(r.ci[0]), x2: labelW + scale(r.ci[1]), y1: y + 9, y2: y + 9, stroke: '#1d232a', 'stroke-width': 2, class: 'ci' }));
-  });
-  return chart;
+// Decimals that tell values apart: one more than the order of their spread, at most three (a spread of
+// 0.3 ms is printed to 0.01 ms, one of 300 ms to whole milliseconds) — as the HTML report prints them.
+function decimalsFor(values) {
+  const v = values.filter((x) => x !== null && x !== undefined && Number.isFinite(x));
+  if (!v.length) return 1;
+  const spread = Math.max(...v) - Math.min(...v);
+  if (spread <= 0) return Math.max(...v) < 10 ? 2 : 1;
+  return Math.min(3, Math.max(0, 1 - Math.floor(Math.log10(spread))));
+}
+
+// The least of 1, 2, 2.5 or 5 times a power of ten at or above x: an axis end that reads well.
+function niceCeiling(x) {
+  const power = 10 ** Math.floor(Math.log10(x));
+  return [1, 2, 2.5, 5, 10].map((m) => m * power).find((v) => v >= x);
+}
+
+// A chart as rows: the label, the track and the printed value each in a column of their own, so a label
+// wraps in its cell instead of running under a bar and an interval mark never crosses the value; the full
+// name on hover; an axis under the rows. Each row: { label, short, values: [fraction of the axis…],
+// ci: [low, high] as fractions, figure }.
+function barRows(rows, ticks, unit) {
+  const width = (v) => `${Math.max(0, Math.min(100, v * 100)).toFixed(1)}%`;
+  // Sizes go through the CSSOM: the page's content security policy refuses inline style attributes.
+  const sized = (node, css) => { Object.assign(node.style, css); return node; };
+  const nodes = rows.map((r) => el('div', { class: 'bar-row' },
+    el('span', { class: 'label', title: r.label }, r.short ?? r.label),
+    el('span', { class: 'track' },
+      ...r.values.map((v, j) => sized(el('span', { class: `fill series-${j}` }), { width: width(v ?? 0) })),
+      ...(r.ci ? [sized(el('span', { class: 'ci' }), { left: width(r.ci[0]), width: width(r.ci[1] - r.ci[0]) })] : [])),
+    el('span', { class: 'figure' }, r.figure)));
+  nodes.push(el('div', { class: 'axis' }, el('span', {}), el('span', { class: 'ticks' }, ...ticks.map((t) => el('span', {}, t))), el('span', {}, unit)));
+  return el('div', { class: 'bar-rows', role: 'img' }, ...nodes);
 }
 
 function renderCharts(run) {
@@ -335,22 +344,39 @@ function renderCharts(run) {
   const empty = (id) => $(id).replaceChildren(el('p', { class: 'hint' }, 'Judge the run to see this.'));
   if (!s) { empty('#chart-fail'); empty('#chart-heat'); empty('#chart-latency'); return; }
   const short = shortLabels(s.configs.map((c) => c.label));
-  $('#chart-fail').replaceChildren(barChart(s.configs.map((c, i) => ({ label: c.label, short: short[i], values: [c.fail_rate], ci: wilson(c.failed, c.passed + c.failed) }))));
-  const maxLatency = Math.max(1, ...s.configs.map((c) => c.latency_p95_ms || 0));
-  $('#chart-latency').replaceChildren(barChart(
-    s.configs.map((c, i) => ({ label: c.label, short: short[i], values: [c.latency_p50_ms, c.latency_p95_ms] })),
-    { max: maxLatency, format: (v) => num(v, 0), series: 2 },
+  $('#chart-fail').replaceChildren(barRows(s.configs.map((c, i) => ({
+    label: c.label, short: short[i], values: [c.fail_rate], ci: wilson(c.failed, c.passed + c.failed), figure: pct(c.fail_rate),
+  })), ['0%', '25%', '50%', '75%', '100%'], 'fail rate'));
+  const latencies = s.configs.flatMap((c) => [c.latency_p50_ms, c.latency_p95_ms]);
+  // Each series told apart within itself: medians close together get the decimals they need.
+  const places = Math.max(decimalsFor(s.configs.map((c) => c.latency_p50_ms)), decimalsFor(s.configs.map((c) => c.latency_p95_ms)));
+  const axis = niceCeiling(Math.max(1e-6, ...latencies.filter((x) => x != null)));
+  const tickPlaces = Math.max(0, decimalsFor([0, axis]) - 1);
+  $('#chart-latency').replaceChildren(barRows(
+    s.configs.map((c, i) => ({
+      label: c.label, short: short[i], values: [c.latency_p95_ms / axis, c.latency_p50_ms / axis],
+      figure: `${num(c.latency_p50_ms, places)} / ${num(c.latency_p95_ms, places)}`,
+    })),
+    [0, 1, 2, 3, 4].map((k) => (axis * k / 4).toFixed(tickPlaces)), 'ms, P50 / P95',
   ));
+  state.latencyPlaces = places;
+  // Configurations as columns while a few; beyond, as rows, so the table fits its panel.
   const configs = s.configs;
-  const columns = shortLabels(configs.map((c) => c.label), 18);
-  const head = el('tr', {}, el('th', {}, 'category'), ...configs.map((c, i) => el('th', { title: c.label }, columns[i])));
-  const body = Object.entries(s.heatmap).map(([cat, row]) => el('tr', {}, el('th', {}, cat), ...configs.map((c) => {
-    const v = row[c.id];
-    const cell = el('td', {}, v === undefined ? '' : pct(v));
-    if (v !== undefined && v !== null) cell.style.background = `rgba(192, 57, 43, ${0.08 + 0.8 * v})`;
-    return cell;
-  })));
-  $('#chart-heat').replaceChildren(el('table', { class: 'heat' }, el('thead', {}, head), el('tbody', {}, body)));
+  const categories = Object.keys(s.heatmap);
+  const shade = (cell, v) => { if (v !== undefined && v !== null) cell.style.background = `rgba(192, 57, 43, ${0.08 + 0.8 * v})`; return cell; };
+  const rate = (cat, c) => { const v = s.heatmap[cat][c.id]; return shade(el('td', {}, v === undefined ? '' : pct(v)), v); };
+  let table;
+  if (configs.length <= 8) {
+    const columns = shortLabels(configs.map((c) => c.label), 18);
+    table = el('table', { class: 'heat' },
+      el('thead', {}, el('tr', {}, el('th', {}, 'category'), ...configs.map((c, i) => el('th', { title: c.label }, columns[i])))),
+      el('tbody', {}, ...categories.map((cat) => el('tr', {}, el('th', {}, cat), ...configs.map((c) => rate(cat, c))))));
+  } else {
+    table = el('table', { class: 'heat transposed' },
+      el('thead', {}, el('tr', {}, el('th', {}, 'configuration'), ...categories.map((cat) => el('th', {}, cat.replaceAll('_', ' '))))),
+      el('tbody', {}, ...configs.map((c, i) => el('tr', {}, el('th', { title: c.label }, short[i]), ...categories.map((cat) => rate(cat, c))))));
+  }
+  $('#chart-heat').replaceChildren(el('div', { class: 'scroll' }, table));
   renderAgainstPeople(s);
 }
 
@@ -409,7 +435,7 @@ async function loadPage() {
   },
   el('td', { class: `outcome-${r.outcome}` }, r.outcome), el('td', {}, r.cause ? r.cause.replaceAll('_', ' ') : ''),
   el('td', {}, r.category), el('td', {}, r.strategy), el('td', {}, r.config), el('td', {}, num(r.score)),
-  el('td', {}, num(r.latency_ms, 0)),
+  el('td', { class: 'ms' }, num(r.latency_ms, state.latencyPlaces ?? 1)),
   el('td', {}, r.turn ? el('span', { class: 'tag turn' }, `turn ${r.turn}`) : '', r.turn ? ' ' : '', r.query),
   el('td', { class: 'answer' }, r.answer))));
 }
@@ -587,7 +613,27 @@ function wireAudit() {
   }));
 }
 
+// On a phone the tabs scroll sideways: the one shown stays in sight.
+function keepActiveTabInSight() {
+  const active = $('#tabs button.active');
+  if (!active) return;
+  const strip = active.parentElement;
+  const [left, right] = [active.offsetLeft - strip.offsetLeft, active.offsetLeft - strip.offsetLeft + active.offsetWidth];
+  if (left < strip.scrollLeft || right > strip.scrollLeft + strip.clientWidth) strip.scrollLeft = Math.max(0, left - 8);
+}
+
+// The case panel opens below the header whatever its height (its tabs go under the title on a phone).
+function trackHeaderHeight() {
+  const set = () => {
+    document.documentElement.style.setProperty('--header-h', `${document.querySelector('header').getBoundingClientRect().height}px`);
+    keepActiveTabInSight();
+  };
+  set();
+  window.addEventListener('resize', set);
+}
+
 document.addEventListener('DOMContentLoaded', guard(async () => {
+  trackHeaderHeight();
   for (const b of $$('#tabs button')) b.addEventListener('click', () => showTab(b.dataset.tab));
   wireForms();
   wireResults();
