@@ -7,8 +7,8 @@ mod common;
 use anyhow::Result;
 use common::{AskedOffline, answer, ctx};
 use ragtester_core::{
-    Answer, ChatModel, ChatRequest, ChatResponse, Ending, Goal, Latency, SimulatedTurn,
-    Simulation, TaskHint, TestCase, UserMove, VerdictStatus,
+    Answer, ChatModel, ChatRequest, ChatResponse, Ending, Goal, Latency, SimulatedTurn, Simulation,
+    TaskHint, TestCase, UserMove, VerdictStatus,
 };
 use ragtester_judge::{JudgePrompts, ModelJudge, judge_sample};
 use ragtester_offline::OfflineModel;
@@ -109,7 +109,11 @@ async fn the_judge_named_decides_which_answer_met_the_goal() {
     // The offline model asked through the goal prompt decides the same, recorded as its decision.
     let asked = judged(ModelJudge::of(AskedOffline)).await;
     let goal = asked.metrics.goal.clone().unwrap();
-    assert_eq!((goal.reached, goal.turns_to_goal), (true, Some(2)), "{goal:?}");
+    assert_eq!(
+        (goal.reached, goal.turns_to_goal),
+        (true, Some(2)),
+        "{goal:?}"
+    );
     assert_eq!(goal.settled_by.as_deref(), Some("offline"));
 
     // A model that finds no answer settles the goal: not reached, and the rule fails the case, whatever

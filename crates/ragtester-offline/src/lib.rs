@@ -83,8 +83,11 @@ impl ChatModel for OfflineModel {
                 answer,
                 ..
             } => {
-                let settled =
-                    ragtester_text::contradiction::settles_beyond(answer, expected_answer, user_said);
+                let settled = ragtester_text::contradiction::settles_beyond(
+                    answer,
+                    expected_answer,
+                    user_said,
+                );
                 let reason = if settled {
                     "states the expected answer's facts beyond what the user said"
                 } else {

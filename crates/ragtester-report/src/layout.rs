@@ -259,7 +259,11 @@ pub fn decimals_for(values: &[f64]) -> usize {
         });
     let spread = high - low;
     if !spread.is_finite() || spread <= 0.0 {
-        return if high.is_finite() && high < 10.0 { 2 } else { 1 };
+        return if high.is_finite() && high < 10.0 {
+            2
+        } else {
+            1
+        };
     }
     (1.0 - spread.log10().floor()).clamp(0.0, 3.0) as usize
 }

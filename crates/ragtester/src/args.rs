@@ -64,6 +64,10 @@ pub struct Cli {
     /// No progress bar or progress lines.
     #[arg(long, global = true)]
     pub(crate) quiet: bool,
+    /// Log more: -v our progress notes and the libraries' warnings, -vv their notes too (RAGTESTER_LOG,
+    /// where set, decides instead).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub(crate) verbose: u8,
 }
 
 #[derive(Subcommand)]

@@ -14,31 +14,62 @@ use clap::Parser;
 
 pub use args::Cli;
 
+/// The log filter when neither `-v` nor `RAGTESTER_LOG` says otherwise: our own warnings (a field
+/// ignored, a file readable by others) and, of the libraries, only errors — the document parsers warn about
+/// every odd font or object they work around, and what matters to a user is the per-file error they end
+/// in, which ingest prints itself.
+const QUIET: &str = "error,ragtester=warn";
+
+/// The log filter, swapped once the command line is read (`-v`).
+static LOG_FILTER: std::sync::OnceLock<
+    tracing_subscriber::reload::Handle<tracing_subscriber::EnvFilter, tracing_subscriber::Registry>,
+> = std::sync::OnceLock::new();
+
 /// Logging to stderr through the redaction everything else this process prints goes through, with panic
 /// messages redacted too. Safe to call more than once (a host process may call in many times).
 pub fn init_process() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         use std::io::IsTerminal;
-        let _ = tracing_subscriber::fmt()
-            .with_env_filter(
-                tracing_subscriber::EnvFilter::try_from_env("RAGTESTER_LOG")
-                    // Our own warnings (a field ignored, a file readable by others); of the libraries, only
-                    // errors: the document parsers warn about every odd font or object they work around,
-                    // and what matters to a user is the per-file error they end in, which ingest prints
-                    // itself. RAGTESTER_LOG=warn shows everything.
-                    .unwrap_or_else(|_| "error,ragtester=warn".into()),
-            )
+        use tracing_subscriber::layer::SubscriberExt;
+        use tracing_subscriber::util::SubscriberInitExt;
+        let filter = tracing_subscriber::EnvFilter::try_from_env("RAGTESTER_LOG")
+            .unwrap_or_else(|_| QUIET.into());
+        let (filter, handle) = tracing_subscriber::reload::Layer::new(filter);
+        let printed = tracing_subscriber::fmt::layer()
             // A line a person reads: no timestamp or module path, colour only on a terminal.
             .without_time()
             .with_target(false)
             .with_ansi(std::io::stderr().is_terminal())
-            .with_writer(|| ragtester_core::secrets::Redacting(std::io::stderr()))
-            .try_init();
+            .with_writer(|| ragtester_core::secrets::Redacting(std::io::stderr()));
+        if tracing_subscriber::registry()
+            .with(filter)
+            .with(printed)
+            .try_init()
+            .is_ok()
+        {
+            let _ = LOG_FILTER.set(handle);
+        }
         std::panic::set_hook(Box::new(|info| {
             eprintln!("{}", ragtester_core::secrets::panic_text(info));
         }));
     });
+}
+
+/// `-v`: our own progress notes and the libraries' warnings; `-vv`: their notes and our details too.
+/// `RAGTESTER_LOG`, where set, decides instead.
+fn set_verbosity(level: u8) {
+    if level == 0 || std::env::var_os("RAGTESTER_LOG").is_some() {
+        return;
+    }
+    let filter = if level == 1 {
+        "warn,ragtester=info"
+    } else {
+        "info,ragtester=debug"
+    };
+    if let Some(handle) = LOG_FILTER.get() {
+        let _ = handle.reload(tracing_subscriber::EnvFilter::new(filter));
+    }
 }
 
 /// What the arguments (without the program's name) ask for: a command to carry out, or text to print
@@ -78,6 +109,7 @@ pub fn execute_until(
     cli: Cli,
     stop: impl std::future::Future<Output = impl Sized>,
 ) -> Result<u8, Failure> {
+    set_verbosity(cli.verbose);
     // Every variable ragtester knows by name, read and checked once: a bad value stops here, not mid-run.
     let environment =
         ragtester_core::settings::Environment::read().map_err(|e| Failure::Usage(e.to_string()))?;

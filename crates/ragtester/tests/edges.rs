@@ -217,3 +217,38 @@ fn a_broken_file_is_named_without_library_noise() {
         "{log}"
     );
 }
+
+#[test]
+fn dash_v_lets_the_libraries_speak() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(
+        docs.join("broken.pdf"),
+        b"%PDF-1.7\n1 0 obj <</Type /Catalog",
+    )
+    .unwrap();
+    let ingest = |flags: &[&str]| {
+        let out = common::bin()
+            .args(flags)
+            .arg("ingest")
+            .arg(&docs)
+            .arg("--out")
+            .arg(dir.path().join("documents"))
+            .env_remove("RAGTESTER_LOG")
+            .output()
+            .unwrap();
+        log_of(&out)
+    };
+    let (quiet, verbose, very) = (ingest(&[]), ingest(&["-v"]), ingest(&["-vv"]));
+    assert!(!quiet.contains("WARN"), "{quiet}");
+    assert!(
+        verbose.contains("WARN") && !verbose.contains("INFO"),
+        "{verbose}"
+    );
+    assert!(very.contains("INFO"), "{very}");
+    // Every one still names the file that failed.
+    for log in [&quiet, &verbose, &very] {
+        assert!(log.contains("broken.pdf"), "{log}");
+    }
+}

@@ -91,13 +91,8 @@ pub(crate) async fn ask_settled(
     said: &str,
 ) -> Result<(bool, String), String> {
     let language = case.language.as_str();
-    let (system, user) = crate::prompt::goal_prompts(
-        want,
-        &case.expected_answer,
-        user_said,
-        said,
-        language,
-    );
+    let (system, user) =
+        crate::prompt::goal_prompts(want, &case.expected_answer, user_said, said, language);
     let hint = TaskHint::GoalSettled {
         want: want.to_string(),
         expected_answer: case.expected_answer.clone(),
@@ -202,8 +197,10 @@ pub fn goal_metrics_settled(
         out.turns_to_goal = s.turn;
         out.settled_by = Some(s.judge.clone());
         if s.turn.is_none() {
-            out.why
-                .get_or_insert(format!("no answer settled it, by {}: {}", s.judge, s.reason));
+            out.why.get_or_insert(format!(
+                "no answer settled it, by {}: {}",
+                s.judge, s.reason
+            ));
         }
     }
     out.faithful_share = (stated > 0).then(|| faithful as f64 / stated as f64);
