@@ -145,7 +145,8 @@ fn call(x: Outcome, y: Outcome, before: Passes, after: Passes) -> (Call, Option<
         } else {
             Call::Improved
         }
-    } else if p <= SUGGESTIVE {
+    } else if p <= SUGGESTIVE || !(before.mixed() || after.mixed()) {
+        // Every repeat agreed on each side (0/1 → 2/2): not chance at work, too few repeats to call.
         Call::Inconclusive
     } else {
         Call::Flaky
@@ -376,7 +377,8 @@ struct Cells<'a> {
 }
 
 impl<'a> Cells<'a> {
-    fn of(side: RunSide<'a>) -> Self {
+    /// `rename` maps a configuration's base id to the one it is compared as (`--compare BEFORE AFTER`).
+    fn of(side: RunSide<'a>, rename: &HashMap<String, String>) -> Self {
         let primary = primary_verdicts(side.verdicts);
         let cases: HashMap<&str, &TestCase> =
             side.cases.iter().map(|c| (c.id.as_str(), c)).collect();
@@ -388,7 +390,10 @@ impl<'a> Cells<'a> {
         let base: HashMap<&str, String> = side
             .configs
             .iter()
-            .map(|c| (c.id.as_str(), c.base_id()))
+            .map(|c| {
+                let base = c.base_id();
+                (c.id.as_str(), rename.get(&base).cloned().unwrap_or(base))
+            })
             .collect();
         let mut repeats: HashMap<(String, String), Vec<Outcome>> = HashMap::new();
         let mut failing = HashMap::new();
@@ -459,7 +464,51 @@ impl<'a> Cells<'a> {
 
 /// Compare run `before` with run `after`.
 pub fn diff_runs(before: RunSide<'_>, after: RunSide<'_>) -> RunDiff {
-    let (b, a) = (Cells::of(before), Cells::of(after));
+    diff_runs_paired(before, after, &[])
+}
+
+/// The configurations' labels by base id; a configuration compared as another (`pairs`: before's base id,
+/// after's base id) is labelled by both, `bm25 k=1 → bm25 k=3`, and not listed apart.
+fn labels_of(
+    before: RunSide<'_>,
+    after: RunSide<'_>,
+    pairs: &[(String, String)],
+) -> BTreeMap<String, String> {
+    let mut labels: BTreeMap<String, String> = BTreeMap::new();
+    for c in before.configs.iter().chain(after.configs) {
+        if pairs.iter().any(|(b, _)| *b == c.base_id()) {
+            continue;
+        }
+        labels.entry(c.base_id()).or_insert_with(|| c.base_label());
+    }
+    for (b, a) in pairs {
+        let label = |configs: &[Configuration], id: &str| {
+            configs
+                .iter()
+                .find(|c| c.base_id() == id)
+                .map_or(id.to_string(), |c| c.base_label())
+        };
+        labels.insert(
+            a.clone(),
+            format!("{} → {}", label(before.configs, b), label(after.configs, a)),
+        );
+    }
+    labels
+}
+
+/// [`diff_runs`], with configurations of the first run compared as configurations of the second
+/// (`pairs`: before's base id, after's base id) — the change under test being the setting that tells
+/// them apart (`diff run1 run2 --compare "bm25 k=1" "bm25 k=3"`).
+pub fn diff_runs_paired(
+    before: RunSide<'_>,
+    after: RunSide<'_>,
+    pairs: &[(String, String)],
+) -> RunDiff {
+    let rename: HashMap<String, String> = pairs.iter().cloned().collect();
+    let (b, a) = (
+        Cells::of(before, &rename),
+        Cells::of(after, &HashMap::new()),
+    );
     let mut diff = RunDiff {
         regressions: vec![],
         fixes: vec![],
@@ -496,12 +545,7 @@ pub fn diff_runs(before: RunSide<'_>, after: RunSide<'_>) -> RunDiff {
         .collect();
     keys.sort();
     diff.compared = keys.len();
-    let labels: HashMap<String, String> = before
-        .configs
-        .iter()
-        .chain(after.configs)
-        .map(|c| (c.base_id(), c.base_label()))
-        .collect();
+    let labels = labels_of(before, after, pairs);
     let mut calls: Vec<(Call, Option<f64>)> = keys
         .iter()
         .map(|key| {
@@ -546,24 +590,19 @@ pub fn diff_runs(before: RunSide<'_>, after: RunSide<'_>) -> RunDiff {
         }
     }
     diff.conversations = conversation_changes(after.cases, &b, &a, &set_apart);
-    diff.configs = config_deltas(before, after, &b, &a, &diff, &set_apart);
+    diff.configs = config_deltas((before, after, &labels), &b, &a, &diff, &set_apart);
     diff
 }
 
 /// Per configuration (repeats folded): pass rates, regressions, fixes, flaky cells and the paired tests on
 /// the cases both suites hold unchanged (first repeats).
 fn config_deltas(
-    before: RunSide<'_>,
-    after: RunSide<'_>,
+    (before, after, labels): (RunSide<'_>, RunSide<'_>, &BTreeMap<String, String>),
     b: &Cells<'_>,
     a: &Cells<'_>,
     diff: &RunDiff,
     set_apart: &BTreeSet<&str>,
 ) -> Vec<ConfigDelta> {
-    let mut labels: BTreeMap<String, String> = BTreeMap::new();
-    for c in before.configs.iter().chain(after.configs) {
-        labels.entry(c.base_id()).or_insert_with(|| c.base_label());
-    }
     let first_repeat = |configs: &[Configuration], id: &str| {
         configs
             .iter()
@@ -578,7 +617,7 @@ fn config_deltas(
     };
     let (by_b, by_a) = (b.by_configuration(), a.by_configuration());
     let mut out = Vec::new();
-    for (id, label) in labels {
+    for (id, label) in labels.clone() {
         let vb: Vec<&Verdict> = by_b.get(&id).cloned().unwrap_or_default();
         let va: Vec<&Verdict> = by_a.get(&id).cloned().unwrap_or_default();
         let pb: Vec<&Verdict> = vb
@@ -1096,6 +1135,55 @@ mod tests {
             "{}",
             render_diff(&d)
         );
+    }
+
+    #[test]
+    fn a_configuration_compared_as_another_is_diffed_cell_by_cell() {
+        let k1 = crate::testdata::config();
+        let k3 = ragtester_core::Configuration::new(
+            "offline".into(),
+            "none".into(),
+            ragtester_core::RetrieverKind::Bm25,
+            5,
+            Default::default(),
+            Default::default(),
+        );
+        let at = |c: &Configuration, case: &str, passed| Verdict {
+            config_id: c.id.clone(),
+            ..v(case, Some(passed))
+        };
+        let (configs_b, configs_a) = ([k1.clone()], [k3.clone()]);
+        let before = [
+            at(&k1, "kept", true),
+            at(&k1, "lost", true),
+            at(&k1, "found", false),
+        ];
+        let after = [
+            at(&k3, "kept", true),
+            at(&k3, "lost", false),
+            at(&k3, "found", true),
+        ];
+        let side = |configs, verdicts| RunSide {
+            cases: &[],
+            configs,
+            verdicts,
+        };
+        // Unpaired, the two settings share no cell.
+        assert!(diff_runs(side(&configs_b, &before), side(&configs_a, &after)).compared_nothing());
+        let d = diff_runs_paired(
+            side(&configs_b, &before),
+            side(&configs_a, &after),
+            &[(k1.base_id(), k3.base_id())],
+        );
+        assert_eq!(d.compared, 3);
+        assert_eq!(d.regressions.len(), 1);
+        assert_eq!(d.regressions[0].case_id, "lost");
+        assert_eq!(d.fixes[0].case_id, "found");
+        assert_eq!(
+            d.regressions[0].label,
+            "bm25 k=3 · offline → bm25 k=5 · offline"
+        );
+        assert_eq!(d.configs.len(), 1, "{:?}", d.configs);
     }
 
     #[test]

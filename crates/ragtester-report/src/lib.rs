@@ -78,7 +78,10 @@ pub use diagnosis::{
     CauseRow, Diagnosis, Finding, FusionPair, RetrievalFigures, Severity, describe,
     embedder_findings, fusion_finding,
 };
-pub use diff::{Outcome, RunDiff, RunSide, SuiteChange, SuiteChangeKind, diff_runs, render_diff};
+pub use diff::{
+    Outcome, RunDiff, RunSide, SuiteChange, SuiteChangeKind, diff_runs, diff_runs_paired,
+    render_diff,
+};
 pub use gate::{Gates, check_gates, parse_category_gate};
 pub use html::render_html;
 pub use markdown::{GITHUB_COMMENT_LIMIT, diff_markdown, summary_markdown};

@@ -15,20 +15,27 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-/// A configuration named by id, imported system or target name, label, or id prefix. A name that is a
-/// whole id, name or label wins over id prefixes: a system imported as `a` is not made ambiguous by
-/// another configuration whose id happens to start with `a`.
-fn find<'a>(configs: &'a [Configuration], name: &str) -> Result<&'a Configuration> {
+/// A configuration named by id, imported system or target name, label, the leading parts of a label
+/// (`bm25 k=1` for `bm25 k=1 · offline`), or id prefix. A name that is a whole id, name or label wins over
+/// the rest: a system imported as `a` is not made ambiguous by another configuration whose id happens to
+/// start with `a`.
+pub(crate) fn find<'a>(configs: &'a [Configuration], name: &str) -> Result<&'a Configuration> {
     let exact: Vec<&Configuration> = configs
         .iter()
         .filter(|c| {
             c.id == name || c.target.as_ref().is_some_and(|t| t.name == name) || c.label() == name
         })
         .collect();
-    let matches = if exact.is_empty() {
-        configs.iter().filter(|c| c.id.starts_with(name)).collect()
-    } else {
+    let leading: Vec<&Configuration> = configs
+        .iter()
+        .filter(|c| c.label().starts_with(&format!("{name} · ")))
+        .collect();
+    let matches = if !exact.is_empty() {
         exact
+    } else if !leading.is_empty() {
+        leading
+    } else {
+        configs.iter().filter(|c| c.id.starts_with(name)).collect()
     };
     match matches.as_slice() {
         [one] => Ok(one),

@@ -722,6 +722,11 @@ pub(crate) struct DiffCli {
     /// judge error).
     #[arg(long)]
     pub(crate) fail_on_regression: bool,
+    /// Compare configuration BEFORE of the first run as configuration AFTER of the second (ids, id
+    /// prefixes, system names or labels; repeatable): when the change under test is that setting
+    /// (`--compare "bm25 k=1" "bm25 k=3"`).
+    #[arg(long, num_args = 2, value_names = ["BEFORE", "AFTER"], action = clap::ArgAction::Append)]
+    pub(crate) compare: Vec<String>,
 }
 
 #[derive(Args)]

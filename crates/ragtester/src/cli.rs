@@ -476,7 +476,12 @@ fn bench_index(bench: IndexBenchCli, cx: &StageContext<'_>) -> Result<u8> {
 /// `diff`: the comparison printed, and the gate — a regression, or a diff that compared nothing, fails it.
 fn diff_command(d: &crate::args::DiffCli) -> Result<u8> {
     let (json, md) = (d.json.as_deref(), d.markdown.as_deref());
-    let diff = ragtester_stages::diff::diff(&d.before, &d.after, json, md)?;
+    let pairs: Vec<(String, String)> = d
+        .compare
+        .chunks(2)
+        .map(|p| (p[0].clone(), p[1].clone()))
+        .collect();
+    let diff = ragtester_stages::diff::diff(&d.before, &d.after, (json, md), &pairs)?;
     print!("{}", ragtester_stages::front::render_diff(&diff));
     // A diff that compared nothing cannot vouch for anything: the gate fails on it, saying so.
     if d.fail_on_regression && diff.compared_nothing() {

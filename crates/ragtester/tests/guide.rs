@@ -81,7 +81,7 @@ fn commands(body: &str) -> Vec<String> {
 }
 
 /// Run a page's `sh` blocks in order and parse-check its `text` blocks' commands.
-fn follow(name: &str, text: &str) {
+fn follow(name: &str, text: &str) -> tempfile::TempDir {
     let dir = workspace();
     let mut ran = 0;
     for (lang, body) in blocks(text) {
@@ -114,11 +114,12 @@ fn follow(name: &str, text: &str) {
         ran > 0 || name == "security.md",
         "{name} has no block to run"
     );
+    dir
 }
 
 fn page(name: &str) {
     let text = std::fs::read_to_string(repo().join("docs/guide").join(name)).unwrap();
-    follow(name, &text);
+    let _ = follow(name, &text);
 }
 
 #[test]
@@ -189,7 +190,14 @@ fn the_readme_tour_runs_as_written() {
         .nth(1)
         .and_then(|t| t.split("\n## ").next())
         .expect("the README has a tour");
-    follow("README.md", tour);
+    let dir = follow("README.md", tour);
+    // The tour's diff compares like with like and finds what the change did: fixes and a regression.
+    let comparison = std::fs::read_to_string(dir.path().join("comparison.md")).unwrap();
+    let heading = comparison.lines().next().unwrap_or_default();
+    assert!(
+        heading.contains("cells compared") && !heading.contains(" 0 fixes") && !heading.contains("✅"),
+        "{heading}"
+    );
 }
 
 #[test]
