@@ -174,7 +174,7 @@ impl Layout {
                     .iter()
                     .filter_map(|c| Some((&c.label, *r.by_config.get(&c.id).filter(|n| **n > 0)?)))
                     .collect();
-                counts.sort_by(|a, b| b.1.cmp(&a.1));
+                counts.sort_by_key(|c| std::cmp::Reverse(c.1));
                 CauseRow {
                     cause: r.cause.as_str().to_string(),
                     name: r.cause.as_str().replace('_', " "),
