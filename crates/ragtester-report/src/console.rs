@@ -99,13 +99,40 @@ fn ends(out: &mut String, glance: &Glance, width: usize) {
         .max()
         .unwrap_or(0)
         .min(room);
-    for (end, r) in shown {
-        let label = if r.label.chars().count() > label_width {
-            let kept: String = r.label.chars().take(label_width - 1).collect();
-            format!("{kept}…")
-        } else {
-            r.label.clone()
-        };
+    // Cut at the end; where that makes two rows read alike, at the start (where they differ); whole
+    // where neither keeps them apart.
+    let cut = |from_end: bool| -> Vec<String> {
+        shown
+            .iter()
+            .map(|(_, r)| {
+                let n = r.label.chars().count();
+                if n <= label_width {
+                    r.label.clone()
+                } else if from_end {
+                    let kept: String = r.label.chars().take(label_width - 1).collect();
+                    format!("{kept}…")
+                } else {
+                    let kept: String = r.label.chars().skip(n + 1 - label_width).collect();
+                    format!("…{kept}")
+                }
+            })
+            .collect()
+    };
+    let distinct = |labels: &[String]| {
+        labels
+            .iter()
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+            == labels.len()
+    };
+    let mut labels = cut(true);
+    if !distinct(&labels) {
+        labels = cut(false);
+    }
+    if !distinct(&labels) {
+        labels = shown.iter().map(|(_, r)| r.label.clone()).collect();
+    }
+    for ((end, r), label) in shown.into_iter().zip(labels) {
         let _ = writeln!(
             out,
             "{end:<5} {label:<label_width$}  pass {:>5.1}% [{:.1}–{:.1}%] of {} cells",

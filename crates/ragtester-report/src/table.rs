@@ -95,8 +95,13 @@ pub(crate) fn heading(out: &mut String, s: &Summary) {
         s.configs.len(),
         s.judge.as_deref().unwrap_or("–")
     );
-    if let Some(note) = &s.heuristic_note {
-        let _ = writeln!(out, "NOTE: {note}");
+    // In brief on the screen; which roles ran on heuristics is in the report and summary.json.
+    if s.heuristic_note.is_some() {
+        let _ = writeln!(
+            out,
+            "NOTE: offline heuristics stand in for the models: the figures exercise the pipeline and \
+             compare retrieval settings (which roles: report.html)"
+        );
     }
     for line in &s.agreement_with_people {
         let _ = writeln!(out, "TRUST: {line}");

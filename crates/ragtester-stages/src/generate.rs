@@ -365,11 +365,6 @@ fn tell_generator(report: &GenerationReport, events: &dyn Events) {
         0 => String::new(),
         n => format!(", {n} turned down by the critic"),
     };
-    events.info(format!(
-        "{} questions: {produced}/{requested} cases from {} documents{coverage}{critic}",
-        first.generator.as_str(),
-        docs.len()
-    ));
     // Named when few; when many, counted (the suite's `.report.json` names each, with why).
     let short: Vec<String> = docs
         .iter()
@@ -381,16 +376,19 @@ fn tell_generator(report: &GenerationReport, events: &dyn Events) {
             format!("{name} {}/{}", d.produced, d.requested)
         })
         .collect();
-    match short.len() {
-        0 => {}
-        1 | 2 => events.info(format!(
-            "  short on {} (why: the suite's .report.json)",
+    let short = match short.len() {
+        0 => String::new(),
+        1 | 2 => format!(
+            "; short on {} (why: the suite's .report.json)",
             short.join(", ")
-        )),
-        n => events.info(format!(
-            "  short on {n} documents (which and why: the suite's .report.json)"
-        )),
-    }
+        ),
+        n => format!("; short on {n} documents (which and why: the suite's .report.json)"),
+    };
+    events.info(format!(
+        "{} questions: {produced}/{requested} cases from {} documents{coverage}{critic}{short}",
+        first.generator.as_str(),
+        docs.len()
+    ));
     // Most of the suite missing is what a person must act on: why, here.
     if produced * 2 < requested {
         for reason in shortfall_reasons(&docs) {

@@ -98,8 +98,8 @@ impl SuiteQuality {
     /// One line for a person: the figures that say whether the questions are a user's.
     pub fn summary(&self) -> String {
         format!(
-            "question quality: {:.0}% from prose, {:.0}% cloze, {:.0}% near-duplicates, {:.1} words a \
-             question, {:.0}% answered by a heading or number alone, {:.0}% off their document's subject",
+            "question quality: {:.0}% from prose, {:.0}% cloze, {:.0}% near-duplicates, {:.1} words \
+             each, {:.0}% answered by a heading or number, {:.0}% off-subject",
             self.positive_in_prose * 100.0,
             self.cloze * 100.0,
             self.duplicates * 100.0,

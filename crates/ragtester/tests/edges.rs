@@ -180,6 +180,13 @@ fn every_line_is_folded_to_the_terminals_columns() {
         "a line wider than 80:\n{log}"
     );
     assert!(log.contains("TRUST: "), "{log}");
+    // Cut to fit, no two rows read alike.
+    let rows: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("best") || l.starts_with("worst"))
+        .collect();
+    let distinct: std::collections::HashSet<&&str> = rows.iter().collect();
+    assert!(rows.len() >= 2 && distinct.len() == rows.len(), "{log}");
 }
 
 #[test]

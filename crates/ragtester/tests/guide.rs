@@ -195,7 +195,9 @@ fn the_readme_tour_runs_as_written() {
     let comparison = std::fs::read_to_string(dir.path().join("comparison.md")).unwrap();
     let heading = comparison.lines().next().unwrap_or_default();
     assert!(
-        heading.contains("cells compared") && !heading.contains(" 0 fixes") && !heading.contains("✅"),
+        heading.contains("cells compared")
+            && !heading.contains(" 0 fixes")
+            && !heading.contains("✅"),
         "{heading}"
     );
 }
