@@ -189,16 +189,22 @@ fn every_line_is_folded_to_the_terminals_columns() {
     assert!(rows.len() >= 2 && distinct.len() == rows.len(), "{log}");
 }
 
-#[test]
-fn a_broken_file_is_named_without_library_noise() {
-    let dir = tempfile::tempdir().unwrap();
-    let docs = dir.path().join("docs");
+/// `docs/` under `dir`, holding a PDF cut off in its first object (its parser warns as it reconstructs it).
+fn folder_with_a_broken_pdf(dir: &std::path::Path) -> std::path::PathBuf {
+    let docs = dir.join("docs");
     std::fs::create_dir_all(&docs).unwrap();
     std::fs::write(
         docs.join("broken.pdf"),
         b"%PDF-1.7\n1 0 obj <</Type /Catalog",
     )
     .unwrap();
+    docs
+}
+
+#[test]
+fn a_broken_file_is_named_without_library_noise() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = folder_with_a_broken_pdf(dir.path());
     std::fs::copy(
         common::corpus().join("harbor-pump-manual.md"),
         docs.join("pump.md"),
@@ -228,13 +234,7 @@ fn a_broken_file_is_named_without_library_noise() {
 #[test]
 fn dash_v_lets_the_libraries_speak() {
     let dir = tempfile::tempdir().unwrap();
-    let docs = dir.path().join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
-    std::fs::write(
-        docs.join("broken.pdf"),
-        b"%PDF-1.7\n1 0 obj <</Type /Catalog",
-    )
-    .unwrap();
+    let docs = folder_with_a_broken_pdf(dir.path());
     let ingest = |flags: &[&str]| {
         let out = common::bin()
             .args(flags)
