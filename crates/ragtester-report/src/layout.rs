@@ -107,10 +107,6 @@ pub struct Group {
 impl Layout {
     pub fn of(s: &Summary) -> Self {
         let labels = ShortLabels::of(s);
-        let header = |c: &crate::summary::ConfigSummary| Header {
-            label: labels.of_label(&c.label),
-            full: c.label.clone(),
-        };
         let fail = s
             .configs
             .iter()
@@ -130,91 +126,8 @@ impl Layout {
             })
             .collect();
         let (latency, latency_ticks) = latency_rows(s, &labels);
-        let categories: Vec<&String> = s.heatmap.keys().collect();
-        let heat = if s.configs.len() <= MAX_CONFIG_COLUMNS {
-            Grid {
-                corner: "category".into(),
-                columns: s.configs.iter().map(header).collect(),
-                rows: categories
-                    .iter()
-                    .map(|cat| GridRow {
-                        head: plain(cat),
-                        cells: s
-                            .configs
-                            .iter()
-                            .map(|c| rate_cell(s.heatmap[*cat].get(&c.id)))
-                            .collect(),
-                    })
-                    .collect(),
-            }
-        } else {
-            Grid {
-                corner: "configuration".into(),
-                columns: categories.iter().map(|c| plain(c)).collect(),
-                rows: s
-                    .configs
-                    .iter()
-                    .map(|c| GridRow {
-                        head: header(c),
-                        cells: categories
-                            .iter()
-                            .map(|cat| rate_cell(s.heatmap[*cat].get(&c.id)))
-                            .collect(),
-                    })
-                    .collect(),
-            }
-        };
-        let causes = s
-            .diagnosis
-            .causes
-            .iter()
-            .map(|r| {
-                let mut counts: Vec<(&String, usize)> = s
-                    .configs
-                    .iter()
-                    .filter_map(|c| Some((&c.label, *r.by_config.get(&c.id).filter(|n| **n > 0)?)))
-                    .collect();
-                counts.sort_by_key(|c| std::cmp::Reverse(c.1));
-                CauseRow {
-                    cause: r.cause.as_str().to_string(),
-                    name: r.cause.as_str().replace('_', " "),
-                    stage: r.stage.clone(),
-                    cells: r.cells,
-                    most: counts
-                        .iter()
-                        .take(TOP_CONFIGS_PER_CAUSE)
-                        .map(|(l, n)| format!("{}: {n}", labels.of_label(l)))
-                        .collect(),
-                    more: counts.len().saturating_sub(TOP_CONFIGS_PER_CAUSE),
-                    advice: r.advice.clone(),
-                }
-            })
-            .collect();
-        let causes_by_config = Grid {
-            corner: "configuration".into(),
-            columns: s
-                .diagnosis
-                .causes
-                .iter()
-                .map(|r| plain(&r.cause.as_str().replace('_', " ")))
-                .collect(),
-            rows: s
-                .configs
-                .iter()
-                .map(|c| GridRow {
-                    head: header(c),
-                    cells: s
-                        .diagnosis
-                        .causes
-                        .iter()
-                        .map(|r| Cell {
-                            text: r.by_config.get(&c.id).copied().unwrap_or(0).to_string(),
-                            shade: None,
-                        })
-                        .collect(),
-                })
-                .collect(),
-        };
+        let heat = heat_grid(s, &labels);
+        let (causes, causes_by_config) = cause_tables(s, &labels);
         Self {
             fail,
             latency,
@@ -226,6 +139,110 @@ impl Layout {
             retrieval_worth: retrieval_worth(s),
         }
     }
+}
+
+/// A configuration's header: its short label, the whole label on hover.
+fn header(labels: &ShortLabels, c: &crate::summary::ConfigSummary) -> Header {
+    Header {
+        label: labels.of_label(&c.label),
+        full: c.label.clone(),
+    }
+}
+
+/// Fail rate by category and configuration: configurations as columns while a few, as rows beyond.
+fn heat_grid(s: &Summary, labels: &ShortLabels) -> Grid {
+    let header = |c| header(labels, c);
+    let categories: Vec<&String> = s.heatmap.keys().collect();
+    if s.configs.len() <= MAX_CONFIG_COLUMNS {
+        Grid {
+            corner: "category".into(),
+            columns: s.configs.iter().map(header).collect(),
+            rows: categories
+                .iter()
+                .map(|cat| GridRow {
+                    head: plain(cat),
+                    cells: s
+                        .configs
+                        .iter()
+                        .map(|c| rate_cell(s.heatmap[*cat].get(&c.id)))
+                        .collect(),
+                })
+                .collect(),
+        }
+    } else {
+        Grid {
+            corner: "configuration".into(),
+            columns: categories.iter().map(|c| plain(c)).collect(),
+            rows: s
+                .configs
+                .iter()
+                .map(|c| GridRow {
+                    head: header(c),
+                    cells: categories
+                        .iter()
+                        .map(|cat| rate_cell(s.heatmap[*cat].get(&c.id)))
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The causes with the configurations they strike most, and every cause by configuration.
+fn cause_tables(s: &Summary, labels: &ShortLabels) -> (Vec<CauseRow>, Grid) {
+    let header = |c| header(labels, c);
+    let causes = s
+        .diagnosis
+        .causes
+        .iter()
+        .map(|r| {
+            let mut counts: Vec<(&String, usize)> = s
+                .configs
+                .iter()
+                .filter_map(|c| Some((&c.label, *r.by_config.get(&c.id).filter(|n| **n > 0)?)))
+                .collect();
+            counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+            CauseRow {
+                cause: r.cause.as_str().to_string(),
+                name: r.cause.as_str().replace('_', " "),
+                stage: r.stage.clone(),
+                cells: r.cells,
+                most: counts
+                    .iter()
+                    .take(TOP_CONFIGS_PER_CAUSE)
+                    .map(|(l, n)| format!("{}: {n}", labels.of_label(l)))
+                    .collect(),
+                more: counts.len().saturating_sub(TOP_CONFIGS_PER_CAUSE),
+                advice: r.advice.clone(),
+            }
+        })
+        .collect();
+    let causes_by_config = Grid {
+        corner: "configuration".into(),
+        columns: s
+            .diagnosis
+            .causes
+            .iter()
+            .map(|r| plain(&r.cause.as_str().replace('_', " ")))
+            .collect(),
+        rows: s
+            .configs
+            .iter()
+            .map(|c| GridRow {
+                head: header(c),
+                cells: s
+                    .diagnosis
+                    .causes
+                    .iter()
+                    .map(|r| Cell {
+                        text: r.by_config.get(&c.id).copied().unwrap_or(0).to_string(),
+                        shade: None,
+                    })
+                    .collect(),
+            })
+            .collect(),
+    };
+    (causes, causes_by_config)
 }
 
 fn plain(text: &str) -> Header {
