@@ -2,7 +2,10 @@
 // the four stages through the page, charts, the detail view, comparison and audit labelling; a model answer
 // carrying <script> shows as text and runs nothing; a 50,000-result run pages in under a second per page;
 // a run directory from elsewhere whose report.html carries script can neither drive the UI nor send
-// anything out.
+// anything out. At a laptop's width (1,280 px) and a phone's (390 px), the results page and the report are
+// held to their layout: no label wider than its box, no chart label over another or crossed by an interval
+// mark, tables within their cards (or scrolling inside a box that shows it), the tabs never covered; a
+// full-page screenshot of each is kept (in DIR with --screenshots, else in the test's folder).
 //
 //   RAGTESTER_BIN=target/debug/ragtester node web-tests/e2e.mjs [--screenshots DIR]
 import { chromium } from 'playwright-core';

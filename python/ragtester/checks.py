@@ -7,7 +7,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Mapping, Optional, Union
 
 from . import _native
 from .results import RunResult
@@ -43,15 +43,23 @@ def assert_pass_rate(result: RunResult, at_least: float, errors_allowed: int = 0
         raise AssertionError("; ".join(problems) + "\n" + describe_failures(result, failed))
 
 
-def assert_no_regression(result: RunResult, baseline: Union[str, "os.PathLike[str]", RunResult]) -> None:
+def assert_no_regression(result: RunResult, baseline: Union[str, "os.PathLike[str]", RunResult],
+                         compare: Optional[Mapping[str, str]] = None) -> None:
     """Fail when ``ragtester diff BASELINE RUN --fail-on-regression`` fails: a cell that passed before
-    fails now beyond chance (Fisher's exact test over repeats, Holm across cells), or the two runs share no
-    cell to compare."""
+    fails now beyond chance (Fisher's exact test over repeats, Holm across the cells that could reach
+    significance), or the two runs share no cell to compare. ``compare`` maps a configuration of the
+    baseline to the one of this run it is compared as (``diff --compare``): ``{"bm25 k=1": "bm25 k=3"}``,
+    or a function target renamed, ``{"old_rag": "new_rag"}``."""
     before = baseline.out if isinstance(baseline, RunResult) else Path(baseline)
+    pairs = [arg for b, a in (compare or {}).items() for arg in ("--compare", b, a)]
     with tempfile.TemporaryDirectory(prefix="ragtester-diff-") as folder:
         report = Path(folder) / "diff.json"
         code = _native.call(["diff", os.fspath(before), os.fspath(result.out), "--fail-on-regression",
-                             "--json", os.fspath(report)])
+                             "--json", os.fspath(report), *pairs])
+        if not report.exists():
+            # The diff did not run (a configuration `compare` names that neither run has): its message
+            # went to stderr.
+            raise ValueError(f"ragtester diff {before} {result.out} stopped (exit {code}): see its message above")
         diff = json.loads(report.read_text(encoding="utf-8"))
     if code == 0:
         return

@@ -46,6 +46,11 @@ def test_no_regression(ragtester_evaluate, ragtester_baseline):
 def test_unrelated_baseline(ragtester_evaluate, ragtester_baseline):
     result = ragtester_evaluate(wrong, suite=SUITE, docs={docs!r})
     ragtester.assert_no_regression(result, ragtester_baseline)
+
+
+def test_renamed_baseline(ragtester_evaluate, ragtester_baseline):
+    result = ragtester_evaluate(wrong, suite=SUITE, docs={docs!r})
+    ragtester.assert_no_regression(result, ragtester_baseline, compare={{"system": "wrong"}})
 '''
 
 
@@ -74,11 +79,13 @@ def test_no_regression_against_a_baseline(plugin_tests: pytest.Pytester, suite: 
 
     baseline = ragtester.evaluate(system, suite=single, docs=corpus, out=tmp_path / "baseline")
     # A function's name is its target's name: `system` in the test meets the baseline's cells and
-    # regresses on them; `wrong` meets none of them, and a diff that compared nothing fails too.
-    outcome = plugin_tests.runpytest_subprocess("-k", "regression or unrelated",
+    # regresses on them; `wrong` meets none of them, and a diff that compared nothing fails too — unless
+    # `compare` says `wrong` is the baseline's `system` renamed: then it regresses on them.
+    outcome = plugin_tests.runpytest_subprocess("-k", "regression or unrelated or renamed",
                                                 f"--ragtester-baseline={baseline.out}")
-    outcome.assert_outcomes(failed=2)
-    outcome.stdout.fnmatch_lines(["*regressed cells against*", "*shares no cell with the baseline*"])
+    outcome.assert_outcomes(failed=3)
+    outcome.stdout.fnmatch_lines(["*regressed cells against*", "*shares no cell with the baseline*",
+                                  "*regressed cells against*"])
 
 
 def test_the_plugin_runs_under_xdist(plugin_tests: pytest.Pytester) -> None:
