@@ -3,12 +3,9 @@
 
 mod common;
 
-use common::{AskedOffline, answer, ctx};
+use common::{AskedOffline, Scripted, answer, ctx};
 
-use anyhow::Result;
-use ragtester_core::{
-    Category, ChatModel, ChatRequest, ChatResponse, SourceSpan, TaskHint, TestCase,
-};
+use ragtester_core::{Category, SourceSpan, TaskHint, TestCase};
 use ragtester_judge::ModelJudge;
 use ragtester_judge::claims::claim_metrics;
 use ragtester_offline::OfflineModel;
@@ -93,18 +90,10 @@ async fn refusals_errors_and_negative_cases_have_no_claim_metrics() {
 }
 
 /// A model that answers the claim tasks from a function of the request.
-struct Scripted(fn(&TaskHint) -> String);
-
-#[async_trait::async_trait]
-impl ChatModel for Scripted {
-    fn name(&self) -> String {
-        "scripted:claims".into()
-    }
-    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
-        Ok(ChatResponse {
-            content: (self.0)(request.hint.as_ref().unwrap()),
-            ..Default::default()
-        })
+fn scripted(reply: fn(&TaskHint) -> String) -> Scripted {
+    Scripted {
+        name: "scripted:claims",
+        reply,
     }
 }
 
@@ -116,7 +105,7 @@ async fn a_model_s_replies_are_read_and_an_unreadable_one_is_an_error_not_a_numb
         vec![ctx(1, "manual", 0, "The valve opens at 4.5 bar.")],
     );
     // A model that wraps its JSON in prose and a code fence, and calls every claim entailed.
-    let fenced = Scripted(|hint| match hint {
+    let fenced = scripted(|hint| match hint {
         TaskHint::Claims { text, .. } => {
             format!(
                 "Here you go:\n```json\n{{\"claims\": [\"{}\"]}}\n```",
@@ -138,7 +127,7 @@ async fn a_model_s_replies_are_read_and_an_unreadable_one_is_an_error_not_a_numb
     assert_eq!(m.noise_sensitivity, Some(0.0));
 
     // Verdicts that do not match the claims, every time: an error after the re-ask, with no shares.
-    let miscounted = Scripted(|hint| match hint {
+    let miscounted = scripted(|hint| match hint {
         TaskHint::Claims { .. } => "{\"claims\": [\"a\", \"b\"]}".into(),
         TaskHint::Entailment { .. } => "{\"verdicts\": [\"entailed\"]}".into(),
         _ => unreachable!(),

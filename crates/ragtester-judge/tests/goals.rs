@@ -4,11 +4,10 @@
 
 mod common;
 
-use anyhow::Result;
-use common::{AskedOffline, answer, ctx};
+use common::{AskedOffline, Scripted, answer, ctx};
 use ragtester_core::{
-    Answer, ChatModel, ChatRequest, ChatResponse, Ending, Goal, Latency, SimulatedTurn, Simulation,
-    TaskHint, TestCase, UserMove, VerdictStatus,
+    Answer, Ending, Goal, Latency, SimulatedTurn, Simulation, TaskHint, TestCase, UserMove,
+    VerdictStatus,
 };
 use ragtester_judge::{JudgePrompts, ModelJudge, judge_sample};
 use ragtester_offline::OfflineModel;
@@ -70,25 +69,12 @@ fn conversation() -> Answer {
     }
 }
 
-/// A judge model that passes every answer and decides goals by `settled`.
-struct Scripted(fn(&TaskHint) -> String);
-
-#[async_trait::async_trait]
-impl ChatModel for Scripted {
-    fn name(&self) -> String {
-        "scripted:goals".into()
-    }
-    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
-        let hint = request.hint.as_ref().unwrap();
-        let content = match hint {
-            TaskHint::Judge { .. } => PASSING.to_string(),
-            other => (self.0)(other),
-        };
-        Ok(ChatResponse {
-            content,
-            ..Default::default()
-        })
-    }
+/// A judge model that passes every answer and decides goals by `reply`.
+fn scripted(reply: fn(&TaskHint) -> String) -> ModelJudge {
+    ModelJudge::of(Scripted {
+        name: "scripted:goals",
+        reply,
+    })
 }
 
 #[tokio::test]
@@ -118,9 +104,10 @@ async fn the_judge_named_decides_which_answer_met_the_goal() {
 
     // A model that finds no answer settles the goal: not reached, and the rule fails the case, whatever
     // its ratings say.
-    let never = judged(ModelJudge::of(Scripted(|_| {
-        r#"{"settled": false, "reason": "the figure is not the one asked for"}"#.into()
-    })))
+    let never = judged(scripted(|hint| match hint {
+        TaskHint::Judge { .. } => PASSING.into(),
+        _ => r#"{"settled": false, "reason": "the figure is not the one asked for"}"#.into(),
+    }))
     .await;
     let goal = never.metrics.goal.clone().unwrap();
     assert!(!goal.reached && goal.turns_to_goal.is_none());
@@ -139,14 +126,19 @@ async fn the_judge_named_decides_which_answer_met_the_goal() {
     );
 
     // A model that takes the echo as settling: its decision stands (turn 1).
-    let eager = judged(ModelJudge::of(Scripted(|_| {
-        r#"{"settled": true, "reason": "answers it"}"#.into()
-    })))
+    let eager = judged(scripted(|hint| match hint {
+        TaskHint::Judge { .. } => PASSING.into(),
+        _ => r#"{"settled": true, "reason": "answers it"}"#.into(),
+    }))
     .await;
     assert_eq!(eager.metrics.goal.unwrap().turns_to_goal, Some(1));
 
     // An unreadable decision, asked again: the verdict's error, no pass or fail.
-    let garbled = judged(ModelJudge::of(Scripted(|_| "I think so".into()))).await;
+    let garbled = judged(scripted(|hint| match hint {
+        TaskHint::Judge { .. } => PASSING.into(),
+        _ => "I think so".into(),
+    }))
+    .await;
     assert_eq!(garbled.status, VerdictStatus::JudgeError);
     assert_eq!(garbled.passed, None);
     let error = garbled.error.unwrap();

@@ -190,20 +190,27 @@ pub fn fit_across_sets(
         }
         Some(each)
     };
-    let floor_figures = floor.and_then(|s| held_out(Choice::Signal(s)));
+    // Every candidate's figures once: the floor's are among them (its signal alone is a candidate).
+    let figures: Vec<(Choice, Vec<f64>)> = candidates
+        .filter_map(|choice| Some((choice, held_out(choice)?)))
+        .collect();
+    let floor_figures = floor.and_then(|s| {
+        figures
+            .iter()
+            .find(|(c, _)| *c == Choice::Signal(s))
+            .map(|(_, each)| each)
+    });
     let at_least_the_floor = |each: &[f64]| {
-        floor_figures
-            .as_ref()
-            .is_none_or(|f| each.iter().zip(f).all(|(r, f)| *r >= f - FLOOR_TOLERANCE))
+        floor_figures.is_none_or(|f| each.iter().zip(f).all(|(r, f)| *r >= f - FLOOR_TOLERANCE))
     };
     let mut best: Option<(Choice, f64)> = None;
-    for choice in candidates {
-        let Some(each) = held_out(choice).filter(|each| at_least_the_floor(each)) else {
+    for (choice, each) in &figures {
+        if !at_least_the_floor(each) {
             continue;
-        };
+        }
         let r = each.iter().sum::<f64>() / each.len() as f64;
         if best.is_none_or(|(_, b)| r > b) {
-            best = Some((choice, r));
+            best = Some((*choice, r));
         }
     }
     match best.map(|(c, _)| c) {

@@ -2,7 +2,7 @@
 #![allow(dead_code)] // each test file uses its own subset
 
 use ragtester_core::{
-    Answer, ChatModel, ChatRequest, ChatResponse, Latency, RetrievedContext, Usage,
+    Answer, ChatModel, ChatRequest, ChatResponse, Latency, RetrievedContext, TaskHint, Usage,
 };
 use ragtester_offline::OfflineModel;
 
@@ -53,5 +53,24 @@ impl ChatModel for AskedOffline {
     }
     async fn chat(&self, request: &ChatRequest) -> anyhow::Result<ChatResponse> {
         OfflineModel.chat(request).await
+    }
+}
+
+/// A model named `name` that replies to each task with what `reply` makes of it.
+pub struct Scripted {
+    pub name: &'static str,
+    pub reply: fn(&TaskHint) -> String,
+}
+
+#[async_trait::async_trait]
+impl ChatModel for Scripted {
+    fn name(&self) -> String {
+        self.name.into()
+    }
+    async fn chat(&self, request: &ChatRequest) -> anyhow::Result<ChatResponse> {
+        Ok(ChatResponse {
+            content: (self.reply)(request.hint.as_ref().unwrap()),
+            ..Default::default()
+        })
     }
 }
