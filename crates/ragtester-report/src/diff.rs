@@ -218,6 +218,49 @@ fn holm(calls: &mut [(Call, Option<f64>)], passes: &[(Passes, Passes)]) {
     }
 }
 
+/// Cells of one configuration that moved together: where the configuration's passes, pooled over the
+/// cells compared, dropped (or rose) beyond chance (Fisher's exact test on the totals, conservative when
+/// the cells' rates differ), each of its cells whose own p-value is within `GATE_ALPHA` that way is called,
+/// though Holm held it back — four cells each at 5/5 → 1/5 are a regression, not four inconclusive cells.
+/// A flaky system's pooled passes move as chance moves them, so its wobbles stay where Holm put them.
+fn consistent_moves(
+    calls: &mut [(Call, Option<f64>)],
+    passes: &[(Passes, Passes)],
+    configs: &[&str],
+) {
+    let mut pooled: HashMap<&str, (Passes, Passes)> = HashMap::new();
+    for (i, config) in configs.iter().enumerate() {
+        let (b, a) = passes[i];
+        let entry = pooled.entry(config).or_default();
+        entry.0.passed += b.passed;
+        entry.0.of += b.of;
+        entry.1.passed += a.passed;
+        entry.1.of += a.of;
+    }
+    for (i, config) in configs.iter().enumerate() {
+        let (Call::Inconclusive, Some(p)) = calls[i] else {
+            continue;
+        };
+        let ((b, a), (pb, pa)) = (passes[i], pooled[config]);
+        let dropped = a.rate() < b.rate();
+        if p > GATE_ALPHA || (pa.rate() < pb.rate()) != dropped || pa.rate() == pb.rate() {
+            continue;
+        }
+        let pooled_p = if dropped {
+            ragtester_judge::stats::fisher_greater(pb.passed, pb.of, pa.passed, pa.of)
+        } else {
+            ragtester_judge::stats::fisher_greater(pa.passed, pa.of, pb.passed, pb.of)
+        };
+        if pooled_p <= GATE_ALPHA {
+            calls[i].0 = if dropped {
+                Call::Regressed
+            } else {
+                Call::Improved
+            };
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CellChange {
     pub case_id: String,
@@ -559,6 +602,8 @@ pub fn diff_runs_paired(
         .collect();
     let passes: Vec<(Passes, Passes)> = keys.iter().map(|k| (b.passes[*k], a.passes[*k])).collect();
     holm(&mut calls, &passes);
+    let configs: Vec<&str> = keys.iter().map(|k| k.1.as_str()).collect();
+    consistent_moves(&mut calls, &passes, &configs);
     for (key, (verdict, p_value)) in keys.into_iter().zip(calls) {
         let (x, y) = (b.outcomes[key], a.outcomes[key]);
         let (passes_before, passes_after) = (b.passes[key], a.passes[key]);
@@ -1068,14 +1113,41 @@ mod tests {
             text.starts_with("4 cells compared, 1 regressions, 1 fixes, 1 flaky"),
             "{text}"
         );
-        // In a system whose cells wobble on every side, the same drop is not enough to call: Holm holds
-        // the diff's cells together, and the drop is inconclusive, listed with its counts.
+        // In a system whose cells wobble on every side — as many passes gained as lost — the same drop is
+        // not enough to call: Holm holds the diff's cells together, and the drop is inconclusive, listed
+        // with its counts.
+        let before = run(
+            five,
+            &[
+                ("dropped", 5),
+                ("wobbly", 3),
+                ("suggestive", 4),
+                ("up", 1),
+                ("upper", 2),
+            ],
+        );
+        let after = run(
+            five,
+            &[
+                ("dropped", 1),
+                ("wobbly", 2),
+                ("suggestive", 1),
+                ("up", 4),
+                ("upper", 5),
+            ],
+        );
+        let d = diff_runs(side(five, &before), side(five, &after));
+        assert!(d.regressions.is_empty(), "{:?}", d.regressions);
+        assert!(d.fixes.is_empty(), "{:?}", d.fixes);
+        assert!(ids(&d.inconclusive).contains(&"dropped".to_string()));
+        assert!(ids(&d.inconclusive).contains(&"suggestive".to_string()));
+        assert_eq!(ids(&d.flaky), ["wobbly"]);
+        // Every cell lower, though: the configuration fell as a whole, beyond chance, and its cells
+        // within 5 % on their own are regressions.
         let before = run(five, &[("dropped", 5), ("wobbly", 3), ("suggestive", 4)]);
         let after = run(five, &[("dropped", 1), ("wobbly", 2), ("suggestive", 1)]);
         let d = diff_runs(side(five, &before), side(five, &after));
-        assert!(d.regressions.is_empty(), "{:?}", d.regressions);
-        assert_eq!(ids(&d.inconclusive), ["dropped", "suggestive"]);
-        assert_eq!(ids(&d.flaky), ["wobbly"]);
+        assert_eq!(ids(&d.regressions), ["dropped"]);
         // Among ten cells, nine of them wobbling as a 20 % flake does (5/5 → 4/5, 4/5 → 3/5, 5/5 → 3/5),
         // 5/5 → 1/5 is still a regression: a wobble that could never reach significance does not widen
         // the correction.
@@ -1105,6 +1177,19 @@ mod tests {
         assert_eq!(d.compared, 10);
         // 5/5 → 3/5 (p = 0.22) stays suggestive on its own count, as before.
         assert_eq!(ids(&d.inconclusive), ["wobble2"]);
+        // Four cells each at 5/5 → 1/5 beside six steady ones: Holm alone would hold each back (p = 0.024
+        // against 0.05/3), but the configuration's pooled passes fell far beyond chance: four regressions.
+        let mut cells_before = vec![];
+        let mut cells_after = vec![];
+        for i in 0..10 {
+            let name: &'static str = Box::leak(format!("cell{i}").into_boxed_str());
+            cells_before.push((name, 5));
+            cells_after.push((name, if i < 4 { 1 } else { 5 }));
+        }
+        let (before, after) = (run(five, &cells_before), run(five, &cells_after));
+        let d = diff_runs(side(five, &before), side(five, &after));
+        assert_eq!(ids(&d.regressions), ["cell0", "cell1", "cell2", "cell3"]);
+        assert!(d.inconclusive.is_empty(), "{:?}", d.inconclusive);
         // 3/3 → 0/3: every repeat passed and none does.
         let d = diff_runs(
             side(three, &run(three, &[("gone", 3)])),

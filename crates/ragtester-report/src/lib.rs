@@ -36,7 +36,8 @@
 //! configurations without their repeat, sets apart the cases the suites differ on (rewritten, retired,
 //! new, stale), and calls each cell by its passes k of N before against j of M after — regressed, improved,
 //! inconclusive or flaky by Fisher's exact test (`ragtester_judge::stats::fisher_greater`) with Holm's
-//! correction across the diff's cells that could reach significance (Tarone's family); one run against one run by its plain outcome; a diff of no cell says
+//! correction across the diff's cells that could reach significance (Tarone's family), a configuration whose
+//! pooled passes moved beyond chance having its cells within 5 % called; one run against one run by its plain outcome; a diff of no cell says
 //! so first; `diff_runs_paired` compares a configuration of one run as another of the next (`--compare`).
 //! `layout.rs`: the HTML report's charts and wide tables laid out to fit 1,280 px — bars as rows with an
 //! axis, a wide configuration axis turned into rows or shown by its top entries, lines said once. `markdown.rs`: a run's summary and a diff in Markdown for a pull request,
