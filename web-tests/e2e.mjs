@@ -77,6 +77,16 @@ function layoutProblems({ labels, charts }) {
   return out.slice(0, 12);
 }
 
+// A whole-page screenshot, cut at SHOT_MAX_HEIGHT: Chromium cannot capture a page of tens of thousands
+// of pixels everywhere (a headless build without a GPU refuses with "Unable to capture screenshot").
+const SHOT_MAX_HEIGHT = 12000;
+async function tallShot(page, file) {
+  const { width, height } = await page.evaluate(() => ({ width: document.documentElement.clientWidth, height: document.documentElement.scrollHeight }));
+  const clip = { x: 0, y: 0, width, height: Math.min(height, SHOT_MAX_HEIGHT) };
+  await page.screenshot({ path: file, fullPage: true, clip });
+  if (height > SHOT_MAX_HEIGHT) console.log(`  ${path.basename(file)}: the first ${SHOT_MAX_HEIGHT} of ${height}px`);
+}
+
 async function startServer(workspace, runs) {
   const args = ['serve', '--addr', '127.0.0.1:0', '--workspace', workspace];
   for (const r of runs) args.push('--run', r);
@@ -339,7 +349,7 @@ async function main() {
       assert.equal(tabTops, 1, `at ${width}px the tabs wrap`);
       const activeInSight = await page.evaluate(() => { const r = document.querySelector('nav button.active').getBoundingClientRect(); return r.left >= 0 && r.right <= window.innerWidth; });
       assert.ok(activeInSight, `at ${width}px the tab shown is out of sight`);
-      await page.screenshot({ path: path.join(shots || tmp, `ui-results-${width}.png`), fullPage: true });
+      await tallShot(page, path.join(shots || tmp, `ui-results-${width}.png`));
       // A case opened: its panel leaves the tabs in sight and usable.
       await page.click('#result-table tbody tr:first-child');
       await page.waitForSelector('#detail:not([hidden]) #detail-query');
@@ -506,7 +516,7 @@ async function main() {
     assert.ok(await report.locator('#findings li[data-kind=cause]').count() >= 1, 'cause findings listed');
     assert.match(await report.textContent('#findings'), /→ /, 'each finding ends in advice');
     assert.ok(await report.locator('.case .evidence').count() >= 1, 'bad cases say why');
-    assert.ok(await report.locator('#simulated-users li').count() >= 1, 'simulated users per configuration');
+    assert.ok(await report.locator('#simulated-users tr').count() >= 2, 'simulated users per configuration');
     assert.ok(await report.locator('#tool-calls li').count() >= 1, 'the agent\'s tool calls');
     assert.deepEqual(reportErrors, []);
     // On a laptop screen the configurations tables fit without scrolling, and nothing widens the page.
@@ -553,7 +563,7 @@ async function main() {
         return [];
       }), width);
       assert.deepEqual(tables, [], `report at ${width}px`);
-      await report.screenshot({ path: path.join(shots || tmp, `report-${width}.png`), fullPage: true });
+      await tallShot(report, path.join(shots || tmp, `report-${width}.png`));
     }
     // No line or group said twice.
     const worth = await report.locator('#retrieval-worth li').allTextContents();

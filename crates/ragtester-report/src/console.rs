@@ -50,9 +50,13 @@ pub fn render_summary(s: &Summary, width: usize) -> String {
         let _ = writeln!(out, "weakest category: {w}{rate}");
     }
     // Agents and simulated users in a line each: the report has their mistakes, turns and endings.
+    let labels = crate::table::ShortLabels::of(s);
     for c in &s.configs {
         if let Some(t) = &c.tools {
-            let line = format!("tools: {}", crate::tools::tool_brief(&c.label, t));
+            let line = format!(
+                "tools: {}",
+                crate::tools::tool_brief(&labels.of_label(&c.label), t)
+            );
             let _ = writeln!(out, "{}", wrap(&line, "  "));
         }
     }
@@ -196,6 +200,7 @@ pub fn fold(text: &str, width: usize) -> String {
         let lead: String = body.chars().take_while(|c| *c == ' ').collect();
         let indent = format!("{lead}  ");
         let options = textwrap::Options::new(width)
+            .wrap_algorithm(FEWEST_LINES)
             .initial_indent(&lead)
             .subsequent_indent(&indent);
         out.push_str(&textwrap::fill(body.trim_start(), options));
@@ -204,11 +209,17 @@ pub fn fold(text: &str, width: usize) -> String {
     out
 }
 
+/// Lines filled as far as they go: textwrap's default (optimal fit) evens lines out at the cost of an
+/// extra one, and a screen's worth of lines is the budget here.
+const FEWEST_LINES: textwrap::WrapAlgorithm = textwrap::WrapAlgorithm::FirstFit;
+
 /// A long line folded at `width`, its continuation lines indented.
 fn wrap(text: &str, indent: &str, width: usize) -> String {
     textwrap::fill(
         text,
-        textwrap::Options::new(width).subsequent_indent(indent),
+        textwrap::Options::new(width)
+            .wrap_algorithm(FEWEST_LINES)
+            .subsequent_indent(indent),
     )
 }
 

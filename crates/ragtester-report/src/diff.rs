@@ -282,7 +282,7 @@ pub struct CellChange {
     pub cause: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct ConfigDelta {
     pub config_id: String,
     pub label: String,
@@ -337,7 +337,7 @@ pub struct SuiteChange {
     pub cells: Vec<(String, Option<Outcome>, Option<Outcome>)>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct RunDiff {
     /// Cells that passed before and now fail or error.
     pub regressions: Vec<CellChange>,
@@ -808,7 +808,7 @@ fn conversation_changes(
 }
 
 /// One line per case the suites differ on, with its outcomes per configuration before → after.
-fn suite_change_lines(out: &mut String, diff: &RunDiff) {
+pub(crate) fn suite_change_lines(out: &mut String, diff: &RunDiff) {
     for c in &diff.suite_changes {
         let outcomes: Vec<String> = c
             .cells
@@ -849,10 +849,10 @@ impl RunDiff {
             );
         }
         let mut line = format!(
-            "{} cells compared, {} regressions, {} fixes",
-            self.compared,
-            self.regressions.len(),
-            self.fixes.len()
+            "{}, {}, {}",
+            counted(self.compared, "cell compared", "cells compared"),
+            counted(self.regressions.len(), "regression", "regressions"),
+            counted(self.fixes.len(), "fix", "fixes")
         );
         if !self.inconclusive.is_empty() {
             let _ = write!(line, ", {} inconclusive", self.inconclusive.len());
@@ -862,6 +862,11 @@ impl RunDiff {
         }
         line
     }
+}
+
+/// `n` with its noun in the number it takes ("1 regression", "0 regressions").
+pub(crate) fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A listed cell: its case, its configuration (label where known) and its passes before → after.
@@ -881,93 +886,10 @@ pub fn cell_line(c: &CellChange) -> String {
     )
 }
 
-pub fn render_diff(diff: &RunDiff) -> String {
-    let pct = crate::percent::pct;
-    let mut out = String::new();
-    let _ = writeln!(out, "{}\n", diff.headline());
-    let _ = writeln!(
-        out,
-        "{:<40} {:>10} {:>10} {:>12} {:>6} {:>9} {:>26}",
-        "configuration",
-        "pass rate",
-        "→ now",
-        "regressions",
-        "fixes",
-        "McNemar p",
-        "Δ score (95% bootstrap)"
-    );
-    for c in &diff.configs {
-        let _ = writeln!(
-            out,
-            "{:<40} {:>10} {:>10} {:>12} {:>6} {:>9} {:>26}",
-            c.label.chars().take(40).collect::<String>(),
-            pct(c.pass_rate_before),
-            pct(c.pass_rate_after),
-            c.regressions,
-            c.fixes,
-            c.mcnemar_p.map_or("–".into(), |p| format!("{p:.3}")),
-            c.score_change.map_or("–".into(), |i| format!(
-                "{:+.3} [{:+.3}, {:+.3}]",
-                i.estimate, i.low, i.high
-            ))
-        );
-    }
-    let _ = writeln!(
-        out,
-        "\n{} regressions, {} fixes, {} inconclusive, {} error changes, {} flaky cells; {} cells only before, {} only after",
-        diff.regressions.len(),
-        diff.fixes.len(),
-        diff.inconclusive.len(),
-        diff.error_changes.len(),
-        diff.flaky.len(),
-        diff.only_before,
-        diff.only_after
-    );
-    if !diff.suite_changes.is_empty() {
-        let _ = writeln!(
-            out,
-            "the suites differ (not counted as regressions): {} rewritten, {} retired, {} new, {} stale",
-            diff.suite_count(SuiteChangeKind::Rewritten),
-            diff.suite_count(SuiteChangeKind::Retired),
-            diff.suite_count(SuiteChangeKind::New),
-            diff.suite_count(SuiteChangeKind::Stale)
-        );
-    }
-    for c in &diff.regressions {
-        let _ = writeln!(out, "regressed: {}", cell_line(c));
-    }
-    for c in &diff.fixes {
-        let _ = writeln!(out, "fixed: {}", cell_line(c));
-    }
-    for c in &diff.inconclusive {
-        let _ = writeln!(out, "inconclusive (repeat more): {}", cell_line(c));
-    }
-    suite_change_lines(&mut out, diff);
-    for c in &diff.flaky {
-        let _ = writeln!(out, "flaky: {}", cell_line(c));
-    }
-    for c in &diff.conversations {
-        let turns: Vec<String> = c.changed_turns.iter().map(usize::to_string).collect();
-        let _ = writeln!(
-            out,
-            "conversation {} ({}) in configuration {}: {} (turns {} changed)",
-            c.conversation,
-            c.kind.replace('_', " "),
-            c.config_id,
-            if c.passed_after {
-                "now passes whole"
-            } else {
-                "no longer passes whole"
-            },
-            turns.join(", ")
-        );
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diff_console::render_diff;
     use ragtester_core::RuleMetrics;
 
     fn side<'a>(cases: &'a [TestCase], verdicts: &'a [Verdict]) -> RunSide<'a> {
@@ -1033,8 +955,8 @@ mod tests {
         assert!(d.error_changes.is_empty());
         assert_eq!((d.only_before, d.only_after), (1, 1));
         assert!(
-            render_diff(&d)
-                .contains("2 regressions, 1 fixes, 0 inconclusive, 0 error changes, 0 flaky")
+            render_diff(&d, 200, true)
+                .contains("2 regressions, 1 fix, 0 inconclusive, 0 error changes, 0 flaky")
         );
         // The error counts against the pass rate after: 2 of 4 cells passed, not 2 of 3.
         assert_eq!(pass_rate(&after.iter().collect::<Vec<_>>()), Some(0.5));
@@ -1051,7 +973,7 @@ mod tests {
         let c = &d.conversations[0];
         assert_eq!((c.passed_before, c.passed_after), (true, false));
         assert_eq!(c.changed_turns, [2]);
-        assert!(render_diff(&d).contains("conversation talk (follow up)"));
+        assert!(render_diff(&d, 200, true).contains("conversation talk (follow up)"));
         assert!(
             diff_runs(side(&cases, &before), side(&cases, &before))
                 .conversations
@@ -1106,11 +1028,11 @@ mod tests {
             (r.passes_before.to_string(), r.passes_after.to_string()),
             ("5/5".into(), "1/5".into())
         );
-        let text = render_diff(&d);
+        let text = render_diff(&d, 200, true);
         assert!(text.contains("regressed: case dropped in"), "{text}");
         assert!(text.contains("(5/5 → 1/5 passed, p = 0.024)"), "{text}");
         assert!(
-            text.starts_with("4 cells compared, 1 regressions, 1 fixes, 1 flaky"),
+            text.starts_with("4 cells compared, 1 regression, 1 fix, 1 flaky"),
             "{text}"
         );
         // In a system whose cells wobble on every side — as many passes gained as lost — the same drop is
@@ -1216,9 +1138,9 @@ mod tests {
         let d = diff_runs(side(&[], &b), side(&[], &a));
         assert!(d.compared_nothing());
         assert!(
-            render_diff(&d).starts_with("nothing compared: the two runs share no cell"),
+            render_diff(&d, 200, true).starts_with("nothing compared: the two runs share no cell"),
             "{}",
-            render_diff(&d)
+            render_diff(&d, 200, true)
         );
     }
 

@@ -117,10 +117,12 @@ impl Glance {
 /// The configurations whose simulated users fared best and worst (every one when there are three or
 /// fewer), one line each.
 /// [`goals_best_and_worst`] with each configuration's goals reached, and nothing more.
+/// Labels without the parts every configuration shares (said once above, `every configuration: …`).
 pub fn goals_best_and_worst_brief(s: &crate::summary::Summary) -> Vec<String> {
+    let labels = ShortLabels::of(s);
     goal_rows(s)
         .iter()
-        .map(|(c, g)| crate::goals::goal_brief(&c.label, g))
+        .map(|(c, g)| crate::goals::goal_brief(&labels.of_label(&c.label), g))
         .collect()
 }
 

@@ -7,8 +7,6 @@ use minijinja::value::Serde;
 use minijinja::{Environment, Value, context};
 
 const TEMPLATE: &str = include_str!("../templates/report.html");
-/// Bad cases shown in full in the HTML; all of them are in summary.json.
-const MAX_BAD_CASES: usize = 300;
 /// Cases listed per side of a pairwise comparison; all of them are in pairwise.jsonl.
 const MAX_PAIRWISE_CASES: usize = 100;
 
@@ -32,30 +30,41 @@ fn pairwise_won(summary: &Summary, side: ragtester_core::oracle::PairSide) -> Va
 pub fn render_html(summary: &Summary) -> Result<String> {
     let mut env = Environment::new();
     env.add_template("report.html", TEMPLATE)?;
-    let bad_cases: Vec<Value> = summary
-        .bad_cases
+    let (groups, bad_case_total) = crate::bad_groups::group(&summary.bad_cases);
+    let bad_cases: Vec<Value> = groups
         .iter()
-        .take(MAX_BAD_CASES)
-        .map(|b| {
+        .map(|g| {
+            let b = g.lead;
             let contexts: Vec<Value> = b
                 .contexts
                 .iter()
                 .map(|c| Value::from_safe_string(highlight(c, &b.keywords)))
                 .collect();
-            context! { case => Value::from(Serde(b)), contexts => contexts }
+            context! { case => Value::from(Serde(b)), group => Value::from(Serde(g)), contexts => contexts }
         })
         .collect();
+    let rates: Vec<f64> = summary
+        .configs
+        .iter()
+        .filter_map(|c| c.goals.as_ref()?.reached_rate)
+        .collect();
+    let goal_range = format!(
+        "{:.0}–{:.0}%",
+        rates.iter().copied().fold(f64::INFINITY, f64::min) * 100.0,
+        rates.iter().copied().fold(f64::NEG_INFINITY, f64::max) * 100.0
+    );
     let html = env.get_template("report.html")?.render(context! {
+        goal_range => goal_range,
         s => Value::from(Serde(summary)),
         bad_cases => bad_cases,
-        hidden_bad_cases => summary.bad_cases.len().saturating_sub(MAX_BAD_CASES),
+        bad_case_total => bad_case_total,
         a_won => pairwise_won(summary, ragtester_core::oracle::PairSide::A),
         b_won => pairwise_won(summary, ragtester_core::oracle::PairSide::B),
         glance => Value::from(Serde(crate::glance::Glance::of(summary))),
         layout => Value::from(Serde(crate::layout::Layout::of(summary))),
         citations => summary.configs.iter().filter(|c| c.citing_answers > 0).map(crate::table::citation_line).collect::<Vec<_>>(),
         tool_calls => summary.configs.iter().filter_map(|c| Some(crate::tools::tool_line(&c.label, c.tools.as_ref()?))).collect::<Vec<_>>(),
-        goals => summary.configs.iter().filter_map(|c| Some(crate::goals::goal_line(&c.label, c.goals.as_ref()?))).collect::<Vec<_>>(),
+        goals => summary.configs.iter().filter_map(|c| Some(context! { label => c.label.as_str(), g => Value::from(Serde(c.goals.as_ref()?)) })).collect::<Vec<_>>(),
     })?;
     Ok(html)
 }

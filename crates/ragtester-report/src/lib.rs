@@ -38,15 +38,18 @@
 //! inconclusive or flaky by Fisher's exact test (`ragtester_judge::stats::fisher_greater`) with Holm's
 //! correction across the diff's cells that could reach significance (Tarone's family), a configuration whose
 //! pooled passes moved beyond chance having its cells within 5 % called; one run against one run by its plain outcome; a diff of no cell says
-//! so first; `diff_runs_paired` compares a configuration of one run as another of the next (`--compare`).
+//! so first; `diff_runs_paired` compares a configuration of one run as another of the next (`--compare`);
+//! `diff_console.rs` prints a diff on one screen (the configurations that moved, regressions and fixes first).
 //! `layout.rs`: the HTML report's charts and wide tables laid out to fit 1,280 px — bars as rows with an
 //! axis, a wide configuration axis turned into rows or shown by its top entries, lines said once. `markdown.rs`: a run's summary and a diff in Markdown for a pull request,
 //! lists halved until the text fits GitHub's comment limit. `tools.rs`: an agent's tool-call figures per
 //! configuration (F1, arguments, order, repeated calls, its searches' hit rate, mistakes by kind). `goals.rs`:
 //! simulated users per configuration (goals reached, turns to the goal, refusals and language kept, endings);
-//! bad cases carry a simulated conversation turn by turn.
+//! bad cases carry a simulated conversation turn by turn; `bad_groups.rs` shows them in the HTML one card per
+//! case, naming every configuration it failed under.
 
 mod axes;
+mod bad_groups;
 mod cause;
 mod claims;
 mod console;
@@ -55,6 +58,7 @@ mod corrected;
 mod csv_junit;
 mod diagnosis;
 mod diff;
+mod diff_console;
 mod gate;
 mod glance;
 mod goals;
@@ -83,8 +87,8 @@ pub use diagnosis::{
 };
 pub use diff::{
     Outcome, RunDiff, RunSide, SuiteChange, SuiteChangeKind, diff_runs, diff_runs_paired,
-    render_diff,
 };
+pub use diff_console::render_diff;
 pub use gate::{Gates, check_gates, parse_category_gate};
 pub use html::render_html;
 pub use markdown::{GITHUB_COMMENT_LIMIT, diff_markdown, summary_markdown};

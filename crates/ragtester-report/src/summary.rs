@@ -709,28 +709,33 @@ fn trust_brief(oracle: Option<&ragtester_core::oracle::OracleSummary>) -> Vec<St
         .people
         .iter()
         .map(|p| match &p.measured {
-            Some(m) => format!("judge {} vs people {}", p.judge, brief(m)),
+            Some(m) => format!("judge {} vs people, {}", p.judge, brief(m)),
             None => format!("judge {}: not measured against people", p.judge),
         })
         .collect()
 }
 
-/// In a phrase, the first figure of each language and how it was held out
-/// (`(4 sets, held out): en verdicts kappa 0.48, zh verdicts kappa 0.18`).
+/// In a phrase, the first figure of each language and how it was held out, a measure named once for the
+/// languages it is shared by (`4 held-out sets: verdicts kappa en 0.48, zh 0.18`).
 fn brief(m: &ragtester_core::oracle::MeasuredAgreement) -> String {
-    let firsts: Vec<String> = m
-        .by_language
-        .iter()
-        .filter_map(|(language, figures)| {
-            let f = figures.first()?;
-            Some(format!("{language} {} {:.2}", f.measure, f.value))
-        })
+    let mut measures: Vec<(&str, Vec<String>)> = Vec::new();
+    for (language, figures) in &m.by_language {
+        let Some(f) = figures.first() else { continue };
+        let figure = format!("{language} {:.2}", f.value);
+        match measures.iter_mut().find(|(name, _)| *name == f.measure) {
+            Some((_, list)) => list.push(figure),
+            None => measures.push((f.measure.as_str(), vec![figure])),
+        }
+    }
+    let firsts: Vec<String> = measures
+        .into_iter()
+        .map(|(name, list)| format!("{name} {}", list.join(", ")))
         .collect();
     let sets = match m.labels.len() {
-        1 => "1 set".to_string(),
-        n => format!("{n} sets"),
+        1 => "1 held-out set".to_string(),
+        n => format!("{n} held-out sets"),
     };
-    format!("({sets}, held out): {}", firsts.join(", "))
+    format!("{sets}: {}", firsts.join("; "))
 }
 
 fn heuristic_note(parts: &[&str]) -> String {

@@ -16,7 +16,7 @@ use tantivy::schema::{
     Value,
 };
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{Index, IndexReader, TantivyDocument, Term, doc};
+use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term, doc};
 
 pub struct Bm25Index {
     index: Index,
@@ -145,7 +145,13 @@ impl Bm25Index {
             }
             writer.commit().context("cannot commit BM25 index")?;
         }
-        let reader = index.reader().context("cannot open BM25 index reader")?;
+        // Written once, then only read: no reload watcher, which would also complain when a cached
+        // index folder is replaced or removed under it.
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .context("cannot open BM25 index reader")?;
         Ok(Self {
             index,
             reader,

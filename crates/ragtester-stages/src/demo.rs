@@ -31,10 +31,7 @@ fn demo_embedders(events: &dyn Events) -> Vec<String> {
              scripts/fetch-models.sh converts the multilingual model too",
         );
     } else {
-        events.note(
-            "dense cells use the `hash` fallback: scripts/fetch-models.sh or --embedder gives a real \
-             model",
-        );
+        events.note("dense cells use the `hash` fallback; --embedder names a real model");
     }
     out
 }

@@ -309,8 +309,10 @@ async fn run_generators(
     }
     // The generators compared case for case write as many cases per document, conversations as turns.
     ragtester_testgen::fair::equal_counts(&mut reports);
-    for report in &reports {
-        tell_generator(report, events);
+    // Where to read why is said once, on the last line that falls short.
+    let last_short = reports.iter().rposition(falls_short);
+    for (i, report) in reports.iter().enumerate() {
+        tell_generator(report, Some(i) == last_short, events);
     }
     Ok(reports)
 }
@@ -339,10 +341,18 @@ pub(crate) fn write_report(
     crate::run_dir::save_suite_report(out, &report)
 }
 
+/// Whether a generator wrote fewer cases than asked of some document.
+fn falls_short(report: &GenerationReport) -> bool {
+    report
+        .documents
+        .iter()
+        .any(|d| d.requested > 0 && d.produced < d.requested)
+}
+
 /// One generator's line of the generation summary — cases over requested, documents, coverage — and the
 /// documents it fell short on, by name; why each slot went empty is in the suite's `.report.json`. A
 /// document the generator had nothing to ask of (planted facts where none were planted) is left out.
-fn tell_generator(report: &GenerationReport, events: &dyn Events) {
+fn tell_generator(report: &GenerationReport, say_where: bool, events: &dyn Events) {
     let docs: Vec<_> = report
         .documents
         .iter()
@@ -376,13 +386,15 @@ fn tell_generator(report: &GenerationReport, events: &dyn Events) {
             format!("{name} {}/{}", d.produced, d.requested)
         })
         .collect();
+    let why = if say_where {
+        " (why: the suite's .report.json)"
+    } else {
+        ""
+    };
     let short = match short.len() {
         0 => String::new(),
-        1 | 2 => format!(
-            "; short on {} (why: the suite's .report.json)",
-            short.join(", ")
-        ),
-        n => format!("; short on {n} documents (which and why: the suite's .report.json)"),
+        1 | 2 => format!("; short on {}{why}", short.join(", ")),
+        n => format!("; short on {n} documents{why}"),
     };
     events.info(format!(
         "{} questions: {produced}/{requested} cases from {} documents{coverage}{critic}{short}",

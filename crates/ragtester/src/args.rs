@@ -727,6 +727,10 @@ pub(crate) struct DiffCli {
     /// (`--compare "bm25 k=1" "bm25 k=3"`).
     #[arg(long, num_args = 2, value_names = ["BEFORE", "AFTER"], action = clap::ArgAction::Append)]
     pub(crate) compare: Vec<String>,
+    /// Print every configuration and changed cell, flaky ones too (by default one screen: the
+    /// configurations that moved and the first regressions and fixes).
+    #[arg(long)]
+    pub(crate) full: bool,
 }
 
 #[derive(Args)]

@@ -482,7 +482,10 @@ fn diff_command(d: &crate::args::DiffCli) -> Result<u8> {
         .map(|p| (p[0].clone(), p[1].clone()))
         .collect();
     let diff = ragtester_stages::diff::diff(&d.before, &d.after, (json, md), &pairs)?;
-    print!("{}", ragtester_stages::front::render_diff(&diff));
+    print!(
+        "{}",
+        ragtester_stages::front::render_diff(&diff, crate::render::width(), d.full)
+    );
     // A diff that compared nothing cannot vouch for anything: the gate fails on it, saying so.
     if d.fail_on_regression && diff.compared_nothing() {
         eprintln!("--fail-on-regression: {}", diff.headline());

@@ -148,7 +148,7 @@ fn a_profile_learns_from_labels_and_its_agreement_stands_beside_the_verdicts() {
     let table = String::from_utf8_lossy(&passing.stdout);
     // The console gives it in brief; summary.json (and the report) every figure.
     assert!(
-        table.contains("TRUST: judge offline vs people (1 set, held out)"),
+        table.contains("TRUST: judge offline vs people, 1 held-out set"),
         "{table}"
     );
     let summary = std::fs::read_to_string(run.join("summary.json")).unwrap();
