@@ -31,6 +31,8 @@ use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
 
 pub const DOCUMENTS: &str = "documents.jsonl";
+/// The files `ingest` could not read, each with why.
+pub const FAILED_FILES: &str = "failed.jsonl";
 pub const SUITE: &str = "suite.jsonl";
 /// The generation report of the run's suite: its quality and what each document gave.
 pub const SUITE_REPORT: &str = "suite.report.json";

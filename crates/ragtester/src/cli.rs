@@ -233,6 +233,11 @@ fn ingest(i: IngestCli, cx: &StageContext<'_>) -> Result<u8> {
     let ingested = ragtester_stages::ingest::ingest_request(&request, cx)?;
     let (n, path) = (ingested.documents, ingested.path.display());
     eprintln!("wrote {n} documents to {path}");
+    let next = format!("next: ragtester generate --docs {path} --out suite.jsonl");
+    println!(
+        "{}",
+        ragtester_stages::front::fold(&next, crate::render::width())
+    );
     Ok(partial_if(ingested.failed > 0))
 }
 

@@ -275,3 +275,37 @@ fn dash_v_lets_the_libraries_speak() {
         assert!(log.contains("broken.pdf"), "{log}");
     }
 }
+
+#[test]
+fn a_folder_of_many_broken_files_is_summed_up_on_one_screen_and_listed_in_full() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = folder_with_a_broken_pdf(dir.path());
+    for i in 0..60 {
+        std::fs::write(docs.join(format!("b{i:02}.pdf")), b"%PDF-1.7 junk").unwrap();
+    }
+    std::fs::copy(
+        common::corpus().join("harbor-pump-manual.md"),
+        docs.join("pump.md"),
+    )
+    .unwrap();
+    let out = dir.path().join("documents");
+    let run = common::bin()
+        .env("COLUMNS", "80")
+        .arg("ingest")
+        .arg(&docs)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(3), "some files failed");
+    let log = log_of(&run);
+    assert!(log.lines().count() <= 45, "{log}");
+    assert!(log.lines().all(|l| l.chars().count() <= 80), "{log}");
+    assert!(log.contains("more files cannot be read"), "{log}");
+    assert!(log.contains("ingested 1 documents (61 failed)"), "{log}");
+    // The last line (with what it folds onto) says what to run next.
+    let last = log.lines().filter(|l| !l.starts_with(' ')).last().unwrap();
+    assert!(last.starts_with("next: ragtester generate"), "{log}");
+    let failed = std::fs::read_to_string(out.join("failed.jsonl")).unwrap();
+    assert_eq!(failed.lines().count(), 61);
+}
