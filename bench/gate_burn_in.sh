@@ -4,14 +4,16 @@
 # FLAKE answers something else instead — run RUNS + 1 times with --repeat REPEATS on the same suite, each run
 # diffed against the one before it with `diff --fail-on-regression`. Nothing changed between the runs, so
 # every diff that fails is a false fail. Prints the runs' pass rates, each diff's headline, and the share of
-# diffs that failed.
+# diffs that failed. FLAKY_SHARE (default 1) plants the flake in that share of the cases only, the same cases
+# in every run (chosen by the question's text); the others always answer right.
 #
-#   cargo build -p ragtester && bench/gate_burn_in.sh [RUNS] [REPEATS] [FLAKE] [CASES]
+#   cargo build -p ragtester && bench/gate_burn_in.sh [RUNS] [REPEATS] [FLAKE] [CASES] [FLAKY_SHARE]
 set -euo pipefail
 runs=${1:-50}
 repeats=${2:-5}
 flake=${3:-0.2}
 cases=${4:-20}
+flaky_share=${5:-1}
 bin="${RAGTESTER:-${CARGO_TARGET_DIR:-target}/debug/ragtester}"
 work=${WORK:-$(mktemp -d)}
 mkdir -p "$work"
@@ -38,6 +40,10 @@ for line in open(os.environ["BURN_IN_SUITE"]):
     case = json.loads(line)
     answers[case["query"].strip()] = case["expected_answer"]
 flake = float(os.environ["BURN_IN_FLAKE"])
+share = float(os.environ["BURN_IN_FLAKY_SHARE"])
+ordered = sorted(answers)
+if query in answers and ordered.index(query) >= round(share * len(ordered)):
+    flake = 0.0  # not one of the flaky cases: always right
 rng = random.SystemRandom()
 right = answers.get(query, "")
 answer = right if rng.random() >= flake else "The documents describe the opening ceremony in detail."
@@ -51,7 +57,7 @@ command = ["python3", "$work/target.py"]
 input = "stdin"
 answer_pointer = "/answer"
 EOF2
-export BURN_IN_SUITE="$work/suite.jsonl" BURN_IN_FLAKE="$flake"
+export BURN_IN_SUITE="$work/suite.jsonl" BURN_IN_FLAKE="$flake" BURN_IN_FLAKY_SHARE="$flaky_share"
 for i in $(seq 0 "$runs"); do
   # A WORK folder of an earlier burn-in keeps its judged runs: only the diffs are taken again.
   [ -f "$work/run$i/verdicts.jsonl" ] && continue

@@ -1447,4 +1447,47 @@ fn llama_cpp_server_plays_the_simulated_user() {
             stage,
         );
     }
+    // The real model as judge decides, turn by turn, whether an answer met each goal: its decision is
+    // recorded as who settled it, or an unreadable one is that verdict's named error — never the offline
+    // comparison standing in silently.
+    let judged = ragtester(
+        &[
+            "judge",
+            run.to_str().unwrap(),
+            "--judge",
+            "openai:smollm2",
+            "--max-tokens",
+            "200",
+            "--quiet",
+        ],
+        &server.base,
+        &cache,
+    );
+    assert!(
+        matches!(judged.status.code(), Some(0 | 3)),
+        "judge with the real model: {}",
+        String::from_utf8_lossy(&judged.stderr)
+    );
+    let verdicts: Vec<Verdict> = read_jsonl(&run.join("verdicts.jsonl")).unwrap();
+    let with_goals: Vec<&Verdict> = verdicts
+        .iter()
+        .filter(|v| simulated.iter().any(|a| a.case_id == v.case_id))
+        .collect();
+    assert_eq!(with_goals.len(), goals);
+    let mut settled = 0;
+    for v in &with_goals {
+        match (&v.status, v.metrics.goal.as_ref()) {
+            (VerdictStatus::Ok, Some(goal)) => {
+                let by = goal.settled_by.as_deref().unwrap_or_default();
+                assert!(by.contains("smollm2"), "settled by the model named: {v:?}");
+                settled += 1;
+            }
+            (VerdictStatus::JudgeError | VerdictStatus::ExecError, _) => {
+                let error = v.error.as_deref().unwrap_or_default();
+                assert!(!error.is_empty(), "an error says why: {v:?}");
+            }
+            other => panic!("a goal verdict neither settled by the model nor its error: {other:?}"),
+        }
+    }
+    assert!(settled >= 1, "the real model settled no goal: {with_goals:?}");
 }
