@@ -280,6 +280,9 @@ pub struct CellChange {
     /// Why the cell fails now (its failure attribution, or the judge's rule), for a regression.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,
+    /// The case's question, as the person reading the diff knows it (empty where the suite is unknown).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub query: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
@@ -607,11 +610,18 @@ pub fn diff_runs_paired(
     for (key, (verdict, p_value)) in keys.into_iter().zip(calls) {
         let (x, y) = (b.outcomes[key], a.outcomes[key]);
         let (passes_before, passes_after) = (b.passes[key], a.passes[key]);
+        let case_id = a
+            .by_lineage
+            .get(key.0.as_str())
+            .map_or(key.0.clone(), |id| id.to_string());
+        let query = a
+            .cases
+            .get(case_id.as_str())
+            .map(|c| c.query.clone())
+            .unwrap_or_default();
         let change = CellChange {
-            case_id: a
-                .by_lineage
-                .get(key.0.as_str())
-                .map_or(key.0.clone(), |id| id.to_string()),
+            case_id,
+            query,
             config_id: key.1.clone(),
             label: labels.get(&key.1).cloned().unwrap_or_default(),
             before: x,
@@ -869,7 +879,11 @@ pub(crate) fn counted(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// A listed cell: its case, its configuration (label where known) and its passes before → after.
+/// Characters of a question a listed cell quotes.
+const QUERY_CHARS: usize = 60;
+
+/// A listed cell: its case (the question where known), its configuration (label where known) and its
+/// passes before → after.
 pub fn cell_line(c: &CellChange) -> String {
     let config = if c.label.is_empty() {
         &c.config_id
@@ -880,10 +894,15 @@ pub fn cell_line(c: &CellChange) -> String {
         .p_value
         .map(|p| format!(", p = {p:.3}"))
         .unwrap_or_default();
-    format!(
-        "case {} in {} ({} → {} passed{p})",
-        c.case_id, config, c.passes_before, c.passes_after
-    )
+    let counts = format!("{} → {} passed{p}", c.passes_before, c.passes_after);
+    if c.query.is_empty() {
+        return format!("case {} in {config} ({counts})", c.case_id);
+    }
+    let mut query: String = c.query.chars().take(QUERY_CHARS).collect();
+    if c.query.chars().count() > QUERY_CHARS {
+        query.push('…');
+    }
+    format!("\"{query}\" in {config} ({counts}; case {})", c.case_id)
 }
 
 #[cfg(test)]

@@ -190,12 +190,18 @@ mod tests {
             },
             p_value: None,
             cause: None,
+            query: String::new(),
         }
     }
 
     fn big_diff() -> RunDiff {
         RunDiff {
-            regressions: (0..40).map(|i| cell(&format!("r{i}"))).collect(),
+            regressions: (0..40)
+                .map(|i| CellChange {
+                    query: format!("How many r{i} does the pump hold?"),
+                    ..cell(&format!("r{i}"))
+                })
+                .collect(),
             fixes: (0..30).map(|i| cell(&format!("f{i}"))).collect(),
             flaky: (0..20).map(|i| cell(&format!("x{i}"))).collect(),
             compared: 2000,
@@ -219,7 +225,10 @@ mod tests {
         assert!(text.lines().count() <= 45, "{text}");
         assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
         assert!(text.starts_with("2000 cells compared, 40 regressions, 30 fixes"));
-        assert!(text.contains("regressed: case r0"), "{text}");
+        assert!(
+            text.contains("regressed: \"How many r0 does the pump hold?\" in"),
+            "{text}"
+        );
         assert!(text.contains("more configurations (--full"), "{text}");
         assert!(text.contains("--full lists them"), "{text}");
     }

@@ -140,8 +140,13 @@ fn regressions(out: &mut String, diff: &RunDiff, cap: usize) {
     for r in diff.regressions.iter().take(cap) {
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} → {} | {} |",
+            "| `{}`{} | {} | {} → {} | {} |",
             r.case_id,
+            if r.query.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", cell(&clip(&r.query, 80)))
+            },
             cell(&label_of(diff, &r.config_id)),
             r.passes_before,
             r.passes_after,
@@ -348,6 +353,7 @@ mod tests {
             },
             p_value: None,
             cause: Some("wrong passage | retrieval: ".repeat(20)),
+            query: String::new(),
         };
         RunDiff {
             regressions: (0..regressions).map(change).collect(),

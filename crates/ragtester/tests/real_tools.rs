@@ -1489,5 +1489,8 @@ fn llama_cpp_server_plays_the_simulated_user() {
             other => panic!("a goal verdict neither settled by the model nor its error: {other:?}"),
         }
     }
-    assert!(settled >= 1, "the real model settled no goal: {with_goals:?}");
+    assert!(
+        settled >= 1,
+        "the real model settled no goal: {with_goals:?}"
+    );
 }
