@@ -423,6 +423,38 @@ struct Cells<'a> {
 }
 
 impl<'a> Cells<'a> {
+    /// A cell of this (the later) run as the diff lists it: the case by its id and question, and what it
+    /// did before and after.
+    fn change(
+        &self,
+        key: &(String, String),
+        (before, after): (Outcome, Outcome),
+        (passes_before, passes_after): (Passes, Passes),
+        p_value: Option<f64>,
+    ) -> CellChange {
+        let case_id = self
+            .by_lineage
+            .get(key.0.as_str())
+            .map_or(key.0.clone(), |id| id.to_string());
+        let query = self
+            .cases
+            .get(case_id.as_str())
+            .map(|c| c.query.clone())
+            .unwrap_or_default();
+        CellChange {
+            case_id,
+            query,
+            config_id: key.1.clone(),
+            label: String::new(),
+            before,
+            after,
+            passes_before,
+            passes_after,
+            p_value,
+            cause: None,
+        }
+    }
+
     /// `rename` maps a configuration's base id to the one it is compared as (`--compare BEFORE AFTER`).
     fn of(side: RunSide<'a>, rename: &HashMap<String, String>) -> Self {
         let primary = primary_verdicts(side.verdicts);
@@ -610,27 +642,8 @@ pub fn diff_runs_paired(
     for (key, (verdict, p_value)) in keys.into_iter().zip(calls) {
         let (x, y) = (b.outcomes[key], a.outcomes[key]);
         let (passes_before, passes_after) = (b.passes[key], a.passes[key]);
-        let case_id = a
-            .by_lineage
-            .get(key.0.as_str())
-            .map_or(key.0.clone(), |id| id.to_string());
-        let query = a
-            .cases
-            .get(case_id.as_str())
-            .map(|c| c.query.clone())
-            .unwrap_or_default();
-        let change = CellChange {
-            case_id,
-            query,
-            config_id: key.1.clone(),
-            label: labels.get(&key.1).cloned().unwrap_or_default(),
-            before: x,
-            after: y,
-            passes_before,
-            passes_after,
-            p_value,
-            cause: None,
-        };
+        let mut change = a.change(key, (x, y), (passes_before, passes_after), p_value);
+        change.label = labels.get(&key.1).cloned().unwrap_or_default();
         match verdict {
             // A cell that passed and now has no verdict has lost its pass: a regression, not a shrug.
             Call::Regressed => diff.regressions.push(CellChange {
