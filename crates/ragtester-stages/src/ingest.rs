@@ -115,6 +115,11 @@ pub fn ingest_with(
     events: &dyn Events,
 ) -> Result<(Vec<Document>, usize)> {
     let (docs, failures) = ingest_naming_failures(inputs, options, events)?;
+    if failures.len() > LISTED {
+        events.note(
+            "`ragtester ingest` names every file that failed, with why, in its output's failed.jsonl",
+        );
+    }
     Ok((docs, failures.len()))
 }
 
