@@ -304,7 +304,7 @@ fn a_folder_of_many_broken_files_is_summed_up_on_one_screen_and_listed_in_full()
     assert!(log.contains("more files cannot be read"), "{log}");
     assert!(log.contains("ingested 1 documents (61 failed)"), "{log}");
     // The last line (with what it folds onto) says what to run next.
-    let last = log.lines().filter(|l| !l.starts_with(' ')).last().unwrap();
+    let last = log.lines().rfind(|l| !l.starts_with(' ')).unwrap();
     assert!(last.starts_with("next: ragtester generate"), "{log}");
     let failed = std::fs::read_to_string(out.join("failed.jsonl")).unwrap();
     assert_eq!(failed.lines().count(), 61);
