@@ -169,28 +169,12 @@ fn conversation_line(c: &crate::diff::ConversationChange) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::{CellChange, ConfigDelta, Outcome, Passes};
+    use crate::diff::{CellChange, ConfigDelta};
 
     fn cell(case: &str) -> CellChange {
         CellChange {
-            case_id: case.into(),
-            config_id: "k".into(),
             label: "bm25 k=3 · offline · a label long enough to be folded at a narrow width".into(),
-            before: Outcome::Passed,
-            after: Outcome::Failed,
-            passes_before: Passes {
-                passed: 1,
-                of: 1,
-                errors: 0,
-            },
-            passes_after: Passes {
-                passed: 0,
-                of: 1,
-                errors: 0,
-            },
-            p_value: None,
-            cause: None,
-            query: String::new(),
+            ..crate::testdata::regressed_cell(case)
         }
     }
 

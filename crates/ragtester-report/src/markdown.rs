@@ -332,28 +332,12 @@ fn clip(text: &str, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::{CellChange, ConfigDelta, Passes, SuiteChange};
+    use crate::diff::{CellChange, ConfigDelta, SuiteChange};
 
     fn diff_with(regressions: usize) -> RunDiff {
         let change = |i: usize| CellChange {
-            case_id: format!("case-{i:05}"),
-            config_id: "k".into(),
-            label: String::new(),
-            before: Outcome::Passed,
-            after: Outcome::Failed,
-            passes_before: Passes {
-                passed: 1,
-                of: 1,
-                errors: 0,
-            },
-            passes_after: Passes {
-                passed: 0,
-                of: 1,
-                errors: 0,
-            },
-            p_value: None,
             cause: Some("wrong passage | retrieval: ".repeat(20)),
-            query: String::new(),
+            ..crate::testdata::regressed_cell(&format!("case-{i:05}"))
         };
         RunDiff {
             regressions: (0..regressions).map(change).collect(),

@@ -2,6 +2,28 @@
 
 use ragtester_core::{Criteria, Criterion, Rating, RuleMetrics, TestCase, Verdict, VerdictStatus};
 
+/// A cell of configuration `k` that passed its one repeat before and fails it now.
+pub fn regressed_cell(case: &str) -> crate::diff::CellChange {
+    use crate::diff::{CellChange, Outcome, Passes};
+    let passes = |passed| Passes {
+        passed,
+        of: 1,
+        errors: 0,
+    };
+    CellChange {
+        case_id: case.into(),
+        config_id: "k".into(),
+        label: String::new(),
+        before: Outcome::Passed,
+        after: Outcome::Failed,
+        passes_before: passes(1),
+        passes_after: passes(0),
+        p_value: None,
+        cause: None,
+        query: String::new(),
+    }
+}
+
 pub fn case(id: &str, query: &str) -> TestCase {
     ragtester_testkit::case(id, query, "e")
 }
