@@ -140,13 +140,8 @@ fn regressions(out: &mut String, diff: &RunDiff, cap: usize) {
     for r in diff.regressions.iter().take(cap) {
         let _ = writeln!(
             out,
-            "| `{}`{} | {} | {} → {} | {} |",
-            r.case_id,
-            if r.query.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", cell(&clip(&r.query, 80)))
-            },
+            "| {} | {} | {} → {} | {} |",
+            case_of(r),
             cell(&label_of(diff, &r.config_id)),
             r.passes_before,
             r.passes_after,
@@ -154,6 +149,15 @@ fn regressions(out: &mut String, diff: &RunDiff, cap: usize) {
         );
     }
     more(out, diff.regressions.len(), cap, "regressions");
+}
+
+/// A listed cell's case: its id, and its question where the suite gave it.
+fn case_of(c: &crate::diff::CellChange) -> String {
+    if c.query.is_empty() {
+        format!("`{}`", c.case_id)
+    } else {
+        format!("`{}` {}", c.case_id, cell(&clip(&c.query, 80)))
+    }
 }
 
 fn flaky(out: &mut String, diff: &RunDiff, cap: usize) {
@@ -176,8 +180,8 @@ fn flaky(out: &mut String, diff: &RunDiff, cap: usize) {
         for f in list.iter().take(cap) {
             let _ = writeln!(
                 out,
-                "- `{}` in {}: passed {} → {}",
-                f.case_id,
+                "- {} in {}: passed {} → {}",
+                case_of(f),
                 cell(&label_of(diff, &f.config_id)),
                 f.passes_before,
                 f.passes_after
