@@ -68,6 +68,8 @@ def assert_no_regression(result: RunResult, baseline: Union[str, "os.PathLike[st
     lines = [f"{len(diff['regressions'])} regressed cells against {before}:"]
     for change in diff["regressions"][:LISTED]:
         b, a = change["passes_before"], change["passes_after"]
-        lines.append(f"  - [{change['case_id']} · {change['label']}] {b['passed']}/{b['of']} → "
-                     f"{a['passed']}/{a['of']}: {change.get('cause') or ''}")
+        # The question first: a person knows a case by what it asks, not by its id.
+        asked = f"{change['query']!r} " if change.get("query") else ""
+        lines.append(f"  - {asked}[{change['case_id']} · {change.get('label') or change['config_id']}] "
+                     f"{b['passed']}/{b['of']} → {a['passed']}/{a['of']}: {change.get('cause') or ''}")
     raise AssertionError("\n".join(lines))

@@ -86,6 +86,8 @@ def test_no_regression_against_a_baseline(plugin_tests: pytest.Pytester, suite: 
     outcome.assert_outcomes(failed=3)
     outcome.stdout.fnmatch_lines(["*regressed cells against*", "*shares no cell with the baseline*",
                                   "*regressed cells against*"])
+    # Each regressed cell is named by its question first, then its case and configuration.
+    outcome.stdout.re_match_lines([r".*- (['\"]).+\1 \[.+ · .+\] 1/1 → 0/1.*"])
 
 
 def test_the_plugin_runs_under_xdist(plugin_tests: pytest.Pytester) -> None:
