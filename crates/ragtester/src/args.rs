@@ -74,7 +74,7 @@ pub struct Cli {
 pub(crate) enum Command {
     /// Read documents (PDF, DOCX, Markdown, text, HTML; folders are walked) into DIR/documents.jsonl.
     #[command(
-        after_help = "Formats: .pdf, .docx, .md, .markdown, .txt, .html, .htm; folders are walked.\nExit codes: 0 all read, 3 some files failed (each named on stderr), 1 none could be read.\n\nExample:\n  ragtester ingest manuals/ notes.md --out work/"
+        after_help = "Formats: .pdf, .docx, .md, .markdown, .txt, .html, .htm; folders are walked.\nExit codes: 0 all read, 3 some files failed (named on stderr, past eight counted by reason; DIR/failed.jsonl\nnames every one), 1 none could be read.\n\nExample:\n  ragtester ingest manuals/ notes.md --out work/"
     )]
     Ingest(IngestCli),
     /// Generate a test suite from documents.
