@@ -862,6 +862,24 @@ impl RunDiff {
         self.compared == 0
     }
 
+    /// Where every regression is a marginal call (0.01 < p ≤ 0.05) among cells that flake, a word that one can
+    /// be chance: with twenty cells that pass four times in five, a 5/5 → 1/5 drop (p = 0.024) turns up in about
+    /// one diff in fifty with nothing changed (docs/benchmarks.md, the burn-in).
+    pub fn chance_note(&self) -> Option<String> {
+        let marginal = |c: &CellChange| c.p_value.is_some_and(|p| p > 0.01);
+        if self.regressions.is_empty()
+            || self.flaky.is_empty()
+            || !self.regressions.iter().all(marginal)
+        {
+            return None;
+        }
+        Some(format!(
+            "note: {} of these runs flake, and every regression is a marginal call (p > 0.01): one can be \
+             chance at this many repeats; run again with more (--repeat 10) to confirm",
+            counted(self.flaky.len(), "cell", "cells")
+        ))
+    }
+
     /// The first line every rendering opens with: what was compared and what the gate found.
     pub fn headline(&self) -> String {
         if self.compared_nothing() {

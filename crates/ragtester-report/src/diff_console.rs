@@ -54,6 +54,9 @@ pub fn render_diff(diff: &RunDiff, width: usize, full: bool) -> String {
         diff.only_before,
         diff.only_after
     ));
+    if let Some(note) = diff.chance_note() {
+        out.line(&note);
+    }
     if !diff.suite_changes.is_empty() {
         out.line(&format!(
             "the suites differ (not counted as regressions): {} rewritten, {} retired, {} new, {} stale",
@@ -90,9 +93,8 @@ pub fn render_diff(diff: &RunDiff, width: usize, full: bool) -> String {
     if out.hidden > 0 {
         out.room = usize::MAX;
         out.line(&format!(
-            "{} more changed cells and cases not listed: --full lists them, --markdown FILE or --json FILE \
-             keeps them",
-            out.hidden
+            "{} not listed: --full lists them, --markdown FILE or --json FILE keeps them",
+            counted(out.hidden, "more change", "more changes")
         ));
     }
     out.text
@@ -215,6 +217,28 @@ mod tests {
         );
         assert!(text.contains("more configurations (--full"), "{text}");
         assert!(text.contains("--full lists them"), "{text}");
+    }
+
+    #[test]
+    fn a_marginal_regression_among_flaky_cells_is_said_to_be_possibly_chance() {
+        let mut d = big_diff();
+        assert!(
+            d.chance_note().is_none(),
+            "one-repeat regressions carry no p"
+        );
+        for c in &mut d.regressions {
+            c.p_value = Some(0.024);
+        }
+        let text = render_diff(&d, 100, false);
+        assert!(
+            text.contains("note: 20 cells of these runs flake"),
+            "{text}"
+        );
+        d.regressions[0].p_value = Some(0.004);
+        assert!(d.chance_note().is_none(), "a clear drop is no chance");
+        d.regressions[0].p_value = Some(0.03);
+        d.flaky.clear();
+        assert!(d.chance_note().is_none(), "a steady system gets no excuse");
     }
 
     #[test]

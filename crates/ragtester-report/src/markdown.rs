@@ -86,6 +86,9 @@ pub fn diff_markdown(diff: &RunDiff, after: Option<&Summary>, limit: usize) -> S
             diff.suite_count(SuiteChangeKind::New),
             diff.suite_count(SuiteChangeKind::Stale),
         );
+        if let Some(note) = diff.chance_note() {
+            let _ = writeln!(out, "> {}\n", note.trim_start_matches("note: "));
+        }
         if let Some(after) = after {
             trust(&mut out, after);
         }
