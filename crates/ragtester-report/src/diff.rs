@@ -874,9 +874,9 @@ impl RunDiff {
             return None;
         }
         Some(format!(
-            "note: {} of these runs flake, and every regression is a marginal call (p > 0.01): one can be \
+            "note: these runs have {}, and every regression is a marginal call (p > 0.01): one can be \
              chance at this many repeats; run again with more (--repeat 10) to confirm",
-            counted(self.flaky.len(), "cell", "cells")
+            counted(self.flaky.len(), "flaky cell", "flaky cells")
         ))
     }
 

@@ -231,7 +231,7 @@ mod tests {
         }
         let text = render_diff(&d, 100, false);
         assert!(
-            text.contains("note: 20 cells of these runs flake"),
+            text.contains("note: these runs have 20 flaky cells"),
             "{text}"
         );
         d.regressions[0].p_value = Some(0.004);
