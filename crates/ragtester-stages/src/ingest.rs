@@ -2,10 +2,14 @@
 
 use crate::StageContext;
 use crate::events::Events;
+use crate::listed::{LISTED, Problem, listed};
 use anyhow::{Result, bail};
 use ragtester_core::Document;
 pub use ragtester_ingest::{IngestOptions, Input};
 use std::path::PathBuf;
+
+/// How ingest counts what it lists.
+const FILES: (&str, &str) = ("file", "files");
 
 /// `ingest` as a front end asks for it: inputs of stated kinds read under `options`, the documents written to
 /// the run directory `out`.
@@ -64,50 +68,6 @@ pub fn options_of(cx: &StageContext<'_>) -> IngestOptions {
     }
 }
 
-/// Files named one by one before the rest are summed up by reason: a folder of hundreds of broken files
-/// would otherwise fill the screen.
-const LISTED: usize = 8;
-
-/// `path: why` for the first [`LISTED`] files, then the others counted per reason with a few of their
-/// names (`52 more files cannot be read: cannot parse PDF: … (b50.pdf, b51.pdf, b52.pdf, …)`).
-fn listed<'a>(
-    what: &str,
-    items: impl Iterator<Item = (&'a std::path::Path, &'a str)>,
-) -> Vec<String> {
-    let items: Vec<_> = items.collect();
-    let mut lines: Vec<String> = items
-        .iter()
-        .take(LISTED)
-        .map(|(path, why)| format!("{}: {why}", path.display()))
-        .collect();
-    let mut rest: Vec<(&str, Vec<String>)> = Vec::new();
-    for (path, why) in items.iter().skip(LISTED) {
-        let name = path.file_name().map_or_else(
-            || path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
-        match rest.iter_mut().find(|(reason, _)| reason == why) {
-            Some((_, names)) => names.push(name),
-            None => rest.push((why, vec![name])),
-        }
-    }
-    for (why, names) in rest {
-        let shown: Vec<&str> = names.iter().take(3).map(String::as_str).collect();
-        let more = if names.len() > shown.len() {
-            ", …"
-        } else {
-            ""
-        };
-        let files = if names.len() == 1 { "file" } else { "files" };
-        lines.push(format!(
-            "{} more {files} {what}: {why} ({}{more})",
-            names.len(),
-            shown.join(", ")
-        ));
-    }
-    lines
-}
-
 /// Ingest inputs of a stated kind, telling each failure and warning. Errors when no document could be read.
 pub fn ingest_with(
     inputs: &[Input],
@@ -131,27 +91,36 @@ pub fn ingest_naming_failures(
 ) -> Result<(Vec<Document>, Vec<ragtester_ingest::Failure>)> {
     events.stage("ingest");
     let report = ragtester_ingest::ingest_inputs(inputs, options);
-    let failures = report
+    let problem = |path: &'_ std::path::Path, why| Problem {
+        full: path.display().to_string(),
+        short: path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
+        why,
+    };
+    let failures: Vec<Problem<'_>> = report
         .failures
         .iter()
-        .map(|f| (f.path.as_path(), f.error.as_str()));
-    for line in listed("cannot be read", failures) {
+        .map(|f| problem(&f.path, f.error.as_str()))
+        .collect();
+    for line in listed(&failures, FILES, "cannot be read") {
         events.error(line);
     }
-    let warnings = report
+    let warnings: Vec<Problem<'_>> = report
         .warnings
         .iter()
-        .map(|w| (w.path.as_path(), w.error.as_str()));
-    for line in listed("read with a warning", warnings) {
+        .map(|w| problem(&w.path, w.error.as_str()))
+        .collect();
+    for line in listed(&warnings, FILES, "read with a warning") {
         events.warning(line);
     }
-    let repeats = report.duplicates.iter().map(|d| {
-        (
-            d.as_path(),
-            "repeats the text of another document; ingested once",
-        )
-    });
-    for line in listed("repeat another document", repeats) {
+    let repeats: Vec<Problem<'_>> = report
+        .duplicates
+        .iter()
+        .map(|d| problem(d, "repeats the text of another document; ingested once"))
+        .collect();
+    for line in listed(&repeats, FILES, "repeat another document") {
         events.note(line);
     }
     if report.documents.is_empty() {
@@ -197,32 +166,6 @@ mod tests {
         assert_eq!(
             events.messages(Level::Info),
             ["ingested 1 documents (1 failed)"]
-        );
-    }
-
-    #[test]
-    fn many_failures_are_named_first_then_counted_by_reason() {
-        let paths: Vec<std::path::PathBuf> = (0..30)
-            .map(|i| std::path::PathBuf::from(format!("docs/b{i:02}.pdf")))
-            .collect();
-        let items = paths.iter().enumerate().map(|(i, p)| {
-            let why = if i % 10 == 9 {
-                "encrypted"
-            } else {
-                "cannot parse PDF"
-            };
-            (p.as_path(), why)
-        });
-        let lines = listed("cannot be read", items);
-        assert_eq!(lines.len(), LISTED + 2, "{lines:#?}");
-        assert_eq!(lines[0], "docs/b00.pdf: cannot parse PDF");
-        assert_eq!(
-            lines[LISTED],
-            "19 more files cannot be read: cannot parse PDF (b08.pdf, b10.pdf, b11.pdf, …)"
-        );
-        assert_eq!(
-            lines[LISTED + 1],
-            "3 more files cannot be read: encrypted (b09.pdf, b19.pdf, b29.pdf)"
         );
     }
 }

@@ -130,9 +130,7 @@ pub fn import(
     interop::warn_unread_fields(input, &rows);
     let (documents, failed) = ingest(docs, cx)?;
     let imported = interop::import_rows(shape, &rows, &documents);
-    for r in &imported.rejected {
-        events.note(format!("{}: {r}", input.display()));
-    }
+    tell_rows(&input.display().to_string(), &imported.rejected, events);
     if imported.cases.is_empty() {
         bail!(
             "no case could be imported from {} ({} rows)",
@@ -278,9 +276,13 @@ fn import_system(
         read.rejected.extend(more.rejected);
     }
     let records = answered::answered_records(&read.rows, &config.id, documents, locator);
-    for why in read.rejected.iter().chain(&records.notes) {
-        events.note(format!("{}: {why}", file.display()));
-    }
+    let told: Vec<String> = read
+        .rejected
+        .iter()
+        .chain(&records.notes)
+        .cloned()
+        .collect();
+    tell_rows(&file.display().to_string(), &told, events);
     if records.ungrounded > 0 && !documents.is_empty() {
         events.note(format!(
             "{}: {} questions have no reference context found in the documents: retrieval metrics \
@@ -316,4 +318,22 @@ fn write_imported_run(
         "import",
         &format!("{} answers of {} systems", answers.len(), configs.len()),
     )
+}
+
+/// Rows that could not be used, or were used with a note: the first few by their line, the rest counted
+/// per reason (a file of a thousand rows missing one field would otherwise print a thousand notes).
+fn tell_rows(file: &str, notes: &[String], events: &dyn Events) {
+    let problems: Vec<crate::listed::Problem<'_>> = notes
+        .iter()
+        .map(|n| crate::listed::row_problem(file, n))
+        .collect();
+    let lines = crate::listed::listed(&problems, ("row", "rows"), "likewise");
+    for (i, line) in lines.into_iter().enumerate() {
+        // The counted lines name the file; the first ones carry it already.
+        if i < crate::listed::LISTED {
+            events.note(line);
+        } else {
+            events.note(format!("{file}: {line}"));
+        }
+    }
 }

@@ -83,6 +83,7 @@ pub mod init;
 pub mod interop;
 pub mod judge;
 pub mod leaky;
+mod listed;
 pub mod manifest;
 pub mod merge;
 /// The model registry, re-exported: every stage takes its models from it.

@@ -309,3 +309,37 @@ fn a_folder_of_many_broken_files_is_summed_up_on_one_screen_and_listed_in_full()
     let failed = std::fs::read_to_string(out.join("failed.jsonl")).unwrap();
     assert_eq!(failed.lines().count(), 61);
 }
+
+#[test]
+fn a_dataset_of_many_unusable_rows_is_summed_up_on_one_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("answers.jsonl");
+    let mut rows: String = (0..80)
+        .map(|i| format!("{{\"query\": \"q{i}\", \"answer\": \"a\"}}\n"))
+        .collect();
+    rows.push_str(
+        "{\"query\": \"What pressure?\", \"answer\": \"4.5 bar\", \"reference\": \"4.5 bar\"}\n",
+    );
+    std::fs::write(&file, rows).unwrap();
+    let run = common::bin()
+        .env("COLUMNS", "100")
+        .args(["import", "--answers"])
+        .arg(&file)
+        .arg("--docs")
+        .arg(common::corpus())
+        .arg("--out")
+        .arg(dir.path().join("run"))
+        .output()
+        .unwrap();
+    let log = log_of(&run);
+    assert!(log.lines().count() <= 45, "{log}");
+    assert!(
+        log.contains("answers.jsonl: line 1: no reference answer"),
+        "{log}"
+    );
+    assert!(
+        log.contains("answers.jsonl: 72 more rows likewise: no reference answer"),
+        "{log}"
+    );
+    assert!(log.contains("1 answers of 81 rows"), "{log}");
+}
