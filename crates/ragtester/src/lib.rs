@@ -51,9 +51,54 @@ pub fn init_process() {
             let _ = LOG_FILTER.set(handle);
         }
         std::panic::set_hook(Box::new(|info| {
+            if QUIET_ON_CLOSED_STDOUT.load(std::sync::atomic::Ordering::Relaxed)
+                && stdout_closed(info)
+            {
+                end_by_sigpipe();
+            }
             eprintln!("{}", ragtester_core::secrets::panic_text(info));
         }));
     });
+}
+
+/// Set by the binary: a reader that stops early ends this process as it ends coreutils'.
+static QUIET_ON_CLOSED_STDOUT: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// A reader that stops early (`ragtester generate … | head -2`) ends the command as it ends coreutils': by
+/// SIGPIPE, quietly. SIGPIPE itself stays ignored (Rust's default), so that a command target that exits
+/// without reading its input is that cell's error, not the end of the run; `print!` meets the closed
+/// stdout as a panic, which the panic hook turns into the signal. Only the binary asks for it: a host
+/// process (Python) keeps its own way with a closed stdout.
+pub fn end_quietly_when_stdout_closes() {
+    QUIET_ON_CLOSED_STDOUT.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether a panic is `print!`'s on a stdout whose reader has gone (EPIPE, os error 32).
+fn stdout_closed(info: &std::panic::PanicHookInfo<'_>) -> bool {
+    let payload = info.payload();
+    let message = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or_default();
+    message.starts_with("failed printing to stdout") && message.contains("(os error 32)")
+}
+
+/// Die of SIGPIPE with its default action, as a process that never ignored it would have.
+#[cfg(unix)]
+fn end_by_sigpipe() {
+    // SAFETY: restoring a signal's default disposition and raising it are async-signal-safe and take no
+    // pointers; the default action of SIGPIPE ends the process.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        libc::raise(libc::SIGPIPE);
+    }
+}
+
+#[cfg(not(unix))]
+fn end_by_sigpipe() {
+    std::process::exit(0);
 }
 
 /// `-v`: our own progress notes and the libraries' warnings; `-vv`: their notes and our details too.

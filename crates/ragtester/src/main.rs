@@ -9,21 +9,7 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    quiet_on_closed_pipe();
+    ragtester::end_quietly_when_stdout_closes();
     let given: Vec<String> = std::env::args().skip(1).collect();
     ExitCode::from(ragtester::main_with(&given))
 }
-
-/// A reader that stops early (`ragtester generate … | head -2`) ends this process as it ends coreutils':
-/// by SIGPIPE, quietly. Rust's runtime ignores SIGPIPE, which turns the next write into an error that
-/// `print!` answers with a panic and an abort.
-#[cfg(unix)]
-fn quiet_on_closed_pipe() {
-    // SAFETY: the first thing `main` does, before any thread exists; SIG_DFL is always a valid disposition.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
-}
-
-#[cfg(not(unix))]
-fn quiet_on_closed_pipe() {}

@@ -343,3 +343,54 @@ fn a_dataset_of_many_unusable_rows_is_summed_up_on_one_screen() {
     );
     assert!(log.contains("1 answers of 81 rows"), "{log}");
 }
+
+/// A command target that closes its input unread: writing the question then fails with a broken pipe,
+/// which must be that cell's error — not a SIGPIPE that ends the whole run.
+#[cfg(unix)]
+#[test]
+fn a_target_that_never_reads_its_question_is_each_cell_s_error_not_the_run_s_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = common::small_suite(dir.path());
+    // Questions longer than a pipe's buffer (64 KB), so the write is still under way when the command
+    // closes it, and shorter than an environment variable may be (128 KB: the messages go there too).
+    let long: String = std::fs::read_to_string(&suite)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let mut case: serde_json::Value = serde_json::from_str(line).unwrap();
+            let query = case["query"].as_str().unwrap().to_string();
+            case["query"] = format!("{query} {}", "padding ".repeat(10_000)).into();
+            format!("{case}\n")
+        })
+        .collect();
+    std::fs::write(&suite, long).unwrap();
+    let project = dir.path().join("project.toml");
+    std::fs::write(
+        &project,
+        "[[target]]\nname = \"deaf\"\ntype = \"command\"\ncommand = [\"sh\", \"-c\", \"exec 0<&-; sleep 0.2; exit 3\"]\ninput = \"stdin\"\nanswer_pointer = \"/answer\"\n",
+    )
+    .unwrap();
+    let out = dir.path().join("run");
+    let run = common::bin()
+        .args(["run", "--docs"])
+        .arg(common::corpus())
+        .arg("--suite")
+        .arg(&suite)
+        .arg("--config")
+        .arg(&project)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(3), "{}", log_of(&run));
+    let answers = std::fs::read_to_string(out.join("answers.jsonl")).unwrap();
+    assert!(!answers.is_empty());
+    for line in answers.lines() {
+        let answer: serde_json::Value = serde_json::from_str(line).unwrap();
+        let error = answer["error"].as_str().unwrap_or_default();
+        assert!(
+            error.contains("exit"),
+            "each cell names what the command did: {error}"
+        );
+    }
+}
