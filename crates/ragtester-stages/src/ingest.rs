@@ -83,6 +83,13 @@ pub fn ingest_with(
     Ok((docs, failures.len()))
 }
 
+/// Files that failed, or were read with a warning, as the listing tells them.
+fn files(list: &[ragtester_ingest::Failure]) -> Vec<Problem<'_>> {
+    list.iter()
+        .map(|f| Problem::file(&f.path, &f.error))
+        .collect()
+}
+
 /// [`ingest_with`], with each file that failed and why.
 pub fn ingest_naming_failures(
     inputs: &[Input],
@@ -91,34 +98,16 @@ pub fn ingest_naming_failures(
 ) -> Result<(Vec<Document>, Vec<ragtester_ingest::Failure>)> {
     events.stage("ingest");
     let report = ragtester_ingest::ingest_inputs(inputs, options);
-    let problem = |path: &'_ std::path::Path, why| Problem {
-        full: path.display().to_string(),
-        short: path.file_name().map_or_else(
-            || path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        ),
-        why,
-    };
-    let failures: Vec<Problem<'_>> = report
-        .failures
-        .iter()
-        .map(|f| problem(&f.path, f.error.as_str()))
-        .collect();
-    for line in listed(&failures, FILES, "cannot be read") {
+    for line in listed(&files(&report.failures), FILES, "cannot be read") {
         events.error(line);
     }
-    let warnings: Vec<Problem<'_>> = report
-        .warnings
-        .iter()
-        .map(|w| problem(&w.path, w.error.as_str()))
-        .collect();
-    for line in listed(&warnings, FILES, "read with a warning") {
+    for line in listed(&files(&report.warnings), FILES, "read with a warning") {
         events.warning(line);
     }
     let repeats: Vec<Problem<'_>> = report
         .duplicates
         .iter()
-        .map(|d| problem(d, "repeats the text of another document; ingested once"))
+        .map(|d| Problem::file(d, "repeats the text of another document; ingested once"))
         .collect();
     for line in listed(&repeats, FILES, "repeat another document") {
         events.note(line);

@@ -15,6 +15,20 @@ pub(crate) struct Problem<'a> {
     pub why: &'a str,
 }
 
+impl<'a> Problem<'a> {
+    /// A file's problem: its path in full, its name in brief.
+    pub(crate) fn file(path: &std::path::Path, why: &'a str) -> Self {
+        Problem {
+            full: path.display().to_string(),
+            short: path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+            why,
+        }
+    }
+}
+
 /// `full: why` for the first [`LISTED`], then the others counted per reason with a few of their short
 /// names: `52 more files cannot be read: cannot parse PDF (b50.pdf, b51.pdf, b52.pdf, …)`.
 pub(crate) fn listed(problems: &[Problem<'_>], nouns: (&str, &str), what: &str) -> Vec<String> {
