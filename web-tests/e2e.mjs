@@ -25,6 +25,11 @@ const env = { ...process.env, RAGTESTER_CACHE_DIR: path.join(tmp, 'cache') };
 const XSS = '<script>alert(1)</script><img src=x onerror="alert(2)">';
 const BIG = 50_000;
 
+// Waits until the results page has drawn RUN: the page marks its section with the run it shows only once the
+// cards, charts and first page of results are that run's (a table or chart of the run shown before would
+// otherwise be measured while it is being replaced).
+const runShown = (page, run) => page.waitForSelector(`section#results:not([hidden])[data-run="${run}"]`);
+
 function ragtester(...args) {
   execFileSync(bin, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
 }
@@ -263,7 +268,7 @@ async function main() {
     assert.equal(page.url(), `${url}/`, 'the token left the address bar');
 
     step('serve --run opens on that run\'s results');
-    await page.waitForSelector('section#results:not([hidden]) #cards .card');
+    await runShown(page, 'demo');
     assert.equal(await page.inputValue('#result-run'), 'demo');
     assert.equal(await page.getAttribute('nav button[data-tab=results]', 'class'), 'active');
 
@@ -302,6 +307,7 @@ async function main() {
 
     step('stage 4: results — cards, charts, filters, detail');
     await page.click('#run-table tbody tr:has-text("r1") button:has-text("Results")');
+    await runShown(page, 'r1');
     await page.waitForSelector('#result-table tbody tr');
     assert.ok(await page.locator('#chart-fail .bar-row').count() >= 4, 'fail-rate bars drawn');
     // Every bar as wide as its value, and every interval drawn (the page's policy refuses inline styles).
@@ -414,6 +420,7 @@ async function main() {
     // The audit's label corrects the pass rates the results show, each configuration with its interval.
     await page.click('nav button[data-tab=runs]');
     await page.click('#run-table tbody tr:has-text("r1") button:has-text("Results")');
+    await runShown(page, 'r1');
     await page.waitForSelector('#corrected-rates tbody tr');
     assert.ok(await page.locator('#corrected-rates tbody tr').count() >= 2, 'a corrected rate per configuration');
     assert.match(await page.textContent('#corrected-rates'), /pooled|\d+/);
@@ -421,6 +428,7 @@ async function main() {
     await job(page, () => page.click('#pairwise-form button[type=submit]'));
     await page.click('nav button[data-tab=runs]');
     await page.click('#run-table tbody tr:has-text("r1") button:has-text("Results")');
+    await runShown(page, 'r1');
     await page.waitForSelector('#pairwise-table tbody tr');
     assert.match(await page.textContent('#pairwise-table'), /A's win rate/);
     // Each side's won cases are listed, not only the totals.
@@ -445,6 +453,7 @@ async function main() {
     step('an imported run of another tool\'s answers reads like any other');
     await page.click('nav button[data-tab=results]');
     await page.selectOption('#result-run', 'imported');
+    await runShown(page, 'imported');
     await page.waitForFunction(() => /target their-rag \(imported\)/.test(document.querySelector('#chart-fail').textContent));
     await page.waitForSelector('#result-table tbody tr');
     await page.click('#result-table tbody tr:first-child');
@@ -452,6 +461,7 @@ async function main() {
     await page.click('#detail .close');
     // A logged turn is read with the history its log recorded, and the row's own id.
     await page.selectOption('#result-run', 'logged');
+    await runShown(page, 'logged');
     await page.waitForFunction(() => /chat/.test(document.querySelector('#chart-fail').textContent));
     await page.click('#result-table tbody tr:first-child');
     await page.waitForSelector('#detail:not([hidden]) #detail-history');
@@ -462,6 +472,7 @@ async function main() {
     step('50,000 results: paging under a second, markup shown as text');
     await page.click('nav button[data-tab=results]');
     await page.selectOption('#result-run', 'big');
+    await runShown(page, 'big');
     await page.waitForFunction((n) => document.querySelector('#page-info').textContent.includes(`${n} results`), cells, { timeout: 60_000 });
     const times = [];
     for (let i = 0; i < 5; i++) {
@@ -491,6 +502,7 @@ async function main() {
     step('pairwise win rates on the results page');
     await page.click('nav button[data-tab=results]');
     await page.selectOption('#result-run', 'demo');
+    await runShown(page, 'demo');
     await page.waitForSelector('#pairwise-table tbody tr');
     assert.match(await page.textContent('#pairwise-table tbody tr:first-child'), /^all\d+\d+\d+\d+\.\d%/);
     // A simulated user's conversation is read turn by turn, with why the user said each message.

@@ -197,8 +197,12 @@ function wireForms() {
 }
 
 // ---------- results ----------
+// The results page says which run it shows (`data-run` on its section) only once that run is drawn, and a
+// load overtaken by a later choice of run draws nothing: a slow answer never paints over a newer one.
 async function loadRun(name) {
+  delete $('#results').dataset.run;
   const run = await api(`/api/runs/${encodeURIComponent(name)}`);
+  if (state.resultRun !== name) return;
   state.run = run;
   $('#report-link').href = `/api/runs/${encodeURIComponent(name)}/report`;
   renderCards(run);
@@ -218,6 +222,7 @@ async function loadRun(name) {
   opts('cause', Object.entries(f.causes).map(([k, n]) => [k, `${k.replaceAll('_', ' ')} (${n})`]), 'every cause');
   state.page = 0;
   await loadPage();
+  if (state.resultRun === name) $('#results').dataset.run = name;
 }
 
 function renderCards(run) {
