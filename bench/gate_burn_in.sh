@@ -44,6 +44,10 @@ share = float(os.environ["BURN_IN_FLAKY_SHARE"])
 ordered = sorted(answers)
 if query in answers and ordered.index(query) >= round(share * len(ordered)):
     flake = 0.0  # not one of the flaky cases: always right
+# A real regression for bench/gate_power.sh: the last BURN_IN_BROKEN cases answered wrongly this often.
+broken = int(os.environ.get("BURN_IN_BROKEN", "0"))
+if query in answers and broken and ordered.index(query) >= len(ordered) - broken:
+    flake = float(os.environ["BURN_IN_BROKEN_FLAKE"])
 rng = random.SystemRandom()
 right = answers.get(query, "")
 answer = right if rng.random() >= flake else "The documents describe the opening ceremony in detail."

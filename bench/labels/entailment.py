@@ -4,6 +4,8 @@
     python bench/labels/entailment.py begin ../shared/datasets/entailment/train/begin_dev.jsonl.gz \
         ../shared/datasets/entailment/eval/begin_wow_test.jsonl.gz > begin.labels.jsonl
     python bench/labels/entailment.py wice ../shared/datasets/entailment/eval/wice_claims.jsonl.gz > wice.labels.jsonl
+    python bench/labels/entailment.py begin-completeness ../shared/datasets/entailment/train/begin_dev.jsonl.gz \
+        ../shared/datasets/entailment/eval/begin_wow_test.jsonl.gz > begin-completeness.labels.jsonl
 
 The files are the normalised JSON lines of the entailment folder ({"premise", "hypothesis", "label",
 "source", ...}). Neither set has a reference answer: an item is an answer judged against its passages alone,
@@ -18,6 +20,11 @@ which is what faithfulness is.
   it cites, long evidence. No question (the claim stands alone); the context is the cited page's sentences;
   `score` and `scores.faithfulness` 1 for supported, 0.5 partially supported, 0 not supported. The indices
   of the supporting sentences are not used (they would give the label away).
+- BEGIN read the other way round, for completeness (the share of the expected answer's claims the answer
+  states): the response is the reference and the knowledge passage the answer (and its context). People
+  found the response fully attributable to the passage exactly when the passage states everything the
+  response says, so `scores.completeness` is 1 for those and 0 for the rest. No other set here labels
+  completeness.
 """
 
 import gzip
@@ -56,6 +63,19 @@ def begin(paths):
         }
 
 
+def begin_completeness(paths):
+    for item in begin(paths):
+        passage = item["contexts"][0]
+        yield {
+            **item,
+            "id": item["id"].replace("begin-", "begin-completeness-"),
+            "reference": item["answer"],
+            "answer": passage,
+            "label": None,
+            "scores": {"completeness": item["scores"]["faithfulness"]},
+        }
+
+
 def wice(paths):
     for i, r in enumerate(rows(paths)):
         score = WICE_SCORE.get(r["label"])
@@ -78,7 +98,10 @@ def wice(paths):
 
 if __name__ == "__main__":
     kind, paths = sys.argv[1], sys.argv[2:]
-    if kind not in ("begin", "wice") or not paths:
+    kinds = {"begin": begin, "wice": wice, "begin-completeness": begin_completeness}
+    if kind not in kinds or not paths:
         sys.exit(__doc__)
-    for item in (begin if kind == "begin" else wice)(paths):
+    for item in kinds[kind](paths):
+        if item.get("label") is None:
+            item.pop("label", None)
         print(json.dumps(item, ensure_ascii=False))

@@ -44,18 +44,19 @@ def assert_pass_rate(result: RunResult, at_least: float, errors_allowed: int = 0
 
 
 def assert_no_regression(result: RunResult, baseline: Union[str, "os.PathLike[str]", RunResult],
-                         compare: Optional[Mapping[str, str]] = None) -> None:
+                         compare: Optional[Mapping[str, str]] = None, strict: bool = False) -> None:
     """Fail when ``ragtester diff BASELINE RUN --fail-on-regression`` fails: a cell that passed before
     fails now beyond chance (Fisher's exact test over repeats, Holm across the cells that could reach
     significance), or the two runs share no cell to compare. ``compare`` maps a configuration of the
     baseline to the one of this run it is compared as (``diff --compare``): ``{"bm25 k=1": "bm25 k=3"}``,
-    or a function target renamed, ``{"old_rag": "new_rag"}``."""
+    or a function target renamed, ``{"old_rag": "new_rag"}``. ``strict`` fails on a drop the gate held back
+    as chance too (``diff --strict``: p ≤ 0.05 on its own, among cells that flake)."""
     before = baseline.out if isinstance(baseline, RunResult) else Path(baseline)
     pairs = [arg for b, a in (compare or {}).items() for arg in ("--compare", b, a)]
     with tempfile.TemporaryDirectory(prefix="ragtester-diff-") as folder:
         report = Path(folder) / "diff.json"
         code = _native.call(["diff", os.fspath(before), os.fspath(result.out), "--fail-on-regression",
-                             "--json", os.fspath(report), *pairs])
+                             "--json", os.fspath(report), *pairs, *(["--strict"] if strict else [])])
         if not report.exists():
             # The diff did not run (a configuration `compare` names that neither run has): its message
             # went to stderr.
@@ -65,8 +66,13 @@ def assert_no_regression(result: RunResult, baseline: Union[str, "os.PathLike[st
         return
     if not diff.get("compared"):
         raise AssertionError(f"the run shares no cell with the baseline {before}: nothing was compared")
-    lines = [f"{len(diff['regressions'])} regressed cells against {before}:"]
-    for change in diff["regressions"][:LISTED]:
+    # Under `strict`, the drops held back as chance fail it beside the regressions.
+    held = [c for c in diff.get("inconclusive", []) if (c.get("p_value") or 1) <= 0.05
+            and c["passes_after"]["passed"] * c["passes_before"]["of"] < c["passes_before"]["passed"] * c["passes_after"]["of"]]
+    failed = diff["regressions"] + (held if strict else [])
+    lines = [f"{len(diff['regressions'])} regressed cells against {before}"
+             + (f", {len(held)} drop{'' if len(held) == 1 else 's'} held back as chance" if strict and held else "") + ":"]
+    for change in failed[:LISTED]:
         b, a = change["passes_before"], change["passes_after"]
         # The question first: a person knows a case by what it asks, not by its id.
         asked = f"{change['query']!r} " if change.get("query") else ""

@@ -4,6 +4,7 @@ command line reads, a function's failures are cells' errors, and options are the
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import signal
 import subprocess
@@ -68,6 +69,52 @@ def test_evaluate_in_one_call_with_a_wrong_system(suite: ragtester.Suite, corpus
     assert failure["cause"] and failure["evidence"] is not None
     assert "pass rate" not in repr(result) or "RunResult" in repr(result)
     assert "<table>" in result._repr_html_()
+
+
+def test_a_drop_among_flaky_cells_is_held_back_and_strict_fails_on_it(suite: ragtester.Suite, corpus: Path,
+                                                                    tmp_path: Path) -> None:
+    """Five repeats a side. One case falls 5/5 → 1/5 while eight others flake both ways, as an unchanged
+    flaky system's do: the gate holds the drop back as chance (inconclusive, with a note to repeat more)
+    and passes; ``strict=True`` (``diff --strict``) fails on it."""
+    right = expected_answers(suite)
+    single = ragtester.Suite(tmp_path / "single.jsonl",
+                             [c for c in suite if not c.get("turn") and c.get("category") != "negative"])
+    first = ragtester.evaluate(lambda q, history=None: right[q], suite=single, docs=corpus, out=tmp_path / "first")
+    asked = {c["id"]: c["query"] for c in single}
+    passing = sorted({asked[v["case_id"]] for v in first.verdicts if v.get("passed")})
+    assert len(passing) >= 9, f"the offline judge passes {len(passing)} right answers"
+
+    def answering(wrong_calls: dict[str, int]):
+        """Right answers, but the first n calls of a question in `wrong_calls` answered wrongly."""
+        calls: collections.Counter = collections.Counter()
+        lock = threading.Lock()
+
+        def answer(question: str, history=None) -> str:
+            with lock:
+                n = calls[question]
+                calls[question] += 1
+            return "The warranty covers nothing at all." if n < wrong_calls.get(question, 0) else right[question]
+        return answer
+
+    flaky_before = {q: 1 for q in passing[5:9]}
+    flaky_after = {passing[0]: 4, **{q: 1 for q in passing[1:5]}}
+    baseline = ragtester.evaluate(answering(flaky_before), suite=single, docs=corpus, out=tmp_path / "before",
+                                  repeat=5)
+    after = ragtester.evaluate(answering(flaky_after), suite=single, docs=corpus, out=tmp_path / "after", repeat=5)
+    ragtester.assert_no_regression(after, baseline)
+    printed = subprocess.run([RAGTESTER, "diff", str(baseline.out), str(after.out), "--fail-on-regression"],
+                             capture_output=True, text=True)
+    assert printed.returncode == 0, printed.stdout + printed.stderr
+    assert "0 regressions" in printed.stdout and "1 drop would be a regression on its own" in printed.stdout, \
+        printed.stdout
+    assert "5/5 → 1/5" in printed.stdout, printed.stdout
+    with pytest.raises(AssertionError, match="1 drop held back as chance") as raised:
+        ragtester.assert_no_regression(after, baseline, strict=True)
+    assert passing[0][:40] in str(raised.value)
+    strict = subprocess.run([RAGTESTER, "diff", str(baseline.out), str(after.out), "--fail-on-regression",
+                             "--strict"], capture_output=True, text=True)
+    assert strict.returncode == 4, strict.stdout + strict.stderr
+    assert "--strict: 1 drop held back as chance fails the gate" in strict.stderr
 
 
 def test_a_result_as_a_data_frame(suite: ragtester.Suite, corpus: Path, tmp_path: Path) -> None:

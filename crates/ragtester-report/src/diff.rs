@@ -182,13 +182,21 @@ fn tarone_family(least: &[f64]) -> usize {
         .unwrap_or(least.len())
 }
 
-/// Holm's step-down with Tarone's family over the cells whose pass count moved one way, each way apart:
-/// the cell with the smallest p-value stays regressed (or improved) while that p-value is at most
-/// `GATE_ALPHA / K`, K the cells still in play that could reach significance at all; then the next.
-/// A diff of many cells of a flaky system is not failed by chance (the burn-in in docs/benchmarks.md),
-/// while cells that merely wobble (5/5 → 4/5, 4/5 → 3/5) cannot hide a real drop: 5/5 → 1/5 among them is
-/// still a regression. The cells it holds back are inconclusive, listed with their counts.
+/// Holm's step-down over the cells whose pass count moved one way, each way apart: the cell with the
+/// smallest p-value stays regressed (or improved) while that p-value is at most `GATE_ALPHA / K`; then the
+/// next. K, the cells chance could have moved as far, is the larger of two counts of the cells still in
+/// play: those whose totals could reach significance at all (Tarone's rule for discrete tests — 5/5 → 4/5
+/// is at best p = 0.5, no test the diff can lose) and those whose repeats disagree in either run (each a
+/// cell that passes only some of the time, so each could have fallen to 1/5 by chance). A cell that drops
+/// 5/5 → 1/5 where the rest hold steady is a regression; the same drop among a dozen cells that flake both
+/// ways is what an unchanged flaky system shows about once in fifty diffs (the burn-in in
+/// docs/benchmarks.md), so it is inconclusive, listed with its counts and a word to confirm with more
+/// repeats. The cells it holds back may still be called by `consistent_moves`.
 fn holm(calls: &mut [(Call, Option<f64>)], passes: &[(Passes, Passes)]) {
+    let flaking = passes
+        .iter()
+        .filter(|(b, a)| b.mixed() || a.mixed())
+        .count();
     for dropped in [true, false] {
         let mut family: Vec<usize> = (0..calls.len())
             .filter(|&i| {
@@ -208,7 +216,7 @@ fn holm(calls: &mut [(Call, Option<f64>)], passes: &[(Passes, Passes)]) {
             .collect();
         let mut rejecting = true;
         for (rank, &i) in family.iter().enumerate() {
-            let k = tarone_family(&least[rank..]);
+            let k = tarone_family(&least[rank..]).max(flaking.saturating_sub(rank));
             rejecting &= calls[i].1.unwrap_or(1.0) <= GATE_ALPHA / k as f64;
             let called = matches!(calls[i].0, Call::Regressed | Call::Improved);
             if called && !rejecting {
@@ -862,10 +870,33 @@ impl RunDiff {
         self.compared == 0
     }
 
-    /// Where every regression is a marginal call (0.01 < p ≤ 0.05) among cells that flake, a word that one can
-    /// be chance: with twenty cells that pass four times in five, a 5/5 → 1/5 drop (p = 0.024) turns up in about
-    /// one diff in fifty with nothing changed (docs/benchmarks.md, the burn-in).
+    /// Drops the gate held back as chance: inconclusive cells whose pass rate fell with p ≤ 0.05 on their
+    /// own — regressions alone, but among cells that flake (see `holm`). `diff --strict` fails on them too.
+    pub fn held_drops(&self) -> impl Iterator<Item = &CellChange> {
+        self.inconclusive.iter().filter(|c| {
+            c.passes_after.rate() < c.passes_before.rate()
+                && c.p_value.is_some_and(|p| p <= GATE_ALPHA)
+        })
+    }
+
+    /// A word where chance may have made the call: drops the gate held back as inconclusive because the
+    /// runs' cells flake (each would be a regression on its own), or regressions that are all marginal calls
+    /// (0.01 < p ≤ 0.05) among flaky cells. Either way more repeats tell (docs/benchmarks.md, the burn-in).
     pub fn chance_note(&self) -> Option<String> {
+        let held = self.held_drops().count();
+        if held > 0 {
+            return Some(format!(
+                "note: {} would be a regression on its own, but these runs have {}, and among that \
+                 many chance alone takes one this far now and then: run again with more repeats \
+                 (--repeat 10) to tell",
+                counted(held, "drop", "drops"),
+                counted(
+                    self.flaky.len() + self.inconclusive.len(),
+                    "cell that flakes",
+                    "cells that flake"
+                )
+            ));
+        }
         let marginal = |c: &CellChange| c.p_value.is_some_and(|p| p > 0.01);
         if self.regressions.is_empty()
             || self.flaky.is_empty()
@@ -1149,6 +1180,35 @@ mod tests {
         assert_eq!(d.compared, 10);
         // 5/5 → 3/5 (p = 0.22) stays suggestive on its own count, as before.
         assert_eq!(ids(&d.inconclusive), ["wobble2"]);
+        // The same drop where the other cells flake both ways — as many passes gained as lost, as an
+        // unchanged system with a 20 % flake shows — is what chance gives about once in fifty diffs: each
+        // flaky cell could have fallen as far, so the drop is inconclusive (with the counts listed), not a
+        // regression that fails the gate.
+        let mut cells_before = vec![("dropped", 5)];
+        let mut cells_after = vec![("dropped", 1)];
+        for (i, (b, a)) in [
+            (4, 5),
+            (5, 4),
+            (3, 4),
+            (4, 5),
+            (4, 4),
+            (3, 5),
+            (5, 4),
+            (4, 5),
+            (5, 5),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let name: &'static str = Box::leak(format!("flake{i}").into_boxed_str());
+            cells_before.push((name, b));
+            cells_after.push((name, a));
+        }
+        let (before, after) = (run(five, &cells_before), run(five, &cells_after));
+        let d = diff_runs(side(five, &before), side(five, &after));
+        assert!(d.regressions.is_empty(), "{:?}", d.regressions);
+        assert!(ids(&d.inconclusive).contains(&"dropped".to_string()));
+        assert!(d.chance_note().is_some_and(|n| n.contains("--repeat 10")));
         // Four cells each at 5/5 → 1/5 beside six steady ones: Holm alone would hold each back (p = 0.024
         // against 0.05/3), but the configuration's pooled passes fell far beyond chance: four regressions.
         let mut cells_before = vec![];

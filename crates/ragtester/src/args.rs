@@ -722,6 +722,11 @@ pub(crate) struct DiffCli {
     /// judge error).
     #[arg(long)]
     pub(crate) fail_on_regression: bool,
+    /// With --fail-on-regression, fail on a drop the gate held back as chance too: a cell whose pass count
+    /// fell with p ≤ 0.05 on its own, called inconclusive because the runs' other cells flake (more
+    /// repeats tell; without --strict such a drop is listed with a note and the gate passes).
+    #[arg(long, requires = "fail_on_regression")]
+    pub(crate) strict: bool,
     /// Compare configuration BEFORE of the first run as configuration AFTER of the second (ids, id
     /// prefixes, system names or labels; repeatable): when the change under test is that setting
     /// (`--compare "bm25 k=1" "bm25 k=3"`).

@@ -478,7 +478,8 @@ fn bench_index(bench: IndexBenchCli, cx: &StageContext<'_>) -> Result<u8> {
 }
 
 /// `bench oracle`: the judges against labelled answers; exit code 4 below a goal.
-/// `diff`: the comparison printed, and the gate — a regression, or a diff that compared nothing, fails it.
+/// `diff`: the comparison printed, and the gate — a regression, or a diff that compared nothing, fails it
+/// (with `--strict`, a drop held back as chance too).
 fn diff_command(d: &crate::args::DiffCli) -> Result<u8> {
     let (json, md) = (d.json.as_deref(), d.markdown.as_deref());
     let pairs: Vec<(String, String)> = d
@@ -495,8 +496,17 @@ fn diff_command(d: &crate::args::DiffCli) -> Result<u8> {
     if d.fail_on_regression && diff.compared_nothing() {
         eprintln!("--fail-on-regression: {}", diff.headline());
     }
+    let held = diff.held_drops().count();
+    if d.strict && held > 0 {
+        eprintln!(
+            "--strict: {held} drop{} held back as chance fail{} the gate",
+            if held == 1 { "" } else { "s" },
+            if held == 1 { "s" } else { "" }
+        );
+    }
     Ok(threshold_if(
-        d.fail_on_regression && (!diff.regressions.is_empty() || diff.compared_nothing()),
+        d.fail_on_regression
+            && (!diff.regressions.is_empty() || diff.compared_nothing() || (d.strict && held > 0)),
     ))
 }
 
