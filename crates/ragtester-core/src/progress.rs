@@ -11,3 +11,8 @@ pub struct Counts {
     /// Cells not run because the budget was spent; left out of the sink so a resume runs them.
     pub over_budget: usize,
 }
+
+/// `n` with its noun in the number it takes, for messages: "1 answer", "0 answers", "2 systems".
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

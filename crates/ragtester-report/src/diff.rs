@@ -936,10 +936,7 @@ impl RunDiff {
     }
 }
 
-/// `n` with its noun in the number it takes ("1 regression", "0 regressions").
-pub(crate) fn counted(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
+pub(crate) use ragtester_core::progress::counted;
 
 /// Characters of a question a listed cell quotes.
 const QUERY_CHARS: usize = 60;

@@ -4,6 +4,7 @@ use crate::events::Events;
 use crate::ingest::ingest;
 use crate::run_dir::RunDir;
 use anyhow::{Context, Result, bail};
+use ragtester_core::progress::counted;
 use ragtester_core::{Answer, Document, TestCase};
 use ragtester_testgen::interop::{self, Shape};
 use std::path::{Path, PathBuf};
@@ -234,9 +235,10 @@ pub fn import_answers(args: &AnswersImport<'_>, cx: &crate::StageContext<'_>) ->
     write_imported_run(&run, &corpus, &cases, &configs, &answers)?;
     let kept = answers.len();
     events.info(format!(
-        "imported {kept} answers of {} questions and {} systems into {}; next: ragtester judge {}",
-        cases.len(),
-        configs.len(),
+        "imported {} of {} and {} into {}; next: ragtester judge {}",
+        counted(kept, "answer", "answers"),
+        counted(cases.len(), "question", "questions"),
+        counted(configs.len(), "system", "systems"),
         args.out.display(),
         args.out.display()
     ));
@@ -285,17 +287,23 @@ fn import_system(
     tell_rows(&file.display().to_string(), &told, events);
     if records.ungrounded > 0 && !documents.is_empty() {
         events.note(format!(
-            "{}: {} questions have no reference context found in the documents: retrieval metrics \
-             do not apply to them",
+            "{}: {} no reference context found in the documents: retrieval metrics do not apply to \
+             {}",
             file.display(),
-            records.ungrounded
+            counted(records.ungrounded, "question has", "questions have"),
+            if records.ungrounded == 1 {
+                "it"
+            } else {
+                "them"
+            }
         ));
     }
     let rows = read.rows.len() + read.rejected.len();
     events.info(format!(
-        "{}: {} answers of {rows} rows as system `{name}`",
+        "{}: {} of {} as system `{name}`",
         file.display(),
-        records.answers.len(),
+        counted(records.answers.len(), "answer", "answers"),
+        counted(rows, "row", "rows"),
     ));
     Ok((rows, records))
 }
@@ -316,7 +324,11 @@ fn write_imported_run(
     run.commit_answers(&db, answers, configs, cases)?;
     db.log_stage(
         "import",
-        &format!("{} answers of {} systems", answers.len(), configs.len()),
+        &format!(
+            "{} of {}",
+            counted(answers.len(), "answer", "answers"),
+            counted(configs.len(), "system", "systems")
+        ),
     )
 }
 

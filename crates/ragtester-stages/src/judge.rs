@@ -5,6 +5,7 @@ use crate::context::StageContext;
 use crate::run_dir::RunDb;
 use crate::run_dir::{self, RunDir};
 use anyhow::{Context, Result, bail};
+use ragtester_core::progress::counted;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -186,7 +187,9 @@ pub async fn judge(run_dir: &Path, args: &JudgeArgs<'_>, cx: &StageContext<'_>) 
     let written = out.finish()?;
     run.save_json(run_dir::ORACLE, &oracle)?;
     events.info(format!(
-        "wrote {written} verdicts ({errors} errors) to {}",
+        "wrote {} ({}) to {}",
+        counted(written, "verdict", "verdicts"),
+        counted(errors, "error", "errors"),
         run.file(run_dir::VERDICTS).display()
     ));
     Ok(errors)

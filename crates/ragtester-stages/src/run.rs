@@ -7,6 +7,7 @@ use crate::events::Events;
 use crate::manifest::{ManifestInputs, manifest_of};
 use crate::run_dir::{self, RunDb, RunDir, SKIPPED};
 use anyhow::{Context, Result, bail};
+use ragtester_core::progress::counted;
 use ragtester_core::{Configuration, Document, HistoryMode, TestCase};
 use ragtester_text::tokens::count_tokens;
 use std::collections::HashMap;
@@ -142,7 +143,9 @@ async fn run(args: &RunArgs<'_>, cx: &StageContext<'_>) -> Result<RunOutcome> {
     let cases: Vec<&str> = args.cases.iter().map(|c| c.id.as_str()).collect();
     let (written, errors) = run.export_answers(&db, &configs, &cases)?;
     events.info(format!(
-        "wrote {written} answers ({errors} errors) to {}",
+        "wrote {} ({}) to {}",
+        counted(written, "answer", "answers"),
+        counted(errors, "error", "errors"),
         run.file(run_dir::ANSWERS).display()
     ));
     if counts.over_budget > 0 {

@@ -341,7 +341,7 @@ fn a_dataset_of_many_unusable_rows_is_summed_up_on_one_screen() {
         log.contains("answers.jsonl: 72 more rows likewise: no reference answer"),
         "{log}"
     );
-    assert!(log.contains("1 answers of 81 rows"), "{log}");
+    assert!(log.contains("1 answer of 81 rows"), "{log}");
 }
 
 /// A command target that closes its input unread: writing the question then fails with a broken pipe,
