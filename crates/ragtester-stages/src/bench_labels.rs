@@ -22,6 +22,8 @@ pub struct LabelsBenchArgs<'a> {
     pub labels: &'a Path,
     pub concurrency: usize,
     pub json: Option<&'a Path>,
+    /// Each item's verdict beside people's label, as JSON lines.
+    pub items: Option<&'a Path>,
     /// How the offline judge's verdicts are scored (the built-in profile or the user's).
     pub scoring: &'a Scoring,
 }
@@ -153,9 +155,11 @@ async fn judge_item(
     item: &LabelledItem,
     n: usize,
     scoring: &Scoring,
-) -> (JudgedItem, Observation) {
+) -> ((JudgedItem, Observation), ragtester_core::Verdict) {
     let seen = see(judge, item, n, scoring.meaning.as_ref()).await;
     let observation = seen.observation.clone();
+    let mut first = seen.verdicts[0].clone();
+    scoring.score(&seen.case, &seen.answers[0], &mut first);
     let asked = judge.asks_preferences();
     let preference = match (&seen.answers[..], asked) {
         ([a, b], true) => judge
@@ -169,7 +173,67 @@ async fn judge_item(
     if asked {
         judged.preference = preference;
     }
-    (judged, observation)
+    ((judged, observation), first)
+}
+
+/// One line of `--items`: a labelled item, what people said of it and the judge's verdict on its (first)
+/// answer, criteria with their reasons — where the two part is where a judge or profile needs work.
+#[derive(Serialize)]
+struct ItemLine<'a> {
+    judge: &'a str,
+    id: &'a str,
+    set: &'a str,
+    language: &'a str,
+    people: serde_json::Value,
+    /// The judge's pass, score and criterion scores, as the agreement figures read them.
+    passed: Option<bool>,
+    score: Option<f64>,
+    criteria: &'a BTreeMap<String, f64>,
+    rule_failed: bool,
+    verdict: &'a ragtester_core::Verdict,
+}
+
+fn people_of(item: &LabelledItem) -> serde_json::Value {
+    use ragtester_judge::agreement::HumanLabel;
+    let label = match item.label {
+        HumanLabel::Verdict(pass) => serde_json::json!({ "passed": pass }),
+        HumanLabel::Score(score) => serde_json::json!({ "score": score }),
+        HumanLabel::Preference(p) => serde_json::json!({ "preference": p }),
+        HumanLabel::Criteria => serde_json::json!({}),
+    };
+    let mut label = label;
+    if !item.criteria.is_empty() {
+        label["scores"] = serde_json::json!(item.criteria);
+    }
+    label
+}
+
+fn write_items(
+    path: &Path,
+    judge: &str,
+    items: &[LabelledItem],
+    judged: &[JudgedItem],
+    verdicts: &[ragtester_core::Verdict],
+) -> Result<()> {
+    let mut out = String::new();
+    for ((item, j), verdict) in items.iter().zip(judged).zip(verdicts) {
+        let line = ItemLine {
+            judge,
+            id: &item.id,
+            set: &item.set,
+            language: &item.language,
+            people: people_of(item),
+            passed: j.verdict,
+            score: j.score,
+            criteria: &j.criteria,
+            rule_failed: j.rule_failed,
+            verdict,
+        };
+        out.push_str(&serde_json::to_string(&line)?);
+        out.push('\n');
+    }
+    ragtester_core::record::write_atomic(path, out.as_bytes())
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// A labelled item's verdicts scored (`scoring`): the first answer's verdict, score and criterion scores,
@@ -265,7 +329,7 @@ pub async fn bench_labels(
     let mut scores = Vec::new();
     for judge in &args.judges {
         let started = std::time::Instant::now();
-        let (judged, observations): (Vec<JudgedItem>, Vec<Observation>) =
+        let (pairs, verdicts): (Vec<(JudgedItem, Observation)>, Vec<ragtester_core::Verdict>) =
             futures::stream::iter(items.iter().enumerate())
                 .map(|(n, item)| judge_item(judge.as_ref(), item, n, args.scoring))
                 .buffered(args.concurrency.max(1))
@@ -273,6 +337,15 @@ pub async fn bench_labels(
                 .await
                 .into_iter()
                 .unzip();
+        let (judged, observations): (Vec<JudgedItem>, Vec<Observation>) = pairs.into_iter().unzip();
+        if let Some(path) = args.items {
+            // Several judges: each writes its own lines, one file per judge past the first.
+            let path = match scores.len() {
+                0 => path.to_path_buf(),
+                n => path.with_extension(format!("{n}.jsonl")),
+            };
+            write_items(&path, &judge.name(), &items, &judged, &verdicts)?;
+        }
         let (overall, by_language) = agreement(&items, &judged);
         let seconds = started.elapsed().as_secs_f64();
         events.info(format!(

@@ -287,6 +287,8 @@ pub struct OracleBenchRequest<'a> {
     pub min_kind_recall: Option<f64>,
     /// A judge profile for the offline judge's scores instead of the built-in one (with `labels`).
     pub profile: Option<&'a Path>,
+    /// Each labelled item's verdict beside people's label, as JSON lines (with `labels`).
+    pub items: Option<&'a Path>,
 }
 
 /// What a benchmark request printed and which goals were missed.
@@ -321,6 +323,7 @@ pub async fn bench_request(
             labels,
             concurrency: req.concurrency,
             json: req.json,
+            items: req.items,
             scoring: &scoring,
         };
         let scores = bench_labels::bench_labels(&args, cx).await?;

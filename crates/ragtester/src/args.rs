@@ -354,6 +354,10 @@ pub(crate) struct OracleBenchCli {
     /// A judge profile instead of the built-in one, for the offline judge's scores (with --labels).
     #[arg(long, requires = "labels")]
     pub(crate) judge_profile: Option<PathBuf>,
+    /// Write each labelled item's verdict beside people's label here (JSON lines, with --labels): where
+    /// the judge and people part, and the reason each criterion gives.
+    #[arg(long, requires = "labels")]
+    pub(crate) items: Option<PathBuf>,
 }
 
 #[derive(Args)]

@@ -527,6 +527,7 @@ async fn bench_oracle(bench: OracleBenchCli, cx: &StageContext<'_>) -> Result<u8
         min_other_words: bench.min_other_words,
         min_kind_recall: bench.min_kind_recall,
         profile: bench.judge_profile.as_deref(),
+        items: bench.items.as_deref(),
     };
     let report = bench_request(&request, cx).await?;
     print!("{}", report.text);

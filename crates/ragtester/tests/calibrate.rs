@@ -208,3 +208,45 @@ fn a_judge_with_no_agreement_measured_says_so_and_fails_the_gate() {
         "{said}"
     );
 }
+
+/// `bench oracle --labels … --items FILE`: each labelled item's verdict beside people's label, criteria and
+/// their reasons, so a team reads where its judge and its people part.
+#[test]
+fn bench_oracle_writes_each_item_beside_peoples_label() {
+    let dir = tempfile::tempdir().unwrap();
+    let (labelled, items) = (
+        dir.path().join("ours.jsonl"),
+        dir.path().join("items.jsonl"),
+    );
+    labels(&labelled);
+    succeeds(bin().args([
+        "bench",
+        "oracle",
+        "--labels",
+        labelled.to_str().unwrap(),
+        "--items",
+        items.to_str().unwrap(),
+    ]));
+    let lines: Vec<Value> = std::fs::read_to_string(&items)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 720);
+    let line = |id: &str| lines.iter().find(|l| l["id"] == id).unwrap();
+    // Valve 3 opens at 13 bar; the third answer says 20: people scored it low, and the judge says why.
+    let changed = line("en-3-2");
+    assert_eq!(changed["judge"], "offline");
+    assert_eq!(changed["language"], "en");
+    assert!(changed["people"]["score"].as_f64().unwrap() <= 2.0);
+    assert_eq!(changed["passed"], false, "{changed}");
+    let reason = changed["verdict"]["criteria"]["faithfulness"]["reason"]
+        .as_str()
+        .unwrap();
+    assert!(reason.contains("20"), "{reason}");
+    let right = line("en-3-0");
+    assert_eq!(right["people"]["score"], 5.0);
+    assert_eq!(right["passed"], true, "{right}");
+    assert!(right["score"].as_f64().unwrap() > changed["score"].as_f64().unwrap());
+    assert!(right["criteria"]["faithfulness"].as_f64().is_some());
+}
