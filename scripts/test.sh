@@ -32,6 +32,22 @@ if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
   echo "the web UI tests need Chromium: apt-get install chromium (or set CHROMIUM to its path)" >&2
   exit 1
 fi
+# The README's first command builds without typesetting and in-process models (--no-default-features):
+# that build runs the whole demo too, saying why its dense cells use the `hash` fallback although models
+# were fetched. Only the crates whose features differ compile again.
+lean="$(mktemp -d)"
+if ! cargo run --quiet --locked -p ragtester --no-default-features -- demo --out "$lean/demo-out" \
+  >"$lean/demo.log" 2>&1; then
+  cat "$lean/demo.log" >&2
+  echo "the demo of the README's first build (--no-default-features) failed" >&2
+  exit 1
+fi
+for file in report.html summary.json results.csv; do
+  [ -s "$lean/demo-out/$file" ] || { echo "the --no-default-features demo wrote no $file" >&2; exit 1; }
+done
+grep -q "this build runs no model in-process" "$lean/demo.log" \
+  || { cat "$lean/demo.log" >&2; echo "the --no-default-features demo did not say it runs no model" >&2; exit 1; }
+rm -rf "$lean"
 # The binary as users build it. Its dependencies have the test build's features, so of all the workspace
 # only the `ragtester` crate compiles again (about 20 s); the wheel and cargo install below reuse it.
 cargo build --locked -p ragtester

@@ -34,15 +34,14 @@ pub(super) fn build_chat(
         ModelSpec::Offline => Arc::new(ragtester_offline::OfflineModel),
         ModelSpec::OpenAi(model) => Arc::new(OpenAiChat::configured(model, settings, env)?),
         ModelSpec::Ollama(model) => Arc::new(OllamaChat::configured(model, settings, env)?),
-        ModelSpec::Local(path) => Arc::new(ragtester_gguf::LocalChat::load(path.as_ref())?),
+        ModelSpec::Local(path) => crate::local::gguf_chat(path.as_ref(), None)?,
         ModelSpec::Hf(rest) => {
+            if !crate::local::BUILT_IN {
+                bail!("chat model hf:{rest}: {}", crate::local::MISSING);
+            }
             download_named_gguf(&rest, env)?;
-            let file =
-                ragtester_gguf::hf_gguf::resolve(&rest, env.environment.hub.cache.as_deref())?;
-            Arc::new(ragtester_gguf::LocalChat::load_as(
-                &file,
-                format!("hf:{rest}"),
-            )?)
+            let file = crate::local::hf_gguf_resolve(&rest, env.environment.hub.cache.as_deref())?;
+            crate::local::gguf_chat(&file, Some(format!("hf:{rest}")))?
         }
         ModelSpec::Hash => bail!(
             "`hash` is an embedder, not a chat model: use `offline` for the heuristic LLM roles"
@@ -57,7 +56,7 @@ pub(super) fn build_chat(
 /// embedders and cross-encoders are; a spec that names no file must already be in the cache (which file
 /// to fetch is the user's choice among a repository's quantisations).
 fn download_named_gguf(rest: &str, env: &ProviderEnv) -> Result<()> {
-    if let (repo, Some(file)) = ragtester_gguf::hf_gguf::split(rest) {
+    if let (repo, Some(file)) = crate::local::hf_gguf_split(rest) {
         let settings = crate::hub::HubSettings::from_environment(&env.environment);
         crate::hub::cached_or_downloaded_file(repo, file, &settings)?;
     }

@@ -14,6 +14,7 @@ mod budget;
 mod cache;
 mod chat;
 pub mod hub;
+pub mod local;
 mod pool;
 mod retrieval;
 mod role_tuning;

@@ -82,11 +82,7 @@ pub fn embedder_for(spec: &str, env: &Environment) -> Result<Arc<dyn Embedder>> 
         return Ok(Arc::new(ragtester_retrieve::HashEmbedder::default()));
     }
     match model_folder_of(&parsed, env)? {
-        Some(dir) => Ok(Arc::new(
-            ragtester_bert::BertEmbedder::load(&dir)
-                .with_context(|| format!("embedder {spec}"))?
-                .with_workers(env.embed_workers),
-        )),
+        Some(dir) => crate::local::bert_embedder(&dir, env.embed_workers, spec),
         None => bail!(
             "embedder `{parsed}` is not an in-process model: use hash, local:DIR or hf:ORG/NAME here"
         ),
@@ -101,9 +97,7 @@ pub fn reranker_for(spec: &str, env: &Environment) -> Result<Arc<dyn Reranker>> 
         return Ok(Arc::new(ragtester_retrieve::LexicalReranker));
     }
     match model_folder_of(&parsed, env)? {
-        Some(dir) => Ok(Arc::new(
-            ragtester_bert::CrossEncoder::load(&dir).with_context(|| format!("reranker {spec}"))?,
-        )),
+        Some(dir) => crate::local::cross_encoder(&dir, spec),
         None => bail!(
             "reranker `{parsed}` is not an in-process model: use offline, local:DIR or hf:ORG/NAME here"
         ),

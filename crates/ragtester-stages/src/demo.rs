@@ -22,6 +22,16 @@ pub struct DemoArgs<'a> {
 /// demo's Chinese documents, or else the English-only MiniLM.
 fn demo_embedders(events: &dyn Events) -> Vec<String> {
     let mut out = vec!["hash".to_string()];
+    if !ragtester_models::local::BUILT_IN {
+        // The lean build of the README's first command: the fetched models need the default build.
+        if fetched(MULTILINGUAL_DIR) || fetched(MINILM_DIR) {
+            events.note(
+                "dense cells use the `hash` fallback: this build runs no model in-process \
+                 (--no-default-features); the default build uses the fetched models",
+            );
+        }
+        return out;
+    }
     if fetched(MULTILINGUAL_DIR) {
         out.push(format!("local:{MULTILINGUAL_DIR}"));
     } else if fetched(MINILM_DIR) {
