@@ -119,7 +119,7 @@ fn cause_findings(rows: &[CauseRow], inputs: &DiagnosisInputs<'_>) -> Vec<Findin
     rows.iter()
         .map(|row| {
             let mut message = format!(
-                "{} of {total} failed or errored cells ({:.0} %): {}",
+                "{} of {total} failed or errored cells ({:.0}%): {}",
                 row.cells,
                 100.0 * row.cells as f64 / total.max(1) as f64,
                 describe(row.cause)
