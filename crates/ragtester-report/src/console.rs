@@ -12,6 +12,11 @@ const ENDS: usize = 2;
 const CAUSES: usize = 2;
 /// Reasons a cell went unjudged, listed (the report has them all).
 const REASONS: usize = 3;
+/// Below this many columns the summary shows one configuration at each end, leaves out what to change for
+/// each cause, the tools and users lines and its blank lines (the report has them all, and one line says
+/// so), so that it still fits one screen folded that narrow.
+const NARROW: usize = 80;
+
 /// The summary's lines at most `width` characters (the terminal's, `COLUMNS`), longer ones folded with
 /// their continuation indented.
 pub fn render_summary(s: &Summary, width: usize) -> String {
@@ -32,12 +37,18 @@ pub fn render_summary(s: &Summary, width: usize) -> String {
             }
             continue;
         }
+        if line.is_empty() && width < NARROW {
+            continue;
+        }
         let _ = writeln!(out, "{}", wrap(line, "  "));
     }
     let glance = Glance::of(s);
     ends(&mut out, &glance, width);
     causes(&mut out, &glance, width);
-    let _ = writeln!(out);
+    let narrow = width < NARROW;
+    if !narrow {
+        let _ = writeln!(out);
+    }
     if let Some(w) = &s.weakest_category {
         let rate = s
             .categories
@@ -51,7 +62,24 @@ pub fn render_summary(s: &Summary, width: usize) -> String {
     }
     // Agents and simulated users in a line each: the report has their mistakes, turns and endings.
     let labels = crate::table::ShortLabels::of(s);
-    for c in &s.configs {
+    if narrow {
+        // What the narrow summary leaves out, in one line.
+        let mut left = Vec::new();
+        if !glance.causes.is_empty() {
+            left.push("what to change");
+        }
+        if s.configs.iter().any(|c| c.tools.is_some()) {
+            left.push("tools");
+        }
+        if !crate::glance::goals_best_and_worst_brief(s).is_empty() {
+            left.push("simulated users");
+        }
+        if !left.is_empty() {
+            let line = format!("in report.html: {}", left.join(", "));
+            let _ = writeln!(out, "{}", wrap(&line, "  "));
+        }
+    }
+    for c in s.configs.iter().filter(|_| !narrow) {
         if let Some(t) = &c.tools {
             let line = format!(
                 "tools: {}",
@@ -60,7 +88,10 @@ pub fn render_summary(s: &Summary, width: usize) -> String {
             let _ = writeln!(out, "{}", wrap(&line, "  "));
         }
     }
-    for line in crate::glance::goals_best_and_worst_brief(s) {
+    for line in crate::glance::goals_best_and_worst_brief(s)
+        .into_iter()
+        .filter(|_| !narrow)
+    {
         let _ = writeln!(out, "{}", wrap(&format!("users: {line}"), "  "));
     }
     for r in &s.repeats {
@@ -81,12 +112,17 @@ pub fn render_summary(s: &Summary, width: usize) -> String {
 fn ends(out: &mut String, glance: &Glance, width: usize) {
     let mut rows: Vec<_> = glance.rows.iter().collect();
     rows.sort_by(|a, b| b.rate.total_cmp(&a.rate));
-    let shown: Vec<(&str, _)> = if rows.len() <= 2 * ENDS {
+    let at_each_end = if width < NARROW { 1 } else { ENDS };
+    let shown: Vec<(&str, _)> = if rows.len() <= 2 * at_each_end {
         rows.iter().map(|r| ("", *r)).collect()
     } else {
-        let best = rows.iter().take(ENDS).map(|r| ("best", *r));
-        best.chain(rows.iter().skip(rows.len() - ENDS).map(|r| ("worst", *r)))
-            .collect()
+        let best = rows.iter().take(at_each_end).map(|r| ("best", *r));
+        best.chain(
+            rows.iter()
+                .skip(rows.len() - at_each_end)
+                .map(|r| ("worst", *r)),
+        )
+        .collect()
     };
     if shown.is_empty() {
         return;
@@ -149,13 +185,16 @@ fn ends(out: &mut String, glance: &Glance, width: usize) {
 fn causes(out: &mut String, glance: &Glance, width: usize) {
     let wrap = |text: &str, indent: &str| wrap(text, indent, width);
     if !glance.causes.is_empty() {
-        let _ = writeln!(out, "\ntop causes of failure:");
+        let gap = if width < NARROW { "" } else { "\n" };
+        let _ = writeln!(out, "{gap}top causes of failure:");
         // The two largest, without where each was most and least common (the report's diagnosis has it).
         for c in glance.causes.iter().take(CAUSES) {
             let message = c.message.split("; most in").next().unwrap_or(&c.message);
             let cause = format!("  {}: {message}", c.cause);
             let _ = writeln!(out, "{}", wrap(&cause, "    "));
-            let _ = writeln!(out, "{}", wrap(&format!("    → {}", c.advice), "      "));
+            if width >= NARROW {
+                let _ = writeln!(out, "{}", wrap(&format!("    → {}", c.advice), "      "));
+            }
         }
     }
     if let Some(h) = &glance.headroom {

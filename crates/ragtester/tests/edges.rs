@@ -136,8 +136,9 @@ fn log_of(out: &std::process::Output) -> String {
 
 #[test]
 fn the_demo_fits_one_screen_off_a_terminal_and_ends_with_the_next_step() {
-    // COLUMNS unset reads as 100; 80 is the narrowest common terminal.
-    for columns in [None, Some(80)] {
+    // COLUMNS unset reads as 100; 80 is the narrowest common terminal; at 60 (a split pane) the summary
+    // keeps to its essentials and says the report has the rest.
+    for columns in [None, Some(80), Some(60)] {
         let width = columns.unwrap_or(100);
         let dir = tempfile::tempdir().unwrap();
         let mut command = common::bin();
@@ -166,14 +167,21 @@ fn the_demo_fits_one_screen_off_a_terminal_and_ends_with_the_next_step() {
         for line in lines.iter().filter(|l| !l.trim().is_empty()) {
             assert!(seen.insert(*line), "said twice: {line}\n{log}");
         }
+        // The last line, or the one it folds from.
         assert!(
             stdout
                 .trim_end()
                 .lines()
-                .last()
+                .rev()
+                .find(|l| !l.starts_with(' '))
                 .unwrap()
                 .starts_with("next: "),
             "{stdout}"
+        );
+        assert_eq!(
+            log.contains("in report.html: what to change"),
+            width < 80,
+            "{log}"
         );
     }
 }
