@@ -1476,7 +1476,13 @@ fn llama_cpp_server_plays_the_simulated_user() {
     assert_eq!(with_goals.len(), goals);
     let mut settled = 0;
     for v in &with_goals {
+        let case = cases.iter().find(|c| c.id == v.case_id).unwrap();
         match (&v.status, v.metrics.goal.as_ref()) {
+            // A goal the documents cannot meet is decided by whether the answers refused (no model is
+            // asked), and says so by naming no judge.
+            (VerdictStatus::Ok, Some(goal)) if case.expects_refusal() => {
+                assert_eq!(goal.settled_by, None, "{v:?}");
+            }
             (VerdictStatus::Ok, Some(goal)) => {
                 let by = goal.settled_by.as_deref().unwrap_or_default();
                 assert!(by.contains("smollm2"), "settled by the model named: {v:?}");
