@@ -158,8 +158,6 @@ async fn judge_item(
 ) -> ((JudgedItem, Observation), ragtester_core::Verdict) {
     let seen = see(judge, item, n, scoring.meaning.as_ref()).await;
     let observation = seen.observation.clone();
-    let mut first = seen.verdicts[0].clone();
-    scoring.score(&seen.case, &seen.answers[0], &mut first);
     let asked = judge.asks_preferences();
     let preference = match (&seen.answers[..], asked) {
         ([a, b], true) => judge
@@ -169,7 +167,7 @@ async fn judge_item(
             .map(|p| p.overall),
         _ => None,
     };
-    let mut judged = scored(scoring, seen);
+    let (mut judged, first) = scored_with_verdict(scoring, seen);
     if asked {
         judged.preference = preference;
     }
@@ -239,6 +237,11 @@ fn write_items(
 /// A labelled item's verdicts scored (`scoring`): the first answer's verdict, score and criterion scores,
 /// and for a preference the difference of the two answers' scores.
 pub(crate) fn scored(scoring: &Scoring, seen: Seen) -> JudgedItem {
+    scored_with_verdict(scoring, seen).0
+}
+
+/// [`scored`], and the first answer's verdict as scored (what `--items` writes).
+fn scored_with_verdict(scoring: &Scoring, seen: Seen) -> (JudgedItem, ragtester_core::Verdict) {
     let Seen {
         case,
         answers,
@@ -266,13 +269,14 @@ pub(crate) fn scored(scoring: &Scoring, seen: Seen) -> JudgedItem {
         .rule_failure
         .as_deref()
         .is_some_and(|why| !why.starts_with(ragtester_judge::OFF_QUESTION_PREFIX));
-    JudgedItem {
+    let judged = JudgedItem {
         verdict: observation.verdict,
         score: first.score,
         preference,
         criteria,
         rule_failed,
-    }
+    };
+    (judged, verdicts.swap_remove(0))
 }
 
 /// The usable items of a labels file (each line that is not named on the events), in file order, each
