@@ -189,6 +189,11 @@ struct ItemLine<'a> {
     criteria: &'a BTreeMap<String, f64>,
     rule_failed: bool,
     verdict: &'a ragtester_core::Verdict,
+    /// The raw signals a profile reads, of the first answer and (a preference) the second, before any
+    /// profile combined them: what to look at when a profile's figure moves.
+    signals: BTreeMap<&'static str, f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    signals_b: Option<BTreeMap<&'static str, f64>>,
 }
 
 fn people_of(item: &LabelledItem) -> serde_json::Value {
@@ -212,9 +217,11 @@ fn write_items(
     items: &[LabelledItem],
     judged: &[JudgedItem],
     verdicts: &[ragtester_core::Verdict],
+    observations: &[Observation],
 ) -> Result<()> {
     let mut out = String::new();
-    for ((item, j), verdict) in items.iter().zip(judged).zip(verdicts) {
+    let rows = items.iter().zip(judged).zip(verdicts).zip(observations);
+    for (((item, j), verdict), seen) in rows {
         let line = ItemLine {
             judge,
             id: &item.id,
@@ -226,6 +233,8 @@ fn write_items(
             criteria: &j.criteria,
             rule_failed: j.rule_failed,
             verdict,
+            signals: seen.first.named(),
+            signals_b: seen.second.as_ref().map(|s| s.named()),
         };
         out.push_str(&serde_json::to_string(&line)?);
         out.push('\n');
@@ -348,7 +357,14 @@ pub async fn bench_labels(
                 0 => path.to_path_buf(),
                 n => path.with_extension(format!("{n}.jsonl")),
             };
-            write_items(&path, &judge.name(), &items, &judged, &verdicts)?;
+            write_items(
+                &path,
+                &judge.name(),
+                &items,
+                &judged,
+                &verdicts,
+                &observations,
+            )?;
         }
         let (overall, by_language) = agreement(&items, &judged);
         let seconds = started.elapsed().as_secs_f64();

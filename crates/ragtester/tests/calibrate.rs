@@ -249,4 +249,13 @@ fn bench_oracle_writes_each_item_beside_peoples_label() {
     assert_eq!(right["passed"], true, "{right}");
     assert!(right["score"].as_f64().unwrap() > changed["score"].as_f64().unwrap());
     assert!(right["criteria"]["faithfulness"].as_f64().is_some());
+    // The raw signals a profile reads sit beside the verdict: the judge's own faithfulness before any
+    // profile rescored it, and what the texts say.
+    let signal = |l: &Value, name: &str| l["signals"][name].as_f64().unwrap();
+    assert!(signal(right, "faithfulness") > signal(changed, "faithfulness"));
+    assert_eq!(signal(right, "negation_agrees"), 1.0, "{right}");
+    assert!(
+        right.get("signals_b").is_none(),
+        "a single answer has no second"
+    );
 }

@@ -73,6 +73,13 @@ impl Signals {
         let i = SEMANTIC.iter().position(|n| *n == name)?;
         self.semantic.get(i).copied()
     }
+
+    /// Every signal measured, by name (what `bench oracle --items` writes: the raw numbers a profile reads).
+    pub fn named(&self) -> std::collections::BTreeMap<&'static str, f64> {
+        let lexical = LEXICAL.iter().copied().zip(self.lexical.iter().copied());
+        let semantic = SEMANTIC.iter().copied().zip(self.semantic.iter().copied());
+        lexical.chain(semantic).collect()
+    }
 }
 
 fn bit(b: bool) -> f64 {
