@@ -83,6 +83,15 @@ fn failed(score: f64) -> f64 {
     score * Rating::PARTLY_FROM * 0.99
 }
 
+/// A score held just below the Partially third: a rule found a figure the answer changed or invented, so
+/// it is no better than False, but the rest of its grounding still orders it among failed answers. One
+/// figure no source holds in an otherwise grounded sentence is what people rate partly supported (WiCE), not
+/// unsupported, so the score keeps that grounding up to the top of the False third rather than scaling
+/// it down (which ordered people's faithfulness worse on every labelled set; docs/benchmarks.md).
+fn capped_below_partly(score: f64) -> f64 {
+    score.min(Rating::PARTLY_FROM * 0.99)
+}
+
 /// Share of `whole` found in `part` (1 when `whole` is empty).
 pub(super) fn share(part: &HashSet<String>, whole: &HashSet<String>) -> f64 {
     if whole.is_empty() {
@@ -261,6 +270,9 @@ struct Overlap {
     gives_a_figure: bool,
     /// Where the answer copies a sentence of its sources with a fact changed.
     contradiction: Option<String>,
+    /// Where the answer negates what the reference affirms, or affirms what it denies ("可以丰胸" to
+    /// "不可以"): which way, when they part.
+    polarity: Option<&'static str>,
 }
 
 /// Answers of at most this many words (a CJK character counting as one) are a fact and its framing.
@@ -298,6 +310,54 @@ fn invented_figures(
     invented.sort();
     invented.dedup();
     invented
+}
+
+/// How an answer parts from its reference in polarity: one negated, the other not. Not a rule — "closed on
+/// Mondays" for "does not open on Mondays" parts too — but what people's preferences between two answers
+/// to one question follow most (HalluQA in docs/benchmarks.md), so it halves the grounding an answer
+/// earns rather than failing it.
+fn polarity(answer: &str, reference: &str) -> Option<&'static str> {
+    if reference.trim().is_empty() || answer.trim().is_empty() {
+        return None;
+    }
+    match (denies(answer), denies(reference)) {
+        (true, false) => Some("negates what the reference affirms"),
+        (false, true) => Some("affirms what the reference denies"),
+        _ => None,
+    }
+}
+
+/// Whether a text denies something, leaving out negations that bound a quantity: "不超过8人" is "最多8人",
+/// "no more than 8" is "at most 8", "不满5岁" is "5岁以下".
+fn denies(text: &str) -> bool {
+    const BOUNDS: &[&str] = &[
+        "不超过",
+        "不满",
+        "不足",
+        "不到",
+        "不少于",
+        "不多于",
+        "不低于",
+        "不高于",
+        "不晚于",
+        "不早于",
+        "no more than",
+        "not more than",
+        "no fewer than",
+        "no less than",
+        "not less than",
+        "not exceeding",
+        "no later than",
+        "not later than",
+        "no earlier than",
+    ];
+    let mut t = text.to_lowercase();
+    for bound in BOUNDS {
+        if t.contains(bound) {
+            t = t.replace(bound, " ");
+        }
+    }
+    ragtester_text::negated(&t)
 }
 
 /// Where the reference states figures, they are its facts: half the recall is the share of them the
@@ -376,9 +436,12 @@ impl Overlap {
             .iter()
             .any(|k| ragtester_text::contradiction::names_the_same(k, stated));
         let keywords_given = keyword_recall == Some(1.0) && invented.is_empty();
-        // Only a short answer (a fact and its framing): a longer one makes claims of its own, and its
-        // support is what people's faithfulness follows (BEGIN, WiCE in docs/benchmarks.md).
+        // Only a short answer to a question (a fact and its framing): a longer one makes claims of its
+        // own, and so does a claim that answers no question — every word of "She replaced James Marshall
+        // on 24 July 2019" is its claim, not the date alone (WiCE, BEGIN in docs/benchmarks.md).
+        let answers_a_question = !cell.query.trim().is_empty();
         if short
+            && answers_a_question
             && (figures_grounded || names_grounded || keywords_given)
             && contradiction.is_none()
         {
@@ -386,6 +449,7 @@ impl Overlap {
         }
         Self {
             contradiction,
+            polarity: polarity(stated, cell.expected),
             recall,
             support,
             on_topic: share(&answer_terms, &query_terms),
@@ -404,7 +468,20 @@ impl Overlap {
     /// reference is covered, Partially from 50 % and a quarter; an invented or contradicted figure fails it.
     fn faithfulness(&self, injected: Option<&str>) -> Criterion {
         let (support, recall) = (self.support * 100.0, self.recall * 100.0);
-        let score = scale(self.support, 0.8, 0.5);
+        let grounding = scale(self.support, 0.8, 0.5);
+        // Parting from the reference in polarity halves the score, but on its own never makes the
+        // criterion False: "不用买票" for "免费" parts in words, not in fact.
+        let score = match self.polarity {
+            Some(_) if grounding >= Rating::PARTLY_FROM => {
+                (grounding * 0.5).max(Rating::PARTLY_FROM)
+            }
+            Some(_) => grounding * 0.5,
+            None => grounding,
+        };
+        let with_polarity = |reason: String| match self.polarity {
+            Some(how) => format!("{reason}; it {how}"),
+            None => reason,
+        };
         if let Some(m) = injected {
             Criterion::scored(
                 0.0,
@@ -414,27 +491,27 @@ impl Overlap {
             Criterion::scored(0.0, "empty answer")
         } else if !self.invented.is_empty() {
             Criterion::scored(
-                failed(score),
+                capped_below_partly(score),
                 format!(
                     "states {} that neither the context nor the reference holds",
                     self.invented.join(", ")
                 ),
             )
         } else if let Some(why) = &self.contradiction {
-            Criterion::scored(failed(score), why.clone())
+            Criterion::scored(capped_below_partly(score), why.clone())
         } else if score >= Rating::PARTLY_FROM {
             Criterion::scored(
                 score,
-                format!(
+                with_polarity(format!(
                     "{support:.0}% of answer terms grounded; {recall:.0}% of the reference covered"
-                ),
+                )),
             )
         } else {
             Criterion::scored(
                 score,
-                format!(
+                with_polarity(format!(
                     "only {support:.0}% of answer terms grounded and {recall:.0}% of the reference covered"
-                ),
+                )),
             )
         }
     }
@@ -804,5 +881,91 @@ mod tests {
         assert!(!breaks_off("4.5 bar"));
         assert!(breaks_off("阀门的开启压力为"));
         assert!(!breaks_off("阀门在4.5巴时打开。"));
+    }
+
+    fn judged<'a>(
+        query: &'a str,
+        expected: &'a str,
+        answer: &'a str,
+        contexts: &'a [String],
+    ) -> Judged<'a> {
+        Judged {
+            query,
+            expected,
+            keywords: &[],
+            answer,
+            contexts,
+            expects_refusal: false,
+            must_not_contain: &[],
+            false_premise: None,
+        }
+    }
+
+    #[test]
+    fn an_answer_that_denies_what_the_reference_affirms_earns_half_its_grounding() {
+        let (q, r) = ("女生吃木瓜可以丰胸吗？", "不可以，木瓜没有丰胸的效果。");
+        let agrees = assess(&judged(q, r, "不可以，吃木瓜没有这个效果。", &[])).0;
+        let parts = assess(&judged(q, r, "可以丰胸。", &[])).0;
+        assert!(
+            parts
+                .faithfulness
+                .reason
+                .contains("affirms what the reference denies")
+        );
+        assert!(
+            parts.faithfulness.score < agrees.faithfulness.score,
+            "{parts:?} {agrees:?}"
+        );
+        // On its own it never fails the criterion: other words may part in polarity and not in fact.
+        let pool = "The pool is closed on Mondays.";
+        let reworded = assess(&judged(
+            "When is the pool shut?",
+            pool,
+            "It does not open on Mondays.",
+            &[],
+        ))
+        .0;
+        assert!(
+            reworded.faithfulness.reason.contains("negates"),
+            "{reworded:?}"
+        );
+        assert_ne!(reworded.faithfulness.rating, Rating::False, "{reworded:?}");
+        // A negation that bounds a quantity denies nothing.
+        let bound = assess(&judged("最多几人？", "最多8人。", "不超过8人。", &[])).0;
+        let reason = &bound.faithfulness.reason;
+        assert!(
+            !reason.contains("negates") && !reason.contains("affirms"),
+            "{bound:?}"
+        );
+    }
+
+    #[test]
+    fn one_figure_no_source_holds_keeps_the_rest_of_the_grounding_below_partly() {
+        let contexts =
+            ["Powell was named in March 2017 as one of three applicants for the seat.".into()];
+        let claim = |answer| assess(&judged("", "", answer, &contexts)).0.faithfulness;
+        let grounded = claim("Powell was named in March 2017 as one of 4 applicants for the seat.");
+        let ungrounded = claim("Voters elected 4 mayors across the county.");
+        for c in [&grounded, &ungrounded] {
+            assert_eq!(c.rating, Rating::False, "{c:?}");
+        }
+        assert!(
+            grounded.score > ungrounded.score,
+            "{grounded:?} {ungrounded:?}"
+        );
+    }
+
+    #[test]
+    fn a_claim_that_answers_no_question_is_all_claim() {
+        // A short answer to a question is its fact and its framing; the same words with no question are a
+        // claim whose every word needs grounding, not its date alone.
+        let contexts = ["The board met on 24 July 2019.".into()];
+        let answer = "She replaced James Marshall on 24 July 2019.";
+        let asked = assess(&judged("When did she take over?", "", answer, &contexts)).0;
+        let claimed = assess(&judged("", "", answer, &contexts)).0;
+        assert!(
+            claimed.faithfulness.score < asked.faithfulness.score,
+            "{claimed:?} {asked:?}"
+        );
     }
 }

@@ -434,10 +434,30 @@ pub fn negated(text: &str) -> bool {
         "not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "cannot", "without",
     ];
     const CHINESE: &[char] = &['不', '没', '无', '未', '非', '否'];
-    let lower = text.to_lowercase();
+    // "doesn’t" negates as "doesn't" does.
+    let lower = text.to_lowercase().replace(['\u{2019}', '\u{02BC}'], "'");
     lower.contains("n't")
         || word_pieces(&lower).iter().any(|w| ENGLISH.contains(w))
-        || lower.chars().any(|c| CHINESE.contains(&c))
+        || (lower.chars().any(|c| CHINESE.contains(&c))
+            && without_words_that_negate_nothing(&lower)
+                .chars()
+                .any(|c| CHINESE.contains(&c)))
+}
+
+/// Chinese words that hold a negating character but deny nothing: 非常 ("very"), 无论 ("whatever"), 未来
+/// ("future"), 不仅 ("not only … but")… 不同 ("not alike") stays: "口味不同" denies one answer as 不一样 does.
+fn without_words_that_negate_nothing(text: &str) -> String {
+    const WORDS: &[&str] = &[
+        "非常", "无论", "不论", "未来", "不仅", "不但", "不过", "否则", "不断", "非洲", "除非",
+        "无数", "不少", "无限", "莫非",
+    ];
+    let mut t = text.to_string();
+    for w in WORDS {
+        if t.contains(w) {
+            t = t.replace(w, "");
+        }
+    }
+    t
 }
 
 /// Whether `later` contradicts `earlier`, two statements by one speaker: about the same thing (most of
@@ -504,6 +524,9 @@ mod tests {
         assert!(negated("The valve doesn't open."));
         assert!(negated("我没有国籍。"));
         assert!(!negated("我是中国人。"));
+        assert!(negated("The valve doesn’t open."));
+        assert!(!negated("这个问题非常重要，未来也一样。"));
+        assert!(negated("这个问题非常重要，但不能回答。"));
         assert!(!negated("The valve opens at 4.5 bar; notably early."));
         assert_eq!(term_f1("valve opens", "valve opens"), Some(1.0));
         assert_eq!(term_f1("", "valve"), None);

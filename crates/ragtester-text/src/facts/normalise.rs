@@ -125,10 +125,10 @@ fn digit_scales(text: &str) -> String {
     .into_owned()
 }
 
-const CHINESE_DIGITS: &str = "零〇一二两三四五六七八九";
-const CHINESE_SCALES: &str = "十百千万亿";
+const CHINESE_DIGITS: &str = "零〇一二两兩三四五六七八九";
+const CHINESE_SCALES: &str = "十百千万亿萬億";
 /// What may follow a lone Chinese numeral for it to be a figure: units and measure words.
-const CHINESE_AFTER: &str = "年月日号天周个次名位人条本张台辆项种家层倍岁点时秒元块角米克斤吨升度楼期届章节册页所座间套件只";
+const CHINESE_AFTER: &str = "年月日号天周个次名位人条本张台辆项种家层倍岁点时秒元块角米克斤吨升度楼期届章节册页所座间套件只首部篇句份颗棵双对组批场轮局艘架枚粒栋户集季";
 /// Units of more than one character that may follow a Chinese numeral.
 const CHINESE_UNITS_AFTER: &[&str] = &[
     "分钟",
@@ -155,6 +155,11 @@ const ONE_BEFORE: &[&str] = &[
     "年", "月", "日", "号", "天", "周", "元", "米", "克", "斤", "吨", "升", "个月", "小时", "分钟",
     "秒", "公里", "千米", "公斤", "千克",
 ];
+
+/// Words before a numeral that make it a pointer, not a count: 这两个游戏 ("these two games", already
+/// named), 这一天 ("this day"), 每一天 ("every day"), 有一天 ("one day").
+const POINTS_BEFORE: &str = "这那哪";
+const ONE_AFTER_WORD: &str = "这那哪每同某任唯统之其有上下";
 
 /// Chinese numerals as digits: a run that starts with a digit or 十 and is a figure by its form (two or
 /// more numerals with a scale: 十四, 九十二; or 〇: 二〇二三) or by what stands around it (a unit after it,
@@ -204,7 +209,14 @@ fn chinese_numbers(text: &str) -> String {
                 || CHINESE_UNITS_AFTER.iter().any(|u| rest.starts_with(u))
         };
         let by_place = unit_after || before("第") || before("百分之");
-        match (by_form || by_place).then(|| chinese_value(&run)).flatten() {
+        let previous = i.checked_sub(1).map(|p| chars[p]);
+        let points = previous.is_some_and(|c| {
+            POINTS_BEFORE.contains(c) || (run == "一" && ONE_AFTER_WORD.contains(c))
+        });
+        match (!points && (by_form || by_place))
+            .then(|| chinese_value(&run))
+            .flatten()
+        {
             Some(v) => out.push_str(&v.to_string()),
             None => out.push_str(&run),
         }
@@ -215,6 +227,17 @@ fn chinese_numbers(text: &str) -> String {
 
 /// The value of a run of Chinese numerals: counted (一百二十 = 120) or read digit by digit (二〇二三 = 2023).
 fn chinese_value(run: &str) -> Option<u64> {
+    // Traditional forms read as their simplified ones (一萬三千五百 = 一万三千五百).
+    let run: String = run
+        .chars()
+        .map(|c| match c {
+            '萬' => '万',
+            '億' => '亿',
+            '兩' => '两',
+            c => c,
+        })
+        .collect();
+    let run = run.as_str();
     let counted: Result<u64, _> = run.to_number(ChineseCountMethod::TenThousand);
     counted.ok().or_else(|| run.to_number_naive().ok())
 }
@@ -252,5 +275,17 @@ mod tests {
         assert_eq!(normalise("一般来说，大家一起"), "一般来说，大家一起");
         assert_eq!(normalise("千万不要"), "千万不要");
         assert_eq!(normalise("１２３％"), "123%");
+        assert_eq!(normalise("两首不同的诗"), "2首不同的诗");
+    }
+
+    #[test]
+    fn chinese_numerals_that_point_are_words() {
+        assert_eq!(normalise("这两个游戏都很难"), "这两个游戏都很难");
+        assert_eq!(normalise("元宵节这一天"), "元宵节这一天");
+        assert_eq!(normalise("每一天"), "每一天");
+        assert_eq!(normalise("每三年一次"), "每3年一次");
+        assert_eq!(normalise("第一天"), "第1天");
+        assert_eq!(normalise("下一年"), "下一年");
+        assert_eq!(normalise("重一萬三千五百斤"), "重13500斤");
     }
 }
