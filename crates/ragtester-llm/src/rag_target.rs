@@ -295,6 +295,41 @@ impl RagTarget for HttpTarget {
     }
 }
 
+/// The longest value one environment variable may hold on Linux (`MAX_ARG_STRLEN`, 128 KiB, the name and
+/// its `=` included), less room for them.
+const ENV_VALUE_BYTES: usize = 128 * 1024 - 64;
+
+/// A conversation's messages for a command: always as a file (`RAGTESTER_MESSAGES_FILE`, removed when the
+/// call ends), and as `RAGTESTER_MESSAGES` too while they fit in an environment variable. A longer history
+/// leaves the variable unset, with a warning, rather than failing the cell with "Argument list too long".
+fn pass_messages(
+    command: &mut tokio::process::Command,
+    request: &TargetRequest<'_>,
+) -> Result<tempfile::NamedTempFile> {
+    use std::io::Write;
+    let messages = request.messages().to_string();
+    let mut file = tempfile::Builder::new()
+        .prefix("ragtester-messages-")
+        .suffix(".json")
+        .tempfile()
+        .context("cannot write the conversation's messages for the command")?;
+    file.write_all(messages.as_bytes())
+        .and_then(|()| file.flush())
+        .context("cannot write the conversation's messages for the command")?;
+    command.env("RAGTESTER_MESSAGES_FILE", file.path());
+    if messages.len() <= ENV_VALUE_BYTES {
+        command.env("RAGTESTER_MESSAGES", messages);
+    } else {
+        command.env_remove("RAGTESTER_MESSAGES");
+        tracing::warn!(
+            "the conversation's messages ({} KiB) are more than an environment variable holds: \
+             RAGTESTER_MESSAGES is left unset; read RAGTESTER_MESSAGES_FILE",
+            messages.len() / 1024
+        );
+    }
+    Ok(file)
+}
+
 struct CommandTarget {
     settings: TargetSettings,
     /// How much of the command's output is read (`reply_mb`).
@@ -317,10 +352,10 @@ impl RagTarget for CommandTarget {
             .kill_on_drop(true)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
-            // A conversation's turn: the history and query as chat messages, and the session, for a
-            // command that keeps no state of its own between calls.
-            .env("RAGTESTER_MESSAGES", request.messages().to_string())
             .env("RAGTESTER_SESSION", request.session.unwrap_or(""));
+        // A conversation's turn: the history and query as chat messages, and the session, for a command
+        // that keeps no state of its own between calls. The file lives until the command has finished.
+        let _messages = pass_messages(&mut command, request)?;
         // OpenTelemetry's standard variables: an SDK-instrumented command joins the call's trace and exports
         // to the run's receiver without being configured.
         if let Some(traceparent) = request.traceparent {
@@ -591,5 +626,35 @@ mod tests {
             err.contains("exit status: 3") && err.contains("oops"),
             "{err}"
         );
+    }
+
+    #[tokio::test]
+    async fn a_long_history_reaches_a_command_as_a_file() {
+        let mut s = settings(TargetKind::Command);
+        // The file's size, and whether the variable was set (its length, or "unset").
+        s.command = Some(vec![
+            "sh".into(),
+            "-c".into(),
+            r#"read q; n=$(wc -c < "$RAGTESTER_MESSAGES_FILE"); v=${RAGTESTER_MESSAGES:-unset}; [ "$v" = unset ] || v=${#v}; printf '{"data": {"answer": "%s %s", "docs": []}}' "$n" "$v""#.into(),
+        ]);
+        let target = target_for(&s, &Default::default()).unwrap();
+        let short = [Message::user("How long is the trail?")];
+        let mut request = TargetRequest::single("And the climb?");
+        request.history = &short;
+        let reply = target.ask(&request).await.unwrap();
+        let (file, variable) = reply.answer.split_once(' ').unwrap();
+        assert_eq!(
+            file, variable,
+            "a short history is in both: {}",
+            reply.answer
+        );
+        // 200 KiB of history: more than one environment variable holds (the cell failed with "Argument
+        // list too long" before); the file carries all of it.
+        let long = [Message::user("步道".repeat(35_000))];
+        request.history = &long;
+        let reply = target.ask(&request).await.unwrap();
+        let (file, variable) = reply.answer.split_once(' ').unwrap();
+        assert!(file.parse::<usize>().unwrap() > 200_000, "{}", reply.answer);
+        assert_eq!(variable, "unset");
     }
 }
