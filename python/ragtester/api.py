@@ -151,9 +151,11 @@ _judge_stage = judge
 
 def report(run: Any, **options: Any) -> RunResult:
     """Write the run's report (``ragtester report``): report.html, summary.json, summary.md, results.csv,
-    junit.xml. Gates (``fail_under=0.8``…) set ``exit_code`` 4 when missed, as on the command line."""
+    junit.xml. Gates (``fail_under=0.8``…) set ``exit_code`` 4 when missed, as on the command line. Prints
+    nothing (the summary is ``result.summary`` and summary.md) unless ``no_summary=False``."""
     folder = run_dir(run)
     options.setdefault("quiet", True)
+    options.setdefault("no_summary", not options.get("full", False))
     code = call(_options.argv(["report"], options) + [os.fspath(folder)])
     return RunResult(folder, code)
 

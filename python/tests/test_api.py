@@ -32,7 +32,8 @@ def test_generate_gives_a_suite_with_every_field(suite: ragtester.Suite, tmp_pat
     assert len(ragtester.Suite.load(copy)) == len(suite)
 
 
-def test_the_four_stages_one_by_one(suite: ragtester.Suite, corpus: Path, tmp_path: Path) -> None:
+def test_the_four_stages_one_by_one(suite: ragtester.Suite, corpus: Path, tmp_path: Path,
+                                    capfd: pytest.CaptureFixture[str]) -> None:
     right = expected_answers(suite)
     calls = []
 
@@ -48,8 +49,13 @@ def test_the_four_stages_one_by_one(suite: ragtester.Suite, corpus: Path, tmp_pa
     assert later and all(m["role"] in ("user", "assistant") for h in later for m in h)
     judged = ragtester.judge(ran)
     assert len(judged.verdicts) == len(suite)
+    capfd.readouterr()
     reported = ragtester.report(judged)
     assert reported.report_html.exists()
+    # A library call prints nothing: the summary is the result's, and the console's is one option away.
+    assert capfd.readouterr().out == ""
+    ragtester.report(judged, no_summary=False)
+    assert "configuration" in capfd.readouterr().out
     assert reported.summary["configs"][0]["label"] == "target answer (function)"
     # The right answers pass; the report and the result count alike.
     assert reported.pass_rate > 0.8, reported.failures()[:3]

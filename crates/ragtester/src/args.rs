@@ -144,6 +144,9 @@ pub(crate) enum Command {
         /// one-screen summary; both are in report.html and summary.json.
         #[arg(long)]
         full: bool,
+        /// Write the files and print nothing (what ragtester.report() does from Python).
+        #[arg(long, conflicts_with = "full")]
+        no_summary: bool,
         #[command(flatten)]
         gates: GatesCli,
     },

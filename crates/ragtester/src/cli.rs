@@ -73,15 +73,18 @@ pub async fn dispatch(cli: Cli, environment: Environment) -> Result<u8> {
         Command::Report {
             run_dir,
             full,
+            no_summary,
             gates,
         } => {
             let summary = ragtester_stages::report::report(&run_dir, events)?;
-            print!("{}", ragtester_stages::front::render(&summary, full, width));
-            let next = format!(
-                "next: ragtester serve --run {}   # browse it",
-                run_dir.display()
-            );
-            println!("{}", ragtester_stages::front::fold(&next, width));
+            if !no_summary {
+                print!("{}", ragtester_stages::front::render(&summary, full, width));
+                let next = format!(
+                    "next: ragtester serve --run {}   # browse it",
+                    run_dir.display()
+                );
+                println!("{}", ragtester_stages::front::fold(&next, width));
+            }
             Ok(missed(&ragtester_stages::front::check_gates(
                 &summary,
                 &gates.into(),
